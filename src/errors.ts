@@ -1,0 +1,70 @@
+// The one error class of ckpt and the single mapping from error codes to CLI exit codes and HTTP
+// statuses (DESIGN §7). Every adapter maps errors through `exitCodeOf` / `httpStatusOf`, nowhere else.
+
+export const ERROR_CODES = {
+  INVALID_ARGUMENT: { exit: 2, http: 400 },
+  NOT_FOUND: { exit: 3, http: 404 },
+  SESSION_NOT_FOUND: { exit: 3, http: 404 },
+  TAG_NOT_FOUND: { exit: 3, http: 404 },
+  BLOB_NOT_FOUND: { exit: 3, http: 404 },
+  TAG_PRUNED: { exit: 3, http: 410 },
+  PATH_ESCAPE: { exit: 2, http: 400 },
+  DRIFT: { exit: 4, http: 409 },
+  CONFLICT: { exit: 4, http: 409 },
+  BLOB_CORRUPT: { exit: 5, http: 500 },
+  LOG_CORRUPT: { exit: 5, http: 500 },
+  BLOB_TOO_LARGE: { exit: 2, http: 413 },
+  LOCKED: { exit: 7, http: 423 },
+  IO: { exit: 6, http: 503 },
+  INTERNAL: { exit: 1, http: 500 },
+} as const satisfies Record<string, { exit: number; http: number }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Error codes whose failures may succeed when retried (the `IO` family says so in `data.retryable`). */
+const RETRYABLE_ERRNO = new Set(['EAGAIN', 'EBUSY', 'EMFILE', 'ENFILE', 'ENOSPC', 'EINTR', 'ETIMEDOUT', 'ESTALE']);
+
+export class CkptError extends Error {
+  readonly code: ErrorCode;
+  readonly data: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, data: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'CkptError';
+    this.code = code;
+    this.data = data;
+  }
+
+  toJSON(): { code: ErrorCode; message: string; data: Record<string, unknown> } {
+    return { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+export function isCkptError(err: unknown, code?: ErrorCode): err is CkptError {
+  return err instanceof CkptError && (code === undefined || err.code === code);
+}
+
+export function exitCodeOf(err: unknown): number {
+  return err instanceof CkptError ? ERROR_CODES[err.code].exit : ERROR_CODES.INTERNAL.exit;
+}
+
+export function httpStatusOf(err: unknown): number {
+  return err instanceof CkptError ? ERROR_CODES[err.code].http : ERROR_CODES.INTERNAL.http;
+}
+
+/** Wraps any thrown value as a CkptError: node errno errors become `IO` (retryable when they are), the rest `INTERNAL`. */
+export function toCkptError(err: unknown, context?: string): CkptError {
+  if (err instanceof CkptError) return err;
+  const e = err as NodeJS.ErrnoException | undefined;
+  const prefix = context ? `${context}: ` : '';
+  if (e && typeof e.code === 'string' && typeof e.syscall === 'string') {
+    return new CkptError(
+      'IO',
+      `${prefix}${e.message}`,
+      { errno: e.code, path: e.path, retryable: RETRYABLE_ERRNO.has(e.code) },
+      { cause: err },
+    );
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new CkptError('INTERNAL', `${prefix}${message}`, {}, { cause: err });
+}

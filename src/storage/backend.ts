@@ -1,0 +1,50 @@
+// The storage backend contract: the only interface through which ckpt touches the store's files.
+// Keys are store-relative paths with `/` separators (e.g. `blobs/ab/cdef…`). The local filesystem is
+// the first driver (fs-backend.ts); every driver must pass backend-contract.ts.
+
+export interface ObjectStat {
+  size: number;
+  mtimeMs: number;
+}
+
+export interface LockOptions {
+  /** How long to wait for the lock before failing with LOCKED (default 10 s). */
+  timeoutMs?: number;
+}
+
+export interface StoreBackend {
+  /** A short name of the driver, e.g. `fs`. */
+  readonly kind: string;
+  /** Whole content, or undefined when missing. A symlink or non-regular file counts as missing. */
+  read(key: string): Promise<Buffer | undefined>;
+  /** `length` bytes from `offset` (fewer at the end), or undefined when missing. */
+  readRange(key: string, offset: number, length: number): Promise<Buffer | undefined>;
+  /** Atomically and durably replaces the content of `key` (temp + fsync + rename + dir fsync). */
+  write(key: string, data: Uint8Array, options?: { mode?: number }): Promise<void>;
+  /**
+   * Durably creates `key` unless it exists. Returns false when it existed — then its mtime is
+   * freshened (so a concurrent GC's age gate protects it) and its content is left alone.
+   */
+  create(key: string, data: Uint8Array): Promise<boolean>;
+  /** Durably appends bytes (creating the object if missing). Callers serialize appends with `withLock`. */
+  append(key: string, data: Uint8Array): Promise<void>;
+  /** Cuts the object to `size` bytes, durably (used to repair a torn log tail). */
+  truncate(key: string, size: number): Promise<void>;
+  /** Size and mtime, or undefined when missing (symlink / non-regular counts as missing). */
+  stat(key: string): Promise<ObjectStat | undefined>;
+  /** Sets the mtime to now; no-op when missing. */
+  touch(key: string): Promise<void>;
+  /** Deletes; missing is not an error. */
+  remove(key: string): Promise<void>;
+  /** Deletes everything under a prefix ("folder"); missing is not an error. */
+  removeTree(prefix: string): Promise<void>;
+  /** Keys of regular objects directly or indirectly under `prefix` (store-relative, sorted). */
+  list(prefix: string): Promise<string[]>;
+  /** Names (not keys) of the direct children under `prefix`, objects and folders alike; sorted. */
+  children(prefix: string): Promise<string[]>;
+  /**
+   * Runs `fn` holding an exclusive cross-process lock named `key`. A lock left by a dead process
+   * (SIGKILL) is taken over. Fails with LOCKED when not acquired within the timeout.
+   */
+  withLock<T>(key: string, fn: () => Promise<T>, options?: LockOptions): Promise<T>;
+}
