@@ -1,0 +1,39 @@
+// Turns the global CLI flags (--store, --workspace, --session) into an open store, workspace and
+// session, the same way for every command.
+import { resolve } from 'node:path';
+import { defaultStoreDir, openStore, type Store, type Workspace } from '../store.js';
+import type { Session } from '../session/session.js';
+import type { CliIo } from './io.js';
+
+export interface GlobalFlags {
+  store?: string;
+  workspace?: string;
+  session?: string;
+  json?: boolean;
+}
+
+export interface CliContext {
+  io: CliIo;
+  flags: GlobalFlags;
+  store(): Promise<Store>;
+  workspace(): Promise<Workspace>;
+  /** The session named by `id`, else by --session, else the workspace's most recently updated one. */
+  session(id?: string): Promise<Session>;
+}
+
+export function createCliContext(io: CliIo, flags: GlobalFlags): CliContext {
+  let store: Promise<Store> | undefined;
+  let workspace: Promise<Workspace> | undefined;
+  const ctx: CliContext = {
+    io,
+    flags,
+    store: () => (store ??= openStore({ dir: flags.store ? resolve(io.cwd, flags.store) : defaultStoreDir(io.env) })),
+    workspace: () => (workspace ??= ctx.store().then((s) => s.openWorkspace(resolve(io.cwd, flags.workspace ?? '.')))),
+    session: async (id) => {
+      const ws = await ctx.workspace();
+      const chosen = id ?? flags.session;
+      return chosen ? ws.get(chosen) : ws.latest();
+    },
+  };
+  return ctx;
+}

@@ -1,0 +1,44 @@
+// CLI output: one JSON document on stdout with --json, a short human summary otherwise; errors as
+// `{"error":{code,message,data}}` on stderr with --json (DESIGN §9). Streams are injectable for tests.
+import pc from 'picocolors';
+import { toCkptError } from '../errors.js';
+
+export interface CliIo {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+export interface Output {
+  json: boolean;
+  /** Prints the command's result: the JSON document, or the human text `human(result)` returns. */
+  result<T>(value: T, human: (value: T) => string): void;
+  /** A progress or info line for people (stderr; silent with --json). */
+  info(line: string): void;
+  error(err: unknown): void;
+  interactive: boolean;
+}
+
+export function createOutput(io: CliIo, json: boolean): Output {
+  return {
+    json,
+    interactive: Boolean(io.stdin.isTTY && io.stdout.isTTY) && !json,
+    result(value, human) {
+      if (json) io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+      else {
+        const text = human(value);
+        if (text) io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+      }
+    },
+    info(line) {
+      if (!json) io.stderr.write(`${line}\n`);
+    },
+    error(err) {
+      const e = toCkptError(err);
+      if (json) io.stderr.write(`${JSON.stringify({ error: e.toJSON() })}\n`);
+      else io.stderr.write(`${pc.red('error')} ${pc.dim(`[${e.code}]`)} ${e.message}\n`);
+    },
+  };
+}

@@ -1,0 +1,27 @@
+// The shared context a store hands to its workspaces and sessions: the backend, the blob store and
+// the options in force. Core modules take this instead of reaching for globals.
+import type { EventEmitter } from 'node:events';
+import type { StoreBackend } from './storage/backend.js';
+import type { BlobStore } from './storage/blob-store.js';
+
+export interface CkptOptions {
+  /** Largest file content captured (bytes); larger files are recorded as `skipped` (default 16 MiB). */
+  maxBlobBytes: number;
+  /** How long to wait for a session or workspace lock (default 10 s). */
+  lockTimeoutMs: number;
+  /** When false, capture/settle/scan record nothing and say so (env CKPT_DISABLE=1). */
+  captureEnabled: boolean;
+}
+
+export interface StoreContext {
+  dir: string;
+  backend: StoreBackend;
+  blobs: BlobStore;
+  options: CkptOptions;
+  /** In-process notifications: `conflict` (ConflictEvent & {session}). */
+  events: EventEmitter;
+}
+
+export interface WorkspaceContext extends StoreContext {
+  workspace: { id: string; root: string; key: string };
+}

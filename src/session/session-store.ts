@@ -1,0 +1,166 @@
+// The sessions of one workspace (DESIGN §2, §3): create (generated or given id), get, list newest
+// first, fork at a position (events copied, blobs shared), child sessions, lineage and tree, remove.
+import { CkptError } from '../errors.js';
+import { encodeEvent, type EventBase, type SessionKind } from '../format/event.js';
+import type { WorkspaceContext } from '../context.js';
+import type { SessionMetadata } from './metadata.js';
+import { Session, sessionKey } from './session.js';
+import { assertSessionId, generateSessionId } from './session-id.js';
+
+export interface CreateSessionOptions {
+  id?: string;
+  title?: string;
+  kind?: SessionKind;
+  /** Parent session of a child (kind `child`). */
+  parent?: string;
+}
+
+export interface ForkOptions {
+  /** Last event seq copied into the fork (default: the whole log). */
+  atSeq?: number;
+  title?: string;
+  id?: string;
+}
+
+export interface SessionTreeNode {
+  session: SessionMetadata;
+  children: SessionTreeNode[];
+}
+
+export interface SessionStore {
+  create(options?: CreateSessionOptions): Promise<Session>;
+  /** Opens an existing session; SESSION_NOT_FOUND when there is none with that id. */
+  get(id: string): Promise<Session>;
+  /** Metadata of every session of the workspace, most recently updated first. */
+  list(): Promise<SessionMetadata[]>;
+  /** The most recently updated session, or SESSION_NOT_FOUND when the workspace has none. */
+  latest(): Promise<Session>;
+  fork(id: string, options?: ForkOptions): Promise<Session>;
+  /** Ancestors from the root down to `id` (parents of children and forks). */
+  lineage(id: string): Promise<SessionMetadata[]>;
+  /** Sessions grouped under their parents. */
+  tree(): Promise<SessionTreeNode[]>;
+  /** Deletes the session's folder; its blobs are left to GC. */
+  remove(id: string): Promise<void>;
+}
+
+export function createSessionStore(ctx: WorkspaceContext): SessionStore {
+  const { backend } = ctx;
+  const sessionsKey = `${ctx.workspace.key}/sessions`;
+
+  /** Creates the log with its first event via create-if-absent, which makes ids exclusive across processes. */
+  async function createWithEvents(id: string, first: Omit<EventBase, 'v' | 'seq' | 'at'>, copied: EventBase[] = []): Promise<Session> {
+    assertSessionId(id);
+    const at = new Date().toISOString();
+    const lines = [encodeEvent({ ...first, v: 1, seq: 1, at } as EventBase), ...copied.map((e) => encodeEvent(e))];
+    const created = await backend.create(`${sessionKey(ctx, id)}/events.jsonl`, Buffer.from(lines.join('')));
+    if (!created) throw new CkptError('INVALID_ARGUMENT', `session ${id} already exists`, { id });
+    const session = new Session(ctx, id);
+    const meta = await session.metadata();
+    await backend.write(`${session.key}/metadata.json`, Buffer.from(`${JSON.stringify(meta, null, 2)}\n`));
+    return session;
+  }
+
+  async function get(id: string): Promise<Session> {
+    assertSessionId(id);
+    const session = new Session(ctx, id);
+    if ((await session.log.lastSeq()) === 0) {
+      throw new CkptError('SESSION_NOT_FOUND', `session ${JSON.stringify(id)} not found in workspace ${ctx.workspace.root}`, { session: id });
+    }
+    return session;
+  }
+
+  async function list(): Promise<SessionMetadata[]> {
+    const ids = await backend.children(sessionsKey);
+    const metas: SessionMetadata[] = [];
+    for (const id of ids) {
+      try {
+        metas.push(await (await get(id)).metadata());
+      } catch (err) {
+        if ((err as CkptError).code === 'SESSION_NOT_FOUND' || (err as CkptError).code === 'INVALID_ARGUMENT') continue;
+        throw err;
+      }
+    }
+    return metas.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
+  }
+
+  async function lineage(id: string): Promise<SessionMetadata[]> {
+    const chain: SessionMetadata[] = [];
+    const seen = new Set<string>();
+    let current: string | undefined = id;
+    while (current && !seen.has(current)) {
+      seen.add(current);
+      const meta: SessionMetadata = await (await get(current)).metadata();
+      chain.unshift(meta);
+      current = meta.parent;
+      if (current && !(await exists(current))) break; // a removed ancestor ends the chain
+    }
+    return chain;
+  }
+
+  async function exists(id: string): Promise<boolean> {
+    return (await new Session(ctx, id).log.lastSeq()) > 0;
+  }
+
+  return {
+    create: async (options = {}) => {
+      const kind = options.kind ?? (options.parent ? 'child' : 'root');
+      if (kind === 'child' && !options.parent) throw new CkptError('INVALID_ARGUMENT', 'a child session needs a parent');
+      if (options.parent) await get(options.parent);
+      const first: Omit<EventBase, 'v' | 'seq' | 'at'> = { type: 'session', kind, title: options.title ?? '' };
+      if (options.parent) first.parent = options.parent;
+      return createWithEvents(options.id ?? generateSessionId(), first);
+    },
+    get,
+    list,
+    latest: async () => {
+      const [newest] = await list();
+      if (!newest) throw new CkptError('SESSION_NOT_FOUND', `no session in workspace ${ctx.workspace.root}; create one with 'ckpt session new'`, { workspace: ctx.workspace.root });
+      return get(newest.id);
+    },
+    fork: async (id, options = {}) => {
+      const parent = await get(id);
+      const events = await parent.events();
+      const last = events.at(-1)?.seq ?? 0;
+      const atSeq = options.atSeq ?? last;
+      if (!Number.isSafeInteger(atSeq) || atSeq < 1 || atSeq > last) {
+        throw new CkptError('INVALID_ARGUMENT', `cannot fork session ${id} at @${atSeq}: it has events 1..${last}`, { atSeq });
+      }
+      const copied = events.filter((e) => e.seq > 1 && e.seq <= atSeq);
+      assertNoOpenRestore(copied, id, atSeq);
+      const parentMeta = await parent.metadata();
+      return createWithEvents(
+        options.id ?? generateSessionId(),
+        { type: 'session', kind: 'fork', title: options.title ?? (parentMeta.title ? `${parentMeta.title} (fork)` : ''), parent: id, forkedFrom: { session: id, seq: atSeq } },
+        copied,
+      );
+    },
+    lineage,
+    tree: async () => {
+      const metas = await list();
+      const nodes = new Map(metas.map((m) => [m.id, { session: m, children: [] as SessionTreeNode[] }]));
+      const roots: SessionTreeNode[] = [];
+      for (const node of nodes.values()) {
+        const parent = node.session.parent ? nodes.get(node.session.parent) : undefined;
+        (parent ? parent.children : roots).push(node);
+      }
+      return roots;
+    },
+    remove: async (id) => {
+      const session = await get(id);
+      await backend.removeTree(session.key);
+    },
+  };
+}
+
+/** A fork must not copy half of a journaled restore: the copy would replay it onto the workspace. */
+function assertNoOpenRestore(events: EventBase[], id: string, atSeq: number): void {
+  const open = new Set<unknown>();
+  for (const e of events) {
+    if (e.type === 'restore_started') open.add(e.id);
+    if (e.type === 'restore_committed') open.delete(e.id);
+  }
+  if (open.size > 0) {
+    throw new CkptError('INVALID_ARGUMENT', `cannot fork session ${id} at @${atSeq}: that point lies inside a restore; fork before or after it`, { atSeq });
+  }
+}

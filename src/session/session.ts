@@ -1,0 +1,95 @@
+// A handle on one session: its event log (append under the session lock, metadata rewritten in the
+// same critical section) and its metadata. Checkpoint operations (capture, restore, …) are built on
+// this in their own modules and exposed through the public API.
+import { CkptError } from '../errors.js';
+import type { EventBase, NewEvent } from '../format/event.js';
+import type { WorkspaceContext } from '../context.js';
+import { createEventLog, type EventLog, type EventLogTx } from '../storage/event-log.js';
+import { foldMetadata, type SessionMetadata } from './metadata.js';
+
+export function sessionKey(ctx: WorkspaceContext, id: string): string {
+  return `${ctx.workspace.key}/sessions/${id}`;
+}
+
+export class Session {
+  readonly id: string;
+  readonly ctx: WorkspaceContext;
+  readonly key: string;
+  readonly log: EventLog;
+
+  constructor(ctx: WorkspaceContext, id: string) {
+    this.ctx = ctx;
+    this.id = id;
+    this.key = sessionKey(ctx, id);
+    this.log = createEventLog({ backend: ctx.backend, key: `${this.key}/events.jsonl` });
+  }
+
+  get workspaceRoot(): string {
+    return this.ctx.workspace.root;
+  }
+
+  /** Every event of the log, in order. */
+  events(): Promise<EventBase[]> {
+    return this.log.read();
+  }
+
+  /** Appends events (seq, v and at assigned by the log) and rewrites metadata under the same lock. */
+  append(events: NewEvent[]): Promise<EventBase[]> {
+    return this.transaction((tx) => tx.append(events));
+  }
+
+  /**
+   * Runs `fn` holding the session lock: read the log, decide, append — atomically with respect to
+   * every other process. Metadata is rewritten before the lock is released when anything was appended.
+   */
+  async transaction<T>(fn: (tx: EventLogTx) => Promise<T>): Promise<T> {
+    return this.log.transaction(async (tx) => {
+      const appended: EventBase[] = [];
+      const result = await fn({
+        read: tx.read,
+        lastSeq: tx.lastSeq,
+        append: async (events: NewEvent[]) => {
+          const stored = await tx.append(events);
+          appended.push(...stored);
+          return stored;
+        },
+      });
+      if (appended.length > 0) await this.writeMetadata(appended);
+      return result;
+    });
+  }
+
+  /** The metadata; rebuilt from the log when metadata.json is missing or behind the log. */
+  async metadata(): Promise<SessionMetadata> {
+    const stored = await this.readStoredMetadata();
+    const last = await this.log.lastSeq();
+    if (last === 0) throw new CkptError('SESSION_NOT_FOUND', `session ${this.id} not found`, { session: this.id });
+    if (stored && stored.eventCount === last) return stored;
+    return foldMetadata(undefined, await this.log.read(), { id: this.id, workspace: this.workspaceRoot });
+  }
+
+  async setTitle(title: string): Promise<SessionMetadata> {
+    await this.append([{ type: 'title', title }]);
+    return this.metadata();
+  }
+
+  private async readStoredMetadata(): Promise<SessionMetadata | undefined> {
+    const raw = await this.ctx.backend.read(`${this.key}/metadata.json`);
+    if (!raw) return undefined;
+    try {
+      return JSON.parse(raw.toString('utf8')) as SessionMetadata;
+    } catch {
+      return undefined; // rebuilt from the log, which is the source of truth
+    }
+  }
+
+  private async writeMetadata(appended: EventBase[]): Promise<void> {
+    let base = await this.readStoredMetadata();
+    const first = appended[0]!;
+    if (!base || base.eventCount !== first.seq - 1) {
+      base = first.seq === 1 ? undefined : foldMetadata(undefined, (await this.log.read()).filter((e) => e.seq < first.seq), { id: this.id, workspace: this.workspaceRoot });
+    }
+    const meta = foldMetadata(base, appended, { id: this.id, workspace: this.workspaceRoot });
+    await this.ctx.backend.write(`${this.key}/metadata.json`, Buffer.from(`${JSON.stringify(meta, null, 2)}\n`));
+  }
+}

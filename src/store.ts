@@ -1,0 +1,107 @@
+// Opening a store (DESIGN §2, §3): where it lives, its store.json, the backend and blob store, and
+// the workspaces inside it. The entry point of the library.
+import { EventEmitter } from 'node:events';
+import { mkdir } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { CkptError } from './errors.js';
+import type { CkptOptions, StoreContext, WorkspaceContext } from './context.js';
+import { createFsBackend } from './storage/fs-backend.js';
+import { createBlobStore } from './storage/blob-store.js';
+import { createSessionStore, type SessionStore } from './session/session-store.js';
+import { resolveWorkspace } from './workspace/workspace-id.js';
+
+export const STORE_FORMAT = 1;
+export const DEFAULT_MAX_BLOB_BYTES = 16 * 1024 * 1024;
+
+export interface OpenStoreOptions extends Partial<CkptOptions> {
+  /** Store folder; default `$CKPT_HOME`, else `$XDG_DATA_HOME/ckpt`, else `~/.local/share/ckpt`. */
+  dir?: string;
+}
+
+export interface Workspace extends SessionStore {
+  /** 20-hex store id of the workspace. */
+  readonly id: string;
+  /** Real path of the workspace root. */
+  readonly root: string;
+  readonly ctx: WorkspaceContext;
+}
+
+export interface Store {
+  readonly dir: string;
+  readonly ctx: StoreContext;
+  /** Opens (registering on first use) the workspace whose root is `dir`. */
+  openWorkspace(dir: string): Promise<Workspace>;
+  /** Roots of every workspace the store knows. */
+  listWorkspaces(): Promise<{ id: string; root: string; createdAt: string }[]>;
+}
+
+/** The default store folder from the environment (DESIGN §2). */
+export function defaultStoreDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.CKPT_HOME) return resolve(env.CKPT_HOME);
+  if (env.XDG_DATA_HOME) return join(resolve(env.XDG_DATA_HOME), 'ckpt');
+  return join(homedir(), '.local', 'share', 'ckpt');
+}
+
+export async function openStore(options: OpenStoreOptions = {}): Promise<Store> {
+  const dir = resolve(options.dir ?? defaultStoreDir());
+  const resolved: CkptOptions = {
+    maxBlobBytes: options.maxBlobBytes ?? DEFAULT_MAX_BLOB_BYTES,
+    lockTimeoutMs: options.lockTimeoutMs ?? 10_000,
+    captureEnabled: options.captureEnabled ?? !isTruthy(process.env.CKPT_DISABLE),
+  };
+  await mkdir(dir, { recursive: true });
+  const backend = createFsBackend({ dir, lockTimeoutMs: resolved.lockTimeoutMs });
+  await ensureStoreJson(backend);
+  const ctx: StoreContext = {
+    dir,
+    backend,
+    blobs: createBlobStore({ backend, maxBlobBytes: resolved.maxBlobBytes }),
+    options: resolved,
+    events: new EventEmitter(),
+  };
+
+  return {
+    dir,
+    ctx,
+    openWorkspace: async (workspaceDir) => {
+      const identity = await resolveWorkspace(workspaceDir);
+      const key = `workspaces/${identity.id}`;
+      const info = Buffer.from(`${JSON.stringify({ root: identity.root, createdAt: new Date().toISOString() })}\n`);
+      await backend.create(`${key}/workspace.json`, info);
+      const wctx: WorkspaceContext = { ...ctx, workspace: { ...identity, key } };
+      return Object.assign(createSessionStore(wctx), { id: identity.id, root: identity.root, ctx: wctx });
+    },
+    listWorkspaces: async () => {
+      const out: { id: string; root: string; createdAt: string }[] = [];
+      for (const id of await backend.children('workspaces')) {
+        const raw = await backend.read(`workspaces/${id}/workspace.json`);
+        if (!raw) continue;
+        const info = JSON.parse(raw.toString('utf8')) as { root: string; createdAt: string };
+        out.push({ id, root: info.root, createdAt: info.createdAt });
+      }
+      return out;
+    },
+  };
+}
+
+async function ensureStoreJson(backend: StoreContext['backend']): Promise<void> {
+  const raw = await backend.read('store.json');
+  if (!raw) {
+    await backend.create('store.json', Buffer.from(`${JSON.stringify({ format: STORE_FORMAT, createdAt: new Date().toISOString() })}\n`));
+    return;
+  }
+  let format: unknown;
+  try {
+    format = (JSON.parse(raw.toString('utf8')) as { format?: unknown }).format;
+  } catch {
+    throw new CkptError('LOG_CORRUPT', 'store.json is not valid JSON', { file: 'store.json' });
+  }
+  if (format !== STORE_FORMAT) {
+    throw new CkptError('INVALID_ARGUMENT', `store format ${String(format)} is not supported by this ckpt (format ${STORE_FORMAT})`, { format });
+  }
+}
+
+function isTruthy(value: string | undefined): boolean {
+  return value !== undefined && /^(1|true|yes|on)$/i.test(value);
+}
