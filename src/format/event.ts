@@ -16,6 +16,11 @@ export interface FileImage {
   target?: string;
   /** Why a path is `skipped` (e.g. `too-large`, `unreadable`, `not-regular`). */
   why?: string;
+  /**
+   * For `absent` images: how many of the path's ancestor folders did not exist either (0 or missing:
+   * the parent existed). A restore that deletes the path removes that many folders once empty.
+   */
+  newDirs?: number;
 }
 
 export interface EventBase {

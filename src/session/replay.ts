@@ -1,0 +1,85 @@
+// Replay: folds a session's events into the state checkpoint operations need (DESIGN §2) — turns,
+// captures, the next capture tag, what ckpt last recorded for each path (for drift), interrupted
+// restores, the pruning watermark and the agent events still live after rewinds.
+import type { CaptureEvent, EventBase, FileImage, RestorePlanEntry, RestoreStartedEvent, TurnEvent } from '../format/event.js';
+import { prunedThrough } from './positions.js';
+
+export interface ReplayState {
+  lastSeq: number;
+  /** The current turn number (0 before the first `turn` event). */
+  turn: number;
+  turns: TurnEvent[];
+  /** K of the next capture in the current turn. */
+  nextK: number;
+  captures: CaptureEvent[];
+  /**
+   * What ckpt last recorded as the present state of each path (settle, scan, restore). `null` means
+   * a tool captured the path and its after-state was not recorded yet: unknown, so never drift.
+   */
+  known: Map<string, FileImage | null>;
+  /** `restore_started` events with no `restore_committed`: to be finished before anything else. */
+  openRestores: RestoreStartedEvent[];
+  prunedBefore: number;
+}
+
+export function replay(events: readonly EventBase[]): ReplayState {
+  const state: ReplayState = {
+    lastSeq: events.at(-1)?.seq ?? 0,
+    turn: 0,
+    turns: [],
+    nextK: 1,
+    captures: [],
+    known: new Map(),
+    openRestores: [],
+    prunedBefore: prunedThrough(events),
+  };
+  const open = new Map<string, RestoreStartedEvent>();
+  let maxTurn = 0;
+  for (const e of events) {
+    switch (e.type) {
+      case 'turn': {
+        const t = e as TurnEvent;
+        state.turns.push(t);
+        maxTurn = Math.max(maxTurn, t.turn);
+        state.turn = t.turn;
+        state.nextK = 1;
+        break;
+      }
+      case 'capture': {
+        const c = e as CaptureEvent;
+        state.captures.push(c);
+        if (c.turn === state.turn) state.nextK = Math.max(state.nextK, c.k + 1);
+        // A recovery capture is followed by the restore's own record of what it wrote.
+        if (c.tool !== 'restore') for (const f of c.files) state.known.set(f.path, null);
+        break;
+      }
+      case 'settle':
+        for (const f of (e.files as FileImage[]) ?? []) state.known.set(f.path, f);
+        break;
+      case 'restore_started':
+        open.set(String(e.id), e as RestoreStartedEvent);
+        break;
+      case 'restore_committed': {
+        const started = open.get(String(e.id));
+        open.delete(String(e.id));
+        if (started) for (const entry of started.plan) state.known.set(entry.path, imageOfPlanEntry(entry));
+        break;
+      }
+    }
+  }
+  state.turn = Math.max(state.turn, maxTurn);
+  state.openRestores = [...open.values()];
+  return state;
+}
+
+/** The state a plan entry leaves its path in. */
+export function imageOfPlanEntry(entry: RestorePlanEntry): FileImage {
+  if (entry.action === 'write') return { path: entry.path, state: 'file', blob: entry.blob, mode: entry.mode };
+  if (entry.action === 'symlink') return { path: entry.path, state: 'symlink', target: entry.target };
+  return { path: entry.path, state: 'absent' };
+}
+
+/** The next turn number: one past the highest ever used, so tags stay unique even after a rewind. */
+export function nextTurnNumber(state: ReplayState): number {
+  return state.turns.reduce((max, t) => Math.max(max, t.turn), 0) + 1;
+}

@@ -1,0 +1,193 @@
+// A session's append-only JSONL event log over a StoreBackend (DESIGN §3–5): dense seq numbers
+// assigned under a cross-process lock, tail-only reads to find the last seq, torn-tail repair before
+// appending, strict decoding (LOG_CORRUPT, never a silent skip), and transactions for
+// "read state, decide, append" without nested locking.
+import { CkptError } from '../errors.js';
+import { EVENT_VERSION, decodeEvent, encodeEvent, type EventBase, type NewEvent } from '../format/event.js';
+import type { LockOptions, StoreBackend } from './backend.js';
+
+export interface EventLogOptions {
+  backend: StoreBackend;
+  /** Store key of the log file, e.g. `workspaces/<wid>/sessions/<id>/events.jsonl`. */
+  key: string;
+  /** Lock name serializing writers (default: the log key itself). */
+  lockKey?: string;
+}
+
+export interface ReadOptions {
+  /** Only events with `seq >= fromSeq` are returned (the whole log is still validated). */
+  fromSeq?: number;
+}
+
+/** What a transaction may do while it holds the log's lock. */
+export interface EventLogTx {
+  read(options?: ReadOptions): Promise<EventBase[]>;
+  lastSeq(): Promise<number>;
+  /** Appends (one write + fsync) and returns the stored events with `v`, `seq`, `at` assigned. */
+  append(events: NewEvent[]): Promise<EventBase[]>;
+}
+
+export interface EventLog {
+  readonly key: string;
+  /**
+   * Appends under the lock. `beforeUnlock` runs after the durable append while the lock is still
+   * held (e.g. to update session metadata consistently with the log).
+   */
+  append(
+    events: NewEvent[],
+    options?: LockOptions & { beforeUnlock?: (stored: EventBase[]) => Promise<void> },
+  ): Promise<EventBase[]>;
+  /** All complete events (a torn last line is ignored); [] when the log does not exist. */
+  read(options?: ReadOptions): Promise<EventBase[]>;
+  /** The seq of the last complete event (0 when empty/missing), from a tail read. */
+  lastSeq(): Promise<number>;
+  /** Runs `fn` holding the log's lock. Do not call the log's own append/transaction inside: use `tx`. */
+  transaction<T>(fn: (tx: EventLogTx) => Promise<T>, options?: LockOptions): Promise<T>;
+}
+
+const NL = 0x0a;
+const TAIL_WINDOW = 64 * 1024;
+
+interface Tail {
+  /** Seq of the last complete line (0 when none). */
+  lastSeq: number;
+  /** Bytes up to and including the last newline: where a torn tail must be cut. */
+  completeBytes: number;
+  size: number;
+}
+
+export function createEventLog(options: EventLogOptions): EventLog {
+  const { backend, key } = options;
+  const lockKey = options.lockKey ?? key;
+
+  /** A missing read is fine; something at the key that the backend will not read (symlink, FIFO, folder) is not. */
+  async function refuseIfPresent(): Promise<void> {
+    const slash = key.lastIndexOf('/');
+    const names = await backend.children(slash < 0 ? '' : key.slice(0, slash));
+    if (names.includes(key.slice(slash + 1))) {
+      throw new CkptError('LOG_CORRUPT', `refusing log ${key}: not a regular file (symlink?)`, { key });
+    }
+  }
+
+  async function readTail(): Promise<Tail> {
+    const st = await backend.stat(key);
+    if (!st) {
+      await refuseIfPresent();
+      return { lastSeq: 0, completeBytes: 0, size: 0 };
+    }
+    const size = st.size;
+    // Grow the window from the end until it holds the last newline and the one before it (or the start).
+    for (let window = Math.min(TAIL_WINDOW, size); ; window = Math.min(window * 2, size)) {
+      const start = size - window;
+      const buf = await backend.readRange(key, start, window);
+      if (!buf) throw new CkptError('LOG_CORRUPT', `log ${key} vanished while reading its tail`, { key });
+      const last = buf.lastIndexOf(NL);
+      const prev = last < 0 ? -1 : buf.lastIndexOf(NL, last - 1);
+      if (last < 0 && start === 0) return { lastSeq: 0, completeBytes: 0, size };
+      if (last >= 0 && (prev >= 0 || start === 0)) {
+        const line = buf.subarray(prev + 1, last).toString('utf8');
+        let seq: number;
+        try {
+          seq = decodeEvent(line, { file: key, line: 0 }).seq;
+        } catch {
+          // Report it with its real line number: the full read names the line.
+          await read();
+          throw new CkptError('LOG_CORRUPT', `malformed last event in ${key}`, { key });
+        }
+        return { lastSeq: seq, completeBytes: start + last + 1, size };
+      }
+      if (window === size) throw new CkptError('INTERNAL', `tail scan of ${key} did not converge`, { key });
+    }
+  }
+
+  async function read(readOptions?: ReadOptions): Promise<EventBase[]> {
+    const buf = await backend.read(key);
+    if (!buf) {
+      await refuseIfPresent();
+      return [];
+    }
+    const end = buf.lastIndexOf(NL);
+    if (end < 0) return [];
+    const lines = buf.subarray(0, end).toString('utf8').split('\n');
+    const fromSeq = readOptions?.fromSeq ?? 1;
+    const out: EventBase[] = [];
+    for (let i = 0; i < lines.length; i++) {
+      const event = decodeEvent(lines[i] ?? '', { file: key, line: i + 1 });
+      if (event.seq !== i + 1) {
+        throw new CkptError('LOG_CORRUPT', `seq ${event.seq} at line ${i + 1} of ${key} (expected ${i + 1})`, {
+          file: key,
+          line: i + 1,
+          seq: event.seq,
+        });
+      }
+      if (event.seq >= fromSeq) out.push(event);
+    }
+    return out;
+  }
+
+  function stamp(events: NewEvent[], firstSeq: number): EventBase[] {
+    const at = new Date().toISOString();
+    return events.map((e, i) => {
+      if (typeof e?.type !== 'string' || e.type.length === 0) {
+        throw new CkptError('INVALID_ARGUMENT', 'an event needs a non-empty string type', { index: i });
+      }
+      // The log owns v/seq/at: whatever the caller put there is replaced, and they lead the line.
+      const { v: _v, seq: _seq, at: _at, type, ...rest } = e;
+      return { v: EVENT_VERSION, seq: firstSeq + i, type, at, ...rest };
+    });
+  }
+
+  function encodeAll(stored: EventBase[]): Buffer {
+    try {
+      return Buffer.from(stored.map(encodeEvent).join(''), 'utf8');
+    } catch (err) {
+      throw new CkptError('INVALID_ARGUMENT', `event is not JSON-serializable: ${(err as Error).message}`, {}, { cause: err });
+    }
+  }
+
+  /** A transaction's view; it caches the tail after its own appends since nobody else can write meanwhile. */
+  function makeTx(): EventLogTx {
+    let known: number | undefined;
+    return {
+      read,
+      async lastSeq() {
+        return known ?? (await readTail()).lastSeq;
+      },
+      async append(events) {
+        if (events.length === 0) return [];
+        let last = known;
+        if (last === undefined) {
+          const tail = await readTail();
+          // A crash mid-append left a line without its newline: cut it off before writing after it.
+          if (tail.completeBytes < tail.size) await backend.truncate(key, tail.completeBytes);
+          last = tail.lastSeq;
+        }
+        const stored = stamp(events, last + 1);
+        await backend.append(key, encodeAll(stored));
+        known = last + stored.length;
+        return stored;
+      },
+    };
+  }
+
+  function transaction<T>(fn: (tx: EventLogTx) => Promise<T>, lockOptions?: LockOptions): Promise<T> {
+    return backend.withLock(lockKey, () => fn(makeTx()), lockOptions);
+  }
+
+  return {
+    key,
+    read,
+    async lastSeq() {
+      return (await readTail()).lastSeq;
+    },
+    transaction,
+    append(events, appendOptions) {
+      const { beforeUnlock, ...lockOptions } = appendOptions ?? {};
+      return transaction(async (tx) => {
+        const stored = await tx.append(events);
+        if (beforeUnlock) await beforeUnlock(stored);
+        return stored;
+      }, lockOptions);
+    },
+  };
+}

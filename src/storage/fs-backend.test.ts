@@ -1,0 +1,156 @@
+// Tests of the filesystem driver: the shared contract, plus what only a real filesystem can show —
+// temp files never left behind, modes, symlinks and FIFOs treated as missing, and cross-process
+// locking including takeover of a lock whose holder was SIGKILLed.
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isCkptError } from '../errors.js';
+import { runBackendContract } from './backend-contract.js';
+import { createFsBackend } from './fs-backend.js';
+import type { StoreBackend } from './backend.js';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const holderScript = path.join(repo, 'test/fixtures/storage-lock-holder.ts');
+
+runBackendContract('fs', async () => {
+  const dir = await fs.mkdtemp(path.join(tmpdir(), 'ckpt-fsb-'));
+  return { backend: createFsBackend({ dir }), cleanup: () => fs.rm(dir, { recursive: true, force: true }) };
+});
+
+function runHelper(script: string, args: string[]): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+async function allFiles(dir: string): Promise<string[]> {
+  const entries = await fs.readdir(dir, { recursive: true });
+  return entries.map(String).sort();
+}
+
+describe('fs backend specifics', () => {
+  let dir: string;
+  let b: StoreBackend;
+  beforeEach(async () => {
+    dir = await fs.mkdtemp(path.join(tmpdir(), 'ckpt-fsb-'));
+    b = createFsBackend({ dir });
+  });
+  afterEach(async () => {
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('leaves no temp files after writes, creates, and failing writes', async () => {
+    await b.write('m/meta.json', Buffer.from('1'));
+    await b.write('m/meta.json', Buffer.from('2'));
+    await b.create('blobs/aa/bb', Buffer.from('x'));
+    await b.create('blobs/aa/bb', Buffer.from('x'));
+    await b.write('plain', Buffer.from('a file'));
+    // The target's parent is a file: the write fails as IO and nothing is left behind.
+    const err = await b.write('plain/child', Buffer.from('x')).catch((e: unknown) => e);
+    expect(isCkptError(err, 'IO')).toBe(true);
+    const errCreate = await b.create('plain/child', Buffer.from('x')).catch((e: unknown) => e);
+    expect(isCkptError(errCreate, 'IO')).toBe(true);
+    // A directory where the object should be: the rename fails; the temp beside it is removed.
+    await fs.mkdir(path.join(dir, 'm', 'adir'));
+    expect(isCkptError(await b.write('m/adir', Buffer.from('x')).catch((e: unknown) => e), 'IO')).toBe(true);
+    expect(await allFiles(dir)).toEqual(['blobs', 'blobs/aa', 'blobs/aa/bb', 'm', 'm/adir', 'm/meta.json', 'plain']);
+  });
+
+  it('hides its own temp and lock files from listings', async () => {
+    await b.write('s/x', Buffer.from('x'));
+    await fs.writeFile(path.join(dir, 's', '.x.ckpt-tmp-0123'), 'partial');
+    let during: string[] = [];
+    await b.withLock('s/x', async () => {
+      during = await b.children('s');
+    });
+    expect(during).toEqual(['x']);
+    expect(await b.list('s')).toEqual(['s/x']);
+  });
+
+  it('creates a missing store folder on first write', async () => {
+    const fresh = createFsBackend({ dir: path.join(dir, 'not', 'yet') });
+    await fresh.write('store.json', Buffer.from('{}'));
+    expect(await fs.readFile(path.join(dir, 'not', 'yet', 'store.json'), 'utf8')).toBe('{}');
+    expect(await fresh.withLock('x', async () => 'ok')).toBe('ok');
+  });
+
+  it('keeps the given mode, else the existing one, else 0644', async () => {
+    const modeOf = async (k: string): Promise<number> => (await fs.stat(path.join(dir, k))).mode & 0o777;
+    await b.write('a', Buffer.from('x'));
+    expect(await modeOf('a')).toBe(0o644);
+    await b.write('b', Buffer.from('x'), { mode: 0o600 });
+    expect(await modeOf('b')).toBe(0o600);
+    await b.write('b', Buffer.from('y'));
+    expect(await modeOf('b')).toBe(0o600);
+    await b.write('c', Buffer.from('x'), { mode: 0o755 });
+    expect(await modeOf('c')).toBe(0o755);
+  });
+
+  it('treats a symlink or a FIFO at a key as missing', async () => {
+    const outside = path.join(dir, '..', `${path.basename(dir)}-outside`);
+    await fs.writeFile(outside, 'secret');
+    try {
+      await fs.mkdir(path.join(dir, 'blobs'));
+      await fs.symlink(outside, path.join(dir, 'blobs', 'link'));
+      expect(await b.read('blobs/link')).toBeUndefined();
+      expect(await b.readRange('blobs/link', 0, 3)).toBeUndefined();
+      expect(await b.stat('blobs/link')).toBeUndefined();
+      expect(await b.list('blobs')).toEqual([]);
+      // create() replaces a planted symlink with a real object instead of writing through it.
+      expect(await b.create('blobs/link', Buffer.from('real'))).toBe(true);
+      expect((await b.read('blobs/link'))?.toString()).toBe('real');
+      expect(await fs.readFile(outside, 'utf8')).toBe('secret');
+
+      execFileSync('mkfifo', [path.join(dir, 'blobs', 'fifo')]);
+      expect(await b.read('blobs/fifo')).toBeUndefined();
+      expect(await b.stat('blobs/fifo')).toBeUndefined();
+      const err = await b.append('blobs/fifo', Buffer.from('x')).catch((e: unknown) => e);
+      expect(isCkptError(err, 'LOG_CORRUPT')).toBe(true);
+    } finally {
+      await fs.rm(outside, { force: true });
+    }
+  });
+
+  it('refuses to append to or truncate a symlinked log', async () => {
+    await fs.writeFile(path.join(dir, 'real.jsonl'), 'x\n');
+    await fs.symlink('real.jsonl', path.join(dir, 'events.jsonl'));
+    for (const op of [() => b.append('events.jsonl', Buffer.from('y\n')), () => b.truncate('events.jsonl', 0)]) {
+      const err = await op().catch((e: unknown) => e);
+      expect(isCkptError(err, 'LOG_CORRUPT')).toBe(true);
+    }
+    expect(await fs.readFile(path.join(dir, 'real.jsonl'), 'utf8')).toBe('x\n');
+  });
+
+  it('detects a nested withLock on the same key instead of deadlocking', async () => {
+    const err = await b.withLock('k', () => b.withLock('k', async () => 1)).catch((e: unknown) => e);
+    expect(isCkptError(err, 'INTERNAL')).toBe(true);
+    // A different key nests fine.
+    expect(await b.withLock('k', () => b.withLock('k2', async () => 2))).toBe(2);
+  });
+
+  it('excludes writers across processes', async () => {
+    const children = Array.from({ length: 4 }, () => runHelper(holderScript, [dir, 'ctr', 'count', '15']));
+    const codes = await Promise.all(children.map(exited));
+    expect(codes).toEqual([0, 0, 0, 0]);
+    expect((await b.read('counter'))?.toString()).toBe('60');
+  });
+
+  it('takes over a lock whose holder was SIGKILLed', async () => {
+    const child = runHelper(holderScript, [dir, 'sessions/s1', 'hold']);
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', (d: Buffer) => d.toString().includes('locked') && resolve());
+      child.once('exit', (code) => reject(new Error(`holder exited early (${code})`)));
+    });
+    await expect(b.withLock('sessions/s1', async () => 1, { timeoutMs: 300 })).rejects.toMatchObject({ code: 'LOCKED' });
+    child.kill('SIGKILL');
+    await exited(child);
+    const started = Date.now();
+    expect(await b.withLock('sessions/s1', async () => 'mine', { timeoutMs: 8_000 })).toBe('mine');
+    expect(Date.now() - started).toBeLessThan(6_000);
+  });
+});

@@ -1,0 +1,449 @@
+// The local-filesystem driver of StoreBackend: key validation, atomic + durable writes (temp beside
+// the target, fsync, rename, directory fsync), create-if-absent for content-addressed objects,
+// O_NOFOLLOW reads and appends, listing, and cross-process locks (proper-lockfile + an in-process queue).
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomBytes } from 'node:crypto';
+import { constants as C } from 'node:fs';
+import * as fsp from 'node:fs/promises';
+import * as path from 'node:path';
+import lockfile from 'proper-lockfile';
+import { CkptError, toCkptError } from '../errors.js';
+import type { LockOptions, ObjectStat, StoreBackend } from './backend.js';
+
+export interface FsBackendOptions {
+  /** The store directory; every key resolves beneath it. */
+  dir: string;
+  /** Default wait for `withLock` before LOCKED (10 s). */
+  lockTimeoutMs?: number;
+  /** A lock whose holder has not refreshed it for this long is taken over (3 s; proper-lockfile's minimum is 2 s). */
+  lockStaleMs?: number;
+}
+
+/** Temp files this driver creates carry this marker; `list`/`children` skip them and keys may not use it. */
+const TEMP_MARK = '.ckpt-tmp-';
+/** Lock directories live at `<key>.ckpt-lock`; hidden from `children` and reserved in keys. */
+const LOCK_SUFFIX = '.ckpt-lock';
+
+const isMissing = (err: unknown): boolean => {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+};
+const errnoOf = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | undefined)?.code;
+const isInternalName = (name: string): boolean => name.includes(TEMP_MARK) || name.endsWith(LOCK_SUFFIX);
+
+export function createFsBackend(options: FsBackendOptions): StoreBackend {
+  const root = path.resolve(options.dir);
+  const defaultTimeoutMs = options.lockTimeoutMs ?? 10_000;
+  const staleMs = Math.max(options.lockStaleMs ?? 3_000, 2_000);
+
+  /** Resolves a key beneath the store; rejects anything that could land elsewhere or collide with driver files. */
+  function resolveKey(key: string, allowRoot = false): string {
+    if (typeof key !== 'string') throw new CkptError('INVALID_ARGUMENT', 'a store key must be a string', { key });
+    if (allowRoot && (key === '' || key === '/')) return root;
+    const trimmed = allowRoot ? key.replace(/\/+$/, '') : key;
+    const segments = trimmed.split('/');
+    const bad =
+      trimmed === '' ||
+      trimmed.startsWith('/') ||
+      trimmed.includes('\\') ||
+      trimmed.includes('\0') ||
+      segments.some((s) => s === '' || s === '.' || s === '..' || isInternalName(s));
+    if (bad) throw new CkptError('INVALID_ARGUMENT', `invalid store key: ${JSON.stringify(key)}`, { key });
+    return path.join(root, ...segments);
+  }
+
+  const tempBeside = (abs: string): string =>
+    path.join(path.dirname(abs), `.${path.basename(abs).slice(0, 60)}${TEMP_MARK}${randomBytes(6).toString('hex')}`);
+
+  /** Opens a regular file without following symlinks; undefined when missing, a symlink or not regular. */
+  async function openRegular(abs: string): Promise<fsp.FileHandle | undefined> {
+    let fh: fsp.FileHandle;
+    try {
+      fh = await fsp.open(abs, C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK);
+    } catch (err) {
+      if (isMissing(err) || errnoOf(err) === 'ELOOP') return undefined;
+      throw toCkptError(err, `open ${abs}`);
+    }
+    if (!(await fh.stat()).isFile()) {
+      await fh.close();
+      return undefined;
+    }
+    return fh;
+  }
+
+  async function readRange(key: string, offset: number, length: number): Promise<Buffer | undefined> {
+    const abs = resolveKey(key);
+    const fh = await openRegular(abs);
+    if (!fh) return undefined;
+    try {
+      const buf = Buffer.alloc(Math.max(0, length));
+      let done = 0;
+      while (done < buf.length) {
+        const { bytesRead } = await fh.read(buf, done, buf.length - done, offset + done);
+        if (bytesRead === 0) break;
+        done += bytesRead;
+      }
+      return buf.subarray(0, done);
+    } catch (err) {
+      throw toCkptError(err, `read ${key}`);
+    } finally {
+      await fh.close();
+    }
+  }
+
+  return {
+    kind: 'fs',
+
+    async read(key) {
+      const abs = resolveKey(key);
+      const fh = await openRegular(abs);
+      if (!fh) return undefined;
+      try {
+        return await fh.readFile();
+      } catch (err) {
+        throw toCkptError(err, `read ${key}`);
+      } finally {
+        await fh.close();
+      }
+    },
+
+    readRange,
+
+    async write(key, data, opts) {
+      const abs = resolveKey(key);
+      try {
+        await ensureDir(path.dirname(abs));
+        const mode = opts?.mode ?? (await existingMode(abs)) ?? 0o644;
+        const tmp = tempBeside(abs);
+        await writeTemp(tmp, data, mode);
+        try {
+          await fsp.rename(tmp, abs);
+        } catch (err) {
+          await fsp.rm(tmp, { force: true });
+          throw err;
+        }
+        await fsyncDir(path.dirname(abs));
+      } catch (err) {
+        throw toCkptError(err, `write ${key}`);
+      }
+    },
+
+    async create(key, data) {
+      const abs = resolveKey(key);
+      try {
+        if (await freshenIfFile(abs)) return false;
+        await ensureDir(path.dirname(abs));
+        const tmp = tempBeside(abs);
+        await writeTemp(tmp, data, 0o644);
+        let created = true;
+        try {
+          // link() fails with EEXIST instead of replacing: exactly one concurrent creator wins.
+          await fsp.link(tmp, abs);
+        } catch (err) {
+          if (errnoOf(err) === 'EEXIST' && (await freshenIfFile(abs))) created = false;
+          // Not a regular file there (a symlink planted at an object key), or no hard links here: replace.
+          else await fsp.rename(tmp, abs);
+        } finally {
+          await fsp.rm(tmp, { force: true });
+        }
+        if (created) await fsyncDir(path.dirname(abs));
+        return created;
+      } catch (err) {
+        throw toCkptError(err, `create ${key}`);
+      }
+    },
+
+    async append(key, data) {
+      const abs = resolveKey(key);
+      let fh: fsp.FileHandle | undefined;
+      try {
+        await ensureDir(path.dirname(abs));
+        const existed = await fsp.lstat(abs).then(
+          () => true,
+          (err: unknown) => (isMissing(err) ? false : Promise.reject(err)),
+        );
+        fh = await openForWrite(abs, key, C.O_WRONLY | C.O_APPEND | C.O_CREAT);
+        await writeAll(fh, data);
+        await fh.sync();
+        if (!existed) await fsyncDir(path.dirname(abs));
+      } catch (err) {
+        throw toCkptError(err, `append ${key}`);
+      } finally {
+        await fh?.close();
+      }
+    },
+
+    async truncate(key, size) {
+      const abs = resolveKey(key);
+      let fh: fsp.FileHandle | undefined;
+      try {
+        fh = await openForWrite(abs, key, C.O_WRONLY);
+        await fh.truncate(size);
+        await fh.sync();
+      } catch (err) {
+        if (isMissing(err)) throw new CkptError('NOT_FOUND', `cannot truncate missing ${key}`, { key });
+        throw toCkptError(err, `truncate ${key}`);
+      } finally {
+        await fh?.close();
+      }
+    },
+
+    async stat(key): Promise<ObjectStat | undefined> {
+      const abs = resolveKey(key);
+      try {
+        const st = await fsp.lstat(abs);
+        return st.isFile() ? { size: st.size, mtimeMs: st.mtimeMs } : undefined;
+      } catch (err) {
+        if (isMissing(err)) return undefined;
+        throw toCkptError(err, `stat ${key}`);
+      }
+    },
+
+    async touch(key) {
+      try {
+        await freshenIfFile(resolveKey(key));
+      } catch (err) {
+        throw toCkptError(err, `touch ${key}`);
+      }
+    },
+
+    async remove(key) {
+      try {
+        await fsp.unlink(resolveKey(key));
+      } catch (err) {
+        if (!isMissing(err)) throw toCkptError(err, `remove ${key}`);
+      }
+    },
+
+    async removeTree(prefix) {
+      try {
+        await fsp.rm(resolveKey(prefix), { recursive: true, force: true });
+      } catch (err) {
+        throw toCkptError(err, `removeTree ${prefix}`);
+      }
+    },
+
+    async list(prefix) {
+      const base = resolveKey(prefix, true);
+      const out: string[] = [];
+      await walk(base, out);
+      return out.map((abs) => path.relative(root, abs).split(path.sep).join('/')).sort(compareKeys);
+    },
+
+    async children(prefix) {
+      try {
+        const names = await fsp.readdir(resolveKey(prefix, true));
+        return names.filter((n) => !isInternalName(n)).sort(compareKeys);
+      } catch (err) {
+        if (isMissing(err)) return [];
+        throw toCkptError(err, `children ${prefix}`);
+      }
+    },
+
+    withLock(key, fn, lockOptions) {
+      return withFsLock(resolveKey(key), key, fn, { ...lockOptions, timeoutMs: lockOptions?.timeoutMs ?? defaultTimeoutMs }, staleMs);
+    },
+  };
+}
+
+// ---- file helpers -------------------------------------------------------------------------------
+
+const compareKeys = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+async function writeAll(fh: fsp.FileHandle, data: Uint8Array): Promise<void> {
+  let done = 0;
+  while (done < data.length) {
+    const { bytesWritten } = await fh.write(data, done, data.length - done);
+    done += bytesWritten;
+  }
+}
+
+/** Writes a fresh temp file with `mode` (set explicitly: the umask must not change it) and fsyncs it; removed on failure. */
+async function writeTemp(tmp: string, data: Uint8Array, mode: number): Promise<void> {
+  let fh: fsp.FileHandle | undefined;
+  try {
+    fh = await fsp.open(tmp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, mode);
+    await fh.chmod(mode);
+    await writeAll(fh, data);
+    await fh.sync();
+    await fh.close();
+    fh = undefined;
+  } catch (err) {
+    await fh?.close().catch(() => {});
+    await fsp.rm(tmp, { force: true });
+    throw err;
+  }
+}
+
+/** Opens for writing without following a symlink; a symlinked or non-regular target is refused as a corrupt log. */
+async function openForWrite(abs: string, key: string, flags: number): Promise<fsp.FileHandle> {
+  let fh: fsp.FileHandle;
+  try {
+    // O_NONBLOCK: opening a planted FIFO must fail (ENXIO) rather than hang.
+    fh = await fsp.open(abs, flags | C.O_NOFOLLOW | C.O_NONBLOCK, 0o644);
+  } catch (err) {
+    if (errnoOf(err) === 'ELOOP') throw new CkptError('LOG_CORRUPT', `refusing symlinked log ${key}`, { key });
+    if (errnoOf(err) === 'ENXIO' || errnoOf(err) === 'EISDIR') {
+      throw new CkptError('LOG_CORRUPT', `refusing non-regular log ${key}`, { key });
+    }
+    throw err;
+  }
+  if (!(await fh.stat()).isFile()) {
+    await fh.close();
+    throw new CkptError('LOG_CORRUPT', `refusing non-regular log ${key}`, { key });
+  }
+  return fh;
+}
+
+async function existingMode(abs: string): Promise<number | undefined> {
+  try {
+    const st = await fsp.lstat(abs);
+    return st.isFile() ? st.mode & 0o7777 : undefined;
+  } catch (err) {
+    if (isMissing(err)) return undefined;
+    throw err;
+  }
+}
+
+/** Sets the mtime of a regular file to now; false when missing or not a regular file. */
+async function freshenIfFile(abs: string): Promise<boolean> {
+  try {
+    if (!(await fsp.lstat(abs)).isFile()) return false;
+    const now = new Date();
+    await fsp.utimes(abs, now, now);
+    return true;
+  } catch (err) {
+    if (isMissing(err)) return false;
+    throw err;
+  }
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  const fh = await fsp.open(dir, C.O_RDONLY);
+  try {
+    await fh.sync();
+  } catch (err) {
+    // Some filesystems refuse fsync on directories; the rename itself has happened.
+    if (errnoOf(err) !== 'EINVAL' && errnoOf(err) !== 'EISDIR') throw err;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** mkdir -p (the store folder itself included) that fsyncs the parent of every folder it creates. */
+async function ensureDir(dir: string): Promise<void> {
+  try {
+    await fsp.mkdir(dir);
+  } catch (err) {
+    if (errnoOf(err) === 'EEXIST') return;
+    if (errnoOf(err) !== 'ENOENT' || dir === path.dirname(dir)) throw err;
+    await ensureDir(path.dirname(dir));
+    try {
+      await fsp.mkdir(dir);
+    } catch (again) {
+      if (errnoOf(again) === 'EEXIST') return;
+      throw again;
+    }
+  }
+  await fsyncDir(path.dirname(dir));
+}
+
+async function walk(dir: string, out: string[]): Promise<void> {
+  let entries;
+  try {
+    entries = await fsp.readdir(dir, { withFileTypes: true });
+  } catch (err) {
+    if (isMissing(err)) return;
+    throw toCkptError(err, `list ${dir}`);
+  }
+  for (const e of entries) {
+    if (isInternalName(e.name)) continue;
+    const abs = path.join(dir, e.name);
+    if (e.isDirectory()) await walk(abs, out);
+    else if (e.isFile()) out.push(abs);
+  }
+}
+
+// ---- locks --------------------------------------------------------------------------------------
+
+/** Lock paths held by the current async context: a nested withLock on one of them would wait forever. */
+const heldHere = new AsyncLocalStorage<ReadonlySet<string>>();
+/** Per lock path, the tail of the in-process queue: callers in one process line up here before the file lock. */
+const queues = new Map<string, Promise<void>>();
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Runs `fn` holding `<abs>.ckpt-lock`. In one process callers queue in memory first (fair, no disk
+ * polling); across processes proper-lockfile's mkdir lock is polled with jittered backoff until the
+ * deadline. A holder refreshes the lock's mtime every `stale/3`; a lock not refreshed for `staleMs`
+ * (its holder was SIGKILLed) is taken over. Nested withLock on the same key within one async context
+ * is a bug (it would deadlock) and throws INTERNAL.
+ */
+async function withFsLock<T>(
+  abs: string,
+  key: string,
+  fn: () => Promise<T>,
+  opts: Required<LockOptions>,
+  staleMs: number,
+): Promise<T> {
+  const held = heldHere.getStore();
+  if (held?.has(abs)) throw new CkptError('INTERNAL', `nested withLock on ${key} would deadlock`, { key });
+  const deadline = Date.now() + opts.timeoutMs;
+  const locked = (): CkptError =>
+    new CkptError('LOCKED', `lock ${key} not acquired within ${opts.timeoutMs} ms`, { key, timeoutMs: opts.timeoutMs });
+
+  // In-process queue: our slot resolves when we are done (or give up), letting the next caller in.
+  const prev = queues.get(abs) ?? Promise.resolve();
+  let leave!: () => void;
+  const mine = new Promise<void>((r) => (leave = r));
+  const tail = prev.then(() => mine);
+  queues.set(abs, tail);
+  try {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), opts.timeoutMs)));
+    const turn = await Promise.race([prev.then(() => 'go' as const), timedOut]);
+    clearTimeout(timer);
+    if (turn === 'timeout') throw locked();
+
+    try {
+      await ensureDir(path.dirname(abs));
+    } catch (err) {
+      throw toCkptError(err, `lock ${key}`);
+    }
+    let compromised: Error | undefined;
+    let release: (() => Promise<void>) | undefined;
+    for (let attempt = 0; !release; attempt++) {
+      try {
+        release = await lockfile.lock(abs, {
+          realpath: false,
+          lockfilePath: abs + LOCK_SUFFIX,
+          stale: staleMs,
+          update: Math.max(1_000, Math.floor(staleMs / 3)),
+          retries: 0,
+          // Never crash the process: remember it and fail the caller once fn is done.
+          onCompromised: (err) => {
+            compromised = err;
+          },
+        });
+      } catch (err) {
+        if (errnoOf(err) !== 'ELOCKED') throw toCkptError(err, `lock ${key}`);
+        const wait = Math.min(200, 5 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random());
+        if (Date.now() + wait > deadline) throw locked();
+        await sleep(wait);
+      }
+    }
+    try {
+      const result = await heldHere.run(new Set([...(held ?? []), abs]), fn);
+      if (compromised) {
+        throw new CkptError('LOCKED', `lock ${key} was lost while held: ${compromised.message}`, { key, compromised: true });
+      }
+      return result;
+    } finally {
+      if (!compromised) await release().catch(() => {});
+    }
+  } finally {
+    leave();
+    if (queues.get(abs) === tail) queues.delete(abs);
+  }
+}

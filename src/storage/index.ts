@@ -1,0 +1,10 @@
+// The storage layer's public surface: the backend contract, its filesystem driver and the event log.
+export * from './backend.js';
+export { createFsBackend, type FsBackendOptions } from './fs-backend.js';
+export {
+  createEventLog,
+  type EventLog,
+  type EventLogOptions,
+  type EventLogTx,
+  type ReadOptions,
+} from './event-log.js';

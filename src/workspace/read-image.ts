@@ -1,0 +1,73 @@
+// Reading the present state of one workspace path as a FileImage (DESIGN §2): `file` (content stored
+// as a blob, exact mode), `symlink` (target text, never followed), `absent`, or `skipped` with a
+// reason. A permission or read error is `skipped`, never `absent`.
+import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { lstat, open, readlink } from 'node:fs/promises';
+import type { FileImage } from '../format/event.js';
+import type { BlobStore } from '../storage/blob-store.js';
+
+export interface ReadImageOptions {
+  /** Where content goes; without it only the hash is computed (drift checks). */
+  blobs?: BlobStore;
+  maxBytes: number;
+}
+
+export async function readImage(abs: string, rel: string, options: ReadImageOptions): Promise<FileImage> {
+  let info;
+  try {
+    info = await lstat(abs);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { path: rel, state: 'absent' };
+    return { path: rel, state: 'skipped', why: `unreadable: ${code ?? String(err)}` };
+  }
+  if (info.isSymbolicLink()) {
+    try {
+      return { path: rel, state: 'symlink', target: await readlink(abs) };
+    } catch (err) {
+      return { path: rel, state: 'skipped', why: `unreadable: ${(err as NodeJS.ErrnoException).code ?? String(err)}` };
+    }
+  }
+  if (info.isDirectory()) return { path: rel, state: 'skipped', why: 'directory' };
+  if (!info.isFile()) return { path: rel, state: 'skipped', why: 'not-regular' };
+  if (info.size > options.maxBytes) {
+    return { path: rel, state: 'skipped', why: 'too-large', bytes: info.size };
+  }
+  let data: Buffer;
+  try {
+    data = await readNoFollow(abs);
+  } catch (err) {
+    return { path: rel, state: 'skipped', why: `unreadable: ${(err as NodeJS.ErrnoException).code ?? String(err)}` };
+  }
+  if (data.length > options.maxBytes) return { path: rel, state: 'skipped', why: 'too-large', bytes: data.length };
+  const mode = info.mode & 0o7777;
+  if (options.blobs) {
+    const put = await options.blobs.put(data);
+    return { path: rel, state: 'file', blob: put.id, bytes: data.length, mode };
+  }
+  return { path: rel, state: 'file', blob: sha256(data), bytes: data.length, mode };
+}
+
+export function sha256(data: Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** Reads a regular file without following a symlink swapped in after the lstat. */
+async function readNoFollow(abs: string): Promise<Buffer> {
+  const handle = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** True when two images describe the same content (state, bytes hash, mode, link target). */
+export function sameImage(a: FileImage | undefined, b: FileImage | undefined): boolean {
+  if (!a || !b) return a === b;
+  if (a.state !== b.state) return false;
+  if (a.state === 'file') return a.blob === b.blob && a.mode === b.mode;
+  if (a.state === 'symlink') return a.target === b.target;
+  return a.state === 'absent';
+}

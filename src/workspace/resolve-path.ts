@@ -1,0 +1,82 @@
+// Path resolution beneath a workspace root (DESIGN §6). Every recorded path is workspace-relative
+// with `/` separators and provably stays under the root: resolve the deepest existing ancestor's real
+// path, re-append the missing segments, require the result to be strictly inside the root.
+import { lstat, realpath } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { CkptError } from '../errors.js';
+
+export interface ResolvedPath {
+  /** Workspace-relative, `/`-separated, no `.`/`..` segments, never empty. */
+  rel: string;
+  /** Absolute path of the entry itself (its last segment is not followed if it is a symlink). */
+  abs: string;
+}
+
+/**
+ * Resolves `input` (relative to `cwd`, or absolute) beneath `root` (a real path). The last segment is
+ * kept as is — a symlink there is recorded, not followed — but every ancestor is resolved through
+ * symlinks and must stay under the root. PATH_ESCAPE otherwise, and for the root itself.
+ */
+export async function resolveBeneath(root: string, input: string, cwd: string = root): Promise<ResolvedPath> {
+  if (input.length === 0 || input.includes('\0')) {
+    throw new CkptError('INVALID_ARGUMENT', `invalid path ${JSON.stringify(input)}`, { path: input });
+  }
+  const lexical = resolve(cwd, input);
+  const escape = () =>
+    new CkptError('PATH_ESCAPE', `path ${JSON.stringify(input)} resolves outside the workspace ${root}`, { path: input, root });
+  // Judged on real paths, not lexically: `cwd` may be a symlinked alias of the root, and a symlinked
+  // ancestor may lead out of it.
+  const segments = lexical.split(sep).filter(Boolean);
+  const name = segments.pop();
+  if (name === undefined) throw escape();
+  const parentReal = await realAncestor(`${sep}${segments.join(sep)}`);
+  const abs = join(parentReal, name);
+  const rel = relative(root, abs);
+  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+    throw escape();
+  }
+  return { rel: rel.split(sep).join('/'), abs };
+}
+
+/** Real path of `dir`: the deepest existing ancestor resolved through symlinks, missing segments re-appended. */
+async function realAncestor(dir: string): Promise<string> {
+  const missing: string[] = [];
+  let current = dir;
+  for (;;) {
+    try {
+      const real = await realpath(current);
+      return missing.length ? join(real, ...missing.reverse()) : real;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
+      // A dangling symlink in the chain must not be treated as a missing plain folder.
+      if (await isSymlink(current)) {
+        throw new CkptError('PATH_ESCAPE', `path component ${current} is a dangling symlink`, { path: current });
+      }
+      const parent = resolve(current, '..');
+      if (parent === current) return current;
+      missing.push(current.slice(parent === sep ? 1 : parent.length + 1));
+      current = parent;
+    }
+  }
+}
+
+async function isSymlink(path: string): Promise<boolean> {
+  try {
+    return (await lstat(path)).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/** Validates a stored workspace-relative path (from a log or a plan) without touching the disk. */
+export function assertRelativePath(rel: string): string {
+  const bad =
+    rel.length === 0 ||
+    rel.includes('\0') ||
+    rel.includes('\\') ||
+    rel.startsWith('/') ||
+    rel.split('/').some((s) => s === '' || s === '.' || s === '..');
+  if (bad) throw new CkptError('PATH_ESCAPE', `recorded path ${JSON.stringify(rel)} is not a clean workspace-relative path`, { path: rel });
+  return rel;
+}
