@@ -1,0 +1,103 @@
+// Capture (DESIGN §2, §4): record the before-images of paths just before a tool changes them. Paths
+// are resolved beneath the root first (an escape records nothing); content is stored and durable
+// before the capture event is appended and fsynced; only then does the call return.
+import { lstat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { CaptureEvent, FileImage, NewEvent } from '../format/event.js';
+import { captureTag } from '../format/tag.js';
+import type { Session } from '../session/session.js';
+import { replay } from '../session/replay.js';
+import { readImage } from '../workspace/read-image.js';
+import { resolveBeneath } from '../workspace/resolve-path.js';
+import { detectConflicts } from './owner-index.js';
+
+export interface CaptureOptions {
+  /** Name of the tool about to act (`Write`, `Edit`, `Bash`, …). */
+  tool?: string;
+  reason?: string;
+  /** Folder relative paths are resolved from (default: the workspace root). */
+  cwd?: string;
+}
+
+export interface CaptureResult {
+  /** `N.K`, or null when capture is disabled. */
+  tag: string | null;
+  seq?: number;
+  files: FileImage[];
+  /** Set when capture is switched off (CKPT_DISABLE): nothing was recorded. */
+  disabled?: true;
+}
+
+/** Resolves every input beneath the root before anything is stored: one escape fails the whole call. */
+export async function resolveInputs(session: Session, inputs: readonly string[], cwd?: string): Promise<{ rel: string; abs: string }[]> {
+  const resolved = new Map<string, { rel: string; abs: string }>();
+  for (const input of inputs) {
+    const r = await resolveBeneath(session.workspaceRoot, input, cwd ?? session.workspaceRoot);
+    resolved.set(r.rel, r);
+  }
+  return [...resolved.values()];
+}
+
+/** Reads the present images of resolved paths, storing content (durably) in the blob store. */
+export async function readImages(session: Session, paths: readonly { rel: string; abs: string }[]): Promise<FileImage[]> {
+  const { blobs, options } = session.ctx;
+  const images: FileImage[] = [];
+  for (const p of paths) {
+    const image = await readImage(p.abs, p.rel, { blobs, maxBytes: options.maxBlobBytes });
+    if (image.state === 'absent') {
+      const newDirs = await countMissingAncestors(session.workspaceRoot, p.rel);
+      if (newDirs > 0) image.newDirs = newDirs;
+    }
+    images.push(image);
+  }
+  return images;
+}
+
+/**
+ * Appends one capture event holding `images` under the session lock, numbering it `N.K` in the
+ * current turn, and records conflicts with other sessions of the workspace found on the way.
+ */
+export async function appendCapture(
+  session: Session,
+  images: FileImage[],
+  fields: { tool: string; reason?: string; extra?: Record<string, unknown> },
+): Promise<CaptureEvent> {
+  return session.transaction(async (tx) => {
+    const state = replay(await tx.read());
+    const event: NewEvent = {
+      type: 'capture',
+      tag: captureTag(state.turn, state.nextK),
+      turn: state.turn,
+      k: state.nextK,
+      tool: fields.tool,
+      ...(fields.reason ? { reason: fields.reason } : {}),
+      ...fields.extra,
+      files: images,
+    };
+    const conflicts = await detectConflicts(session, state, images);
+    const [stored] = await tx.append([event, ...conflicts]);
+    return stored as CaptureEvent;
+  });
+}
+
+export async function capture(session: Session, inputs: readonly string[], options: CaptureOptions = {}): Promise<CaptureResult> {
+  const paths = await resolveInputs(session, inputs, options.cwd);
+  if (!session.ctx.options.captureEnabled) return { tag: null, files: [], disabled: true };
+  const images = await readImages(session, paths);
+  const event = await appendCapture(session, images, { tool: options.tool ?? 'capture', reason: options.reason });
+  return { tag: event.tag, seq: event.seq, files: images };
+}
+
+/** How many ancestors of `rel` (below the root) do not exist: those a restore may remove again. */
+async function countMissingAncestors(root: string, rel: string): Promise<number> {
+  let count = 0;
+  for (let dir = dirname(rel); dir !== '.' && dir !== ''; dir = dirname(dir)) {
+    try {
+      await lstat(join(root, dir));
+      break;
+    } catch {
+      count++;
+    }
+  }
+  return count;
+}

@@ -1,0 +1,79 @@
+// The workspace's owner index (DESIGN §2, §5): for each path, which session last recorded writing it
+// and the state it left. It survives restarts (workspaces/<wid>/owners.json, written atomically under
+// its own lock) and lets a capture in one session notice that another session changed a path since.
+import type { FileImage, NewEvent } from '../format/event.js';
+import type { Session } from '../session/session.js';
+import type { ReplayState } from '../session/replay.js';
+import { sameImage } from '../workspace/read-image.js';
+
+export interface OwnerEntry {
+  session: string;
+  /** Image key of the state that session left: blob id, `absent` or `symlink:<target>`. */
+  state: string;
+  at: string;
+}
+
+type OwnerMap = Record<string, OwnerEntry>;
+
+export function imageKey(image: FileImage | null | undefined): string | null {
+  if (!image) return null;
+  if (image.state === 'file') return image.blob ?? null;
+  if (image.state === 'symlink') return `symlink:${image.target ?? ''}`;
+  return image.state;
+}
+
+function ownersKey(session: Session): string {
+  return `${session.ctx.workspace.key}/owners.json`;
+}
+
+async function readOwners(session: Session): Promise<OwnerMap> {
+  const raw = await session.ctx.backend.read(ownersKey(session));
+  if (!raw) return {};
+  try {
+    return JSON.parse(raw.toString('utf8')) as OwnerMap;
+  } catch {
+    return {}; // a lost index only means fewer conflicts detected; it is rebuilt by later writes
+  }
+}
+
+/** Records that `session` left `images` as the present state of their paths. */
+export async function recordOwnership(session: Session, images: readonly FileImage[]): Promise<void> {
+  const recorded = images.filter((i) => i.state !== 'skipped');
+  if (recorded.length === 0) return;
+  const { backend } = session.ctx;
+  await backend.withLock(`${session.ctx.workspace.key}/owners`, async () => {
+    const owners = await readOwners(session);
+    const at = new Date().toISOString();
+    for (const image of recorded) owners[image.path] = { session: session.id, state: imageKey(image) ?? 'unknown', at };
+    await backend.write(ownersKey(session), Buffer.from(JSON.stringify(owners)));
+  });
+}
+
+/**
+ * Conflicts for a capture: a path this session had recorded, that another session wrote since, and
+ * whose present state differs from what this session last recorded. Listeners in this process are
+ * notified; the returned events are appended with the capture.
+ */
+export async function detectConflicts(session: Session, state: ReplayState, images: readonly FileImage[]): Promise<NewEvent[]> {
+  const candidates = images.filter((i) => {
+    const known = state.known.get(i.path);
+    return known && i.state !== 'skipped' && !sameImage(known, i);
+  });
+  if (candidates.length === 0) return [];
+  const owners = await readOwners(session);
+  const conflicts: NewEvent[] = [];
+  for (const image of candidates) {
+    const owner = owners[image.path];
+    if (!owner || owner.session === session.id) continue;
+    const event = {
+      type: 'conflict',
+      path: image.path,
+      otherSession: owner.session,
+      expected: imageKey(state.known.get(image.path)),
+      actual: imageKey(image),
+    };
+    conflicts.push(event);
+    session.ctx.events.emit('conflict', { ...event, session: session.id });
+  }
+  return conflicts;
+}

@@ -1,0 +1,25 @@
+// Turns (DESIGN §2): a `turn` event marks the moment the user sent a message; its number names the
+// tag `N`. Numbers only grow, even after a rewind, so every tag stays unique in its session.
+import { CkptError } from '../errors.js';
+import type { Session } from '../session/session.js';
+import { nextTurnNumber, replay } from '../session/replay.js';
+
+export interface TurnOptions {
+  /** Messages in the agent's transcript when the turn began: the watermark a rewind returns. */
+  messageCount?: number;
+  text?: string;
+}
+
+export async function startTurn(session: Session, options: TurnOptions = {}): Promise<{ turn: number; tag: string; seq: number }> {
+  const { messageCount, text } = options;
+  if (messageCount !== undefined && (!Number.isSafeInteger(messageCount) || messageCount < 0)) {
+    throw new CkptError('INVALID_ARGUMENT', `message count must be a non-negative integer, got ${messageCount}`, { messageCount });
+  }
+  return session.transaction(async (tx) => {
+    const turn = nextTurnNumber(replay(await tx.read()));
+    const [stored] = await tx.append([
+      { type: 'turn', turn, ...(messageCount !== undefined ? { messageCount } : {}), ...(text !== undefined ? { text } : {}) },
+    ]);
+    return { turn, tag: String(turn), seq: stored!.seq };
+  });
+}

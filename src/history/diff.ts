@@ -1,0 +1,119 @@
+// `ckpt diff FROM [TO]` (DESIGN §9): what changed between two points of a session (TO defaults to the
+// present workspace). The state of a path at a position is the before-image of its earliest capture
+// after that position; paths with no capture between FROM and TO did not change. Line counts and the
+// unified patch come from the `diff` package with an edit-length cap and a timeout, so huge inputs
+// stay bounded; binary content is reported as binary.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { formatPatch, structuredPatch } from 'diff';
+import type { CaptureEvent, EventBase, FileImage } from '../format/event.js';
+import type { BlobStore } from '../storage/blob-store.js';
+import { resolveTagSeq } from '../session/positions.js';
+import { readImage } from '../workspace/read-image.js';
+
+export interface DiffChange {
+  path: string;
+  status: 'A' | 'M' | 'D';
+  added: number;
+  removed: number;
+  binary?: true;
+  /** The line counts were given up on (input too large or too slow to diff). */
+  truncated?: true;
+}
+
+export interface DiffResult {
+  from: string;
+  to: string | null;
+  changes: DiffChange[];
+  /** Paths whose image at either end could not be recorded. */
+  skipped: { path: string; why: string }[];
+  patch?: string;
+}
+
+export interface DiffInput {
+  events: readonly EventBase[];
+  from: string;
+  to?: string;
+  blobs: BlobStore;
+  root: string;
+  maxBytes: number;
+  patch?: boolean;
+}
+
+const MAX_TEXT_BYTES = 4 * 1024 * 1024;
+const DIFF_LIMITS = { maxEditLength: 20_000, timeout: 2_000 };
+
+export async function diffSession(input: DiffInput): Promise<DiffResult> {
+  const { events, blobs } = input;
+  const fromSeq = resolveTagSeq(events, input.from);
+  const toSeq = input.to === undefined ? Infinity : resolveTagSeq(events, input.to);
+  const captures = events.filter((e): e is CaptureEvent => e.type === 'capture');
+  const changed = new Set<string>();
+  for (const c of captures) if (c.seq > fromSeq && c.seq <= toSeq) for (const f of c.files) changed.add(f.path);
+
+  const result: DiffResult = { from: input.from, to: input.to ?? null, changes: [], skipped: [] };
+  const patches: string[] = [];
+  const present = (path: string) => readImage(join(input.root, path), path, { maxBytes: input.maxBytes });
+  for (const path of [...changed].sort()) {
+    const before = imageAfter(captures, path, fromSeq);
+    const atTo = toSeq === Infinity ? undefined : imageAfter(captures, path, toSeq);
+    const after = atTo ?? (await present(path));
+    if (!before) continue;
+    const bad = [before, after].find((i) => i.state === 'skipped');
+    if (bad) {
+      result.skipped.push({ path, why: bad.why ?? 'skipped' });
+      continue;
+    }
+    const a = await contentOf(before, blobs, undefined);
+    const b = await contentOf(after, blobs, atTo ? undefined : join(input.root, path));
+    if (a === undefined && b === undefined) continue;
+    if (a !== undefined && b !== undefined && a.equals(b) && before.mode === after.mode) continue;
+    const status = a === undefined ? 'A' : b === undefined ? 'D' : 'M';
+    const change = lineChange(path, status, a, b);
+    result.changes.push(change.change);
+    if (input.patch && change.patch) patches.push(change.patch);
+  }
+  if (input.patch) result.patch = patches.join('');
+  return result;
+}
+
+/** The image of `path` at `position`: its earliest capture after that position, if any. */
+function imageAfter(captures: readonly CaptureEvent[], path: string, position: number): FileImage | undefined {
+  for (const c of captures) {
+    if (c.seq <= position) continue;
+    const image = c.files.find((f) => f.path === path);
+    if (image) return image;
+  }
+  return undefined;
+}
+
+/** Bytes an image stands for (link target text for symlinks), undefined when absent; `disk` reads the present file. */
+async function contentOf(image: FileImage, blobs: BlobStore, disk: string | undefined): Promise<Buffer | undefined> {
+  if (image.state === 'absent') return undefined;
+  if (image.state === 'symlink') return Buffer.from(`-> ${image.target ?? ''}\n`);
+  return disk ? readFile(disk) : blobs.get(image.blob!);
+}
+
+function isBinary(data: Buffer | undefined): boolean {
+  if (!data) return false;
+  return data.length > MAX_TEXT_BYTES || data.subarray(0, 8000).includes(0);
+}
+
+function lineChange(path: string, status: DiffChange['status'], a: Buffer | undefined, b: Buffer | undefined): { change: DiffChange; patch?: string } {
+  if (isBinary(a) || isBinary(b)) {
+    return { change: { path, status, added: 0, removed: 0, binary: true }, patch: `Binary files ${a ? `a/${path}` : '/dev/null'} and ${b ? `b/${path}` : '/dev/null'} differ\n` };
+  }
+  const oldName = a ? `a/${path}` : '/dev/null';
+  const newName = b ? `b/${path}` : '/dev/null';
+  const structured = structuredPatch(oldName, newName, a?.toString('utf8') ?? '', b?.toString('utf8') ?? '', undefined, undefined, { ...DIFF_LIMITS, context: 3 });
+  if (!structured) return { change: { path, status, added: 0, removed: 0, truncated: true } };
+  let added = 0;
+  let removed = 0;
+  for (const hunk of structured.hunks) {
+    for (const line of hunk.lines) {
+      if (line.startsWith('+')) added++;
+      else if (line.startsWith('-')) removed++;
+    }
+  }
+  return { change: { path, status, added, removed }, patch: formatPatch(structured) };
+}
