@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { CkptError, exitCodeOf } from '../errors.js';
 import { createOutput, type CliIo } from './io.js';
 import { registerSessionCommands } from './commands/session.js';
+import { registerCheckpointCommands } from './commands/checkpoint.js';
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('ckpt')
@@ -22,6 +23,7 @@ export function buildProgram(io: CliIo): Command {
     });
   (program as Command & { ckptIo: CliIo }).ckptIo = io;
   registerSessionCommands(program);
+  registerCheckpointCommands(program);
   for (const cmd of program.commands) inherit(cmd, program);
   return program;
 }

@@ -6,6 +6,11 @@ import type { EventBase, NewEvent } from '../format/event.js';
 import type { WorkspaceContext } from '../context.js';
 import { createEventLog, type EventLog, type EventLogTx } from '../storage/event-log.js';
 import { foldMetadata, type SessionMetadata } from './metadata.js';
+import { capture, type CaptureOptions, type CaptureResult } from '../capture/capture.js';
+import { settle, type SettleResult } from '../capture/settle.js';
+import { startTurn, type TurnOptions } from '../capture/turn.js';
+import { listCheckpoints, type CheckpointEntry } from '../history/log.js';
+import { diffSession, type DiffResult } from '../history/diff.js';
 
 export function sessionKey(ctx: WorkspaceContext, id: string): string {
   return `${ctx.workspace.key}/sessions/${id}`;
@@ -66,6 +71,39 @@ export class Session {
     if (last === 0) throw new CkptError('SESSION_NOT_FOUND', `session ${this.id} not found`, { session: this.id });
     if (stored && stored.eventCount === last) return stored;
     return foldMetadata(undefined, await this.log.read(), { id: this.id, workspace: this.workspaceRoot });
+  }
+
+  /** Starts the next turn (the user sent a message); returns its number and tag. */
+  turn(options?: TurnOptions): Promise<{ turn: number; tag: string; seq: number }> {
+    return startTurn(this, options);
+  }
+
+  /** Records the before-images of paths a tool is about to change; durable when it returns. */
+  capture(paths: readonly string[], options?: CaptureOptions): Promise<CaptureResult> {
+    return capture(this, paths, options);
+  }
+
+  /** Records the after-state of paths a tool has written (default tag: the last capture). */
+  settle(paths: readonly string[], options?: { tag?: string; cwd?: string }): Promise<SettleResult> {
+    return settle(this, paths, options);
+  }
+
+  /** Every checkpoint (capture) of the session, in order. */
+  async checkpoints(): Promise<CheckpointEntry[]> {
+    return listCheckpoints(await this.events());
+  }
+
+  /** Changes between two tags, or from a tag to the present workspace. */
+  async diff(from: string, to?: string, options: { patch?: boolean } = {}): Promise<DiffResult> {
+    return diffSession({
+      events: await this.events(),
+      from,
+      to,
+      blobs: this.ctx.blobs,
+      root: this.workspaceRoot,
+      maxBytes: this.ctx.options.maxBlobBytes,
+      patch: options.patch,
+    });
   }
 
   async setTitle(title: string): Promise<SessionMetadata> {

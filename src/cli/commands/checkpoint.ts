@@ -1,0 +1,100 @@
+// `ckpt turn|capture|settle|log|diff` (DESIGN §9): recording checkpoints and reading them back.
+import type { Command } from 'commander';
+import pc from 'picocolors';
+import { CkptError } from '../../errors.js';
+import type { FileImage } from '../../format/event.js';
+import { action } from '../action.js';
+
+export function registerCheckpointCommands(program: Command): void {
+  program
+    .command('turn')
+    .description('start the next turn (call when the user sends a message)')
+    .option('--message-count <n>', "messages in the agent's transcript now (returned by rewind)")
+    .option('--text <text>', 'the user message, for people reading the log')
+    .action(
+      action(async ([opts], ctx, out) => {
+        const { messageCount, text } = opts as { messageCount?: string; text?: string };
+        const session = await ctx.session();
+        const r = await session.turn({ messageCount: messageCount === undefined ? undefined : parseCount(messageCount), text });
+        out.result({ turn: r.turn, tag: r.tag }, (v) => `turn ${pc.bold(String(v.turn))} started`);
+      }),
+    );
+
+  program
+    .command('capture <paths...>')
+    .description('record the before-images of paths a tool is about to change')
+    .option('--tool <name>', 'the tool about to act', 'capture')
+    .action(
+      action(async ([paths, opts], ctx, out) => {
+        const session = await ctx.session();
+        const r = await session.capture(paths as string[], { tool: (opts as { tool: string }).tool, cwd: ctx.io.cwd });
+        const body = { tag: r.tag, files: r.files.map(publicImage), ...(r.disabled ? { disabled: true } : {}) };
+        out.result(body, (v) => (v.tag === null ? 'capture is disabled (CKPT_DISABLE): nothing recorded' : `captured ${pc.bold(v.tag)}\n${v.files.map(fileLine).join('\n')}`));
+      }),
+    );
+
+  program
+    .command('settle <paths...>')
+    .description('record the after-state of paths a tool has written')
+    .option('--tag <tag>', 'the capture these paths settle (default: the last one)')
+    .action(
+      action(async ([paths, opts], ctx, out) => {
+        const session = await ctx.session();
+        const r = await session.settle(paths as string[], { tag: (opts as { tag?: string }).tag, cwd: ctx.io.cwd });
+        const body = { tag: r.tag, files: r.files.map(publicImage), ...(r.disabled ? { disabled: true } : {}) };
+        out.result(body, (v) => `settled ${v.files.length} path(s)${v.tag ? ` of ${v.tag}` : ''}`);
+      }),
+    );
+
+  program
+    .command('log')
+    .description("list the session's checkpoints")
+    .action(
+      action(async (_args, ctx, out) => {
+        const checkpoints = await (await ctx.session()).checkpoints();
+        out.result({ checkpoints }, (v) =>
+          v.checkpoints.length === 0
+            ? 'no checkpoints yet'
+            : v.checkpoints.map((c) => `${pc.bold(c.tag.padEnd(7))} ${c.at}  ${c.tool.padEnd(10)} ${c.files.map((f) => f.path).join(', ')}`).join('\n'),
+        );
+      }),
+    );
+
+  program
+    .command('diff <from> [to]')
+    .description('what changed between two tags (TO defaults to the present workspace)')
+    .option('--patch', 'include a unified patch')
+    .action(
+      action(async ([from, to, opts], ctx, out) => {
+        const session = await ctx.session();
+        const r = await session.diff(from as string, to as string | undefined, { patch: Boolean((opts as { patch?: boolean }).patch) });
+        const body = { changes: r.changes, ...(r.skipped.length ? { skipped: r.skipped } : {}), ...(r.patch !== undefined ? { patch: r.patch } : {}) };
+        out.result(body, (v) => {
+          const lines = v.changes.map((c) => `${c.status} ${c.path}  ${c.binary ? pc.dim('binary') : `${pc.green(`+${c.added}`)} ${pc.red(`-${c.removed}`)}`}`);
+          if (v.changes.length === 0) lines.push('no changes');
+          if (v.patch) lines.push('', v.patch);
+          return lines.join('\n');
+        });
+      }),
+    );
+}
+
+/** The public per-file shape of §9: path, state and, when known, bytes, mode, target and why. */
+export function publicImage(f: FileImage): Record<string, unknown> {
+  const out: Record<string, unknown> = { path: f.path, state: f.state };
+  if (f.bytes !== undefined) out.bytes = f.bytes;
+  if (f.mode !== undefined) out.mode = f.mode;
+  if (f.target !== undefined) out.target = f.target;
+  if (f.why !== undefined) out.why = f.why;
+  return out;
+}
+
+function fileLine(f: Record<string, unknown>): string {
+  const detail = f.state === 'file' ? `${f.bytes} bytes, mode ${(f.mode as number).toString(8)}` : f.state === 'symlink' ? `-> ${f.target}` : f.state === 'skipped' ? `skipped: ${f.why}` : 'absent';
+  return `  ${f.path}  ${pc.dim(detail)}`;
+}
+
+function parseCount(text: string): number {
+  if (!/^(0|[1-9][0-9]*)$/.test(text)) throw new CkptError('INVALID_ARGUMENT', `--message-count must be a non-negative integer, got ${JSON.stringify(text)}`);
+  return Number(text);
+}

@@ -1,0 +1,24 @@
+// The public library API of ckpt. Adapters (CLI, MCP, HTTP, hooks) use only what is exported here.
+//
+//   const store = await openStore({ dir });            // default: $CKPT_HOME, XDG data dir, ~/.local/share/ckpt
+//   const ws = await store.openWorkspace('/path/to/project');
+//   const session = await ws.create({ title: 'fix the parser' });
+//   await session.turn({ messageCount: 1 });
+//   await session.capture(['src/parser.ts'], { tool: 'Edit' });   // before the tool writes
+//   await session.settle(['src/parser.ts']);                      // after it wrote
+//   await session.diff('1');                                      // what turn 1 changed so far
+//   const result = await restore(session, '1');                   // undo it; result.undo undoes the restore
+
+export { openStore, defaultStoreDir, type OpenStoreOptions, type Store, type Workspace } from './store.js';
+export { CkptError, ERROR_CODES, exitCodeOf, httpStatusOf, isCkptError, type ErrorCode } from './errors.js';
+export { Session } from './session/session.js';
+export type { SessionMetadata } from './session/metadata.js';
+export type { CreateSessionOptions, ForkOptions, SessionTreeNode } from './session/session-store.js';
+export { parseTag, formatTag, compareTags, isTag, type Tag } from './format/tag.js';
+export { resolveTagSeq } from './session/positions.js';
+export type { EventBase, FileImage, FileState, NewEvent, CaptureEvent } from './format/event.js';
+export type { CaptureOptions, CaptureResult } from './capture/capture.js';
+export type { SettleResult } from './capture/settle.js';
+export type { TurnOptions } from './capture/turn.js';
+export type { CheckpointEntry } from './history/log.js';
+export type { DiffChange, DiffResult } from './history/diff.js';
