@@ -1,0 +1,149 @@
+import { chmod, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDirs, type TempDirs } from '../../test/helpers/temp.js';
+import { openStore, type Workspace } from '../store.js';
+import type { Session } from '../session/session.js';
+import type { CaptureEvent, SettleEvent } from '../format/event.js';
+
+let dirs: TempDirs;
+let ws: Workspace;
+let session: Session;
+
+async function open(options: { maxBlobBytes?: number; captureEnabled?: boolean } = {}) {
+  ws = await (await openStore({ dir: dirs.store, ...options })).openWorkspace(dirs.workspace);
+  session = await ws.create({ title: 'capture' });
+}
+
+beforeEach(async () => {
+  dirs = await makeTempDirs('ckpt-capture-');
+  await open();
+});
+afterEach(() => dirs.cleanup());
+
+const w = (rel: string) => join(dirs.workspace, rel);
+
+describe('capture', () => {
+  it('records file (blob + exact mode), symlink (target, not followed), absent and directory as skipped', async () => {
+    await writeFile(w('a.txt'), 'alpha');
+    await chmod(w('a.txt'), 0o751);
+    await symlink('a.txt', w('link'));
+    await symlink('/etc/passwd', w('outside-link'));
+    await mkdir(w('dir'));
+    const r = await session.capture(['a.txt', 'link', 'outside-link', 'new/deep/file.ts', 'dir'], { tool: 'Write' });
+    expect(r.tag).toBe('0.1');
+    const byPath = Object.fromEntries(r.files.map((f) => [f.path, f]));
+    expect(byPath['a.txt']).toMatchObject({ state: 'file', bytes: 5, mode: 0o751 });
+    expect(byPath['link']).toEqual({ path: 'link', state: 'symlink', target: 'a.txt' });
+    expect(byPath['outside-link']).toEqual({ path: 'outside-link', state: 'symlink', target: '/etc/passwd' });
+    expect(byPath['new/deep/file.ts']).toEqual({ path: 'new/deep/file.ts', state: 'absent', newDirs: 2 });
+    expect(byPath['dir']).toMatchObject({ state: 'skipped', why: 'directory' });
+    expect((await ws.ctx.blobs.get(byPath['a.txt']!.blob!)).toString()).toBe('alpha');
+  });
+
+  it('numbers captures N.K within turns, turn 0 before the first turn', async () => {
+    await writeFile(w('a.txt'), '1');
+    expect((await session.capture(['a.txt'])).tag).toBe('0.1');
+    expect((await session.turn({ messageCount: 3 })).tag).toBe('1');
+    expect((await session.capture(['a.txt'])).tag).toBe('1.1');
+    expect((await session.capture(['a.txt'])).tag).toBe('1.2');
+    expect((await session.turn()).turn).toBe(2);
+    expect((await session.capture(['a.txt'])).tag).toBe('2.1');
+    const events = await session.events();
+    expect(events.find((e) => e.type === 'turn')).toMatchObject({ turn: 1, messageCount: 3 });
+  });
+
+  it('refuses paths that escape the workspace and records nothing', async () => {
+    await writeFile(w('a.txt'), 'x');
+    await symlink(dirs.base, w('up'));
+    for (const bad of ['../x', '/etc/passwd', 'up/store/x', w('.')]) {
+      await expect(session.capture(['a.txt', bad])).rejects.toMatchObject({ code: 'PATH_ESCAPE' });
+    }
+    expect((await session.events()).filter((e) => e.type === 'capture')).toHaveLength(0);
+  });
+
+  it('accepts absolute paths inside the root and dedups repeated paths', async () => {
+    await writeFile(w('a.txt'), 'x');
+    const r = await session.capture([w('a.txt'), 'a.txt', './a.txt']);
+    expect(r.files).toHaveLength(1);
+    expect(r.files[0]!.path).toBe('a.txt');
+  });
+
+  it('skips files over the size cap instead of losing them', async () => {
+    await open({ maxBlobBytes: 1024 });
+    await writeFile(w('big.bin'), Buffer.alloc(2048, 7));
+    const r = await session.capture(['big.bin']);
+    expect(r.files[0]).toMatchObject({ state: 'skipped', why: 'too-large', bytes: 2048 });
+  });
+
+  it('is a clearly reported no-op when capture is disabled', async () => {
+    await open({ captureEnabled: false });
+    await writeFile(w('a.txt'), 'x');
+    const r = await session.capture(['a.txt']);
+    expect(r).toEqual({ tag: null, files: [], disabled: true });
+    expect((await session.events()).filter((e) => e.type === 'capture')).toHaveLength(0);
+  });
+
+  it('is durable when it returns: the event is on disk and its blob readable by a fresh store', async () => {
+    await writeFile(w('a.txt'), 'durable');
+    const r = await session.capture(['a.txt']);
+    const log = await readFile(join(dirs.store, 'workspaces', ws.id, 'sessions', session.id, 'events.jsonl'), 'utf8');
+    expect(log).toContain('"type":"capture"');
+    const fresh = await openStore({ dir: dirs.store });
+    expect((await fresh.ctx.blobs.get(r.files[0]!.blob!)).toString()).toBe('durable');
+  });
+});
+
+describe('settle', () => {
+  it('records after-states with content for the last capture, or a given tag', async () => {
+    await writeFile(w('a.txt'), 'before');
+    await session.turn();
+    await session.capture(['a.txt'], { tool: 'Edit' });
+    await writeFile(w('a.txt'), 'after');
+    const s = await session.settle(['a.txt']);
+    expect(s.tag).toBe('1.1');
+    expect((await ws.ctx.blobs.get(s.files[0]!.blob!)).toString()).toBe('after');
+    const settleEvent = (await session.events()).find((e) => e.type === 'settle') as SettleEvent;
+    expect(settleEvent.files[0]).toMatchObject({ path: 'a.txt', state: 'file' });
+    await expect(session.settle(['a.txt'], { tag: '9.9' })).rejects.toMatchObject({ code: 'TAG_NOT_FOUND' });
+  });
+});
+
+describe('conflicts', () => {
+  it('records a conflict when another session wrote a path since this one recorded it, and notifies listeners', async () => {
+    const other = await ws.create({ title: 'other' });
+    const notified: unknown[] = [];
+    ws.ctx.events.on('conflict', (c) => notified.push(c));
+    await writeFile(w('shared.txt'), 'v1');
+    await session.capture(['shared.txt']);
+    await session.settle(['shared.txt']);
+    // The other session edits the file after us.
+    await other.capture(['shared.txt']);
+    await writeFile(w('shared.txt'), 'v2 from other');
+    await other.settle(['shared.txt']);
+    // Our next capture finds content we did not write, last written by `other`.
+    await session.capture(['shared.txt']);
+    const conflicts = (await session.events()).filter((e) => e.type === 'conflict');
+    expect(conflicts).toHaveLength(1);
+    expect(conflicts[0]).toMatchObject({ path: 'shared.txt', otherSession: other.id });
+    expect(notified).toHaveLength(1);
+    // The other session captured v1, which it had never recorded: no conflict there.
+    expect((await other.events()).filter((e) => e.type === 'conflict')).toHaveLength(0);
+    const capture = (await session.events()).filter((e) => e.type === 'capture').at(-1) as CaptureEvent;
+    expect(capture.files[0]!.state).toBe('file');
+  });
+
+  it('survives restarts: the owner index is on disk', async () => {
+    const other = await ws.create();
+    await writeFile(w('f'), 'a');
+    await session.capture(['f']);
+    await session.settle(['f']);
+    await other.capture(['f']);
+    await writeFile(w('f'), 'b');
+    await other.settle(['f']);
+    const reopened = await (await openStore({ dir: dirs.store })).openWorkspace(dirs.workspace);
+    const again = await reopened.get(session.id);
+    await again.capture(['f']);
+    expect((await again.events()).some((e) => e.type === 'conflict' && e.otherSession === other.id)).toBe(true);
+  });
+});

@@ -1,0 +1,53 @@
+// Several processes capturing into one session at once (DESIGN §5): every capture present once,
+// seq dense, K numbers unique; and an unreadable file is `skipped`, never `absent`.
+import { chmod, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from './helpers/cli.js';
+import { makeTempDirs, type TempDirs } from './helpers/temp.js';
+
+let dirs: TempDirs;
+const ckpt = (args: string[]) => runCli(['--store', dirs.store, ...args], { cwd: dirs.workspace });
+
+beforeEach(async () => {
+  dirs = await makeTempDirs('ckpt-mp-');
+});
+afterEach(() => dirs.cleanup());
+
+describe('capture across processes', () => {
+  it('8 processes capturing at once into one session: dense seq, unique tags, nothing lost', async () => {
+    await ckpt(['session', 'new', '--id', 'shared']);
+    await ckpt(['turn']);
+    for (let i = 0; i < 8; i++) await writeFile(join(dirs.workspace, `f${i}.txt`), `content ${i}`);
+    const runs = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => ckpt(['--session', 'shared', 'capture', '--tool', `p${i}`, `f${i}.txt`, '--json'])),
+    );
+    for (const r of runs) expect(r.code, r.stderr).toBe(0);
+    const tags = runs.map((r) => r.json().tag as string);
+    expect(new Set(tags).size).toBe(8);
+    expect(tags.every((t) => /^1\.[1-8]$/.test(t))).toBe(true);
+    const log = (await ckpt(['--session', 'shared', 'log', '--json'])).json();
+    expect(log.checkpoints).toHaveLength(8);
+    const seqs = log.checkpoints.map((c: { seq: number }) => c.seq).sort((a: number, b: number) => a - b);
+    expect(seqs).toEqual([3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(new Set(log.checkpoints.map((c: { tool: string }) => c.tool)).size).toBe(8);
+  });
+
+  it.runIf(process.getuid?.() === 0)('records an unreadable file as skipped, not absent (run as an unprivileged user)', async () => {
+    // As root every file is readable; run the CLI as `nobody` against a world-writable store.
+    const { spawnSync } = await import('node:child_process');
+    const { CKPT_BIN } = await import('./helpers/cli.js');
+    await chmod(dirs.base, 0o777);
+    await chmod(dirs.workspace, 0o777);
+    await writeFile(join(dirs.workspace, 'secret.txt'), 'top secret');
+    await chmod(join(dirs.workspace, 'secret.txt'), 0o000);
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, [CKPT_BIN, '--store', dirs.store, ...args], { cwd: dirs.workspace, uid: 65534, gid: 65534, encoding: 'utf8' });
+    expect(run(['session', 'new']).status).toBe(0);
+    const r = run(['capture', 'secret.txt', '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const file = JSON.parse(r.stdout).files[0];
+    expect(file.state).toBe('skipped');
+    expect(file.why).toMatch(/^unreadable: EACCES/);
+  });
+});
