@@ -1,0 +1,84 @@
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDirs, type TempDirs } from '../../test/helpers/temp.js';
+import { openStore } from '../store.js';
+import type { Session } from '../session/session.js';
+
+let dirs: TempDirs;
+let session: Session;
+const w = (rel: string) => join(dirs.workspace, rel);
+
+beforeEach(async () => {
+  dirs = await makeTempDirs('ckpt-diff-');
+  const ws = await (await openStore({ dir: dirs.store })).openWorkspace(dirs.workspace);
+  session = await ws.create();
+});
+afterEach(() => dirs.cleanup());
+
+/** capture -> write -> settle, as an agent's write tool would. */
+async function agentWrite(rel: string, content: string | null) {
+  await session.capture([rel], { tool: 'Write' });
+  if (content === null) await rm(w(rel));
+  else await writeFile(w(rel), content);
+  await session.settle([rel]);
+}
+
+describe('diff', () => {
+  it('reports A/M/D with line counts between a tag and the present, and a unified patch', async () => {
+    await writeFile(w('keep.txt'), 'one\ntwo\nthree\n');
+    await writeFile(w('gone.txt'), 'bye\n');
+    await session.turn();
+    await agentWrite('keep.txt', 'one\nTWO\nthree\nfour\n');
+    await agentWrite('new.txt', 'fresh\n');
+    await agentWrite('gone.txt', null);
+    const r = await session.diff('1', undefined, { patch: true });
+    expect(r.changes).toEqual([
+      { path: 'gone.txt', status: 'D', added: 0, removed: 1 },
+      { path: 'keep.txt', status: 'M', added: 2, removed: 1 },
+      { path: 'new.txt', status: 'A', added: 1, removed: 0 },
+    ]);
+    expect(r.patch).toContain('+TWO');
+    expect(r.patch).toContain('-two');
+    expect(r.patch).toContain('--- /dev/null');
+  });
+
+  it('diffs between two tags using the images recorded at each', async () => {
+    await writeFile(w('a.txt'), 'v1\n');
+    await session.turn();
+    await agentWrite('a.txt', 'v2\n');
+    await session.turn();
+    await agentWrite('a.txt', 'v3\n');
+    await writeFile(w('a.txt'), 'v4 not captured\n');
+    const r = await session.diff('1', '2');
+    expect(r.changes).toEqual([{ path: 'a.txt', status: 'M', added: 1, removed: 1 }]);
+    const between = await session.diff('1', '2', { patch: true });
+    expect(between.patch).toContain('+v2');
+    expect(between.patch).not.toContain('v3');
+    // A turn with no captures in range shows no changes.
+    expect((await session.diff('2', '2')).changes).toEqual([]);
+  });
+
+  it('reports binary files as binary', async () => {
+    await session.turn();
+    await agentWrite('img.bin', '\0\x01\x02binary');
+    const r = await session.diff('1');
+    expect(r.changes).toEqual([{ path: 'img.bin', status: 'A', added: 0, removed: 0, binary: true }]);
+  });
+
+  it('stays bounded on large inputs', async () => {
+    const big = Array.from({ length: 60_000 }, (_, i) => `line ${i}`).join('\n');
+    const shuffled = Array.from({ length: 60_000 }, (_, i) => `other ${(i * 7919) % 60_000}`).join('\n');
+    await writeFile(w('big.txt'), big);
+    await session.turn();
+    await agentWrite('big.txt', shuffled);
+    // Past the edit-length cap the line counts are given up on and said so, instead of running away.
+    const r = await session.diff('1');
+    expect(r.changes[0]).toEqual({ path: 'big.txt', status: 'M', added: 0, removed: 0, truncated: true });
+  });
+
+  it('rejects unknown and malformed tags', async () => {
+    await expect(session.diff('7')).rejects.toMatchObject({ code: 'TAG_NOT_FOUND' });
+    await expect(session.diff('x')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
+});
