@@ -76,7 +76,7 @@ export function decodePackIndex(buf: Buffer, name = 'pack'): PackIndex {
   if (buf.readUInt32BE(FANOUT_AT + 255 * 4) !== count) throw corrupt('fanout does not match count');
   for (let i = 0; i < count; i++) {
     const at = ENTRIES_AT + i * ENTRY_BYTES;
-    if (i > 0 && buf.compare(buf, at - ENTRY_BYTES, at - ENTRY_BYTES + 32, at, at + 32) >= 0) throw corrupt('ids not sorted');
+    if (i > 0 && buf.compare(buf, at - ENTRY_BYTES, at - ENTRY_BYTES + 32, at, at + 32) <= 0) throw corrupt('ids not sorted');
     const offset = Number(buf.readBigUInt64BE(at + 32));
     if (offset < PACK_HEADER.length || offset + buf.readUInt32BE(at + 40) > packSize) throw corrupt('entry out of bounds');
   }

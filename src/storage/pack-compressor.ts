@@ -47,6 +47,9 @@ parentPort.on('message', ({ seq, data, jobs }) => {
 });
 `;
 
+/** The first this-many raw bytes of a writer are compressed inline. */
+const INLINE_FIRST_BYTES = 4 * 1024 * 1024;
+
 interface WorkerJob extends CompressJob {
   offset: number;
   length: number;
@@ -68,6 +71,8 @@ export function createPackCompressor(options: PackCompressorOptions = {}): PackC
   const slots: Slot[] = [];
   const waiting = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
   let seq = 0;
+  /** Raw bytes handed to run() so far. */
+  let seen = 0;
   let broken = threads === 0;
 
   function spawn(): Slot | undefined {
@@ -123,7 +128,9 @@ export function createPackCompressor(options: PackCompressorOptions = {}): PackC
         return job ? { ...job, offset: raw.byteOffset, length: raw.length } : undefined;
       });
       const todo = jobs.filter((j): j is WorkerJob => j !== undefined);
-      const slot = todo.length > 0 ? pick() : undefined;
+      // Starting a thread costs tens of ms: small writers (one turn's captures) never start one.
+      const small = slots.length === 0 && (seen += batch.length) <= INLINE_FIRST_BYTES;
+      const slot = todo.length > 0 && !small ? pick() : undefined;
       if (!slot) return inline(raws, jobs);
       const mySeq = ++seq;
       slot.busy++;

@@ -4,7 +4,6 @@
 // point. Used by the pack writer (fresh blobs) and by pack rewrites (records copied as they are).
 import { randomBytes } from 'node:crypto';
 import { decodePackIndex, encodePackIndex, PACK_HEADER, type PackEntry } from '../format/pack-index.js';
-import { CkptError } from '../errors.js';
 import type { StoreBackend } from './backend.js';
 import { indexKey, packKey, type PackSet } from './pack-set.js';
 
@@ -122,8 +121,4 @@ export function createPackSink(options: PackSinkOptions): PackSink {
       open.clear();
     },
   };
-}
-
-export function assertOpen(state: 'open' | 'committed' | 'aborted'): void {
-  if (state !== 'open') throw new CkptError('INTERNAL', `pack writer already ${state}`);
 }

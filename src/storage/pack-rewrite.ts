@@ -1,0 +1,99 @@
+// Rewriting a pack without its dead blobs (for GC): the kept records are copied byte for byte into a
+// new pack (read in large windows, never one read per blob), the new index is committed, then the old
+// index is removed and the old pack last — so at every instant each kept blob is reachable through
+// some index. Readers holding the old index in memory retry through a fresh listing.
+import { CkptError } from '../errors.js';
+import { decodePackIndex, type PackEntry } from '../format/pack-index.js';
+import type { StoreBackend } from './backend.js';
+import { createPackSink } from './pack-sink.js';
+import { indexKey, PACK_NAME, packKey, type PackSet } from './pack-set.js';
+
+export interface RewritePackResult {
+  /** The pack now holding the kept blobs: the new one, the old one when nothing changed, or undefined when none were kept. */
+  pack: string | undefined;
+  kept: number;
+  dropped: number;
+  bytesFreed: number;
+  /** True when the pack was freshened during the rewrite (a blob in it was just reused): it was left as it was. */
+  skipped: boolean;
+}
+
+export interface RewriteDeps {
+  backend: StoreBackend;
+  packs: PackSet;
+  maxPackBytes?: number;
+}
+
+const WINDOW_BYTES = 8 * 1024 * 1024;
+const indexBytes = (count: number): number => 16 + 1024 + 44 * count + 32;
+
+export async function rewritePack(deps: RewriteDeps, name: string, keep: (id: string) => boolean): Promise<RewritePackResult> {
+  const { backend, packs } = deps;
+  if (!PACK_NAME.test(name)) throw new CkptError('INVALID_ARGUMENT', `invalid pack name ${JSON.stringify(name)}`, { pack: name });
+  const idxBuf = await backend.read(indexKey(name));
+  if (!idxBuf) throw new CkptError('NOT_FOUND', `pack ${name} not found`, { pack: name });
+  const index = decodePackIndex(idxBuf, name);
+  const before = await backend.stat(packKey(name));
+  const all = [...index.entries()];
+  const kept = all.filter((e) => keep(e.id)).sort((a, b) => a.offset - b.offset);
+  const oldBytes = (before?.size ?? 0) + idxBuf.length;
+  if (kept.length === all.length) return { pack: name, kept: kept.length, dropped: 0, bytesFreed: 0, skipped: false };
+
+  let newPack: string | undefined;
+  let newBytes = 0;
+  if (kept.length > 0) {
+    if (!before) throw new CkptError('BLOB_CORRUPT', `pack ${name} is missing but its index exists`, { pack: name });
+    const sink = createPackSink({ backend, packs, maxPackBytes: deps.maxPackBytes });
+    try {
+      await copyRecords(backend, name, kept, (e, record) => sink.place(e.id, record, EMPTY));
+      const written = await sink.finish();
+      newPack = written.at(-1)?.name;
+      newBytes = written.reduce((n, p) => n + p.bytes + indexBytes(p.count), 0);
+    } catch (err) {
+      await sink.abort();
+      throw err;
+    }
+  }
+
+  // Someone reused a blob of this pack while we copied (the put freshened the pack): dropping it now
+  // could delete a blob they rely on. Keep the old pack and withdraw the copy.
+  const after = await backend.stat(packKey(name));
+  if (before && after && after.mtimeMs !== before.mtimeMs) {
+    for (const p of newPack ? [newPack] : []) {
+      await backend.remove(indexKey(p));
+      packs.forget(p);
+      await backend.remove(packKey(p));
+    }
+    return { pack: name, kept: all.length, dropped: 0, bytesFreed: 0, skipped: true };
+  }
+
+  await backend.remove(indexKey(name));
+  packs.forget(name);
+  await backend.remove(packKey(name));
+  return { pack: newPack, kept: kept.length, dropped: all.length - kept.length, bytesFreed: oldBytes - newBytes, skipped: false };
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** Streams `entries` (sorted by offset) out of a pack, reading windows of several MiB. */
+async function copyRecords(
+  backend: StoreBackend,
+  pack: string,
+  entries: readonly PackEntry[],
+  onRecord: (entry: PackEntry, record: Buffer) => void,
+): Promise<void> {
+  let window: Buffer = Buffer.alloc(0);
+  let windowAt = 0;
+  for (const e of entries) {
+    if (e.offset < windowAt || e.offset + e.length > windowAt + window.length) {
+      windowAt = e.offset;
+      window = (await backend.readRange(packKey(pack), e.offset, Math.max(WINDOW_BYTES, e.length))) ?? Buffer.alloc(0);
+    }
+    const record = window.subarray(e.offset - windowAt, e.offset - windowAt + e.length);
+    if (record.length !== e.length) {
+      throw new CkptError('BLOB_CORRUPT', `pack ${pack} is cut short at blob ${e.id}`, { pack, blob: e.id });
+    }
+    // No copy needed: each window is a fresh buffer, so earlier records queued in the sink stay intact.
+    onRecord(e, record);
+  }
+}
