@@ -6,6 +6,7 @@ import type { WorkspaceContext } from '../context.js';
 import type { SessionMetadata } from './metadata.js';
 import { Session, sessionKey } from './session.js';
 import { assertSessionId, generateSessionId } from './session-id.js';
+import { recoverSession } from '../restore/recover.js';
 
 export interface CreateSessionOptions {
   id?: string;
@@ -111,12 +112,13 @@ export function createSessionStore(ctx: WorkspaceContext): SessionStore {
       if (options.parent) first.parent = options.parent;
       return createWithEvents(options.id ?? generateSessionId(), first);
     },
-    get,
+    // Opening a session finishes (or abandons) an interrupted restore before anything else (DESIGN §4).
+    get: async (id) => recoverSession(await get(id)),
     list,
     latest: async () => {
       const [newest] = await list();
       if (!newest) throw new CkptError('SESSION_NOT_FOUND', `no session in workspace ${ctx.workspace.root}; create one with 'ckpt session new'`, { workspace: ctx.workspace.root });
-      return get(newest.id);
+      return recoverSession(await get(newest.id));
     },
     fork: async (id, options = {}) => {
       const parent = await get(id);

@@ -1,0 +1,141 @@
+// The journaled apply of a restore plan (DESIGN §4), run inside the session's transaction:
+//   drift gate → recovery capture (tool `restore`, carrying `restoreId`) → stage every target beside
+//   it (blob reads happen here: a corrupt blob aborts with nothing changed) → `restore_started`
+//   (the point of no return) → place (rename/unlink/symlink, folder fsyncs, emptied folders
+//   removed) → `restore_committed`.
+// A crash before `restore_started` is undone on the next open, one after it is finished (recover.ts).
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { CkptError } from '../errors.js';
+import type { CaptureEvent, FileImage, NewEvent } from '../format/event.js';
+import { captureTag } from '../format/tag.js';
+import { readImages } from '../capture/capture.js';
+import type { Session } from '../session/session.js';
+import { imageOfPlanEntry, replay } from '../session/replay.js';
+import { recordOwnership } from '../capture/owner-index.js';
+import type { EventLogTx } from '../storage/event-log.js';
+import { sameImage } from '../workspace/read-image.js';
+import { placeEntries } from './place.js';
+import { summarizePlan, type PlannedEntry, type RestorePlan, type SkippedPath } from './plan-restore.js';
+import { foldersToCreate, removeEmptyFolders } from './stage.js';
+import { stageAll } from './stage-all.js';
+
+/** The result of a restore (DESIGN §9), plus `unchanged` and, for a dry run, the plan. */
+export interface RestoreResult {
+  to: string;
+  restored: string[];
+  deleted: string[];
+  skipped: SkippedPath[];
+  drift: string[];
+  /** Tag of the recovery capture: restoring to it undoes this restore. Null when nothing changed. */
+  undo: string | null;
+  unchanged: string[];
+  dryRun?: true;
+  plan?: RestorePlan;
+  /** The restore's id in the log (`restore_started` / `restore_committed`). */
+  id?: string;
+}
+
+export interface ApplyRestoreOptions {
+  /** The tag restored to, as the user wrote it (recorded and returned). */
+  to: string;
+  plan: RestorePlan;
+  /** The present images the plan was made from (hash-only). */
+  present: ReadonlyMap<string, FileImage>;
+  force?: boolean;
+  dryRun?: boolean;
+  /** Reason recorded on the recovery capture, e.g. `restore to 3`. */
+  reason: string;
+}
+
+export function driftError(to: string, drift: readonly string[]): CkptError {
+  const shown = drift.slice(0, 5).join(', ') + (drift.length > 5 ? `, … (${drift.length} in all)` : '');
+  return new CkptError(
+    'DRIFT',
+    `restore to ${to} would overwrite ${drift.length} path(s) changed since ckpt last recorded them: ${shown}. Nothing was changed; use --force to restore anyway (their present content is kept in the recovery capture)`,
+    { to, drift: [...drift] },
+  );
+}
+
+function baseResult(options: ApplyRestoreOptions, entries: readonly PlannedEntry[], skipped: SkippedPath[], drift: string[]): RestoreResult {
+  return { to: options.to, ...summarizePlan(entries), skipped, drift, undo: null, unchanged: [...options.plan.unchanged] };
+}
+
+export async function applyRestore(session: Session, tx: EventLogTx, options: ApplyRestoreOptions): Promise<RestoreResult> {
+  const { plan } = options;
+  const root = session.workspaceRoot;
+  if (options.dryRun) return { ...baseResult(options, plan.entries, [...plan.skipped], [...plan.drift]), dryRun: true, plan };
+  if (plan.drift.length > 0 && !options.force) throw driftError(options.to, plan.drift);
+  if (plan.entries.length === 0) return baseResult(options, [], [...plan.skipped], [...plan.drift]);
+
+  // Recovery capture: the present content of every planned path, stored durably before any change.
+  const recovery = await readImages(session, plan.entries.map((e) => ({ rel: e.path, abs: join(root, e.path) })));
+  const entries: PlannedEntry[] = [];
+  const skipped = [...plan.skipped];
+  const drift = [...plan.drift];
+  const changedMeanwhile: string[] = [];
+  plan.entries.forEach((entry, i) => {
+    const now = recovery[i]!;
+    if (now.state === 'skipped') {
+      skipped.push({ path: entry.path, why: `present-unrecoverable: ${now.why ?? 'unreadable'}` });
+      return;
+    }
+    if (!sameImage(now, options.present.get(entry.path))) {
+      changedMeanwhile.push(entry.path);
+      if (!drift.includes(entry.path)) drift.push(entry.path);
+    }
+    entries.push(entry);
+  });
+  if (changedMeanwhile.length > 0 && !options.force) throw driftError(options.to, changedMeanwhile);
+  if (entries.length === 0) return baseResult(options, [], skipped, drift);
+  const recoveryImages = recovery.filter((r) => r.state !== 'skipped');
+
+  const id = randomBytes(8).toString('hex');
+  const stageDirs = await foldersToCreate(root, entries);
+  const state = replay(await tx.read());
+  const captureEvent: NewEvent = {
+    type: 'capture',
+    tag: captureTag(state.turn, state.nextK),
+    turn: state.turn,
+    k: state.nextK,
+    tool: 'restore',
+    reason: options.reason,
+    restoreId: id,
+    // Folders staging may create: removed again if the restore is abandoned before its point of no return.
+    stageDirs,
+    files: recoveryImages,
+  };
+  const [stored] = (await tx.append([captureEvent])) as CaptureEvent[];
+  const undo = stored!.tag;
+
+  const ctx = { root, blobs: session.ctx.blobs, id };
+  let staged;
+  try {
+    staged = await stageAll(ctx, entries, 'strict');
+  } catch (err) {
+    await removeEmptyFolders(root, stageDirs);
+    const code = err instanceof CkptError ? err.code : 'INTERNAL';
+    await tx.append([{ type: 'restore_aborted', id, reason: code }]);
+    throw err;
+  }
+
+  // The point of no return: from here on, a crash is finished from this plan on the next open.
+  await tx.append([{ type: 'restore_started', id, to: options.to, recovery: undo, plan: entries }]);
+  const placed = await placeEntries(root, staged.entries, staged.staged);
+  const result: RestoreResult = {
+    to: options.to,
+    restored: placed.restored,
+    deleted: placed.deleted,
+    skipped: [...skipped, ...placed.skipped],
+    drift,
+    undo,
+    unchanged: [...plan.unchanged],
+    id,
+  };
+  const { unchanged, ...recorded } = result;
+  await tx.append([{ type: 'restore_committed', id, result: { ...recorded, unchanged: unchanged.length } }]);
+  // This session wrote these paths now: other sessions' captures can detect conflicts with it.
+  const done = new Set([...placed.restored, ...placed.deleted]);
+  await recordOwnership(session, staged.entries.filter((e) => done.has(e.path)).map(imageOfPlanEntry)).catch(() => {});
+  return result;
+}

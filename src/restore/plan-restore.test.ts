@@ -1,0 +1,67 @@
+// planRestore is pure: plans built from hand-written events and present images, no disk.
+import { describe, expect, it } from 'vitest';
+import type { EventBase, FileImage } from '../format/event.js';
+import { candidatePaths, planRestore } from './plan-restore.js';
+
+let seq = 0;
+const ev = (type: string, fields: Record<string, unknown> = {}): EventBase => ({ v: 1, seq: ++seq, type, at: '2024-01-01T00:00:00.000Z', ...fields });
+const file = (path: string, blob: string, mode = 0o644): FileImage => ({ path, state: 'file', blob, mode });
+const absent = (path: string, newDirs?: number): FileImage => ({ path, state: 'absent', ...(newDirs ? { newDirs } : {}) });
+
+function history(): EventBase[] {
+  seq = 0;
+  return [
+    ev('session', { kind: 'root' }),
+    ev('turn', { turn: 1 }), // seq 2
+    ev('capture', { tag: '1.1', turn: 1, k: 1, tool: 'Write', files: [file('a', 'A1'), absent('n/x', 1)] }),
+    ev('settle', { tag: '1.1', files: [file('a', 'A2'), file('n/x', 'X')] }),
+    ev('turn', { turn: 2 }), // seq 5
+    ev('capture', { tag: '2.1', turn: 2, k: 1, tool: 'Write', files: [file('a', 'A2'), file('late', 'L0'), { path: 'big', state: 'skipped', why: 'too-large' }] }),
+    ev('settle', { tag: '2.1', files: [file('a', 'A3'), file('late', 'L1'), file('big', 'B1')] }),
+  ];
+}
+
+describe('planRestore', () => {
+  it('uses the earliest image after the position, including paths first captured late', () => {
+    const events = history();
+    expect(candidatePaths(events, 2)).toEqual(['a', 'big', 'late', 'n/x']);
+    expect(candidatePaths(events, 5)).toEqual(['a', 'big', 'late']);
+    const present = new Map([file('a', 'A3'), file('late', 'L1'), file('big', 'B1'), file('n/x', 'X')].map((i) => [i.path, i]));
+    const plan = planRestore({ events, toSeq: 2, present });
+    expect(plan.entries).toEqual([
+      { path: 'n/x', action: 'delete', newDirs: 1 },
+      { path: 'a', action: 'write', blob: 'A1', mode: 0o644 },
+      { path: 'late', action: 'write', blob: 'L0', mode: 0o644 },
+    ]);
+    expect(plan.skipped).toEqual([{ path: 'big', why: 'not-recorded: too-large' }]);
+    expect(plan).toMatchObject({ drift: [], unchanged: [] });
+  });
+
+  it('reports drift against the last recorded after-state, unchanged paths, and unrecoverable present states', () => {
+    const events = history();
+    const present = new Map(
+      [file('a', 'HAND'), file('late', 'L0'), { path: 'big', state: 'skipped', why: 'too-large' } as FileImage].map((i) => [i.path, i]),
+    );
+    const plan = planRestore({ events, toSeq: 5, present });
+    expect(plan.drift).toEqual(['a']);
+    expect(plan.unchanged).toEqual(['late']);
+    expect(plan.entries.map((e) => e.path)).toEqual(['a']);
+    const blocked = planRestore({ events, toSeq: 5, present: new Map([['a', { path: 'a', state: 'skipped', why: 'symlinked-parent' } as FileImage]]) });
+    expect(blocked.skipped).toContainEqual({ path: 'a', why: 'symlinked-parent' });
+    expect(blocked.skipped).toContainEqual({ path: 'late', why: 'present-not-read' });
+  });
+
+  it('a mode-only difference is a write; an unknown after-state is never drift; filters restrict', () => {
+    const events = history();
+    events.push(ev('capture', { tag: '2.2', turn: 2, k: 2, tool: 'Bash', files: [file('m', 'M', 0o755)] }));
+    const present = new Map([file('m', 'M', 0o644), file('a', 'zzz')].map((i) => [i.path, i]));
+    const plan = planRestore({ events, toSeq: 7, present });
+    expect(plan.entries).toEqual([{ path: 'm', action: 'write', blob: 'M', mode: 0o755 }]);
+    expect(plan.drift).toEqual([]);
+    const filtered = planRestore({ events, toSeq: 5, paths: ['a', 'nope'], present });
+    expect(filtered.entries.map((e) => e.path)).toEqual(['a']);
+    expect(filtered.skipped).toEqual([{ path: 'nope', why: 'not-captured-after-tag' }]);
+    const bad = [...events, ev('capture', { tag: '2.3', turn: 2, k: 3, tool: 'x', files: [file('../etc/passwd', 'P')] })];
+    expect(planRestore({ events: bad, toSeq: 8, present }).skipped).toEqual([{ path: '../etc/passwd', why: 'invalid-path' }]);
+  });
+});

@@ -1,0 +1,96 @@
+// The present state of planned paths, as a restore sees it (DESIGN §6): a path is only ever reached
+// through real folders. Every ancestor beneath the root is `lstat`ed: a symlink or a file where a
+// folder should be blocks the path (it is skipped, never written through). Also the small filesystem
+// helpers the restore steps share: bounded parallel map, directory fsync, parent-chain checks.
+import { lstat, open } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FileImage } from '../format/event.js';
+import { readImage } from '../workspace/read-image.js';
+import { WHY } from './plan-restore.js';
+
+/** Workspace-relative ancestors of `rel`, outermost first (`a/b/c` -> `a`, `a/b`). */
+export function ancestorsOf(rel: string): string[] {
+  const parts = rel.split('/');
+  const out: string[] = [];
+  for (let i = 1; i < parts.length; i++) out.push(parts.slice(0, i).join('/'));
+  return out;
+}
+
+export type ParentChain =
+  | { ok: true; /** Ancestors that do not exist (outermost first). */ missing: string[] }
+  | { ok: false; why: typeof WHY.symlinkedParent | typeof WHY.parentNotDirectory; at: string };
+
+/** Checks the parent chain of `rel` with lstat only: nothing is followed. */
+export async function checkParentChain(root: string, rel: string): Promise<ParentChain> {
+  const ancestors = ancestorsOf(rel);
+  for (let i = 0; i < ancestors.length; i++) {
+    const dir = ancestors[i]!;
+    let info;
+    try {
+      info = await lstat(join(root, dir));
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return { ok: true, missing: ancestors.slice(i) };
+      throw err;
+    }
+    if (info.isSymbolicLink()) return { ok: false, why: WHY.symlinkedParent, at: dir };
+    if (!info.isDirectory()) return { ok: false, why: WHY.parentNotDirectory, at: dir };
+  }
+  return { ok: true, missing: [] };
+}
+
+/** Hash-only present image of one path; a blocked parent chain makes it `skipped` with the reason. */
+export async function readPresent(root: string, rel: string, maxBytes: number): Promise<FileImage> {
+  let chain: ParentChain;
+  try {
+    chain = await checkParentChain(root, rel);
+  } catch (err) {
+    return { path: rel, state: 'skipped', why: `unreadable: ${(err as NodeJS.ErrnoException).code ?? String(err)}` };
+  }
+  if (!chain.ok) return { path: rel, state: 'skipped', why: chain.why };
+  if (chain.missing.length > 0) return { path: rel, state: 'absent' };
+  return readImage(join(root, rel), rel, { maxBytes });
+}
+
+export async function readPresentImages(root: string, paths: readonly string[], maxBytes: number): Promise<Map<string, FileImage>> {
+  const images = await mapLimit(paths, 16, (p) => readPresent(root, p, maxBytes));
+  return new Map(images.map((i) => [i.path, i]));
+}
+
+/** Maps with at most `limit` calls in flight; results in input order; the first failure rejects. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  let failed = false;
+  const worker = async (): Promise<void> => {
+    while (!failed && next < items.length) {
+      const i = next++;
+      try {
+        out[i] = await fn(items[i]!, i);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
+  };
+  const results = await Promise.allSettled(Array.from({ length: Math.min(limit, items.length) }, worker));
+  const rejected = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (rejected) throw rejected.reason;
+  return out;
+}
+
+/** Makes a folder's entries durable (renames, unlinks, creations inside it). Missing folders are fine. */
+export async function fsyncDir(abs: string): Promise<void> {
+  let handle;
+  try {
+    handle = await open(abs, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

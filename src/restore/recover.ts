@@ -1,0 +1,102 @@
+// Recovery of interrupted restores (DESIGN §4), run when a session is opened and before any restore:
+// - `restore_started` without `restore_committed`: the point of no return was passed, so the restore
+//   is finished from its journaled plan (re-staged from blobs, placed again — idempotent) and
+//   committed;
+// - a recovery capture carrying a `restoreId` with neither `restore_started` nor `restore_aborted`:
+//   the process died while staging; its staging files and the folders staging created are removed
+//   and `restore_aborted` is appended. The workspace is then exactly as before that restore.
+import type { CaptureEvent, EventBase, RestoreStartedEvent } from '../format/event.js';
+import type { Session } from '../session/session.js';
+import type { EventLogTx } from '../storage/event-log.js';
+import { placeEntries } from './place.js';
+import type { PlannedEntry } from './plan-restore.js';
+import { removeEmptyFolders, removeStaged } from './stage.js';
+import { stageAll } from './stage-all.js';
+
+export interface RecoveryReport {
+  /** Ids of restores finished from their plan. */
+  finished: string[];
+  /** Ids of restores abandoned before their point of no return. */
+  aborted: string[];
+}
+
+interface Pending {
+  open: RestoreStartedEvent[];
+  abandoned: CaptureEvent[];
+}
+
+/** Pure: the restores of a log that need recovery. */
+export function pendingRecovery(events: readonly EventBase[]): Pending {
+  const started = new Map<string, RestoreStartedEvent>();
+  const closed = new Set<string>();
+  const captures: CaptureEvent[] = [];
+  for (const e of events) {
+    if (e.type === 'restore_started') started.set(String(e.id), e as RestoreStartedEvent);
+    else if (e.type === 'restore_committed' || e.type === 'restore_aborted') closed.add(String(e.id));
+    else if (e.type === 'capture' && typeof e.restoreId === 'string') captures.push(e as CaptureEvent);
+  }
+  return {
+    open: [...started.values()].filter((s) => !closed.has(String(s.id))),
+    abandoned: captures.filter((c) => !started.has(String(c.restoreId)) && !closed.has(String(c.restoreId))),
+  };
+}
+
+function isEmpty(p: Pending): boolean {
+  return p.open.length === 0 && p.abandoned.length === 0;
+}
+
+/**
+ * Finishes or abandons interrupted restores of `session` under its lock; returns the session. Cheap
+ * when there is nothing to do (one log read, no lock).
+ */
+export async function recoverSession(session: Session): Promise<Session> {
+  if (isEmpty(pendingRecovery(await session.events()))) return session;
+  await session.transaction((tx) => recoverInTx(session, tx));
+  return session;
+}
+
+/** The same, inside a transaction the caller holds (the log is re-read under the lock). */
+export async function recoverInTx(session: Session, tx: EventLogTx): Promise<RecoveryReport> {
+  const pending = pendingRecovery(await tx.read());
+  const report: RecoveryReport = { finished: [], aborted: [] };
+  for (const capture of pending.abandoned) {
+    await abandon(session, tx, capture);
+    report.aborted.push(String(capture.restoreId));
+  }
+  for (const started of pending.open) {
+    await finish(session, tx, started);
+    report.finished.push(started.id);
+  }
+  return report;
+}
+
+async function abandon(session: Session, tx: EventLogTx, capture: CaptureEvent): Promise<void> {
+  const root = session.workspaceRoot;
+  const id = String(capture.restoreId);
+  await removeStaged(root, capture.files.map((f) => f.path), id);
+  const stageDirs = Array.isArray(capture.stageDirs) ? (capture.stageDirs as unknown[]).filter((d): d is string => typeof d === 'string') : [];
+  await removeEmptyFolders(root, stageDirs);
+  await tx.append([{ type: 'restore_aborted', id, reason: 'interrupted before restore_started' }]);
+}
+
+async function finish(session: Session, tx: EventLogTx, started: RestoreStartedEvent): Promise<void> {
+  const root = session.workspaceRoot;
+  const entries = started.plan as PlannedEntry[];
+  const paths = entries.map((e) => e.path);
+  // Leftovers of the interrupted run are replaced by fresh stages: their content may be partial.
+  await removeStaged(root, paths, started.id);
+  const staged = await stageAll({ root, blobs: session.ctx.blobs, id: started.id }, entries, 'lenient');
+  const placed = await placeEntries(root, staged.entries, staged.staged);
+  await removeStaged(root, paths, started.id);
+  const result = {
+    to: started.to,
+    restored: placed.restored,
+    deleted: placed.deleted,
+    skipped: [...staged.failed, ...placed.skipped],
+    drift: [],
+    undo: started.recovery,
+    id: started.id,
+    recovered: true,
+  };
+  await tx.append([{ type: 'restore_committed', id: started.id, result }]);
+}

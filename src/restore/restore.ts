@@ -1,0 +1,77 @@
+// The restore operation (DESIGN §2 "Restore to a tag", §9 `ckpt restore`): resolve the tag and the
+// optional path filter, read the present images of the candidate paths, plan (pure), and apply the
+// plan journaled — all under the session lock, after finishing any interrupted restore.
+import type { EventBase, FileImage } from '../format/event.js';
+import { resolveTagSeq } from '../session/positions.js';
+import type { Session } from '../session/session.js';
+import type { EventLogTx } from '../storage/event-log.js';
+import { resolveBeneath } from '../workspace/resolve-path.js';
+import { applyRestore, type RestoreResult } from './apply-restore.js';
+import { candidatePaths, planRestore, type RestorePlan } from './plan-restore.js';
+import { readPresentImages } from './present.js';
+import { recoverInTx } from './recover.js';
+
+export interface RestoreOptions {
+  /** Paths or folders (relative to `cwd`, or absolute inside the root) to restrict the restore to. */
+  paths?: readonly string[];
+  cwd?: string;
+  /** Overwrite drifted paths (their present content still goes into the recovery capture). */
+  force?: boolean;
+  /** Plan only: nothing is recorded or changed; the result carries the plan. */
+  dryRun?: boolean;
+}
+
+export interface RestoreInTxOptions {
+  tag: string;
+  /** The history the restore is planned from (the session's own, or the parent's for a fork). */
+  events: readonly EventBase[];
+  filter?: readonly string[];
+  force?: boolean;
+  dryRun?: boolean;
+  reason: string;
+}
+
+/** Resolves filter inputs to workspace-relative paths (PATH_ESCAPE for anything outside the root). */
+export async function resolveFilter(session: Session, inputs: readonly string[], cwd?: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const input of inputs) out.push((await resolveBeneath(session.workspaceRoot, input, cwd ?? session.workspaceRoot)).rel);
+  return [...new Set(out)];
+}
+
+/** Plans a restore of `events` to `tag` against the present workspace (no changes, no lock needed). */
+export async function planAgainstWorkspace(
+  session: Session,
+  events: readonly EventBase[],
+  tag: string,
+  filter?: readonly string[],
+): Promise<{ plan: RestorePlan; present: Map<string, FileImage> }> {
+  const toSeq = resolveTagSeq(events, tag);
+  const candidates = candidatePaths(events, toSeq, filter);
+  const present = await readPresentImages(session.workspaceRoot, candidates, session.ctx.options.maxBlobBytes);
+  return { plan: planRestore({ events, toSeq, paths: filter, present }), present };
+}
+
+/** Plans and applies inside a transaction on `session` (where the restore is recorded). */
+export async function restoreInTx(session: Session, tx: EventLogTx, options: RestoreInTxOptions): Promise<RestoreResult> {
+  const { plan, present } = await planAgainstWorkspace(session, options.events, options.tag, options.filter);
+  return applyRestore(session, tx, { to: options.tag, plan, present, force: options.force, dryRun: options.dryRun, reason: options.reason });
+}
+
+/**
+ * Restores the workspace (or the paths given) to `tag`. DRIFT (nothing changed) when a planned path
+ * changed since ckpt last recorded it, unless `force`. The result's `undo` tag undoes it.
+ */
+export async function restore(session: Session, tag: string, options: RestoreOptions = {}): Promise<RestoreResult> {
+  const filter = options.paths ? await resolveFilter(session, options.paths, options.cwd) : undefined;
+  return session.transaction(async (tx) => {
+    await recoverInTx(session, tx);
+    return restoreInTx(session, tx, {
+      tag,
+      events: await tx.read(),
+      filter,
+      force: options.force,
+      dryRun: options.dryRun,
+      reason: filter ? `restore to ${tag}: ${filter.join(' ')}` : `restore to ${tag}`,
+    });
+  });
+}

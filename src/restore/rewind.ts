@@ -1,0 +1,102 @@
+// Rewind (DESIGN §2 "Rewind"): restore to a tag and move the conversation back. A `rewind` event
+// {to, toSeq, watermark} supersedes the events after the tag — they are never deleted — and the
+// watermark (the message count recorded by the turn at or before the tag) lets the agent truncate
+// its own transcript. `fork` leaves this session as it is: a fork is made at the tag and the restore
+// is recorded there. `liveEvents` replays which agent events are still live after rewinds.
+import type { EventBase, TurnEvent } from '../format/event.js';
+import { resolveTagSeq } from '../session/positions.js';
+import type { Session } from '../session/session.js';
+import { createSessionStore } from '../session/session-store.js';
+import { driftError, type RestoreResult } from './apply-restore.js';
+import { recoverInTx } from './recover.js';
+import { planAgainstWorkspace, restoreInTx } from './restore.js';
+
+/** Event types ckpt itself writes; everything else is an agent event it stores but does not interpret. */
+export const CHECKPOINT_EVENT_TYPES: ReadonlySet<string> = new Set([
+  'session', 'title', 'turn', 'capture', 'settle', 'scan', 'restore_started', 'restore_committed', 'restore_aborted',
+  'rewind', 'conflict', 'prune', 'compaction',
+]);
+
+export interface Watermark {
+  /** The turn at or before the tag (0: before the first turn). */
+  turn: number;
+  /** Messages in the agent's transcript when that turn began; null when the turn did not record it. */
+  messageCount: number | null;
+}
+
+export interface RewindOptions {
+  fork?: boolean;
+  force?: boolean;
+  dryRun?: boolean;
+}
+
+export interface RewindResult extends RestoreResult {
+  watermark: Watermark;
+  /** The session the restore was recorded in (the fork's id with `fork`). */
+  session: string;
+  forked?: true;
+}
+
+/** The watermark of position `toSeq`: the last `turn` event at or before it. */
+export function watermarkAt(events: readonly EventBase[], toSeq: number): Watermark {
+  let turn: TurnEvent | undefined;
+  for (const e of events) {
+    if (e.seq > toSeq) break;
+    if (e.type === 'turn') turn = e as TurnEvent;
+  }
+  return { turn: turn?.turn ?? 0, messageCount: typeof turn?.messageCount === 'number' ? turn.messageCount : null };
+}
+
+/** Agent events (non-checkpoint types) still live: a rewind supersedes everything between its toSeq and itself. */
+export function liveEvents(events: readonly EventBase[]): EventBase[] {
+  const superseded = new Set<number>();
+  for (const e of events) {
+    if (e.type !== 'rewind') continue;
+    let toSeq = typeof e.toSeq === 'number' ? e.toSeq : undefined;
+    if (toSeq === undefined && typeof e.to === 'string') {
+      try {
+        toSeq = resolveTagSeq(events.filter((x) => x.seq < e.seq), e.to);
+      } catch {
+        continue; // an unresolvable old rewind supersedes nothing rather than everything
+      }
+    }
+    if (toSeq === undefined) continue;
+    for (const x of events) if (x.seq > toSeq && x.seq < e.seq) superseded.add(x.seq);
+  }
+  return events.filter((e) => !CHECKPOINT_EVENT_TYPES.has(e.type) && !superseded.has(e.seq));
+}
+
+export async function rewind(session: Session, tag: string, options: RewindOptions = {}): Promise<RewindResult> {
+  if (options.fork) return rewindFork(session, tag, options);
+  return session.transaction(async (tx) => {
+    await recoverInTx(session, tx);
+    const events = await tx.read();
+    const toSeq = resolveTagSeq(events, tag);
+    const watermark = watermarkAt(events, toSeq);
+    const result = await restoreInTx(session, tx, { tag, events, force: options.force, dryRun: options.dryRun, reason: `rewind to ${tag}` });
+    if (!options.dryRun) await tx.append([{ type: 'rewind', to: tag, toSeq, watermark }]);
+    return { ...result, watermark, session: session.id };
+  });
+}
+
+/** Fork at the tag; the restore is planned from this session's history and recorded in the fork. */
+async function rewindFork(session: Session, tag: string, options: RewindOptions): Promise<RewindResult> {
+  const events = await session.transaction(async (tx) => {
+    await recoverInTx(session, tx);
+    return tx.read();
+  });
+  const toSeq = resolveTagSeq(events, tag);
+  const watermark = watermarkAt(events, toSeq);
+  // Refuse before creating anything: a drift refusal must leave no stray fork behind.
+  const { plan } = await planAgainstWorkspace(session, events, tag);
+  if (options.dryRun) {
+    const result = await session.transaction((tx) => restoreInTx(session, tx, { tag, events, force: true, dryRun: true, reason: '' }));
+    return { ...result, watermark, session: session.id };
+  }
+  if (plan.drift.length > 0 && !options.force) throw driftError(tag, plan.drift);
+  const fork = await createSessionStore(session.ctx).fork(session.id, { atSeq: Math.max(1, toSeq) });
+  const result = await fork.transaction((tx) =>
+    restoreInTx(fork, tx, { tag, events, force: options.force, reason: `rewind to ${tag} (fork of ${session.id})` }),
+  );
+  return { ...result, watermark, session: fork.id, forked: true };
+}

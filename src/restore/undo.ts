@@ -1,0 +1,17 @@
+// Per-file undo (DESIGN §9 `ckpt undo TAG PATH`): the restore engine restricted to one path — same
+// plan rule, same drift gate, same journal and recovery capture, same result shape.
+import type { Session } from '../session/session.js';
+import type { RestoreResult } from './apply-restore.js';
+import { restore } from './restore.js';
+
+export interface UndoPathOptions {
+  force?: boolean;
+  dryRun?: boolean;
+  /** Folder a relative `path` is resolved from (default: the workspace root). */
+  cwd?: string;
+}
+
+/** Restores `path` (a file; a folder restores what lies beneath it) to its state at `tag`. */
+export function undoPath(session: Session, tag: string, path: string, options: UndoPathOptions = {}): Promise<RestoreResult> {
+  return restore(session, tag, { ...options, paths: [path] });
+}
