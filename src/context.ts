@@ -3,6 +3,7 @@
 import type { EventEmitter } from 'node:events';
 import type { StoreBackend } from './storage/backend.js';
 import type { BlobStore } from './storage/blob-store.js';
+import type { RetentionPolicy } from './gc/prune.js';
 
 export interface CkptOptions {
   /** Largest file content captured (bytes); larger files are recorded as `skipped` (default 16 MiB). */
@@ -11,6 +12,11 @@ export interface CkptOptions {
   lockTimeoutMs: number;
   /** When false, capture/settle/scan record nothing and say so (env CKPT_DISABLE=1). */
   captureEnabled: boolean;
+  /**
+   * History kept per session, applied when a turn starts (default: the last 100 turns and 30 days,
+   * or CKPT_KEEP_TURNS / CKPT_KEEP_AGE / CKPT_RETENTION=off); `false` switches it off.
+   */
+  retention?: RetentionPolicy | false;
 }
 
 export interface StoreContext {

@@ -49,6 +49,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     maxBlobBytes: options.maxBlobBytes ?? DEFAULT_MAX_BLOB_BYTES,
     lockTimeoutMs: options.lockTimeoutMs ?? 10_000,
     captureEnabled: options.captureEnabled ?? !isTruthy(process.env.CKPT_DISABLE),
+    retention: options.retention,
   };
   await mkdir(dir, { recursive: true });
   const backend = createFsBackend({ dir, lockTimeoutMs: resolved.lockTimeoutMs });

@@ -3,6 +3,7 @@
 import { CkptError } from '../errors.js';
 import type { Session } from '../session/session.js';
 import { nextTurnNumber, replay } from '../session/replay.js';
+import { resolveRetention, retentionEvent } from '../gc/prune.js';
 
 export interface TurnOptions {
   /** Messages in the agent's transcript when the turn began: the watermark a rewind returns. */
@@ -15,11 +16,16 @@ export async function startTurn(session: Session, options: TurnOptions = {}): Pr
   if (messageCount !== undefined && (!Number.isSafeInteger(messageCount) || messageCount < 0)) {
     throw new CkptError('INVALID_ARGUMENT', `message count must be a non-negative integer, got ${messageCount}`, { messageCount });
   }
+  const retention = resolveRetention(session.ctx.options.retention);
   return session.transaction(async (tx) => {
-    const turn = nextTurnNumber(replay(await tx.read()));
+    const events = await tx.read();
+    const turn = nextTurnNumber(replay(events));
     const [stored] = await tx.append([
       { type: 'turn', turn, ...(messageCount !== undefined ? { messageCount } : {}), ...(text !== undefined ? { text } : {}) },
     ]);
+    // Automatic retention (gc/prune.ts), from the events already read: no extra I/O.
+    const pruneEvent = retentionEvent([...events, stored!], retention);
+    if (pruneEvent) await tx.append([pruneEvent]);
     return { turn, tag: String(turn), seq: stored!.seq };
   });
 }

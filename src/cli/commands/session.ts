@@ -4,6 +4,8 @@ import pc from 'picocolors';
 import type { SessionMetadata } from '../../session/metadata.js';
 import { action } from '../action.js';
 import { resolveTagSeq } from '../../session/positions.js';
+import { sessionSize } from '../../gc/stats.js';
+import { sizeLine } from './maintenance.js';
 
 export function registerSessionCommands(program: Command): void {
   const session = program.command('session').description('create, list, inspect, fork and remove sessions');
@@ -43,8 +45,14 @@ export function registerSessionCommands(program: Command): void {
         const events = await s.events();
         const turns = events.filter((e) => e.type === 'turn').length;
         const captures = events.filter((e) => e.type === 'capture').length;
-        out.result({ session: meta, turns, captures }, (r) =>
-          [line(r.session), `  kind ${r.session.kind}${r.session.parent ? `, parent ${r.session.parent}` : ''}`, `  ${r.turns} turns, ${r.captures} captures, ${r.session.eventCount} events`].join('\n'),
+        const { id: _id, ...size } = await sessionSize(s);
+        out.result({ session: meta, turns, captures, size }, (r) =>
+          [
+            line(r.session),
+            `  kind ${r.session.kind}${r.session.parent ? `, parent ${r.session.parent}` : ''}`,
+            `  ${r.turns} turns, ${r.captures} captures, ${r.session.eventCount} events`,
+            `  ${sizeLine(r.size)}`,
+          ].join('\n'),
         );
       }),
     );

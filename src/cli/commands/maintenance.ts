@@ -1,0 +1,176 @@
+// `ckpt gc|prune|verify|stats` (DESIGN §9): keeping the store bounded and healthy. Long operations
+// show a progress bar on a terminal (stderr; never with --json).
+import cliProgress from 'cli-progress';
+import type { Command } from 'commander';
+import pc from 'picocolors';
+import { CkptError } from '../../errors.js';
+import { runGc } from '../../gc/apply-gc.js';
+import { parseDuration } from '../../gc/duration.js';
+import { describeGcPlan, formatBytes, type GcPlan } from '../../gc/plan-gc.js';
+import { prune, resolveRetention } from '../../gc/prune.js';
+import { storeStats, type SizeReport } from '../../gc/stats.js';
+import { verify, type VerifyProblem } from '../../gc/verify.js';
+import { action } from '../action.js';
+import type { CliIo } from '../io.js';
+
+export function registerMaintenanceCommands(program: Command): void {
+  program
+    .command('gc')
+    .description('delete blobs no live event references (never any younger than the grace period)')
+    .option('--dry-run', 'show what would be deleted, delete nothing')
+    .option('--grace <duration>', 'keep anything changed more recently than this (e.g. 15m, 2h, 0s)', '15m')
+    .action(
+      action(async ([opts], ctx, out) => {
+        const { dryRun, grace } = opts as { dryRun?: boolean; grace: string };
+        const graceMs = parseDuration(grace, '--grace');
+        const store = await ctx.store();
+        const bar = progressBar(ctx.io, out.json);
+        let result, plan: GcPlan;
+        try {
+          ({ plan, result } = await runGc(store.ctx, { graceMs, dryRun, onProgress: bar.update }));
+        } finally {
+          bar.stop();
+        }
+        const body = {
+          deleted: result.deleted,
+          bytesFreed: result.bytesFreed,
+          kept: result.kept,
+          rescued: result.rescued,
+          packsRewritten: result.packsRewritten,
+          orphansRemoved: result.orphansRemoved,
+          referenced: plan.referenced.length,
+          grace: plan.grace,
+          ...(plan.missing.length ? { missing: plan.missing } : {}),
+          ...(dryRun
+            ? {
+                dryRun: true,
+                candidates: {
+                  loose: plan.loose.map((c) => c.id),
+                  packs: plan.packs.map((p) => ({ pack: p.pack, dead: p.dead })),
+                  orphans: plan.orphans.map((o) => ({ kind: o.kind, key: o.key })),
+                  young: plan.young,
+                },
+              }
+            : {}),
+        };
+        out.result(body, (r) =>
+          r.dryRun
+            ? `${pc.bold('dry run')}: nothing deleted\n${describeGcPlan(plan)}`
+            : `deleted ${r.deleted} blob cop${r.deleted === 1 ? 'y' : 'ies'}${r.orphansRemoved ? ` and ${r.orphansRemoved} leftover file(s)` : ''}, freed ${formatBytes(r.bytesFreed)}; kept ${r.kept}` +
+              (r.rescued ? ` (${r.rescued} reused while collecting)` : ''),
+        );
+      }),
+    );
+
+  program
+    .command('prune')
+    .description("retire a session's early history (its tags stop restoring; gc then frees what only they used)")
+    .option('--keep-turns <n>', 'keep the last N turns')
+    .option('--older-than <duration>', 'retire turns with no activity for this long (e.g. 30d)')
+    .action(
+      action(async ([opts], ctx, out) => {
+        const flags = opts as { keepTurns?: string; olderThan?: string };
+        const keepTurns = flags.keepTurns === undefined ? undefined : parseTurns(flags.keepTurns);
+        const olderThanMs = flags.olderThan === undefined ? undefined : parseDuration(flags.olderThan, '--older-than');
+        let options = { keepTurns, olderThanMs };
+        if (keepTurns === undefined && olderThanMs === undefined) {
+          // No flags: apply the automatic policy now (defaults, or CKPT_KEEP_TURNS / CKPT_KEEP_AGE).
+          const policy = resolveRetention(undefined, ctx.io.env);
+          if (!policy) throw new CkptError('INVALID_ARGUMENT', 'retention is off (CKPT_RETENTION); give --keep-turns or --older-than', {});
+          options = { keepTurns: policy.keepTurns, olderThanMs: policy.olderThanMs };
+        }
+        const session = await ctx.session();
+        const r = await prune(session, options);
+        out.result({ session: session.id, ...r }, (v) =>
+          v.pruned
+            ? `pruned session ${pc.bold(v.session)} before @${v.before}: ${v.retiredCaptures} capture(s) retired; run 'ckpt gc' to free their space`
+            : `nothing to prune in session ${v.session}${v.before ? ` (already pruned before @${v.before})` : ''}`,
+        );
+      }),
+    );
+
+  program
+    .command('verify')
+    .description('re-hash every blob, parse every log, check references and metadata (exit 5 on problems)')
+    .action(
+      action(async (_args, ctx, out) => {
+        const store = await ctx.store();
+        const bar = progressBar(ctx.io, out.json);
+        let result;
+        try {
+          result = await verify(store.ctx, { onProgress: bar.update });
+        } finally {
+          bar.stop();
+        }
+        out.result(result, (r) =>
+          [
+            r.ok ? pc.green('ok') : pc.red(`${r.problems.length} problem(s)`),
+            `checked ${r.checked.blobs} blob(s), ${r.checked.packs} pack(s), ${r.checked.sessions} session(s) (${r.checked.events} events) in ${r.checked.workspaces} workspace(s)`,
+            ...r.problems.map(problemLine),
+          ].join('\n'),
+        );
+        if (!result.ok) {
+          const blobIssue = result.problems.some((p) => p.kind.startsWith('blob_') || p.kind.startsWith('pack_'));
+          throw new CkptError(blobIssue ? 'BLOB_CORRUPT' : 'LOG_CORRUPT', `verify found ${result.problems.length} problem(s)`, {
+            problems: result.problems.length,
+          });
+        }
+      }),
+    );
+
+  program
+    .command('stats')
+    .description('bytes recorded vs bytes on disk, per workspace and session')
+    .action(
+      action(async (_args, ctx, out) => {
+        const store = await ctx.store();
+        const stats = await storeStats(store.ctx);
+        out.result(stats, (s) =>
+          [
+            `store: ${s.store.blobs} blob(s) in ${formatBytes(s.store.storedBytes)} on disk, ${formatBytes(s.store.unreferencedBytes)} not referenced (gc)`,
+            ...s.workspaces.flatMap((w) => [
+              `${pc.bold(w.root ?? w.id)}: ${sizeLine(w)}`,
+              ...w.sessions.map((x) => `  ${x.id}: ${sizeLine(x)}${x.prunedBefore ? pc.dim(` (pruned before @${x.prunedBefore})`) : ''}`),
+            ]),
+          ].join('\n'),
+        );
+      }),
+    );
+}
+
+export function sizeLine(s: SizeReport): string {
+  return `${formatBytes(s.logicalBytes)} recorded in ${s.captures} capture(s) -> ${formatBytes(s.uniqueBytes)} distinct (${s.blobs} blobs) -> ${formatBytes(s.storedBytes)} on disk`;
+}
+
+function problemLine(p: VerifyProblem): string {
+  const where = 'session' in p && p.session ? ` [${p.workspace}/${p.session}]` : 'workspace' in p ? ` [${p.workspace}]` : '';
+  const what = 'message' in p ? p.message : p.kind === 'blob_missing' ? `blob ${p.blob} is missing (${p.source}${p.seq ? ` @${p.seq}` : ''})` : p.kind === 'restore_interrupted' ? `restore ${p.id} to ${p.to} was interrupted (@${p.seq})` : '';
+  return `  ${pc.red(p.kind)}${where} ${what}`;
+}
+
+function parseTurns(text: string): number {
+  if (!/^[1-9][0-9]{0,8}$/.test(text)) throw new CkptError('INVALID_ARGUMENT', `--keep-turns must be a whole number >= 1, got ${JSON.stringify(text)}`, { value: text });
+  return Number(text);
+}
+
+/** A progress bar on an interactive stderr (nothing otherwise). */
+function progressBar(io: CliIo, json: boolean): { update: (p: { phase: string; done: number; total: number }) => void; stop: () => void } {
+  if (json || !io.stderr.isTTY) return { update: () => {}, stop: () => {} };
+  const bar = new cliProgress.SingleBar(
+    { stream: io.stderr as NodeJS.WritableStream as NodeJS.WriteStream, format: ' {phase} [{bar}] {value}/{total}', clearOnComplete: true, hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  );
+  let phase: string | undefined;
+  return {
+    update(p) {
+      if (phase !== p.phase) {
+        if (phase) bar.stop();
+        phase = p.phase;
+        bar.start(p.total, p.done, { phase: p.phase.padEnd(7) });
+      } else bar.update(p.done);
+    },
+    stop: () => {
+      if (phase) bar.stop();
+    },
+  };
+}

@@ -1,0 +1,141 @@
+// Retention (DESIGN §2, §3 `prune {before}`): retiring a session's early history without rewriting
+// its log. A `prune` event with `before: P` makes every position below P unrestorable (TAG_PRUNED;
+// see session/positions.ts) and lets GC free what only the retired events referenced (live-set.ts).
+// Positions >= P keep working: a restore to them uses the earliest capture after them, which comes
+// after P. Prune points fall on turn boundaries: `before` is the seq of a `turn` event, so tag `N` of
+// the oldest kept turn stays valid.
+//
+// The automatic policy (default: the last 100 turns and nothing older than 30 days, per session) is
+// applied when a turn starts, from the events the turn already read: no extra I/O.
+import { CkptError } from '../errors.js';
+import type { EventBase, NewEvent } from '../format/event.js';
+import { prunedThrough } from '../session/positions.js';
+import type { Session } from '../session/session.js';
+import { formatDuration, parseDuration } from './duration.js';
+
+export interface PruneOptions {
+  /** Keep the last N turns (N >= 1): positions before the start of the N-th latest turn retire. */
+  keepTurns?: number;
+  /** Retire the turns (turn 0 included) whose every event is older than this (ms); the current turn stays. */
+  olderThanMs?: number;
+  /** "Now" for `olderThanMs` (default Date.now()). */
+  now?: number;
+}
+
+/** A retention policy: undefined fields mean "no limit of that kind". */
+export interface RetentionPolicy {
+  keepTurns?: number;
+  olderThanMs?: number;
+}
+
+export const DEFAULT_RETENTION: Readonly<Required<RetentionPolicy>> = { keepTurns: 100, olderThanMs: 30 * 86_400_000 };
+
+export interface PruneResult {
+  /** False when nothing new was retired (the point was not past the previous one). */
+  pruned: boolean;
+  /** The session's prune point now (0: nothing retired). */
+  before: number;
+  /** The prune point before this call. */
+  previous: number;
+  /** Seq of the appended prune event. */
+  seq?: number;
+  /** Captures at or before the prune point (their blobs are GC's once nothing else uses them). */
+  retiredCaptures: number;
+}
+
+function assertOptions(options: PruneOptions): void {
+  const { keepTurns, olderThanMs } = options;
+  if (keepTurns !== undefined && (!Number.isSafeInteger(keepTurns) || keepTurns < 1)) {
+    throw new CkptError('INVALID_ARGUMENT', `keep-turns must be a whole number >= 1, got ${keepTurns}`, { keepTurns });
+  }
+  if (olderThanMs !== undefined && (!Number.isSafeInteger(olderThanMs) || olderThanMs < 0)) {
+    throw new CkptError('INVALID_ARGUMENT', `older-than must be a non-negative duration, got ${olderThanMs}`, { olderThanMs });
+  }
+}
+
+/**
+ * Pure: the position `options` retire history before (0 when they retire nothing) — always the start
+ * of a turn, so the current turn is always kept. With both limits the later point wins (whatever
+ * either limit retires is retired).
+ */
+export function prunePoint(events: readonly EventBase[], options: PruneOptions): number {
+  assertOptions(options);
+  const turns = events.filter((e) => e.type === 'turn');
+  let before = 0;
+  if (options.keepTurns !== undefined && turns.length > options.keepTurns) {
+    before = Math.max(before, turns[turns.length - options.keepTurns]!.seq);
+  }
+  if (options.olderThanMs !== undefined) {
+    // A turn is old when all of it is: the event just before the next turn is older than the cutoff.
+    const cutoff = (options.now ?? Date.now()) - options.olderThanMs;
+    let previous: EventBase | undefined;
+    for (const e of events) {
+      if (e.type === 'turn' && previous && Date.parse(previous.at) < cutoff) before = Math.max(before, e.seq);
+      previous = e;
+    }
+  }
+  return before;
+}
+
+/** Retires the history of `session` that `options` select; appends one `prune` event (the log is never rewritten). */
+export async function prune(session: Session, options: PruneOptions): Promise<PruneResult> {
+  assertOptions(options);
+  if (options.keepTurns === undefined && options.olderThanMs === undefined) {
+    throw new CkptError('INVALID_ARGUMENT', 'prune needs --keep-turns and/or --older-than', {});
+  }
+  return session.transaction(async (tx) => {
+    const events = await tx.read();
+    const event = pruneEvent(events, options);
+    const previous = prunedThrough(events);
+    if (!event) return { pruned: false, before: previous, previous, retiredCaptures: countCaptures(events, previous) };
+    const [stored] = await tx.append([event]);
+    const before = event.before as number;
+    return { pruned: true, before, previous, seq: stored!.seq, retiredCaptures: countCaptures(events, before) };
+  });
+}
+
+/** Pure: the `prune` event that applying `options` to `events` needs, or undefined when nothing new retires. */
+export function pruneEvent(events: readonly EventBase[], options: PruneOptions): NewEvent | undefined {
+  const before = prunePoint(events, options);
+  if (before <= prunedThrough(events)) return undefined;
+  return {
+    type: 'prune',
+    before,
+    ...(options.keepTurns !== undefined ? { keepTurns: options.keepTurns } : {}),
+    ...(options.olderThanMs !== undefined ? { olderThan: formatDuration(options.olderThanMs) } : {}),
+  };
+}
+
+function countCaptures(events: readonly EventBase[], before: number): number {
+  return events.filter((e) => e.type === 'capture' && e.seq <= before).length;
+}
+
+/**
+ * The policy in force: `configured` (store option) wins, else the environment — CKPT_RETENTION=off
+ * switches it off; CKPT_KEEP_TURNS (a number or `off`) and CKPT_KEEP_AGE (a duration or `off`)
+ * override the defaults. Invalid values are INVALID_ARGUMENT, never silently ignored.
+ */
+export function resolveRetention(configured: RetentionPolicy | false | undefined, env: NodeJS.ProcessEnv = process.env): RetentionPolicy | false {
+  if (configured !== undefined) return configured;
+  if (/^(off|0|false|no)$/i.test(env.CKPT_RETENTION ?? '')) return false;
+  const policy: RetentionPolicy = { ...DEFAULT_RETENTION };
+  const turns = env.CKPT_KEEP_TURNS;
+  if (turns !== undefined && turns !== '') {
+    if (/^off$/i.test(turns)) delete policy.keepTurns;
+    else if (/^[1-9][0-9]{0,8}$/.test(turns)) policy.keepTurns = Number(turns);
+    else throw new CkptError('INVALID_ARGUMENT', `CKPT_KEEP_TURNS must be a whole number >= 1 or "off", got ${JSON.stringify(turns)}`, { env: 'CKPT_KEEP_TURNS' });
+  }
+  const age = env.CKPT_KEEP_AGE;
+  if (age !== undefined && age !== '') {
+    if (/^off$/i.test(age)) delete policy.olderThanMs;
+    else policy.olderThanMs = parseDuration(age, 'CKPT_KEEP_AGE');
+  }
+  return policy;
+}
+
+/** Pure: the prune event the automatic policy wants after `events` (called when a turn starts). */
+export function retentionEvent(events: readonly EventBase[], policy: RetentionPolicy | false, now = Date.now()): NewEvent | undefined {
+  if (!policy || (policy.keepTurns === undefined && policy.olderThanMs === undefined)) return undefined;
+  const event = pruneEvent(events, { ...policy, now });
+  return event && { ...event, auto: true };
+}
