@@ -4,6 +4,8 @@ import { parseArgs } from 'node:util';
 export interface BenchArgs {
   quick: boolean;
   json: boolean;
+  /** Also write the result (JSON with --json, else the plain table) to this file. */
+  out?: string;
   files: number;
   seed: number;
   keep: boolean;
@@ -19,7 +21,9 @@ export const USAGE = `Usage: npm run bench -- [options]
   --quick         ~20,000-file tree, fewer runs (under a minute)
   --files N       number of files in the generated tree (default 100000; quick 20000)
   --seed N        generator seed (default 1)
-  --json          print one JSON document on stdout (progress goes to stderr)
+  --json          print one JSON document on stdout (progress goes to stderr; use
+                  \`npm run -s bench\` so npm's own banner stays off stdout)
+  --out FILE      also write the result to FILE
   --keep          keep the generated tree (and its git repo) in the temp folder for the next run
   --dir DIR       cache generated trees under DIR (implies --keep)
   --only a,b      run only these figures (capture-one, scan-first, scan-incremental,
@@ -41,6 +45,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
     options: {
       quick: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
+      out: { type: 'string' },
       files: { type: 'string' },
       seed: { type: 'string' },
       keep: { type: 'boolean', default: false },
@@ -56,6 +61,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
   return {
     quick,
     json: values.json ?? false,
+    out: values.out,
     files: int('files', values.files, 2000) ?? (quick ? 20_000 : 100_000),
     seed: int('seed', values.seed, 0) ?? 1,
     keep: (values.keep ?? false) || values.dir !== undefined,

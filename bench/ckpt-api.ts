@@ -12,6 +12,17 @@ export interface CaptureResult {
 export interface ScanResult {
   tag: string | null;
   files: unknown[];
+  [stat: string]: unknown;
+}
+
+/** The counters a scan result reports (scanned, hashed, gitReferenced, stored, baseline), when it has them. */
+export function scanStats(result: ScanResult | undefined): Record<string, unknown> | null {
+  if (!result) return null;
+  const out: Record<string, unknown> = { files: result.files.length };
+  for (const k of ['scanned', 'hashed', 'gitReferenced', 'stored', 'baseline', 'truncated']) {
+    if (result[k] !== undefined) out[k] = result[k];
+  }
+  return out;
 }
 export interface RestoreResult {
   restored: unknown[];
@@ -59,16 +70,19 @@ export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url
 let loaded: Promise<CkptModule> | undefined;
 let loadedModule: CkptModule | undefined;
 
-/** The library, or a rejection saying what is missing. Loaded once per run. */
+/**
+ * The library, or a rejection saying what is missing. Loaded once per run from `src/index.ts`, or
+ * from the module named by `CKPT_BENCH_LIB` (e.g. another checkout's `src/index.ts` or a `dist/index.js`).
+ */
 export function loadCkpt(): Promise<CkptModule> {
   loaded ??= (async () => {
-    const entry = path.join(REPO_ROOT, 'src', 'index.ts');
-    if (!existsSync(entry)) throw new NotImplementedError('src/index.ts (openStore)');
+    const entry = process.env.CKPT_BENCH_LIB ? path.resolve(process.env.CKPT_BENCH_LIB) : path.join(REPO_ROOT, 'src', 'index.ts');
+    if (!existsSync(entry)) throw new NotImplementedError(`${path.relative(REPO_ROOT, entry)} (openStore)`);
     let mod: Record<string, unknown>;
     try {
       mod = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
     } catch (err) {
-      throw new Error(`cannot load src/index.ts: ${(err as Error).message.split('\n')[0]}`);
+      throw new Error(`cannot load ${path.relative(REPO_ROOT, entry)}: ${(err as Error).message.split('\n')[0]}`);
     }
     if (typeof mod.openStore !== 'function') throw new NotImplementedError('openStore export in src/index.ts');
     loadedModule = mod as unknown as CkptModule;
@@ -92,7 +106,7 @@ export function need<T extends object, K extends keyof T & string>(obj: T, name:
   if (typeof top === 'function') {
     return ((...args: unknown[]) => (top as (...a: unknown[]) => unknown)(obj, ...args)) as Method<T, K>;
   }
-  throw new NotImplementedError(`${label}.${name}()`);
+  throw new NotImplementedError(label === 'session' ? `session.${name}() (nor ${name}(session, …) exported from src/index.ts)` : `${label}.${name}()`);
 }
 
 /** A session's id, wherever the library keeps it. */

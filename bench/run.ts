@@ -95,7 +95,7 @@ async function main(): Promise<number> {
       await resetFiles(tree, allMutable(mutable));
     }
     await loadCkpt().then(
-      () => log('ckpt library loaded from src/index.ts'),
+      () => log(`ckpt library loaded from ${process.env.CKPT_BENCH_LIB ?? 'src/index.ts'}`),
       (err: unknown) => log(`ckpt library unavailable: ${errorText(err)} (baselines still run)`),
     );
     const results: Entry[] = [];
@@ -118,6 +118,7 @@ async function main(): Promise<number> {
       results,
     };
     process.stdout.write(`${args.json ? toJson(report) : toTable(report, process.stdout.isTTY === true)}\n`);
+    if (args.out) await fsp.writeFile(args.out, `${args.json ? toJson(report) : toTable(report, false)}\n`);
     log(`finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return 0;
   } finally {

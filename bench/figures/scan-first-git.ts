@@ -4,7 +4,7 @@
 // out of the workspace afterwards so the other figures always see a plain folder.
 import { existsSync, promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { closeStore } from '../ckpt-api.js';
+import { closeStore, scanStats, type ScanResult } from '../ckpt-api.js';
 import { allMutable, type BenchContext, type OpenSession } from '../context.js';
 import { resetFiles } from '../gen/tree.js';
 import { diskUsage } from '../baselines/disk-usage.js';
@@ -60,7 +60,7 @@ export async function leaveGit(ctx: BenchContext, keep: boolean): Promise<void> 
 export async function scanFirstGitFigure(ctx: BenchContext, keep: boolean): Promise<Entry> {
   await enterGit(ctx, keep);
   let open: OpenSession | undefined;
-  let files: number | null = null;
+  let last: ScanResult | undefined;
   let storeBytes: number | null = null;
   const stores: string[] = [];
   try {
@@ -74,7 +74,7 @@ export async function scanFirstGitFigure(ctx: BenchContext, keep: boolean): Prom
         const res = await scanFirstGit(newStoreDir(ctx, 'git'), ctx.tree.root);
         open = res.open;
         stores.push(open.storeDir);
-        files = res.result.files.length;
+        last = res.result;
         ctx.log(`  scan-first-git ckpt #${i}: ${fmtMs(res.ms)}`);
         return res.ms;
       },
@@ -91,7 +91,7 @@ export async function scanFirstGitFigure(ctx: BenchContext, keep: boolean): Prom
       goal: 'about one stat pass (ratio ≈ 1)',
       extra: {
         ...extraComparison('vs_scan_first', 'ms', r.ckpt, ctx.shared.scanFirstMs),
-        files_reported: files,
+        scan: scanStats(last),
         ckpt_store_bytes: storeBytes,
       },
     });

@@ -3,7 +3,7 @@
 // The last store and repository are kept for the figures after this one.
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { closeStore, type ScanResult } from '../ckpt-api.js';
+import { closeStore, scanStats, type ScanResult } from '../ckpt-api.js';
 import type { BenchContext, OpenSession } from '../context.js';
 import { findStatPass } from '../baselines/find-stat.js';
 import { initShadow, shadowCheckpoint, type ShadowRepo } from '../baselines/shadow-git.js';
@@ -63,7 +63,7 @@ export async function scanFirstFigure(ctx: BenchContext): Promise<Entry> {
     goal: 'ckpt ≤ 4 s on the 100k-file tree (shadow git ≈ 12 s)',
     extra: {
       ...extraComparison('vs_find', 'ms', r.ckpt, r.find),
-      files_reported: result ? result.files.length : null,
+      scan: scanStats(result),
     },
   });
 }

@@ -1,5 +1,6 @@
 // scan-incremental: with the baseline in place, one file changes, then ckpt scans — vs the bare
 // `find -printf` stat pass (the floor) and vs shadow git `add -A` + `commit` of the same change.
+import { scanStats, type ScanResult } from '../ckpt-api.js';
 import type { BenchContext } from '../context.js';
 import { findStatPass, FIND_DESCRIPTION } from '../baselines/find-stat.js';
 import { shadowCheckpoint } from '../baselines/shadow-git.js';
@@ -13,7 +14,7 @@ export async function scanIncrementalFigure(ctx: BenchContext): Promise<Entry> {
   const rel = ctx.tree.relPath(idx);
   const original = ctx.tree.content(idx);
   let changed: number | null = null;
-  let tagged: boolean | null = null;
+  let last: ScanResult | undefined;
   let setupError: Error | undefined;
   const session = await baselineSession(ctx).then(
     (o) => o.session,
@@ -27,7 +28,7 @@ export async function scanIncrementalFigure(ctx: BenchContext): Promise<Entry> {
         ? async (i) => {
             const run = await scanIncremental(session);
             changed = run.result.files.length;
-            tagged = run.result.tag !== null;
+            last = run.result;
             ctx.log(`  scan-incremental ckpt #${i}: ${fmtMs(run.ms)} (${changed} changed)`);
             return run.ms;
           }
@@ -49,6 +50,6 @@ export async function scanIncrementalFigure(ctx: BenchContext): Promise<Entry> {
     baseline: `${FIND_DESCRIPTION} (floor)`,
     base: r.find,
     goal: 'ratio ≤ 1.5 (stat floor) and vs_git_ratio ≤ 0.25',
-    extra: { ...extraComparison('vs_git', 'ms', setupError ?? r.ckpt, r.git), changed_files: changed, tag_recorded: tagged },
+    extra: { ...extraComparison('vs_git', 'ms', setupError ?? r.ckpt, r.git), changed_files: changed, scan: scanStats(last) },
   });
 }

@@ -8,13 +8,13 @@ import { createPrng } from './prng.js';
 import { sourceText } from './source-text.js';
 
 /** Bump when the generator's output changes, so cached trees are not reused. */
-export const GENERATOR_VERSION = 1;
+export const GENERATOR_VERSION = 2;
 const FILES_PER_FOLDER = 100;
 const SUBFOLDERS = 20;
 const MIN_SIZE = 200;
 const MAX_SIZE = 30 * 1024;
-/** Skew of the size draw: mean ≈ 200 + 30,520 / (SKEW + 1) ≈ 8.3 KB. */
-const SKEW = 2.7;
+/** Skew of the size draw (size = min + range × u^SKEW): mean ≈ 200 + 30,520 / (SKEW + 1) ≈ 8.3 KB. */
+const SKEW = 2.77;
 const EXTS = ['ts', 'ts', 'ts', 'ts', 'ts', 'tsx', 'js', 'mjs'];
 
 export interface TreeSpec {
