@@ -10,6 +10,8 @@ export interface OwnerEntry {
   session: string;
   /** Image key of the state that session left: blob id, `absent` or `symlink:<target>`. */
   state: string;
+  /** Mode of a `file` state (with the state, the full image: scans use it as the path's previous state). */
+  mode?: number;
   at: string;
 }
 
@@ -26,7 +28,7 @@ function ownersKey(session: Session): string {
   return `${session.ctx.workspace.key}/owners.json`;
 }
 
-async function readOwners(session: Session): Promise<OwnerMap> {
+export async function readOwners(session: Session): Promise<OwnerMap> {
   const raw = await session.ctx.backend.read(ownersKey(session));
   if (!raw) return {};
   try {
@@ -44,7 +46,9 @@ export async function recordOwnership(session: Session, images: readonly FileIma
   await backend.withLock(`${session.ctx.workspace.key}/owners`, async () => {
     const owners = await readOwners(session);
     const at = new Date().toISOString();
-    for (const image of recorded) owners[image.path] = { session: session.id, state: imageKey(image) ?? 'unknown', at };
+    for (const image of recorded) {
+      owners[image.path] = { session: session.id, state: imageKey(image) ?? 'unknown', ...(image.mode !== undefined ? { mode: image.mode } : {}), at };
+    }
     await backend.write(ownersKey(session), Buffer.from(JSON.stringify(owners)));
   });
 }

@@ -1,0 +1,638 @@
+// Workspace scans (DESIGN §2 "Capture", §9 `ckpt scan`): record what shell commands and people
+// changed since ckpt last looked. One walk + lstat per path; content is read only where the stat
+// differs from the workspace's scan index. The changed paths become ONE capture (before-images,
+// tool = the caller's, reason `scan`) followed by a settle (after-images) in one session transaction.
+//
+// "What ckpt last knew" of a path is, in order: an owner-index record (settle, restore, scan) newer
+// than the scan index, else the scan index entry, else absent. The first scan of a workspace (no
+// index yet) records nothing: it establishes the baseline — every file's content stored (packed,
+// deduplicated, compressed), or, in a git work tree, a reference to git's blob for files whose stat
+// matches git's index (copied into ckpt's store only when a later scan finds the file changed).
+// A session's first scan when another session already built the index is a normal incremental scan:
+// it records what changed since that index (and the owner records after it).
+import { closeSync, constants, openSync, readlinkSync, readSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { isCkptError, toCkptError } from '../errors.js';
+import type { FileImage, NewEvent } from '../format/event.js';
+import { captureTag } from '../format/tag.js';
+import { detectConflicts, readOwners, recordOwnership } from '../capture/owner-index.js';
+import type { Session } from '../session/session.js';
+import { replay } from '../session/replay.js';
+import type { PackWriter } from '../storage/pack-writer.js';
+import { gitBlobId, loadGitIndex, matchesGitEntry, readGitBlob, findGitDirs, type GitIndex } from '../workspace/git-index.js';
+import { createIgnoreRules, type IgnoreRules } from '../workspace/ignore-rules.js';
+import { walkWorkspace, type WalkResult } from '../workspace/walk.js';
+import { createStatPool, MISSING, statInto, STAT_FIELDS, UNREADABLE } from './stat-pool.js';
+import {
+  FLAG_STAT_UNKNOWN,
+  HASH_GIT,
+  HASH_NONE,
+  HASH_SHA256,
+  KIND_DIR,
+  KIND_FILE,
+  KIND_GONE,
+  KIND_SKIPPED,
+  KIND_SYMLINK,
+  ScanIndex,
+} from './scan-index.js';
+
+export interface ScanOptions {
+  /** Tool name recorded on the capture (default `scan`). */
+  tool?: string;
+  /** Stop walking after this long; what was not reached is reported and nothing is recorded for it. */
+  budgetMs?: number;
+  /** Extra gitignore-style patterns (relative to the root) for this workspace. */
+  ignore?: readonly string[];
+  /** Reference git's blobs for files matching git's index (default true). */
+  git?: boolean;
+  /**
+   * `auto` (default): the index is rewritten only when enough changed (a few re-read paths are carried
+   * by owner records instead, saving the write of a large index); `always`: rewritten on every scan.
+   */
+  rewriteIndex?: 'auto' | 'always';
+  /** Worker threads for the lstats: 0 none, 1 one (default: one on trees of 8192+ entries). */
+  threads?: number;
+  /**
+   * Entries whose inode changed less than this long before the previous scan started are re-read
+   * even when their stat matches (default 2 s: covers coarse filesystem timestamps). Tests lower it.
+   */
+  racyMs?: number;
+}
+
+export type ScanChangeKind = 'created' | 'modified' | 'deleted' | 'mode' | 'type';
+
+/** One changed path: how it changed and its state now (the settle's after-image). */
+export interface ScanChange extends FileImage {
+  change: ScanChangeKind;
+}
+
+export interface ScanResult {
+  /** Tag of the capture (`N.K`), or null when nothing changed (or for the baseline). */
+  tag: string | null;
+  seq?: number;
+  files: ScanChange[];
+  /** True for the first scan of the workspace: the baseline was stored, nothing recorded. */
+  baseline?: true;
+  /** Files and symlinks seen, folders walked. */
+  scanned: number;
+  dirs: number;
+  /** Files read (stat differed or new), and those referenced from git's index without reading. */
+  hashed: number;
+  gitReferenced: number;
+  /** Blobs newly written to the store. */
+  stored: number;
+  /** Files seen that ckpt cannot record (over the size cap, unreadable), and unreadable folders. */
+  skipped: { path: string; why: string; bytes?: number }[];
+  /** Set when the time budget ran out: `pending` folders were not walked and nothing was recorded for them. */
+  truncated?: true;
+  pending?: string[];
+  ms: number;
+  /** Set when capture is switched off (CKPT_DISABLE): nothing was scanned. */
+  disabled?: true;
+}
+
+/** Entries changed this close before the previous scan started are not trusted (racily clean). */
+const RACY_MS = 2_000;
+/** From this many files to read on, their content goes into a pack rather than loose blobs. */
+const PACK_THRESHOLD = 64;
+/** Below this many re-read paths the index is left as is (owner records carry the changes). */
+const REWRITE_MIN_DIRTY = 64;
+const REWRITE_MIN_BYTES = 8 * 1024 * 1024;
+/** Paths per lstat chunk, and the tree size from which a worker thread shares the lstats. */
+const STAT_CHUNK = 2048;
+const PARALLEL_MIN_ENTRIES = 8192;
+/** add() calls in flight on a pack writer. */
+const ADD_WINDOW = 32;
+
+export function scanIndexKey(session: Session): string {
+  return `${session.ctx.workspace.key}/scan-index.bin`;
+}
+
+export async function scan(session: Session, options: ScanOptions = {}): Promise<ScanResult> {
+  const t0 = performance.now();
+  if (!session.ctx.options.captureEnabled) {
+    return { tag: null, files: [], scanned: 0, dirs: 0, hashed: 0, gitReferenced: 0, stored: 0, skipped: [], ms: 0, disabled: true };
+  }
+  const { backend } = session.ctx;
+  // One scan of a workspace at a time: a second one then sees the first one's index and records.
+  return backend.withLock(`${session.ctx.workspace.key}/scan`, () => runScan(session, options, t0), {
+    timeoutMs: Math.max(session.ctx.options.lockTimeoutMs, 120_000),
+  });
+}
+
+/** The previous state of a path as ckpt knew it. */
+interface Known {
+  image: FileImage;
+  /** Git blob id when the content is only referenced in git's object store. */
+  gitOid?: string;
+}
+
+async function loadIndex(session: Session): Promise<ScanIndex | undefined> {
+  const raw = await session.ctx.backend.read(scanIndexKey(session));
+  if (!raw) return undefined;
+  try {
+    return ScanIndex.decode(raw);
+  } catch (err) {
+    if (isCkptError(err, 'LOG_CORRUPT')) return undefined; // rebuilt: a new baseline
+    throw err;
+  }
+}
+
+/** Owner-index records at or after `sinceMs`, as images. */
+async function newerOwnerImages(session: Session, sinceMs: number): Promise<Map<string, FileImage>> {
+  const out = new Map<string, FileImage>();
+  const owners = await readOwners(session);
+  for (const [path, o] of Object.entries(owners)) {
+    if (!o || Date.parse(o.at) < sinceMs) continue;
+    let image: FileImage | undefined;
+    if (o.state === 'absent') image = { path, state: 'absent' };
+    else if (o.state.startsWith('symlink:')) image = { path, state: 'symlink', target: o.state.slice(8) };
+    else if (/^[0-9a-f]{64}$/.test(o.state)) image = { path, state: 'file', blob: o.state, ...(o.mode !== undefined ? { mode: o.mode } : {}) };
+    if (image) out.set(path, image);
+  }
+  return out;
+}
+
+/** Reads a regular file of expected size `size` without following a symlink swapped in. */
+function readFileNoFollow(abs: string, size: number): { data: Buffer; changed: boolean } {
+  const fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    let buf = Buffer.allocUnsafe(size + 1);
+    let n = 0;
+    for (;;) {
+      if (n === buf.length) {
+        const bigger = Buffer.allocUnsafe(buf.length * 2);
+        buf.copy(bigger, 0, 0, n);
+        buf = bigger;
+      }
+      const r = readSync(fd, buf, n, buf.length - n, null);
+      if (r === 0) break;
+      n += r;
+    }
+    // A file written while it was read (its size moved): the stored stat must not vouch for this content.
+    const changed = n !== size;
+    return { data: n === buf.length ? buf : buf.subarray(0, n), changed };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function imageOfSlot(idx: ScanIndex, i: number, path: string): Known {
+  const kind = idx.kind[i];
+  if (kind === KIND_SYMLINK) return { image: { path, state: 'symlink', target: idx.targets.get(i) ?? '' } };
+  if (kind === KIND_SKIPPED) {
+    return { image: { path, state: 'skipped', why: idx.why.get(i) ?? 'unreadable', bytes: idx.size[i] as number } };
+  }
+  const hex = idx.hashHex(i) ?? '';
+  const mode = (idx.mode[i] as number) & 0o7777;
+  const bytes = idx.size[i] as number;
+  if (idx.hashKind[i] === HASH_GIT) return { image: { path, state: 'file', bytes, mode }, gitOid: hex };
+  return { image: { path, state: 'file', blob: hex, bytes, mode } };
+}
+
+interface Walked {
+  walk: WalkResult;
+  /** Paths in walk order (folders too), their absolute paths, previous-index slots, folder flags. */
+  eRel: string[];
+  eAbs: string[];
+  eSlot: number[];
+  eDir: boolean[];
+  /** STAT_FIELDS numbers per path. */
+  stats: Float64Array;
+}
+
+/**
+ * The walk, then the lstats. Every STAT_CHUNK paths one chunk of lstats goes to a worker thread (when
+ * `parallel`) while this thread keeps walking; this thread stats the other chunks after the walk.
+ */
+async function walkAndStat(o: { root: string; rules: IgnoreRules; prev: ScanIndex | undefined; deadline?: number; parallel: boolean }): Promise<Walked> {
+  const { prev } = o;
+  const pool = o.parallel ? createStatPool() : undefined;
+  try {
+    // An unchanged tree is walked in the order the previous walk recorded: the next slot is checked
+    // first, and the path map (built lazily) is only consulted after a difference.
+    let cursor = -1;
+    const knownSlot = (rel: string): number => {
+      const expected = cursor + 1;
+      if (expected < prev!.count && prev!.paths[expected] === rel) return (cursor = expected);
+      const slot = prev!.slotOf(rel);
+      if (slot >= 0) cursor = slot;
+      return slot;
+    };
+    const eRel: string[] = [];
+    const eAbs: string[] = [];
+    const eSlot: number[] = [];
+    const eDir: boolean[] = [];
+    const mainChunks: number[] = [];
+    let cut = 0;
+    let chunkNo = 0;
+    const cutChunk = (): void => {
+      const to = eAbs.length;
+      if (to === cut) return;
+      if (pool && chunkNo++ % 2 === 1) pool.submit(eAbs, cut, to);
+      else mainChunks.push(cut, to);
+      cut = to;
+    };
+    const add = (rel: string, abs: string, slot: number, dir: boolean): void => {
+      eRel.push(rel);
+      eAbs.push(abs);
+      eSlot.push(slot);
+      eDir.push(dir);
+      if (eAbs.length - cut >= STAT_CHUNK) cutChunk();
+    };
+    const walk = walkWorkspace(
+      { root: o.root, rules: o.rules, previousRules: prev?.rules, deadline: o.deadline },
+      {
+        known: prev ? knownSlot : () => -1,
+        dir: (rel, slot) => add(rel, `${o.root}/${rel}`, slot, true),
+        entry: (rel, abs, _kind, slot) => add(rel, abs, slot, false),
+      },
+    );
+    cutChunk();
+    const stats = new Float64Array(eAbs.length * STAT_FIELDS);
+    for (let c = 0; c < mainChunks.length; c += 2) statInto(eAbs, mainChunks[c] as number, mainChunks[c + 1] as number, stats);
+    await pool?.flush(stats);
+    return { walk, eRel, eAbs, eSlot, eDir, stats };
+  } finally {
+    pool?.close();
+  }
+}
+
+async function runScan(session: Session, options: ScanOptions, t0: number): Promise<ScanResult> {
+  const { ctx } = session;
+  const root = ctx.workspace.root;
+  const maxBytes = ctx.options.maxBlobBytes;
+  const startMs = Date.now();
+  const prev = await loadIndex(session);
+  const baseline = prev === undefined;
+  const owners = prev ? await newerOwnerImages(session, prev.timeMs) : new Map<string, FileImage>();
+  const rules = createIgnoreRules({ root, storeDir: ctx.dir, extra: options.ignore });
+  const next = new ScanIndex((prev?.count ?? 1024) + 256, startMs);
+  const seenPrev = new Uint8Array(prev?.count ?? 0);
+  const racyBefore = prev ? prev.timeMs - (options.racyMs ?? RACY_MS) : 0;
+  /** Slots of `next` whose content must be read, with their previous-index slot (or -1). */
+  const work: number[] = [];
+  const workPrev: number[] = [];
+  const workAbs: string[] = [];
+  const skipped: ScanResult['skipped'] = [];
+  let scanned = 0;
+  const ownerSeen = new Set<string>();
+
+  // ---- walk + lstat (the hot loop: no promises, no per-entry objects beyond the stat) ----
+  const { walk, eRel, eAbs, eSlot, eDir, stats } = await walkAndStat({
+    root,
+    rules,
+    prev,
+    deadline: options.budgetMs !== undefined ? t0 + options.budgetMs : undefined,
+    parallel: options.threads === undefined ? (prev?.count ?? 0) >= PARALLEL_MIN_ENTRIES : options.threads > 0,
+  });
+  // Phase 3: compare with the index, in walk order (so the next index keeps it).
+  const st = { size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0, mode: 0 };
+  for (let e = 0; e < eRel.length; e++) {
+    const rel = eRel[e] as string;
+    const slot = eSlot[e] as number;
+    if (eDir[e]) {
+      if (slot >= 0) seenPrev[slot] = 1;
+      next.push(rel, KIND_DIR, undefined);
+      next.flags[next.count - 1] = 0;
+      continue;
+    }
+    const o = e * STAT_FIELDS;
+    const size = stats[o] as number;
+    if (size === MISSING) continue; // vanished since the listing: handled as unseen
+    if (size === UNREADABLE) {
+      if (slot >= 0) seenPrev[slot] = 1;
+      const i = next.push(rel, KIND_SKIPPED, undefined);
+      next.why.set(i, 'unreadable');
+      skipped.push({ path: rel, why: 'unreadable' });
+      work.push(i);
+      workPrev.push(slot);
+      workAbs.push(eAbs[e] as string);
+      continue;
+    }
+    st.size = size;
+    st.mtimeMs = stats[o + 1] as number;
+    st.ctimeMs = stats[o + 2] as number;
+    st.ino = stats[o + 3] as number;
+    st.mode = stats[o + 4] as number;
+    const type = st.mode & 0o170000;
+    const kind = type === 0o100000 ? KIND_FILE : type === 0o120000 ? KIND_SYMLINK : -1;
+    if (kind < 0) continue;
+    scanned++;
+    if (slot >= 0) seenPrev[slot] = 1;
+    const i = next.push(rel, kind, st);
+    const owned = owners.size > 0 && owners.has(rel);
+    if (owned) ownerSeen.add(rel);
+    if (slot >= 0 && !owned && prev!.statEquals(slot, st) && prev!.kind[slot] !== KIND_DIR && notRacy(prev!, slot, racyBefore)) {
+      next.copyContent(i, prev!, slot);
+      if (prev!.kind[slot] === KIND_SKIPPED) skipped.push({ path: rel, why: prev!.why.get(slot) ?? 'skipped', bytes: size });
+      continue;
+    }
+    work.push(i);
+    workPrev.push(slot);
+    workAbs.push(eAbs[e] as string);
+  }
+  for (const u of walk.unreadable) skipped.push(u);
+
+  // ---- content of new and changed paths ----
+  const useGit = options.git !== false;
+  let gitIndex: GitIndex | undefined;
+  let gitLoaded = false;
+  const git = (): GitIndex | undefined => {
+    if (!gitLoaded) {
+      gitLoaded = true;
+      gitIndex = useGit ? loadGitIndex(root) : undefined;
+    }
+    return gitIndex;
+  };
+  let hashed = 0;
+  let gitReferenced = 0;
+  let stored = 0;
+  let dirtyBytes = 0;
+  const gitSha1 = new Map<number, string>();
+  let writer: PackWriter | undefined = work.length >= PACK_THRESHOLD ? ctx.blobs.createPackWriter() : undefined;
+  const inflight = new Set<Promise<void>>();
+  let addFailure: unknown;
+  try {
+    for (let w = 0; w < work.length; w++) {
+      const i = work[w] as number;
+      const p = workPrev[w] as number;
+      const path = next.paths[i] as string;
+      const kind = next.kind[i];
+      if (kind === KIND_SKIPPED) continue;
+      const abs = workAbs[w] as string;
+      if (kind === KIND_SYMLINK) {
+        try {
+          next.targets.set(i, readlinkSync(abs));
+        } catch (err) {
+          markSkipped(next, i, `unreadable: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, skipped);
+        }
+        continue;
+      }
+      const size = next.size[i] as number;
+      if (size > maxBytes) {
+        markSkipped(next, i, 'too-large', skipped);
+        continue;
+      }
+      // Git-aware: no previous state (a baseline) or previously the same git blob — reference git.
+      const prevGit = p >= 0 && prev!.hashKind[p] === HASH_GIT && !owners.has(path) ? prev!.hashHex(p) : undefined;
+      if ((baseline || prevGit !== undefined) && git()) {
+        const e = gitIndex!.entries.get(path);
+        const st = { size, mtimeMs: next.mtime[i] as number, ctimeMs: next.ctime[i] as number, ino: next.ino[i] as number, mode: next.mode[i] as number };
+        if (e && (baseline || e.oid === prevGit) && matchesGitEntry(e, st, gitIndex!.indexMtimeMs)) {
+          next.setHash(i, HASH_GIT, e.oid);
+          gitReferenced++;
+          continue;
+        }
+      }
+      let data: Buffer;
+      let changedWhileRead: boolean;
+      try {
+        ({ data, changed: changedWhileRead } = readFileNoFollow(abs, size));
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT' || code === 'ELOOP' || code === 'ENOTDIR') {
+          // Gone or replaced by a symlink since the lstat: dropped; the next scan sees the new state.
+          next.kind[i] = KIND_GONE;
+          continue;
+        }
+        markSkipped(next, i, `unreadable: ${code ?? String(err)}`, skipped);
+        continue;
+      }
+      if (data.length > maxBytes) {
+        markSkipped(next, i, 'too-large', skipped);
+        continue;
+      }
+      hashed++;
+      dirtyBytes += data.length;
+      if (changedWhileRead) next.flags[i] = FLAG_STAT_UNKNOWN;
+      if (prevGit !== undefined) gitSha1.set(i, gitBlobId(data));
+      if (writer) {
+        const job: Promise<void> = writer
+          .add(data)
+          .then((r) => {
+            next.setHash(i, HASH_SHA256, r.id);
+            if (r.created) stored++;
+          })
+          .catch((err: unknown) => {
+            addFailure ??= err;
+          })
+          .finally(() => inflight.delete(job));
+        inflight.add(job);
+        if (inflight.size >= ADD_WINDOW) await Promise.race(inflight);
+        if (addFailure !== undefined) throw addFailure;
+      } else {
+        const r = await ctx.blobs.put(data);
+        next.setHash(i, HASH_SHA256, r.id);
+        if (r.created) stored++;
+      }
+    }
+    await Promise.all(inflight);
+    if (addFailure !== undefined) throw addFailure;
+    if (writer) await writer.commit();
+    writer = undefined;
+  } catch (err) {
+    await Promise.all(inflight);
+    await writer?.abort();
+    throw toCkptError(err, 'scanning');
+  }
+
+  // ---- compare with what ckpt last knew ----
+  const changes: { before: Known; after: FileImage; change: ScanChangeKind }[] = [];
+  const knownOf = (path: string, p: number): Known | undefined => {
+    const o = owners.get(path);
+    if (o) return { image: o };
+    return p >= 0 && prev!.kind[p] !== KIND_DIR ? imageOfSlot(prev!, p, path) : undefined;
+  };
+  if (!baseline) {
+    for (let w = 0; w < work.length; w++) {
+      const i = work[w] as number;
+      if (next.kind[i] === KIND_GONE) continue;
+      const path = next.paths[i] as string;
+      const known = knownOf(path, workPrev[w] as number) ?? { image: { path, state: 'absent' } };
+      const now = imageOfSlot(next, i, path);
+      const change = compare(known, now, gitSha1.get(i));
+      // A new file ckpt cannot store is reported, not recorded: a restore must not delete what it cannot bring back.
+      if (change === 'created' && now.image.state === 'skipped') continue;
+      if (change) changes.push({ before: known, after: now.image, change });
+    }
+  }
+
+  // ---- paths not seen: deleted, ignored now, or beyond the walk (carried over) ----
+  const pendingDirs = new Set(walk.pending);
+  const underPending = (path: string): boolean => {
+    if (pendingDirs.size === 0) return false;
+    if (pendingDirs.has('')) return true;
+    for (let d = dirname(path); d !== '.' && d !== ''; d = dirname(d)) if (pendingDirs.has(d)) return true;
+    return false;
+  };
+  const handled = new Set<string>();
+  const unseen = (path: string, p: number): void => {
+    handled.add(path);
+    if (underPending(path)) {
+      const known = knownOf(path, p);
+      if (p >= 0) {
+        const i = next.copyEntry(prev!, p);
+        if (owners.has(path)) next.flags[i] = FLAG_STAT_UNKNOWN; // content per the newer record: re-read
+      } else if (known && known.image.state !== 'absent') {
+        carryOwnerImage(next, known.image);
+      }
+      return;
+    }
+    if (rules.isIgnoredPath(path)) return;
+    const known = knownOf(path, p);
+    if (!known || known.image.state === 'absent') return;
+    changes.push({ before: known, after: { path, state: 'absent' }, change: 'deleted' });
+  };
+  if (prev) {
+    for (let p = 0; p < prev.count; p++) {
+      if (seenPrev[p]) continue;
+      if (prev.kind[p] === KIND_DIR) {
+        if (underPending(prev.paths[p] as string)) next.copyEntry(prev, p);
+        continue;
+      }
+      unseen(prev.paths[p] as string, p);
+    }
+    for (const path of owners.keys()) {
+      if (ownerSeen.has(path) || handled.has(path)) continue; // seen in this walk, or handled above
+      unseen(path, -1);
+    }
+  }
+
+  // ---- before-images: content known only to git is copied into the store now ----
+  const files: ScanChange[] = [];
+  const before: FileImage[] = [];
+  const after: FileImage[] = [];
+  if (changes.length > 0) {
+    changes.sort((a, b) => (a.after.path < b.after.path ? -1 : a.after.path > b.after.path ? 1 : 0));
+    const gitDirs = changes.some((c) => c.before.gitOid !== undefined) ? (gitIndex?.objectsGitdir ?? findGitDirs(root)?.commondir) : undefined;
+    for (const c of changes) {
+      let image = c.before.image;
+      if (c.before.gitOid !== undefined) {
+        const data = gitDirs ? await readGitBlob(gitDirs, c.before.gitOid) : undefined;
+        if (data && data.length <= maxBytes) {
+          const r = await ctx.blobs.put(data);
+          if (r.created) stored++;
+          image = { ...image, blob: r.id, bytes: data.length };
+        } else {
+          image = { path: image.path, state: 'skipped', why: data ? 'too-large' : 'git-object-missing' };
+        }
+      }
+      if (image.state === 'absent') {
+        const newDirs = countNewDirs(image.path, prev);
+        image = { path: image.path, state: 'absent', ...(newDirs > 0 ? { newDirs } : {}) };
+      }
+      before.push(image);
+      after.push(c.after);
+      files.push({ ...c.after, change: c.change });
+    }
+  }
+
+  // ---- record: one capture + its settle, in one transaction ----
+  let tag: string | null = null;
+  let seq: number | undefined;
+  if (files.length > 0) {
+    const tool = options.tool ?? 'scan';
+    ({ tag, seq } = await session.transaction(async (tx) => {
+      const state = replay(await tx.read());
+      const captureTagValue = captureTag(state.turn, state.nextK);
+      const event: NewEvent = { type: 'capture', tag: captureTagValue, turn: state.turn, k: state.nextK, tool, reason: 'scan', files: before };
+      const conflicts = await detectConflicts(session, state, before);
+      const stored = await tx.append([event, ...conflicts, { type: 'settle', tag: captureTagValue, files: after }]);
+      return { tag: captureTagValue, seq: stored[0]?.seq };
+    }));
+    await recordOwnership(session, after);
+  }
+
+  // ---- persist the index (skipped when only a few paths were re-read: owner records carry them) ----
+  next.rules = walk.ruleTexts;
+  const rulesChanged = !prev || !sameMap(prev.rules, walk.ruleTexts);
+  const dirty = work.length + (prev ? prev.count - countSeen(seenPrev) : 0);
+  if (options.rewriteIndex === 'always' || baseline || walk.truncated || rulesChanged || dirty >= REWRITE_MIN_DIRTY || dirtyBytes >= REWRITE_MIN_BYTES) {
+    await ctx.backend.write(scanIndexKey(session), next.compact().encode());
+  }
+
+  return {
+    tag,
+    ...(seq !== undefined ? { seq } : {}),
+    files,
+    ...(baseline ? { baseline: true as const } : {}),
+    scanned,
+    dirs: walk.dirs,
+    hashed,
+    gitReferenced,
+    stored,
+    skipped,
+    ...(walk.truncated ? { truncated: true as const, pending: walk.pending } : {}),
+    ms: Math.round(performance.now() - t0),
+  };
+}
+
+/**
+ * An entry is trusted on a stat match only when its inode had not changed for a while when the
+ * previous scan started: a write in the same timestamp tick as that scan's read would be invisible.
+ * Any write moves ctime to the present (it cannot be set back, unlike mtime), so ctime decides.
+ */
+function notRacy(idx: ScanIndex, i: number, before: number): boolean {
+  return (idx.ctime[i] as number) < before;
+}
+
+function markSkipped(idx: ScanIndex, i: number, why: string, skipped: ScanResult['skipped']): void {
+  idx.kind[i] = KIND_SKIPPED;
+  idx.hashKind[i] = HASH_NONE;
+  idx.why.set(i, why);
+  skipped.push({ path: idx.paths[i] as string, why, bytes: idx.size[i] as number });
+}
+
+/** An entry known only from an owner record (beyond a truncated walk): content kept, stat unknown. */
+function carryOwnerImage(idx: ScanIndex, image: FileImage): void {
+  if (image.state === 'symlink') {
+    const i = idx.push(image.path, KIND_SYMLINK, undefined);
+    idx.targets.set(i, image.target ?? '');
+  } else if (image.state === 'file' && image.blob) {
+    const i = idx.push(image.path, KIND_FILE, undefined);
+    idx.mode[i] = 0o100000 | (image.mode ?? 0o644);
+    idx.setHash(i, HASH_SHA256, image.blob);
+  }
+}
+
+/** The change from `known` to `now`, or undefined when they hold the same state. */
+function compare(known: Known, now: Known, nowGitSha1: string | undefined): ScanChangeKind | undefined {
+  const a = known.image;
+  const b = now.image;
+  if (a.state === 'absent') return b.state === 'absent' ? undefined : 'created';
+  if (b.state === 'absent') return 'deleted';
+  if (a.state !== b.state) return a.state === 'skipped' || b.state === 'skipped' ? 'modified' : 'type';
+  if (a.state === 'symlink') return a.target === b.target ? undefined : 'modified';
+  if (a.state === 'skipped') return undefined;
+  let sameBytes: boolean;
+  if (known.gitOid !== undefined) sameBytes = known.gitOid === (now.gitOid ?? nowGitSha1);
+  else sameBytes = now.gitOid === undefined && a.blob === b.blob;
+  if (!sameBytes) return 'modified';
+  // An owner record without a mode (older writers) says nothing about it.
+  return a.mode !== undefined && b.mode !== undefined && a.mode !== b.mode ? 'mode' : undefined;
+}
+
+/** How many ancestors of a created path the previous index did not know as folders. */
+function countNewDirs(path: string, prev: ScanIndex | undefined): number {
+  if (!prev) return 0;
+  let n = 0;
+  for (let d = dirname(path); d !== '.' && d !== ''; d = dirname(d)) {
+    const s = prev.slotOf(d);
+    if (s >= 0 && prev.kind[s] === KIND_DIR) break;
+    n++;
+  }
+  return n;
+}
+
+function countSeen(seen: Uint8Array): number {
+  let n = 0;
+  for (let i = 0; i < seen.length; i++) n += seen[i] as number;
+  return n;
+}
+
+function sameMap(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [k, v] of a) if (b.get(k) !== v) return false;
+  return true;
+}

@@ -1,0 +1,168 @@
+// Which workspace paths ckpt never scans, captures by scan or touches on restore (DESIGN §2, §9
+// `ckpt scan`): the defaults (`.git/`, `node_modules/`, the store itself when it lies inside the
+// workspace), `.git/info/exclude`, `.gitignore` files at every level (including those of ancestor
+// folders up to the top of an enclosing git work tree) and `.ckptignore` files at every level, with
+// gitignore semantics (the deepest file that has an opinion about a path decides; negations work;
+// nothing below an ignored folder can be re-included). The same rules apply to every scan.
+import { readFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+
+/** Folder names never entered, at any depth. */
+export const DEFAULT_IGNORED_DIRS: ReadonlySet<string> = new Set(['.git', 'node_modules']);
+/** Names of the per-folder rule files, in increasing precedence. */
+export const IGNORE_FILE_NAMES = ['.gitignore', '.ckptignore'] as const;
+
+/** The rules in force in one folder: its own matcher (if it has rule files) chained to its parent's. */
+export interface RuleFrame {
+  readonly parent: RuleFrame | undefined;
+  /** Workspace-relative folder (`''` for the root) the matcher's patterns are relative to. */
+  readonly base: string;
+  /** Prefix prepended to workspace paths for this matcher (ancestor folders above the root). */
+  readonly prefix: string;
+  readonly matcher: Ignore | undefined;
+  /** True when some frame of the chain has a matcher: otherwise no path needs testing. */
+  readonly active: boolean;
+}
+
+export interface IgnoreRulesOptions {
+  /** Real path of the workspace root. */
+  root: string;
+  /** Real path of the store: ignored when it lies inside the workspace. */
+  storeDir?: string;
+  /** Extra gitignore-style patterns relative to the root (tests, options). */
+  extra?: readonly string[];
+}
+
+export interface IgnoreRules {
+  /** Workspace-relative path of the store when it lies inside the workspace (ignored with its content). */
+  readonly storeRel: string | undefined;
+  /** The frame of the root folder (root rule files, info/exclude, ancestors' .gitignore files). */
+  readonly rootFrame: RuleFrame;
+  /** Text of every rule file read for the root frame, for change detection (`name -> text`). */
+  readonly rootSources: ReadonlyMap<string, string>;
+  /** The frame for folder `dirRel` given the texts of its own rule files (undefined: none). */
+  child(parent: RuleFrame, dirRel: string, texts: readonly (string | undefined)[]): RuleFrame;
+  /** True when `rel` (a child of the frame's folder; `isDir` for folders) is ignored. */
+  ignored(frame: RuleFrame, rel: string, isDir: boolean): boolean;
+  /** Full check of an arbitrary workspace-relative path (every ancestor folder too); loads rule files. */
+  isIgnoredPath(rel: string, isDir?: boolean): boolean;
+}
+
+/** Reads a small text file, or undefined when missing/unreadable. */
+export function readText(abs: string): string | undefined {
+  try {
+    return readFileSync(abs, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The top of the git work tree enclosing `root` (the folder holding `.git`), if any. */
+export function findGitTop(root: string): string | undefined {
+  for (let dir = root; ; dir = dirname(dir)) {
+    if (lexists(join(dir, '.git'))) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+function lexists(abs: string): boolean {
+  try {
+    readFileSync(abs); // a file (.git file of a worktree) reads; a folder throws EISDIR
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EISDIR';
+  }
+}
+
+function toPosix(p: string): string {
+  return sep === '/' ? p : p.split(sep).join('/');
+}
+
+export function createIgnoreRules(options: IgnoreRulesOptions): IgnoreRules {
+  const { root } = options;
+  let storeRel: string | undefined;
+  if (options.storeDir) {
+    const rel = relative(root, options.storeDir);
+    if (rel === '') storeRel = '';
+    else if (!rel.startsWith('..') && !rel.startsWith(sep) && rel !== '..') storeRel = toPosix(rel);
+  }
+  const rootSources = new Map<string, string>();
+
+  // Ancestors of the root up to the git top: their .gitignore files apply, relative to their folder.
+  let frame: RuleFrame | undefined;
+  const gitTop = findGitTop(root);
+  if (gitTop !== undefined) {
+    const exclude = readText(join(gitTop, '.git', 'info', 'exclude'));
+    const above = toPosix(relative(gitTop, root));
+    if (exclude !== undefined) rootSources.set('.git/info/exclude', exclude);
+    frame = makeFrame(undefined, '', above ? `${above}/` : '', exclude !== undefined ? [exclude] : []);
+    if (above) {
+      const parts = above.split('/');
+      for (let i = 0; i < parts.length; i++) {
+        const dirAbs = join(gitTop, ...parts.slice(0, i));
+        const text = readText(join(dirAbs, '.gitignore'));
+        if (text === undefined) continue;
+        rootSources.set(`${toPosix(relative(root, dirAbs))}/.gitignore`, text);
+        frame = makeFrame(frame, '', `${parts.slice(i).join('/')}/`, [text]);
+      }
+    }
+  }
+  const rootTexts = IGNORE_FILE_NAMES.map((name) => {
+    const text = readText(join(root, name));
+    if (text !== undefined) rootSources.set(name, text);
+    return text;
+  });
+  if (options.extra?.length) rootTexts.push(options.extra.join('\n'));
+  const rootFrame = makeFrame(frame, '', '', rootTexts);
+
+  function makeFrame(parent: RuleFrame | undefined, base: string, prefix: string, texts: readonly (string | undefined)[]): RuleFrame {
+    const present = texts.filter((t): t is string => t !== undefined && t.trim() !== '');
+    // One string: `add()` splits a string into lines, but takes each element of an array as one pattern.
+    const matcher = present.length > 0 ? ignore({ allowRelativePaths: true }).add(present.join('\n')) : undefined;
+    return { parent, base, prefix, matcher, active: matcher !== undefined || (parent?.active ?? false) };
+  }
+
+  function ignored(frame: RuleFrame, rel: string, isDir: boolean): boolean {
+    if (storeRel !== undefined && (rel === storeRel || storeRel === '')) return true;
+    for (let f: RuleFrame | undefined = frame; f; f = f.parent) {
+      if (!f.matcher) continue;
+      const local = f.base === '' ? rel : rel.slice(f.base.length + 1);
+      const r = f.matcher.test(`${f.prefix}${local}${isDir ? '/' : ''}`);
+      if (r.ignored) return true;
+      if (r.unignored) return false;
+    }
+    return false;
+  }
+
+  const frames = new Map<string, RuleFrame>([['', rootFrame]]);
+  function frameOf(dirRel: string): RuleFrame {
+    const known = frames.get(dirRel);
+    if (known) return known;
+    const parentRel = dirRel.includes('/') ? dirRel.slice(0, dirRel.lastIndexOf('/')) : '';
+    const parent = frameOf(parentRel);
+    const texts = IGNORE_FILE_NAMES.map((n) => readText(join(root, dirRel, n)));
+    const f = texts.some((t) => t !== undefined) ? makeFrame(parent, dirRel, '', texts) : parent;
+    frames.set(dirRel, f);
+    return f;
+  }
+
+  return {
+    storeRel,
+    rootFrame,
+    rootSources,
+    child: (parent, dirRel, texts) => (texts.some((t) => t !== undefined) ? makeFrame(parent, dirRel, '', texts) : parent),
+    ignored,
+    isIgnoredPath(rel, isDir = false) {
+      const parts = rel.split('/');
+      for (let i = 0; i < parts.length; i++) {
+        const name = parts[i] as string;
+        const sub = parts.slice(0, i + 1).join('/');
+        const dirHere = i < parts.length - 1 || isDir;
+        if (dirHere && DEFAULT_IGNORED_DIRS.has(name)) return true;
+        if (ignored(frameOf(parts.slice(0, i).join('/')), sub, dirHere)) return true;
+      }
+      return false;
+    },
+  };
+}

@@ -1,0 +1,273 @@
+// Workspace scans (issue 4): the baseline, each kind of shell effect captured as ONE capture + settle
+// and undone by a restore, ignore rules (never captured, never touched), the baseline shared by two
+// sessions, settles not recorded twice, the size cap, and the time budget.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { chmod, lstat, mkdir, readFile, rename, stat, utimes } from 'node:fs/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CaptureEvent, SettleEvent } from '../src/format/event.js';
+import { capture } from '../src/capture/capture.js';
+import { settle } from '../src/capture/settle.js';
+import { startTurn } from '../src/capture/turn.js';
+import { restore } from '../src/restore/index.js';
+import { scan } from '../src/scan/index.js';
+import { makeScanWorld, treeOf, type ScanWorld } from './fixtures/scan-world.js';
+
+let worlds: ScanWorld[] = [];
+async function world(options?: Parameters<typeof makeScanWorld>[0]): Promise<ScanWorld> {
+  const w = await makeScanWorld(options);
+  worlds.push(w);
+  return w;
+}
+afterEach(async () => {
+  for (const w of worlds) await w.dirs.cleanup();
+  worlds = [];
+});
+
+async function captures(w: ScanWorld): Promise<CaptureEvent[]> {
+  return (await w.session.events()).filter((e): e is CaptureEvent => e.type === 'capture');
+}
+
+describe('baseline', () => {
+  it('records nothing, stores every file, and a scan without changes records nothing', async () => {
+    const w = await world();
+    await w.write('a.txt', 'alpha');
+    await w.write('src/b.ts', 'beta', 0o755);
+    await w.link('ln', 'a.txt');
+    const first = await scan(w.session);
+    expect(first).toMatchObject({ tag: null, files: [], baseline: true, scanned: 3, hashed: 2, stored: 2 });
+    expect(await captures(w)).toEqual([]);
+    const again = await scan(w.session);
+    expect(again.tag).toBeNull();
+    expect(again.files).toEqual([]);
+    expect(again.baseline).toBeUndefined();
+  });
+});
+
+describe('shell effects are captured and undone', () => {
+  it('create, modify, delete, chmod, file<->symlink, rename, new folders: one capture, one settle, restored exactly', async () => {
+    const w = await world();
+    await w.write('mod.txt', 'v1');
+    await w.write('del.txt', 'doomed');
+    await w.write('exec.sh', '#!/bin/sh\n', 0o644);
+    await w.write('becomes-link.txt', 'plain');
+    await w.link('becomes-file', 'mod.txt');
+    await w.write('old-name.txt', 'moving');
+    await w.write('keep/dir.txt', 'stays');
+    await scan(w.session);
+    const before = await treeOf(w.root);
+    await startTurn(w.session);
+    // What a shell command does, behind ckpt's back.
+    await w.write('mod.txt', 'v2 longer');
+    await w.remove('del.txt');
+    await chmod(w.at('exec.sh'), 0o755);
+    await w.link('becomes-link.txt', 'mod.txt');
+    await w.remove('becomes-file');
+    await w.write('becomes-file', 'now a file');
+    await rename(w.at('old-name.txt'), w.at('keep/new-name.txt'));
+    await w.write('gen/deep/out.js', 'generated');
+    await w.write('keep/created.txt', 'new');
+
+    const r = await scan(w.session, { tool: 'Bash' });
+    expect(r.tag).toBe('1.1');
+    const byPath = Object.fromEntries(r.files.map((f) => [f.path, f.change]));
+    expect(byPath).toEqual({
+      'mod.txt': 'modified',
+      'del.txt': 'deleted',
+      'exec.sh': 'mode',
+      'becomes-link.txt': 'type',
+      'becomes-file': 'type',
+      'old-name.txt': 'deleted',
+      'keep/new-name.txt': 'created',
+      'gen/deep/out.js': 'created',
+      'keep/created.txt': 'created',
+    });
+    const events = await w.session.events();
+    const cap = events.find((e) => e.type === 'capture') as CaptureEvent;
+    expect(cap).toMatchObject({ tag: '1.1', tool: 'Bash', reason: 'scan' });
+    const settleEvent = events[events.indexOf(cap) + 1] as SettleEvent;
+    expect(settleEvent).toMatchObject({ type: 'settle', tag: '1.1' });
+    expect(settleEvent.files.map((f) => f.path).sort()).toEqual(cap.files.map((f) => f.path).sort());
+    const created = cap.files.find((f) => f.path === 'gen/deep/out.js');
+    expect(created).toMatchObject({ state: 'absent', newDirs: 2 });
+    expect(cap.files.find((f) => f.path === 'keep/created.txt')?.newDirs).toBeUndefined();
+
+    // Nothing new: the next scan records nothing.
+    expect((await scan(w.session)).tag).toBeNull();
+
+    const res = await restore(w.session, '1', {});
+    expect(res.drift).toEqual([]);
+    expect(await treeOf(w.root)).toEqual(before);
+    await expect(lstat(w.at('gen'))).rejects.toMatchObject({ code: 'ENOENT' });
+    // The restore is what ckpt knows now: a scan after it records nothing.
+    expect((await scan(w.session)).files).toEqual([]);
+  });
+
+  it('numbers scans with the captures of the turn and keeps the earliest image per path', async () => {
+    const w = await world();
+    await w.write('f.txt', 'one');
+    await scan(w.session);
+    await startTurn(w.session);
+    await w.write('f.txt', 'two');
+    const c1 = await capture(w.session, ['other.txt'], { tool: 'Write' });
+    expect(c1.tag).toBe('1.1');
+    const s1 = await scan(w.session);
+    expect(s1.tag).toBe('1.2');
+    await w.write('f.txt', 'three!');
+    const s2 = await scan(w.session);
+    expect(s2.tag).toBe('1.3');
+    await restore(w.session, '1.3', {});
+    expect(await w.read('f.txt')).toBe('two');
+    await restore(w.session, '1', { force: true });
+    expect(await w.read('f.txt')).toBe('one');
+  });
+
+  it('does not record again what a settle already recorded, and records later shell changes with the settled before-image', async () => {
+    const w = await world();
+    await w.write('t.txt', 'base');
+    await scan(w.session);
+    await startTurn(w.session);
+    const c = await capture(w.session, ['t.txt'], { tool: 'Edit' });
+    await w.write('t.txt', 'by the agent');
+    await settle(w.session, ['t.txt'], { tag: c.tag ?? undefined });
+    expect((await scan(w.session)).files).toEqual([]);
+    await w.write('t.txt', 'by the shell');
+    const r = await scan(w.session);
+    expect(r.files.map((f) => f.path)).toEqual(['t.txt']);
+    await restore(w.session, r.tag!, {});
+    expect(await w.read('t.txt')).toBe('by the agent');
+  });
+
+  it('a content change that keeps size and mtime is still seen (ctime, racy entries)', async () => {
+    const w = await world();
+    await w.write('same.txt', 'aaaa');
+    const old = await stat(w.at('same.txt'));
+    await scan(w.session);
+    await w.write('same.txt', 'bbbb');
+    await utimes(w.at('same.txt'), old.atime, old.mtime);
+    const r = await scan(w.session, { racyMs: 0 });
+    expect(r.files.map((f) => [f.path, f.change])).toEqual([['same.txt', 'modified']]);
+  });
+});
+
+describe('ignore rules', () => {
+  it('never captures nor touches ignored paths; an ignored folder is not entered', async () => {
+    const w = await world({ storeInside: true });
+    await w.write('.gitignore', 'build/\n*.log\n!keep.log\n');
+    await w.write('.ckptignore', 'secret.txt\n');
+    await w.write('sub/.gitignore', 'local.tmp\n');
+    await w.write('node_modules/pkg/index.js', 'x');
+    await w.write('build/out.bin', 'b');
+    await w.write('app.log', 'l');
+    await w.write('keep.log', 'k');
+    await w.write('secret.txt', 's');
+    await w.write('sub/local.tmp', 't');
+    await w.write('sub/code.ts', 'c');
+    await mkdir(w.at('.git/objects'), { recursive: true });
+    await w.write('.git/info/exclude', 'excluded.txt\n');
+    await w.write('excluded.txt', 'e');
+    const base = await scan(w.session);
+    expect(base.scanned).toBe(5); // .gitignore, .ckptignore, keep.log, sub/.gitignore, sub/code.ts
+    await startTurn(w.session);
+    for (const p of ['node_modules/pkg/index.js', 'build/out.bin', 'app.log', 'secret.txt', 'sub/local.tmp', 'excluded.txt', '.git/HEAD']) {
+      await w.write(p, 'changed by the shell');
+    }
+    await w.write('keep.log', 'changed too');
+    await w.write('node_modules/new/file.js', 'n');
+    const r = await scan(w.session);
+    expect(r.files.map((f) => f.path)).toEqual(['keep.log']);
+    await restore(w.session, '1', {});
+    expect(await w.read('keep.log')).toBe('k');
+    for (const p of ['node_modules/pkg/index.js', 'build/out.bin', 'app.log', 'secret.txt', 'sub/local.tmp', 'excluded.txt']) {
+      expect(await w.read(p)).toBe('changed by the shell');
+    }
+    // The store inside the workspace is never scanned.
+    const events = JSON.stringify(await w.session.events());
+    expect(events).not.toContain('.ckpt-store');
+  });
+
+  it('a path that becomes ignored is not recorded as deleted, and one that stops being ignored is recorded as created', async () => {
+    const w = await world();
+    await w.write('dist/a.js', 'a');
+    await w.write('tmp.txt', 't');
+    await scan(w.session);
+    await w.write('.gitignore', 'dist/\n');
+    const r1 = await scan(w.session);
+    expect(r1.files.map((f) => [f.path, f.change])).toEqual([['.gitignore', 'created']]);
+    await w.write('.gitignore', '');
+    const r2 = await scan(w.session);
+    expect(r2.files.map((f) => [f.path, f.change])).toEqual([
+      ['.gitignore', 'modified'],
+      ['dist/a.js', 'created'],
+    ]);
+  });
+});
+
+describe('sharing, size cap, budget', () => {
+  it('the baseline is shared by a second session of the workspace', async () => {
+    const w = await world();
+    for (let i = 0; i < 20; i++) await w.write(`f${i}.txt`, `content ${i}`);
+    const first = await scan(w.session);
+    expect(first.baseline).toBe(true);
+    const other = await w.ws.create({ title: 'second' });
+    const r = await scan(other, { racyMs: 0 });
+    expect(r).toMatchObject({ tag: null, files: [], hashed: 0 });
+    expect(r.baseline).toBeUndefined();
+    await w.write('f3.txt', 'changed');
+    const r2 = await scan(other);
+    expect(r2.files.map((f) => f.path)).toEqual(['f3.txt']);
+    // The first session does not record the change again: the second session's scan recorded it.
+    expect((await scan(w.session)).files).toEqual([]);
+  });
+
+  it('files over the size cap are reported as skipped, never silently lost', async () => {
+    const w = await world({ maxBlobBytes: 1000 });
+    await w.write('small.txt', 'ok');
+    await w.write('big.bin', 'x'.repeat(5000));
+    const base = await scan(w.session);
+    expect(base.skipped).toEqual([{ path: 'big.bin', why: 'too-large', bytes: 5000 }]);
+    await w.write('small.txt', 'y'.repeat(2000));
+    await w.write('huge-new.bin', 'z'.repeat(3000));
+    const r = await scan(w.session);
+    expect(r.files).toMatchObject([{ path: 'small.txt', change: 'modified', state: 'skipped', why: 'too-large' }]);
+    expect(r.skipped.map((s) => s.path).sort()).toEqual(['big.bin', 'huge-new.bin', 'small.txt']);
+    const cap = (await captures(w))[0]!;
+    expect(cap.files).toMatchObject([{ path: 'small.txt', state: 'file' }]);
+  });
+
+  it('a scan cut short by its budget reports what it did not reach and records no deletions there', async () => {
+    const w = await world();
+    for (let d = 0; d < 5; d++) for (let i = 0; i < 5; i++) await w.write(`d${d}/f${i}.txt`, `${d}${i}`);
+    await scan(w.session);
+    await w.remove('d1/f1.txt');
+    const cut = await scan(w.session, { budgetMs: 0 });
+    expect(cut.truncated).toBe(true);
+    expect(cut.pending).toEqual(['']);
+    expect(cut.files).toEqual([]);
+    const full = await scan(w.session);
+    expect(full.files.map((f) => [f.path, f.change])).toEqual([['d1/f1.txt', 'deleted']]);
+  });
+
+  it('a scan of an unchanged tree reads no file; a worker thread sharing the lstats sees the same', async () => {
+    const w = await world();
+    for (let i = 0; i < 10; i++) await w.write(`f${i}.txt`, `c${i}`);
+    await scan(w.session);
+    const r = await scan(w.session, { racyMs: 0 });
+    expect(r.hashed).toBe(0);
+    // More paths than one lstat chunk (2048), so the worker gets some.
+    for (let d = 0; d < 7; d++) mkdirSync(w.at(`many/d${d}`), { recursive: true });
+    for (let i = 0; i < 2100; i++) writeFileSync(w.at(`many/d${i % 7}/g${i}.txt`), `${i}`);
+    await w.remove('f2.txt');
+    await w.write('f3.txt', 'changed');
+    const inline = await scan(w.session, { racyMs: 0, threads: 0, rewriteIndex: 'always' });
+    expect(inline.files).toHaveLength(2102);
+    await w.remove('f4.txt');
+    await w.write('many/d1/g1.txt', 'changed');
+    const parallel = await scan(w.session, { racyMs: 0, threads: 1 });
+    expect(parallel.scanned).toBe(2108);
+    expect(parallel.files.map((f) => [f.path, f.change])).toEqual([
+      ['f4.txt', 'deleted'],
+      ['many/d1/g1.txt', 'modified'],
+    ]);
+    expect(await readFile(w.at('f1.txt'), 'utf8')).toBe('c1');
+  });
+});

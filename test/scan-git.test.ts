@@ -1,0 +1,131 @@
+// Git-aware baseline (issue 4 item 4) on real repositories made with the git CLI (setup only; ckpt
+// never runs git): clean files reference git's blobs without being read, dirty and untracked files
+// are read, a nested repository's files are scanned as normal files, and a referenced blob is copied
+// from git's objects (loose or packed) the moment a scan finds its file changed or deleted.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { utimes } from 'node:fs/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CaptureEvent } from '../src/format/event.js';
+import { restore } from '../src/restore/index.js';
+import { scan } from '../src/scan/index.js';
+import { loadGitIndex, parseGitIndex } from '../src/workspace/git-index.js';
+import { makeScanWorld, treeOf, type ScanWorld } from './fixtures/scan-world.js';
+
+let worlds: ScanWorld[] = [];
+async function world(): Promise<ScanWorld> {
+  const w = await makeScanWorld();
+  worlds.push(w);
+  return w;
+}
+afterEach(async () => {
+  for (const w of worlds) await w.dirs.cleanup();
+  worlds = [];
+});
+
+/** Ages every work-tree file so git's index entries are not racily clean, then refreshes git's index. */
+async function settleGit(w: ScanWorld, paths: string[]): Promise<void> {
+  const old = new Date(Date.now() - 60_000);
+  for (const p of paths) await utimes(w.at(p), old, old);
+  w.git('update-index', '--refresh');
+}
+
+async function repo(w: ScanWorld, files: Record<string, string>): Promise<void> {
+  w.git('init', '-q');
+  for (const [p, c] of Object.entries(files)) await w.write(p, c, p.endsWith('.sh') ? 0o755 : 0o644);
+  w.git('add', '-A');
+  w.git('commit', '-q', '-m', 'init');
+  await settleGit(w, Object.keys(files));
+}
+
+describe('git index parsing', () => {
+  it('reads v2, v3 (extended flags) and v4 (prefix-compressed) indexes alike', async () => {
+    const w = await world();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 30; i++) files[`dir${i % 3}/sub/file-${i}.txt`] = `content ${i}\n`;
+    files['run.sh'] = '#!/bin/sh\n';
+    await repo(w, files);
+    const read = () => parseGitIndex(readFileSync(w.at('.git/index')))!;
+    const v2 = read();
+    expect(v2.size).toBe(31);
+    expect(v2.get('run.sh')?.mode).toBe(0o100755);
+    w.git('update-index', '--index-version', '4');
+    expect(readFileSync(w.at('.git/index')).readUInt32BE(4)).toBe(4);
+    expect(read()).toEqual(v2);
+    // v3: an intent-to-add entry needs extended flags; it is not a committed blob, so it is skipped.
+    await w.write('new.txt', 'n');
+    w.git('update-index', '--index-version', '3');
+    w.git('add', '-N', 'new.txt');
+    const v3 = read();
+    expect(v3.has('new.txt')).toBe(false);
+    expect(v3.get('dir0/sub/file-0.txt')).toEqual(v2.get('dir0/sub/file-0.txt'));
+    // Entries of a workspace inside the repository are relative to the workspace.
+    const prefixed = parseGitIndex(readFileSync(w.at('.git/index')), 'dir1/')!;
+    expect([...prefixed.keys()].every((k) => k.startsWith('sub/'))).toBe(true);
+    expect(prefixed.size).toBe(10);
+  });
+
+  it('returns undefined for what it cannot parse', () => {
+    expect(parseGitIndex(Buffer.from('not an index at all, not at all'))).toBeUndefined();
+    const bad = Buffer.alloc(64);
+    bad.write('DIRC');
+    bad.writeUInt32BE(9, 4);
+    expect(parseGitIndex(bad)).toBeUndefined();
+  });
+});
+
+describe('git-aware baseline', () => {
+  it('clean files reference git blobs; dirty, untracked and nested-repo files are read; .git is never entered', async () => {
+    const w = await world();
+    await repo(w, { 'a.txt': 'alpha\n', 'src/b.ts': 'beta\n', 'run.sh': 'echo\n', 'dirty.txt': 'committed\n' });
+    await w.write('dirty.txt', 'edited, not staged\n');
+    await w.write('untracked.txt', 'u\n');
+    // A nested repository: its files are normal files here, its .git is not entered.
+    await w.write('nested/inner.txt', 'inner\n');
+    execFileSync('git', ['init', '-q'], { cwd: w.at('nested') });
+    const r = await scan(w.session);
+    expect(r).toMatchObject({ baseline: true, scanned: 6, gitReferenced: 3, hashed: 3 });
+    expect(loadGitIndex(w.root)?.entries.size).toBe(4);
+
+    // A later shell change to a git-referenced file: its before-image is copied from git's objects.
+    await w.write('a.txt', 'alpha rewritten\n');
+    await w.remove('src/b.ts');
+    w.git('gc', '-q'); // objects now live in a pack
+    const c = await scan(w.session, { tool: 'Bash' });
+    expect(c.files.map((f) => [f.path, f.change])).toEqual([
+      ['a.txt', 'modified'],
+      ['src/b.ts', 'deleted'],
+    ]);
+    const cap = (await w.session.events()).find((e) => e.type === 'capture') as CaptureEvent;
+    expect(cap.files.every((f) => f.state === 'file' && /^[0-9a-f]{64}$/.test(f.blob ?? ''))).toBe(true);
+    await restore(w.session, c.tag!, {});
+    expect(await w.read('a.txt')).toBe('alpha\n');
+    expect(await w.read('src/b.ts')).toBe('beta\n');
+  });
+
+  it('a workspace that is a folder inside a repository uses the entries under it', async () => {
+    const w = await world();
+    await repo(w, { 'pkg/app/x.txt': 'x\n', 'pkg/app/y.txt': 'y\n', 'other/z.txt': 'z\n' });
+    const ws = await w.store.openWorkspace(w.at('pkg/app'));
+    const session = await ws.create({ title: 'inner' });
+    const r = await scan(session);
+    expect(r).toMatchObject({ baseline: true, scanned: 2, gitReferenced: 2, hashed: 0 });
+  });
+
+  it('restores a git-referenced tree after shell changes exactly', async () => {
+    const w = await world();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 12; i++) files[`m${i % 2}/f${i}.txt`] = `file ${i}\n`;
+    await repo(w, files);
+    const base = await scan(w.session);
+    expect(base.gitReferenced).toBe(12);
+    const before = await treeOf(w.root);
+    w.git('rm', '-q', '-r', 'm0');
+    await w.write('m1/f1.txt', 'changed\n');
+    await w.write('m2/new.txt', 'new\n');
+    const r = await scan(w.session);
+    expect(r.files).toHaveLength(8);
+    await restore(w.session, r.tag!, {});
+    expect(await treeOf(w.root)).toEqual(before);
+  });
+});
