@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../src/store.js';
 import { buildScenario, type Scenario } from './fixtures/restore-scenario.js';
-import { makeWorld, snapshot, stagingLeft, type World } from './fixtures/restore-world.js';
+import { isStaging, makeWorld, snapshot, type World } from './fixtures/restore-world.js';
 
 const run = promisify(execFile);
 
@@ -77,6 +77,8 @@ interface Outcome {
   killed: boolean;
   delayMs: number | undefined;
   ms?: number;
+  /** What the log says: no restore recorded, abandoned on open, finished on open, or committed by the child. */
+  journal: 'none' | 'aborted' | 'finished' | 'committed';
 }
 
 interface Lane {
@@ -86,20 +88,26 @@ interface Lane {
   next: Child;
 }
 
-/** A lane: one world with the scenario built once; its store and workspace are saved as templates. */
+/** A lane: one world with the scenario built once; its session folder and workspace saved as templates. */
 async function makeLane(): Promise<Lane> {
   const w = await makeWorld({ prefix: 'ckpt-crash-' });
   const sc = await buildScenario(w);
-  await run('cp', ['-a', w.dirs.store, `${w.dirs.store}.tpl`]);
-  await run('cp', ['-a', w.dirs.workspace, `${w.dirs.workspace}.tpl`]);
-  return { w, sc, next: spawnChild() };
+  const lane = { w, sc, next: spawnChild() };
+  for (const [from, to] of saved(lane)) await run('cp', ['-a', from, to]);
+  return lane;
 }
 
-/** Puts the lane's store and workspace back exactly as built (same paths: same workspace id). */
-async function resetLane({ w }: Lane): Promise<void> {
-  await run('rm', ['-rf', w.dirs.store, w.dirs.workspace]);
-  await run('cp', ['-a', `${w.dirs.store}.tpl`, w.dirs.store]);
-  await run('cp', ['-a', `${w.dirs.workspace}.tpl`, w.dirs.workspace]);
+/** What a restore changes, with where its template lives: blobs it adds are harmless and stay. */
+function saved({ w }: Lane): [string, string][] {
+  const dirs = [w.dirs.workspace, join(w.dirs.store, w.session.key), join(w.dirs.store, w.ws.ctx.workspace.key, 'owners.json')];
+  return dirs.map((d) => [d, `${d}.tpl`]);
+}
+
+/** Puts the lane's workspace and session back exactly as built (same paths: same workspace id). */
+async function resetLane(lane: Lane): Promise<void> {
+  const pairs = saved(lane);
+  await run('rm', ['-rf', ...pairs.map(([d]) => d)]);
+  for (const [d, tpl] of pairs) await run('cp', ['-a', tpl, d]);
 }
 
 /**
@@ -121,7 +129,7 @@ async function iteration(lane: Lane, delayMs: number | undefined, takeover = tru
   const store = await openStore({ dir: w.dirs.store });
   const session = await (await store.openWorkspace(w.root)).get(w.session.id);
   const now = await snapshot(w.root);
-  expect(await stagingLeft(w.root)).toEqual([]);
+  expect(Object.keys(now).filter(isStaging)).toEqual([]);
   const same = (ref: Record<string, unknown>) => JSON.stringify(now) === JSON.stringify(ref);
   const state = same(sc.after) ? 'after' : same(sc.before) ? 'before' : undefined;
   if (!state) {
@@ -131,10 +139,13 @@ async function iteration(lane: Lane, delayMs: number | undefined, takeover = tru
     const b = diff(sc.before);
     expect(a.length < b.length ? { vsAfter: a } : { vsBefore: b }).toEqual({});
   }
-  const types = (await session.events()).map((e) => e.type);
+  const events = await session.events();
+  const types = events.map((e) => e.type);
   if (state === 'after') expect(types.at(-1)).toBe('restore_committed');
   else expect(types.includes('restore_started')).toBe(false);
-  return { state: state!, killed: child.killed, delayMs, ms: child.ms };
+  const last = events.at(-1)!;
+  const journal = last.type === 'restore_aborted' ? 'aborted' : last.type !== 'restore_committed' ? 'none' : (last.result as { recovered?: boolean }).recovered ? 'finished' : 'committed';
+  return { state: state!, killed: child.killed, delayMs, ms: child.ms, journal };
 }
 
 describe('restore crash safety', () => {
@@ -170,6 +181,7 @@ describe('restore crash safety', () => {
       killed: outcomes.filter((o) => o.killed).length,
       before: outcomes.filter((o) => o.state === 'before').length,
       after: outcomes.filter((o) => o.state === 'after').length,
+      journal: Object.fromEntries(['none', 'aborted', 'finished', 'committed'].map((j) => [j, outcomes.filter((o) => o.journal === j).length])),
       restoreMs: calibrations.map((c) => Math.round(c.ms ?? 0)),
       seconds: Math.round((performance.now() - t0) / 100) / 10,
     };

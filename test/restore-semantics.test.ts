@@ -211,14 +211,16 @@ describe('restore to a tag', () => {
   it('fails closed on a corrupt blob: BLOB_CORRUPT, nothing changed, no staging file left', async () => {
     const w = await world();
     for (let i = 0; i < 20; i++) await w.write(`f${i}.txt`, `original ${i}`);
+    await w.write('gone/sub/kept.txt', 'in a folder that will be removed');
     await w.turn();
     const paths = Array.from({ length: 20 }, (_, i) => `f${i}.txt`);
-    await w.tool([...paths, 'new/created.txt'], async () => {
+    await w.tool([...paths, 'new/created.txt', 'gone/sub/kept.txt'], async () => {
       for (const p of paths) await w.write(p, `changed ${p}`);
       await w.write('new/created.txt', 'new');
+      await w.remove('gone');
     });
     const events = await w.session.events();
-    const blob = (events.find((e) => e.type === 'capture')!.files as { path: string; blob: string }[]).find((f) => f.path === 'f13.txt')!.blob;
+    const blob = (events.find((e) => e.type === 'capture')!.files as { path: string; blob: string }[]).find((f) => f.path === 'gone/sub/kept.txt')!.blob; // staging creates gone/sub first
     const file = join(w.dirs.store, 'blobs', blob.slice(0, 2), blob.slice(2));
     const bytes = await readFile(file);
     bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 0xff;

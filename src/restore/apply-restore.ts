@@ -16,6 +16,7 @@ import { recordOwnership } from '../capture/owner-index.js';
 import type { EventLogTx } from '../storage/event-log.js';
 import { sameImage } from '../workspace/read-image.js';
 import { placeEntries } from './place.js';
+import { mapLimit } from './present.js';
 import { summarizePlan, type PlannedEntry, type RestorePlan, type SkippedPath } from './plan-restore.js';
 import { foldersToCreate, removeEmptyFolders } from './stage.js';
 import { stageAll } from './stage-all.js';
@@ -48,6 +49,8 @@ export interface ApplyRestoreOptions {
   reason: string;
 }
 
+const RECOVERY_SLICE = 32;
+
 export function driftError(to: string, drift: readonly string[]): CkptError {
   const shown = drift.slice(0, 5).join(', ') + (drift.length > 5 ? `, … (${drift.length} in all)` : '');
   return new CkptError(
@@ -61,6 +64,15 @@ function baseResult(options: ApplyRestoreOptions, entries: readonly PlannedEntry
   return { to: options.to, ...summarizePlan(entries), skipped, drift, undo: null, unchanged: [...options.plan.unchanged] };
 }
 
+/** readImages over slices in parallel: each image is a read, a blob write and an fsync. */
+async function readRecoveryImages(session: Session, entries: readonly PlannedEntry[]): Promise<FileImage[]> {
+  const slices: PlannedEntry[][] = [];
+  for (let i = 0; i < entries.length; i += RECOVERY_SLICE) slices.push(entries.slice(i, i + RECOVERY_SLICE));
+  const root = session.workspaceRoot;
+  const images = await mapLimit(slices, 8, (slice) => readImages(session, slice.map((e) => ({ rel: e.path, abs: join(root, e.path) }))));
+  return images.flat();
+}
+
 export async function applyRestore(session: Session, tx: EventLogTx, options: ApplyRestoreOptions): Promise<RestoreResult> {
   const { plan } = options;
   const root = session.workspaceRoot;
@@ -69,7 +81,7 @@ export async function applyRestore(session: Session, tx: EventLogTx, options: Ap
   if (plan.entries.length === 0) return baseResult(options, [], [...plan.skipped], [...plan.drift]);
 
   // Recovery capture: the present content of every planned path, stored durably before any change.
-  const recovery = await readImages(session, plan.entries.map((e) => ({ rel: e.path, abs: join(root, e.path) })));
+  const recovery = await readRecoveryImages(session, plan.entries);
   const entries: PlannedEntry[] = [];
   const skipped = [...plan.skipped];
   const drift = [...plan.drift];

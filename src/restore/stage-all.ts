@@ -7,7 +7,7 @@ import type { PlannedEntry, SkippedPath } from './plan-restore.js';
 import { mapLimit } from './present.js';
 import { removeStaged, stageEntry, type StageContext } from './stage.js';
 
-const STAGE_PARALLELISM = 8;
+const STAGE_PARALLELISM = 16;
 
 export interface StagedPlan {
   /** The entries still to place (lenient mode drops those that failed). */
