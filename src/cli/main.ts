@@ -5,6 +5,8 @@ import { CkptError, exitCodeOf } from '../errors.js';
 import { createOutput, type CliIo } from './io.js';
 import { registerSessionCommands } from './commands/session.js';
 import { registerCheckpointCommands } from './commands/checkpoint.js';
+import { registerRestoreCommands } from './commands/restore.js';
+import { registerMaintenanceCommands } from './commands/maintenance.js';
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('ckpt')
@@ -24,6 +26,8 @@ export function buildProgram(io: CliIo): Command {
   (program as Command & { ckptIo: CliIo }).ckptIo = io;
   registerSessionCommands(program);
   registerCheckpointCommands(program);
+  registerRestoreCommands(program);
+  registerMaintenanceCommands(program);
   for (const cmd of program.commands) inherit(cmd, program);
   return program;
 }

@@ -6,6 +6,7 @@ import type { WorkspaceContext } from '../context.js';
 import type { SessionMetadata } from './metadata.js';
 import { Session, sessionKey } from './session.js';
 import { assertSessionId, generateSessionId } from './session-id.js';
+import { prunedThrough } from './positions.js';
 import { recoverSession } from '../restore/recover.js';
 
 export interface CreateSessionOptions {
@@ -127,6 +128,10 @@ export function createSessionStore(ctx: WorkspaceContext): SessionStore {
       const atSeq = options.atSeq ?? last;
       if (!Number.isSafeInteger(atSeq) || atSeq < 1 || atSeq > last) {
         throw new CkptError('INVALID_ARGUMENT', `cannot fork session ${id} at @${atSeq}: it has events 1..${last}`, { atSeq });
+      }
+      const prunedBefore = prunedThrough(events);
+      if (atSeq < prunedBefore) {
+        throw new CkptError('TAG_PRUNED', `cannot fork session ${id} at @${atSeq}: history before @${prunedBefore} was pruned`, { atSeq, prunedBefore });
       }
       const copied = events.filter((e) => e.seq > 1 && e.seq <= atSeq);
       assertNoOpenRestore(copied, id, atSeq);
