@@ -100,28 +100,54 @@ export function createEventLog(options: EventLogOptions): EventLog {
     }
   }
 
+  /**
+   * Events already decoded by this handle: the log is append-only, so a later read decodes only the
+   * bytes appended since (checked against the last line it saw, so a replaced log is read afresh).
+   */
+  let cache: { bytes: number; lastLine: Buffer; events: EventBase[] } | undefined;
+
   async function read(readOptions?: ReadOptions): Promise<EventBase[]> {
+    const events = await readAll();
+    const fromSeq = readOptions?.fromSeq ?? 1;
+    return fromSeq <= 1 ? events.slice() : events.slice(fromSeq - 1);
+  }
+
+  async function readAll(): Promise<EventBase[]> {
+    if (cache) {
+      const st = await backend.stat(key);
+      if (st && st.size >= cache.bytes) {
+        const from = cache.bytes - cache.lastLine.length;
+        const chunk = await backend.readRange(key, from, st.size - from);
+        if (chunk && chunk.subarray(0, cache.lastLine.length).equals(cache.lastLine)) {
+          return decodeInto(cache.events, chunk, cache.lastLine.length, from);
+        }
+      }
+      cache = undefined;
+    }
     const buf = await backend.read(key);
     if (!buf) {
       await refuseIfPresent();
       return [];
     }
+    return decodeInto([], buf, 0, 0);
+  }
+
+  /** Decodes the complete lines of `buf` from `offset` onto `events` (seq must continue densely). */
+  function decodeInto(events: EventBase[], buf: Buffer, offset: number, bufStart: number): EventBase[] {
     const end = buf.lastIndexOf(NL);
-    if (end < 0) return [];
-    const lines = buf.subarray(0, end).toString('utf8').split('\n');
-    const fromSeq = readOptions?.fromSeq ?? 1;
-    const out: EventBase[] = [];
-    for (let i = 0; i < lines.length; i++) {
-      const event = decodeEvent(lines[i] ?? '', { file: key, line: i + 1 });
-      if (event.seq !== i + 1) {
-        throw new CkptError('LOG_CORRUPT', `seq ${event.seq} at line ${i + 1} of ${key} (expected ${i + 1})`, {
-          file: key,
-          line: i + 1,
-          seq: event.seq,
-        });
+    if (end < offset) return events;
+    const lines = buf.subarray(offset, end).toString('utf8').split('\n');
+    const out = events.slice();
+    for (const line of lines) {
+      const n = out.length + 1;
+      const event = decodeEvent(line, { file: key, line: n });
+      if (event.seq !== n) {
+        throw new CkptError('LOG_CORRUPT', `seq ${event.seq} at line ${n} of ${key} (expected ${n})`, { file: key, line: n, seq: event.seq });
       }
-      if (event.seq >= fromSeq) out.push(event);
+      out.push(event);
     }
+    const lastStart = buf.lastIndexOf(NL, end - 1) + 1;
+    cache = { bytes: bufStart + end + 1, lastLine: Buffer.from(buf.subarray(lastStart, end + 1)), events: out };
     return out;
   }
 
