@@ -139,6 +139,22 @@ describe('event log', () => {
     expect(await log.lastSeq()).toBe(5);
   });
 
+  it('sees appends made through another handle incrementally, and re-reads a replaced log', async () => {
+    const other = createEventLog({ backend, key: KEY });
+    await log.append([{ type: 'a' }]);
+    expect((await log.read()).map((e) => e.type)).toEqual(['a']);
+    await other.append([{ type: 'b' }, { type: 'c' }]);
+    expect((await log.read()).map((e) => e.type)).toEqual(['a', 'b', 'c']);
+    expect((await log.read({ fromSeq: 3 })).map((e) => e.type)).toEqual(['c']);
+    // Replace the log with different, longer content: the cached prefix must not be trusted.
+    const replaced = [1, 2, 3, 4].map((seq) => JSON.stringify({ v: 1, seq, type: `r${seq}`, at: 'x' })).join('\n') + '\n';
+    await fs.writeFile(file(), replaced);
+    expect((await log.read()).map((e) => e.type)).toEqual(['r1', 'r2', 'r3', 'r4']);
+    // A corrupt line appended later is still reported, not skipped.
+    await fs.appendFile(file(), 'garbage\n');
+    expect(await codeOf(log.read())).toBe('LOG_CORRUPT');
+  });
+
   it('round-trips arbitrary JSON payloads in arbitrary batches (property)', async () => {
     const payload = fc.dictionary(
       fc.string().filter((k) => !['v', 'seq', 'type', 'at', '__proto__'].includes(k)),
