@@ -1,0 +1,96 @@
+// Cross-process locks of the filesystem driver: an in-process queue (fair, no disk polling) in
+// front of proper-lockfile's mkdir lock, with stale-lock takeover after a holder was SIGKILLed and
+// detection of nested locking (which would deadlock).
+import { AsyncLocalStorage } from 'node:async_hooks';
+import * as fsp from 'node:fs/promises';
+import * as path from 'node:path';
+import lockfile from 'proper-lockfile';
+import { CkptError, toCkptError } from '../errors.js';
+import type { LockOptions } from './backend.js';
+
+/** Lock directories live at `<key>.ckpt-lock`; hidden from `children` and reserved in keys. */
+export const LOCK_SUFFIX = '.ckpt-lock';
+
+const errnoOf = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | undefined)?.code;
+
+/** Lock paths held by the current async context: a nested withLock on one of them would wait forever. */
+const heldHere = new AsyncLocalStorage<ReadonlySet<string>>();
+/** Per lock path, the tail of the in-process queue: callers in one process line up here before the file lock. */
+const queues = new Map<string, Promise<void>>();
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Runs `fn` holding `<abs>.ckpt-lock`. In one process callers queue in memory first (fair, no disk
+ * polling); across processes proper-lockfile's mkdir lock is polled with jittered backoff until the
+ * deadline. A holder refreshes the lock's mtime every `stale/3`; a lock not refreshed for `staleMs`
+ * (its holder was SIGKILLed) is taken over. Nested withLock on the same key within one async context
+ * is a bug (it would deadlock) and throws INTERNAL.
+ */
+export async function withFsLock<T>(
+  abs: string,
+  key: string,
+  fn: () => Promise<T>,
+  opts: Required<LockOptions>,
+  staleMs: number,
+): Promise<T> {
+  const held = heldHere.getStore();
+  if (held?.has(abs)) throw new CkptError('INTERNAL', `nested withLock on ${key} would deadlock`, { key });
+  const deadline = Date.now() + opts.timeoutMs;
+  const locked = (): CkptError =>
+    new CkptError('LOCKED', `lock ${key} not acquired within ${opts.timeoutMs} ms`, { key, timeoutMs: opts.timeoutMs });
+
+  // In-process queue: our slot resolves when we are done (or give up), letting the next caller in.
+  const prev = queues.get(abs) ?? Promise.resolve();
+  let leave!: () => void;
+  const mine = new Promise<void>((r) => (leave = r));
+  const tail = prev.then(() => mine);
+  queues.set(abs, tail);
+  try {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), opts.timeoutMs)));
+    const turn = await Promise.race([prev.then(() => 'go' as const), timedOut]);
+    clearTimeout(timer);
+    if (turn === 'timeout') throw locked();
+
+    try {
+      await fsp.mkdir(path.dirname(abs), { recursive: true });
+    } catch (err) {
+      throw toCkptError(err, `lock ${key}`);
+    }
+    let compromised: Error | undefined;
+    let release: (() => Promise<void>) | undefined;
+    for (let attempt = 0; !release; attempt++) {
+      try {
+        release = await lockfile.lock(abs, {
+          realpath: false,
+          lockfilePath: abs + LOCK_SUFFIX,
+          stale: staleMs,
+          update: Math.max(1_000, Math.floor(staleMs / 3)),
+          retries: 0,
+          // Never crash the process: remember it and fail the caller once fn is done.
+          onCompromised: (err) => {
+            compromised = err;
+          },
+        });
+      } catch (err) {
+        if (errnoOf(err) !== 'ELOCKED') throw toCkptError(err, `lock ${key}`);
+        const wait = Math.min(200, 5 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random());
+        if (Date.now() + wait > deadline) throw locked();
+        await sleep(wait);
+      }
+    }
+    try {
+      const result = await heldHere.run(new Set([...(held ?? []), abs]), fn);
+      if (compromised) {
+        throw new CkptError('LOCKED', `lock ${key} was lost while held: ${compromised.message}`, { key, compromised: true });
+      }
+      return result;
+    } finally {
+      if (!compromised) await release().catch(() => {});
+    }
+  } finally {
+    leave();
+    if (queues.get(abs) === tail) queues.delete(abs);
+  }
+}
