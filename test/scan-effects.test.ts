@@ -3,6 +3,7 @@
 // sessions, settles not recorded twice, the size cap, and the time budget.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { chmod, lstat, mkdir, readFile, rename, stat, utimes } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CaptureEvent, SettleEvent } from '../src/format/event.js';
 import { capture } from '../src/capture/capture.js';
@@ -206,6 +207,7 @@ describe('sharing, size cap, budget', () => {
   it('the baseline is shared by a second session of the workspace', async () => {
     const w = await world();
     for (let i = 0; i < 20; i++) await w.write(`f${i}.txt`, `content ${i}`);
+    await sleep(20);
     const first = await scan(w.session);
     expect(first.baseline).toBe(true);
     const other = await w.ws.create({ title: 'second' });
@@ -250,6 +252,7 @@ describe('sharing, size cap, budget', () => {
   it('a scan of an unchanged tree reads no file; a worker thread sharing the lstats sees the same', async () => {
     const w = await world();
     for (let i = 0; i < 10; i++) await w.write(`f${i}.txt`, `c${i}`);
+    await sleep(20); // a file changed in the very millisecond a scan starts is racily clean: re-read later
     await scan(w.session);
     const r = await scan(w.session, { racyMs: 0 });
     expect(r.hashed).toBe(0);
@@ -258,6 +261,7 @@ describe('sharing, size cap, budget', () => {
     for (let i = 0; i < 2100; i++) writeFileSync(w.at(`many/d${i % 7}/g${i}.txt`), `${i}`);
     await w.remove('f2.txt');
     await w.write('f3.txt', 'changed');
+    await sleep(20);
     const inline = await scan(w.session, { racyMs: 0, threads: 0, rewriteIndex: 'always' });
     expect(inline.files).toHaveLength(2102);
     await w.remove('f4.txt');

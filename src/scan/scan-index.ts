@@ -9,6 +9,10 @@
 //   u8 kind[count] | u8 hashKind[count] | u8 flags[count] | (pad to 8) | hash[count * 32]
 //   paths (UTF-8, NUL-separated) | extra (JSON: symlink targets, skip reasons, rule texts)
 //
+// A folder entry's size holds the slot of its first child and its mtime the number of children (the
+// children of a folder are contiguous, in listing order), so an unchanged tree is matched entry by
+// entry without a path map; -1: unknown (then the map is used).
+//
 // mtimes are ms as doubles (Node's lstat numbers): exact enough to detect a change to ~0.25 µs, and
 // entries modified close to the scan are re-hashed anyway (racily clean, see scan.ts).
 import { CkptError } from '../errors.js';
@@ -29,7 +33,7 @@ export const HASH_GIT = 2;
 export const FLAG_STAT_UNKNOWN = 1;
 
 const MAGIC = 'CKSI';
-const VERSION = 1;
+const VERSION = 2;
 const HEADER = 48;
 const HASH_BYTES = 32;
 
@@ -59,6 +63,8 @@ export class ScanIndex {
   why = new Map<number, string>();
   /** Rule-file texts per folder of the walk that wrote this index. */
   rules = new Map<string, string>();
+  /** Number of entries of the root folder (slots 0..rootChildren-1); -1 unknown. */
+  rootChildren = -1;
   private map: Map<string, number> | undefined;
 
   constructor(capacity: number, timeMs: number) {
@@ -158,8 +164,14 @@ export class ScanIndex {
     }
   }
 
-  /** Copies a whole entry (stat numbers, flags and content). */
+  /** Copies a whole entry (stat numbers, flags and content); a folder's child block becomes unknown. */
   copyEntry(from: ScanIndex, j: number): number {
+    if (from.kind[j] === KIND_DIR) {
+      const d = this.push(from.paths[j] as string, KIND_DIR, undefined);
+      this.flags[d] = 0;
+      this.size[d] = -1;
+      return d;
+    }
     const i = this.push(from.paths[j] as string, from.kind[j] as number, {
       size: from.size[j] as number,
       mtimeMs: from.mtime[j] as number,
@@ -186,12 +198,27 @@ export class ScanIndex {
     return undefined;
   }
 
-  /** This index without KIND_GONE entries (itself when there are none). */
+  /** This index without KIND_GONE entries (itself when there are none); folder blocks are remapped. */
   compact(): ScanIndex {
     if (!this.kind.subarray(0, this.count).includes(KIND_GONE)) return this;
+    // kept[i] = entries kept before slot i.
+    const kept = new Uint32Array(this.count + 1);
+    for (let i = 0; i < this.count; i++) kept[i + 1] = (kept[i] as number) + (this.kind[i] === KIND_GONE ? 0 : 1);
+    const remap = (first: number, n: number): [number, number] => [kept[first] as number, (kept[first + n] as number) - (kept[first] as number)];
     const out = new ScanIndex(this.count, this.timeMs);
     out.rules = this.rules;
-    for (let i = 0; i < this.count; i++) if (this.kind[i] !== KIND_GONE) out.copyEntry(this, i);
+    if (this.rootChildren >= 0) out.rootChildren = remap(0, this.rootChildren)[1];
+    for (let i = 0; i < this.count; i++) {
+      if (this.kind[i] === KIND_GONE) continue;
+      if (this.kind[i] === KIND_DIR) {
+        const d = out.push(this.paths[i] as string, KIND_DIR, undefined);
+        out.flags[d] = 0;
+        const first = this.size[i] as number;
+        const n = this.mtime[i] as number;
+        if (first >= 0 && first + n <= this.count) [out.size[d], out.mtime[d]] = remap(first, n);
+        else out.size[d] = -1;
+      } else out.copyEntry(this, i);
+    }
     return out;
   }
 
@@ -199,7 +226,7 @@ export class ScanIndex {
     const n = this.count;
     const paths = Buffer.from(this.paths.join('\0'), 'utf8');
     const extra = Buffer.from(
-      JSON.stringify({ targets: [...this.targets], why: [...this.why], rules: [...this.rules] }),
+      JSON.stringify({ targets: [...this.targets], why: [...this.why], rules: [...this.rules], rootChildren: this.rootChildren }),
       'utf8',
     );
     const layout = columns(n);
@@ -264,7 +291,9 @@ export class ScanIndex {
         targets: [number, string][];
         why: [number, string][];
         rules: [string, string][];
+        rootChildren?: number;
       };
+      idx.rootChildren = extra.rootChildren ?? -1;
       idx.targets = new Map(extra.targets);
       idx.why = new Map(extra.why);
       idx.rules = new Map(extra.rules);

@@ -10,7 +10,7 @@
 // matches git's index (copied into ckpt's store only when a later scan finds the file changed).
 // A session's first scan when another session already built the index is a normal incremental scan:
 // it records what changed since that index (and the owner records after it).
-import { closeSync, constants, openSync, readlinkSync, readSync } from 'node:fs';
+import { readlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isCkptError, toCkptError } from '../errors.js';
 import type { FileImage, NewEvent } from '../format/event.js';
@@ -20,9 +20,9 @@ import type { Session } from '../session/session.js';
 import { replay } from '../session/replay.js';
 import type { PackWriter } from '../storage/pack-writer.js';
 import { gitBlobId, loadGitIndex, matchesGitEntry, readGitBlob, findGitDirs, type GitIndex } from '../workspace/git-index.js';
-import { createIgnoreRules, type IgnoreRules } from '../workspace/ignore-rules.js';
+import { createIgnoreRules } from '../workspace/ignore-rules.js';
+import { createListPool, readFilesSync, READ_FAILED, READ_GONE, UNREADABLE, type ListPool, type ReadBatch } from '../workspace/list-dir.js';
 import { walkWorkspace, type WalkResult } from '../workspace/walk.js';
-import { createStatPool, MISSING, statInto, STAT_FIELDS, UNREADABLE } from './stat-pool.js';
 import {
   FLAG_STAT_UNKNOWN,
   HASH_GIT,
@@ -98,9 +98,12 @@ const PACK_THRESHOLD = 64;
 /** Below this many re-read paths the index is left as is (owner records carry the changes). */
 const REWRITE_MIN_DIRTY = 64;
 const REWRITE_MIN_BYTES = 8 * 1024 * 1024;
-/** Paths per lstat chunk, and the tree size from which a worker thread shares the lstats. */
-const STAT_CHUNK = 2048;
+/** The tree size from which a worker thread lists and stats some of the folders. */
 const PARALLEL_MIN_ENTRIES = 8192;
+/** Files read per batch (count, bytes) and batches read ahead of the one being stored. */
+const READ_BATCH_FILES = 256;
+const READ_BATCH_BYTES = 2 * 1024 * 1024;
+const READ_AHEAD = 3;
 /** add() calls in flight on a pack writer. */
 const ADD_WINDOW = 32;
 
@@ -153,30 +156,6 @@ async function newerOwnerImages(session: Session, sinceMs: number): Promise<Map<
   return out;
 }
 
-/** Reads a regular file of expected size `size` without following a symlink swapped in. */
-function readFileNoFollow(abs: string, size: number): { data: Buffer; changed: boolean } {
-  const fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW);
-  try {
-    let buf = Buffer.allocUnsafe(size + 1);
-    let n = 0;
-    for (;;) {
-      if (n === buf.length) {
-        const bigger = Buffer.allocUnsafe(buf.length * 2);
-        buf.copy(bigger, 0, 0, n);
-        buf = bigger;
-      }
-      const r = readSync(fd, buf, n, buf.length - n, null);
-      if (r === 0) break;
-      n += r;
-    }
-    // A file written while it was read (its size moved): the stored stat must not vouch for this content.
-    const changed = n !== size;
-    return { data: n === buf.length ? buf : buf.subarray(0, n), changed };
-  } finally {
-    closeSync(fd);
-  }
-}
-
 function imageOfSlot(idx: ScanIndex, i: number, path: string): Known {
   const kind = idx.kind[i];
   if (kind === KIND_SYMLINK) return { image: { path, state: 'symlink', target: idx.targets.get(i) ?? '' } };
@@ -190,75 +169,16 @@ function imageOfSlot(idx: ScanIndex, i: number, path: string): Known {
   return { image: { path, state: 'file', blob: hex, bytes, mode } };
 }
 
-interface Walked {
-  walk: WalkResult;
-  /** Paths in walk order (folders too), their absolute paths, previous-index slots, folder flags. */
-  eRel: string[];
-  eAbs: string[];
-  eSlot: number[];
-  eDir: boolean[];
-  /** STAT_FIELDS numbers per path. */
-  stats: Float64Array;
-}
-
-/**
- * The walk, then the lstats. Every STAT_CHUNK paths one chunk of lstats goes to a worker thread (when
- * `parallel`) while this thread keeps walking; this thread stats the other chunks after the walk.
- */
-async function walkAndStat(o: { root: string; rules: IgnoreRules; prev: ScanIndex | undefined; deadline?: number; parallel: boolean }): Promise<Walked> {
-  const { prev } = o;
-  const pool = o.parallel ? createStatPool() : undefined;
+async function runScan(session: Session, options: ScanOptions, t0: number): Promise<ScanResult> {
+  const resources: { pool?: ListPool } = {};
   try {
-    // An unchanged tree is walked in the order the previous walk recorded: the next slot is checked
-    // first, and the path map (built lazily) is only consulted after a difference.
-    let cursor = -1;
-    const knownSlot = (rel: string): number => {
-      const expected = cursor + 1;
-      if (expected < prev!.count && prev!.paths[expected] === rel) return (cursor = expected);
-      const slot = prev!.slotOf(rel);
-      if (slot >= 0) cursor = slot;
-      return slot;
-    };
-    const eRel: string[] = [];
-    const eAbs: string[] = [];
-    const eSlot: number[] = [];
-    const eDir: boolean[] = [];
-    const mainChunks: number[] = [];
-    let cut = 0;
-    let chunkNo = 0;
-    const cutChunk = (): void => {
-      const to = eAbs.length;
-      if (to === cut) return;
-      if (pool && chunkNo++ % 2 === 1) pool.submit(eAbs, cut, to);
-      else mainChunks.push(cut, to);
-      cut = to;
-    };
-    const add = (rel: string, abs: string, slot: number, dir: boolean): void => {
-      eRel.push(rel);
-      eAbs.push(abs);
-      eSlot.push(slot);
-      eDir.push(dir);
-      if (eAbs.length - cut >= STAT_CHUNK) cutChunk();
-    };
-    const walk = walkWorkspace(
-      { root: o.root, rules: o.rules, previousRules: prev?.rules, deadline: o.deadline },
-      {
-        known: prev ? knownSlot : () => -1,
-        dir: (rel, slot) => add(rel, `${o.root}/${rel}`, slot, true),
-        entry: (rel, abs, _kind, slot) => add(rel, abs, slot, false),
-      },
-    );
-    cutChunk();
-    const stats = new Float64Array(eAbs.length * STAT_FIELDS);
-    for (let c = 0; c < mainChunks.length; c += 2) statInto(eAbs, mainChunks[c] as number, mainChunks[c + 1] as number, stats);
-    await pool?.flush(stats);
-    return { walk, eRel, eAbs, eSlot, eDir, stats };
+    return await scanLocked(session, options, t0, resources);
   } finally {
-    pool?.close();
+    resources.pool?.close(); // idempotent: normally closed once the files are read
   }
 }
 
-async function runScan(session: Session, options: ScanOptions, t0: number): Promise<ScanResult> {
+async function scanLocked(session: Session, options: ScanOptions, t0: number, resources: { pool?: ListPool }): Promise<ScanResult> {
   const { ctx } = session;
   const root = ctx.workspace.root;
   const maxBytes = ctx.options.maxBlobBytes;
@@ -279,58 +199,99 @@ async function runScan(session: Session, options: ScanOptions, t0: number): Prom
   const ownerSeen = new Set<string>();
 
   // ---- walk + lstat (the hot loop: no promises, no per-entry objects beyond the stat) ----
-  const { walk, eRel, eAbs, eSlot, eDir, stats } = await walkAndStat({
-    root,
-    rules,
-    prev,
-    deadline: options.budgetMs !== undefined ? t0 + options.budgetMs : undefined,
-    parallel: options.threads === undefined ? (prev?.count ?? 0) >= PARALLEL_MIN_ENTRIES : options.threads > 0,
-  });
-  // Phase 3: compare with the index, in walk order (so the next index keeps it).
+  // An unchanged folder lists its entries in the order the previous index recorded them (a folder's
+  // children are one block of slots): the next slot of the block is checked first, then the block,
+  // and the path map (built lazily) only for large or unknown blocks.
+  let blockStart = 0;
+  let blockEnd = -1;
+  let cursor = -1;
+  let childStart = 0;
+  const knownSlot = (rel: string): number => {
+    if (blockEnd < 0) return prev!.slotOf(rel);
+    const expected = cursor + 1;
+    if (expected < blockEnd && prev!.paths[expected] === rel) return (cursor = expected);
+    if (blockEnd - blockStart > 256) return prev!.slotOf(rel);
+    for (let j = blockStart; j < blockEnd; j++) if (prev!.paths[j] === rel) return (cursor = j);
+    return -1;
+  };
+  const dirPrevSlot: number[] = [];
   const st = { size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0, mode: 0 };
-  for (let e = 0; e < eRel.length; e++) {
-    const rel = eRel[e] as string;
-    const slot = eSlot[e] as number;
-    if (eDir[e]) {
-      if (slot >= 0) seenPrev[slot] = 1;
-      next.push(rel, KIND_DIR, undefined);
-      next.flags[next.count - 1] = 0;
-      continue;
-    }
-    const o = e * STAT_FIELDS;
-    const size = stats[o] as number;
-    if (size === MISSING) continue; // vanished since the listing: handled as unseen
-    if (size === UNREADABLE) {
-      if (slot >= 0) seenPrev[slot] = 1;
-      const i = next.push(rel, KIND_SKIPPED, undefined);
-      next.why.set(i, 'unreadable');
-      skipped.push({ path: rel, why: 'unreadable' });
-      work.push(i);
-      workPrev.push(slot);
-      workAbs.push(eAbs[e] as string);
-      continue;
-    }
-    st.size = size;
-    st.mtimeMs = stats[o + 1] as number;
-    st.ctimeMs = stats[o + 2] as number;
-    st.ino = stats[o + 3] as number;
-    st.mode = stats[o + 4] as number;
-    const type = st.mode & 0o170000;
-    const kind = type === 0o100000 ? KIND_FILE : type === 0o120000 ? KIND_SYMLINK : -1;
-    if (kind < 0) continue;
-    scanned++;
-    if (slot >= 0) seenPrev[slot] = 1;
-    const i = next.push(rel, kind, st);
-    const owned = owners.size > 0 && owners.has(rel);
-    if (owned) ownerSeen.add(rel);
-    if (slot >= 0 && !owned && prev!.statEquals(slot, st) && prev!.kind[slot] !== KIND_DIR && notRacy(prev!, slot, racyBefore)) {
-      next.copyContent(i, prev!, slot);
-      if (prev!.kind[slot] === KIND_SKIPPED) skipped.push({ path: rel, why: prev!.why.get(slot) ?? 'skipped', bytes: size });
-      continue;
-    }
-    work.push(i);
-    workPrev.push(slot);
-    workAbs.push(eAbs[e] as string);
+  // A worker thread lists folders and reads files too on large trees (and for every baseline).
+  const parallel = options.threads === undefined ? baseline || (prev?.count ?? 0) >= PARALLEL_MIN_ENTRIES : options.threads > 0;
+  const pool = parallel ? createListPool() : undefined;
+  resources.pool = pool;
+  let walk: WalkResult;
+  try {
+    walk = await walkWorkspace(
+      { root, rules, previousRules: prev?.rules, deadline: options.budgetMs !== undefined ? t0 + options.budgetMs : undefined, pool },
+      {
+        known: prev ? knownSlot : () => -1,
+        enterDir(rel, token) {
+          childStart = next.count;
+          if (!prev) return;
+          const p = token < 0 ? -1 : (dirPrevSlot[token] as number);
+          const first = rel === '' ? 0 : p >= 0 && prev.kind[p] === KIND_DIR ? (prev.size[p] as number) : -1;
+          const n = rel === '' ? prev.rootChildren : first >= 0 ? (prev.mtime[p] as number) : -1;
+          if (first >= 0 && n >= 0 && first + n <= prev.count) {
+            blockStart = first;
+            blockEnd = first + n;
+          } else blockEnd = -1;
+          cursor = blockStart - 1;
+        },
+        leaveDir(token) {
+          if (token < 0) next.rootChildren = next.count - childStart;
+          else {
+            next.size[token] = childStart;
+            next.mtime[token] = next.count - childStart;
+          }
+        },
+        dir(rel, slot) {
+          if (slot >= 0) seenPrev[slot] = 1;
+          const d = next.push(rel, KIND_DIR, undefined);
+          next.flags[d] = 0;
+          next.size[d] = -1;
+          dirPrevSlot[d] = slot;
+          return d;
+        },
+        entry(rel, abs, stats, o, slot) {
+          const size = stats[o] as number;
+          if (size === UNREADABLE) {
+            if (slot >= 0) seenPrev[slot] = 1;
+            const i = next.push(rel, KIND_SKIPPED, undefined);
+            next.why.set(i, 'unreadable');
+            skipped.push({ path: rel, why: 'unreadable' });
+            work.push(i);
+            workPrev.push(slot);
+            workAbs.push(abs);
+            return;
+          }
+          st.size = size;
+          st.mtimeMs = stats[o + 1] as number;
+          st.ctimeMs = stats[o + 2] as number;
+          st.ino = stats[o + 3] as number;
+          st.mode = stats[o + 4] as number;
+          const type = st.mode & 0o170000;
+          const kind = type === 0o100000 ? KIND_FILE : type === 0o120000 ? KIND_SYMLINK : -1;
+          if (kind < 0) return; // sockets, fifos, devices: nothing ckpt can record or restore
+          scanned++;
+          if (slot >= 0) seenPrev[slot] = 1;
+          const i = next.push(rel, kind, st);
+          const owned = owners.size > 0 && owners.has(rel);
+          if (owned) ownerSeen.add(rel);
+          if (slot >= 0 && !owned && prev!.statEquals(slot, st) && prev!.kind[slot] !== KIND_DIR && notRacy(prev!, slot, racyBefore)) {
+            next.copyContent(i, prev!, slot);
+            if (prev!.kind[slot] === KIND_SKIPPED) skipped.push({ path: rel, why: prev!.why.get(slot) ?? 'skipped', bytes: size });
+            return;
+          }
+          work.push(i);
+          workPrev.push(slot);
+          workAbs.push(abs);
+        },
+      },
+    );
+  } catch (err) {
+    pool?.close();
+    throw err;
   }
   for (const u of walk.unreadable) skipped.push(u);
 
@@ -350,81 +311,115 @@ async function runScan(session: Session, options: ScanOptions, t0: number): Prom
   let stored = 0;
   let dirtyBytes = 0;
   const gitSha1 = new Map<number, string>();
-  let writer: PackWriter | undefined = work.length >= PACK_THRESHOLD ? ctx.blobs.createPackWriter() : undefined;
+  // Pass 1: symlinks, size cap and git references; what is left is read (pass 2).
+  const toRead: number[] = [];
+  for (let w = 0; w < work.length; w++) {
+    const i = work[w] as number;
+    const p = workPrev[w] as number;
+    const path = next.paths[i] as string;
+    const kind = next.kind[i];
+    if (kind === KIND_SKIPPED) continue;
+    if (kind === KIND_SYMLINK) {
+      try {
+        next.targets.set(i, readlinkSync(workAbs[w] as string));
+      } catch (err) {
+        markSkipped(next, i, `unreadable: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, skipped);
+      }
+      continue;
+    }
+    const size = next.size[i] as number;
+    if (size > maxBytes) {
+      markSkipped(next, i, 'too-large', skipped);
+      continue;
+    }
+    // Git-aware: no previous state (a baseline) or previously the same git blob — reference git.
+    const prevGit = p >= 0 && prev!.hashKind[p] === HASH_GIT && !owners.has(path) ? prev!.hashHex(p) : undefined;
+    if ((baseline || prevGit !== undefined) && git()) {
+      const e = gitIndex!.entries.get(path);
+      const st = { size, mtimeMs: next.mtime[i] as number, ctimeMs: next.ctime[i] as number, ino: next.ino[i] as number, mode: next.mode[i] as number };
+      if (e && (baseline || e.oid === prevGit) && matchesGitEntry(e, st, gitIndex!.indexMtimeMs)) {
+        next.setHash(i, HASH_GIT, e.oid);
+        gitReferenced++;
+        continue;
+      }
+    }
+    toRead.push(w);
+  }
+
+  // Pass 2: read (in batches; on the worker thread when there is one and much to read) and store
+  // (into packs when many). A file that vanished or became a symlink since its lstat is dropped: the
+  // next scan sees its new state.
+  const bulk = toRead.length >= PACK_THRESHOLD;
+  let writer: PackWriter | undefined = bulk ? ctx.blobs.createPackWriter() : undefined;
   const inflight = new Set<Promise<void>>();
   let addFailure: unknown;
+  const batches: { from: number; to: number }[] = [];
+  for (let from = 0; from < toRead.length; ) {
+    let to = from;
+    let bytes = 0;
+    while (to < toRead.length && to - from < READ_BATCH_FILES && bytes < READ_BATCH_BYTES) bytes += next.size[work[toRead[to++] as number] as number] as number;
+    batches.push({ from, to });
+    from = to;
+  }
+  const readBatchOf = (b: { from: number; to: number }): Promise<ReadBatch> | ReadBatch => {
+    const paths: string[] = [];
+    const sizes: number[] = [];
+    for (let k = b.from; k < b.to; k++) {
+      const w = toRead[k] as number;
+      paths.push(workAbs[w] as string);
+      sizes.push(next.size[work[w] as number] as number);
+    }
+    return pool && bulk ? pool.read(paths, sizes) : readFilesSync(paths, sizes);
+  };
   try {
-    for (let w = 0; w < work.length; w++) {
-      const i = work[w] as number;
-      const p = workPrev[w] as number;
-      const path = next.paths[i] as string;
-      const kind = next.kind[i];
-      if (kind === KIND_SKIPPED) continue;
-      const abs = workAbs[w] as string;
-      if (kind === KIND_SYMLINK) {
-        try {
-          next.targets.set(i, readlinkSync(abs));
-        } catch (err) {
-          markSkipped(next, i, `unreadable: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, skipped);
-        }
-        continue;
-      }
-      const size = next.size[i] as number;
-      if (size > maxBytes) {
-        markSkipped(next, i, 'too-large', skipped);
-        continue;
-      }
-      // Git-aware: no previous state (a baseline) or previously the same git blob — reference git.
-      const prevGit = p >= 0 && prev!.hashKind[p] === HASH_GIT && !owners.has(path) ? prev!.hashHex(p) : undefined;
-      if ((baseline || prevGit !== undefined) && git()) {
-        const e = gitIndex!.entries.get(path);
-        const st = { size, mtimeMs: next.mtime[i] as number, ctimeMs: next.ctime[i] as number, ino: next.ino[i] as number, mode: next.mode[i] as number };
-        if (e && (baseline || e.oid === prevGit) && matchesGitEntry(e, st, gitIndex!.indexMtimeMs)) {
-          next.setHash(i, HASH_GIT, e.oid);
-          gitReferenced++;
-          continue;
-        }
-      }
-      let data: Buffer;
-      let changedWhileRead: boolean;
-      try {
-        ({ data, changed: changedWhileRead } = readFileNoFollow(abs, size));
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT' || code === 'ELOOP' || code === 'ENOTDIR') {
-          // Gone or replaced by a symlink since the lstat: dropped; the next scan sees the new state.
+    const ahead: (Promise<ReadBatch> | ReadBatch)[] = [];
+    for (let b = 0; b < batches.length; b++) {
+      while (ahead.length < READ_AHEAD && b + ahead.length < batches.length) ahead.push(readBatchOf(batches[b + ahead.length]!));
+      const batch = await ahead.shift()!;
+      const { from } = batches[b]!;
+      for (let k = 0; k < batch.lengths.length; k++) {
+        const w = toRead[from + k] as number;
+        const i = work[w] as number;
+        const len = batch.lengths[k] as number;
+        if (len === READ_GONE) {
           next.kind[i] = KIND_GONE;
           continue;
         }
-        markSkipped(next, i, `unreadable: ${code ?? String(err)}`, skipped);
-        continue;
-      }
-      if (data.length > maxBytes) {
-        markSkipped(next, i, 'too-large', skipped);
-        continue;
-      }
-      hashed++;
-      dirtyBytes += data.length;
-      if (changedWhileRead) next.flags[i] = FLAG_STAT_UNKNOWN;
-      if (prevGit !== undefined) gitSha1.set(i, gitBlobId(data));
-      if (writer) {
-        const job: Promise<void> = writer
-          .add(data)
-          .then((r) => {
-            next.setHash(i, HASH_SHA256, r.id);
-            if (r.created) stored++;
-          })
-          .catch((err: unknown) => {
-            addFailure ??= err;
-          })
-          .finally(() => inflight.delete(job));
-        inflight.add(job);
-        if (inflight.size >= ADD_WINDOW) await Promise.race(inflight);
-        if (addFailure !== undefined) throw addFailure;
-      } else {
-        const r = await ctx.blobs.put(data);
-        next.setHash(i, HASH_SHA256, r.id);
-        if (r.created) stored++;
+        if (len === READ_FAILED) {
+          markSkipped(next, i, `unreadable: ${batch.errors[k] ?? 'error'}`, skipped);
+          continue;
+        }
+        if (len > maxBytes) {
+          markSkipped(next, i, 'too-large', skipped);
+          continue;
+        }
+        const offset = batch.offsets[k] as number;
+        const data = batch.data.subarray(offset, offset + len);
+        hashed++;
+        dirtyBytes += len;
+        // A file written while it was read (its size moved): the stored stat must not vouch for this content.
+        if (len !== next.size[i]) next.flags[i] = FLAG_STAT_UNKNOWN;
+        const p = workPrev[w] as number;
+        if (p >= 0 && prev!.hashKind[p] === HASH_GIT) gitSha1.set(i, gitBlobId(data));
+        if (writer) {
+          const job: Promise<void> = writer
+            .add(data)
+            .then((r) => {
+              next.setHash(i, HASH_SHA256, r.id);
+              if (r.created) stored++;
+            })
+            .catch((err: unknown) => {
+              addFailure ??= err;
+            })
+            .finally(() => inflight.delete(job));
+          inflight.add(job);
+          if (inflight.size >= ADD_WINDOW) await Promise.race(inflight);
+          if (addFailure !== undefined) throw addFailure;
+        } else {
+          const r = await ctx.blobs.put(data);
+          next.setHash(i, HASH_SHA256, r.id);
+          if (r.created) stored++;
+        }
       }
     }
     await Promise.all(inflight);
@@ -435,6 +430,8 @@ async function runScan(session: Session, options: ScanOptions, t0: number): Prom
     await Promise.all(inflight);
     await writer?.abort();
     throw toCkptError(err, 'scanning');
+  } finally {
+    pool?.close();
   }
 
   // ---- compare with what ckpt last knew ----

@@ -18,10 +18,11 @@ function tree(root: string, files: Record<string, string>): void {
   }
 }
 
-function walked(root: string, storeDir?: string): { files: string[]; ignoredDirs: string[] } {
+async function walked(root: string, storeDir?: string): Promise<{ files: string[]; ignoredDirs: string[] }> {
   const rules = createIgnoreRules({ root, storeDir });
   const files: string[] = [];
-  const r = walkWorkspace({ root, rules }, { known: () => -1, dir: () => {}, entry: (rel) => void files.push(rel) });
+  const visitor = { known: () => -1, dir: () => 0, enterDir: () => {}, leaveDir: () => {}, entry: (rel: string) => void files.push(rel) };
+  const r = await walkWorkspace({ root, rules }, visitor);
   return { files: files.sort(), ignoredDirs: r.ignoredDirs.sort() };
 }
 
@@ -40,7 +41,7 @@ describe('ignore rules and the walker', () => {
       'sub/.gitignore': '!a.log\nlocal\n', 'sub/a.log': '', 'sub/local': '', 'sub/deeper/local': '',
       'store/blobs/x': '', 'keep.txt': '',
     });
-    const { files, ignoredDirs } = walked(root, join(root, 'store'));
+    const { files, ignoredDirs } = await walked(root, join(root, 'store'));
     expect(files).toEqual(['.ckptignore', '.gitignore', 'important.log', 'keep.txt', 'sub/.gitignore', 'sub/a.log', 'sub/only-root.txt']);
     expect(ignoredDirs).toEqual(['.git', 'build', 'node_modules', 'private', 'store']);
     const rules = createIgnoreRules({ root, storeDir: join(root, 'store') });
@@ -55,6 +56,6 @@ describe('ignore rules and the walker', () => {
     const d = await makeTempDirs('ckpt-ignore-');
     dirs.push(d);
     tree(d.workspace, { '.git/HEAD': 'ref', '.gitignore': 'pkg/app/gen/\n*.tmp\n', 'pkg/.gitignore': 'app/secret\n', 'pkg/app/gen/x': '', 'pkg/app/a.tmp': '', 'pkg/app/secret': '', 'pkg/app/ok.ts': '' });
-    expect(walked(join(d.workspace, 'pkg', 'app')).files).toEqual(['ok.ts']);
+    expect((await walked(join(d.workspace, 'pkg', 'app'))).files).toEqual(['ok.ts']);
   });
 });

@@ -1,69 +1,182 @@
-// Parallel lstat for scans of large trees. Node's lstatSync costs a few µs per call (the syscall, the
-// path copy, a Stats object with four Dates), which dominates an incremental scan; on a multi-core
-// machine one worker thread stats every other chunk of paths while the main thread walks folders and
-// stats the rest. Results are plain numbers (STAT_FIELDS per path) so nothing but two buffers crosses
-// threads. Without worker threads everything runs inline, with the same results.
-import { lstatSync } from 'node:fs';
+// Folder listings with lstat numbers, for the scan walker (walk.ts). Node's lstatSync costs a few µs
+// per call (the syscall, a path copy, a Stats object with four Dates), which dominates an incremental
+// scan; on a multi-core machine one worker thread lists and stats some folders while the main thread
+// does others and compares. Results are plain numbers (STAT_FIELDS per name), so only a joined name
+// string and one transferred buffer cross threads. Without a worker, listDir() runs the same code inline.
+import { closeSync, constants, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 
-/** size, mtimeMs, ctimeMs, ino, mode — or size = MISSING (gone) / UNREADABLE (lstat failed: errno in mode slot). */
+/** size, mtimeMs, ctimeMs, ino, mode — or size = MISSING (gone since the listing) / UNREADABLE. */
 export const STAT_FIELDS = 5;
 export const MISSING = -1;
 export const UNREADABLE = -2;
 
-// Plain JS evaluated as the worker, independent of how the main program was loaded.
-const WORKER_SOURCE = `
-const { lstatSync } = require('node:fs');
-const { parentPort } = require('node:worker_threads');
-const opts = { throwIfNoEntry: false };
-parentPort.on('message', ({ id, paths }) => {
-  const list = paths.split('\\0');
-  const out = new Float64Array(list.length * 5);
-  for (let i = 0, o = 0; i < list.length; i++, o += 5) {
-    let st;
-    try { st = lstatSync(list[i], opts); } catch (err) { out[o] = -2; out[o + 4] = 0; continue; }
-    if (st === undefined) { out[o] = -1; continue; }
-    out[o] = st.size; out[o + 1] = st.mtimeMs; out[o + 2] = st.ctimeMs; out[o + 3] = st.ino; out[o + 4] = st.mode;
-  }
-  parentPort.postMessage({ id, out }, [out.buffer]);
-});
-`;
+export interface DirListing {
+  names: string[];
+  stats: Float64Array;
+  /** errno code when the folder could not be listed (then names is empty). */
+  error?: string;
+}
 
 const LSTAT_OPTIONS = { throwIfNoEntry: false } as const;
 
-/** lstat of `paths[from..to)` into `out` (STAT_FIELDS per path, at index `(i - base) * STAT_FIELDS`). */
-export function statInto(paths: readonly string[], from: number, to: number, out: Float64Array, base = 0): void {
-  for (let i = from; i < to; i++) {
-    const o = (i - base) * STAT_FIELDS;
+/** Lists `dirAbs` and lstats every entry (nothing followed). */
+export function listDir(dirAbs: string): DirListing {
+  let names: string[];
+  try {
+    names = readdirSync(dirAbs);
+  } catch (err) {
+    return { names: [], stats: new Float64Array(0), error: (err as NodeJS.ErrnoException).code ?? String(err) };
+  }
+  const stats = new Float64Array(names.length * STAT_FIELDS);
+  const prefix = dirAbs.endsWith('/') ? dirAbs : `${dirAbs}/`;
+  for (let i = 0, o = 0; i < names.length; i++, o += STAT_FIELDS) {
     let st;
     try {
-      st = lstatSync(paths[i] as string, LSTAT_OPTIONS);
+      st = lstatSync(prefix + (names[i] as string), LSTAT_OPTIONS);
     } catch {
-      out[o] = UNREADABLE;
+      stats[o] = UNREADABLE;
       continue;
     }
     if (st === undefined) {
-      out[o] = MISSING;
+      stats[o] = MISSING;
       continue;
     }
-    out[o] = st.size;
-    out[o + 1] = st.mtimeMs;
-    out[o + 2] = st.ctimeMs;
-    out[o + 3] = st.ino;
-    out[o + 4] = st.mode;
+    stats[o] = st.size;
+    stats[o + 1] = st.mtimeMs;
+    stats[o + 2] = st.ctimeMs;
+    stats[o + 3] = st.ino;
+    stats[o + 4] = st.mode;
   }
+  return { names, stats };
 }
 
-export interface StatPool {
-  /** Queues `paths[from..to)`; results land in `out` at `from * STAT_FIELDS` once flush() resolves. */
-  submit(paths: readonly string[], from: number, to: number): void;
-  /** Waits for every submitted chunk, copying results into `out`. */
-  flush(out: Float64Array): Promise<void>;
+/** Contents of a batch of files read on the worker: file i is `data[offsets[i] .. offsets[i] + lengths[i])`. */
+export interface ReadBatch {
+  data: Uint8Array;
+  offsets: Float64Array;
+  /** Bytes read, or READ_GONE (missing / replaced by a symlink) or READ_FAILED (see `errors[i]`). */
+  lengths: Float64Array;
+  errors: (string | null)[];
+}
+export const READ_GONE = -1;
+export const READ_FAILED = -2;
+
+/**
+ * Reads regular files without following a symlink swapped in; each read goes until EOF (a file that
+ * grew is read whole; callers compare the length with the size they stat'ed).
+ */
+export function readFilesSync(paths: readonly string[], sizes: ArrayLike<number>): ReadBatch {
+  const n = paths.length;
+  let total = 0;
+  for (let i = 0; i < n; i++) total += (sizes[i] as number) + 1;
+  let data = new Uint8Array(total);
+  const offsets = new Float64Array(n);
+  const lengths = new Float64Array(n);
+  const errors: (string | null)[] = new Array<string | null>(n).fill(null);
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    offsets[i] = at;
+    let fd: number;
+    try {
+      fd = openSync(paths[i] as string, constants.O_RDONLY | constants.O_NOFOLLOW);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? String(err);
+      lengths[i] = code === 'ENOENT' || code === 'ELOOP' || code === 'ENOTDIR' ? READ_GONE : READ_FAILED;
+      errors[i] = code;
+      continue;
+    }
+    try {
+      let got = 0;
+      for (;;) {
+        if (at + got === data.length) {
+          const bigger = new Uint8Array(data.length * 2 + 65536);
+          bigger.set(data.subarray(0, at + got));
+          data = bigger;
+        }
+        const r = readSync(fd, data, at + got, data.length - at - got, null);
+        if (r === 0) break;
+        got += r;
+      }
+      lengths[i] = got;
+      at += got;
+    } catch (err) {
+      lengths[i] = READ_FAILED;
+      errors[i] = (err as NodeJS.ErrnoException).code ?? String(err);
+    } finally {
+      closeSync(fd);
+    }
+  }
+  return { data, offsets, lengths, errors };
+}
+
+// Plain JS evaluated as the worker (the same loops as listDir and readBatch), independent of how ckpt
+// was loaded.
+const WORKER_SOURCE = `
+const { closeSync, constants, lstatSync, openSync, readdirSync, readSync } = require('node:fs');
+const { parentPort } = require('node:worker_threads');
+const opts = { throwIfNoEntry: false };
+// The same loop as readFilesSync.
+function readBatch(paths, sizes) {
+  const n = paths.length;
+  let total = 0;
+  for (let i = 0; i < n; i++) total += sizes[i] + 1;
+  let data = new Uint8Array(total);
+  const offsets = new Float64Array(n), lengths = new Float64Array(n), errors = new Array(n).fill(null);
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    offsets[i] = at;
+    let fd;
+    try { fd = openSync(paths[i], constants.O_RDONLY | constants.O_NOFOLLOW); } catch (err) {
+      const code = (err && err.code) || String(err);
+      lengths[i] = code === 'ENOENT' || code === 'ELOOP' || code === 'ENOTDIR' ? -1 : -2;
+      errors[i] = code;
+      continue;
+    }
+    try {
+      let got = 0;
+      for (;;) {
+        if (at + got === data.length) { const bigger = new Uint8Array(data.length * 2 + 65536); bigger.set(data.subarray(0, at + got)); data = bigger; }
+        const r = readSync(fd, data, at + got, data.length - at - got, null);
+        if (r === 0) break;
+        got += r;
+      }
+      lengths[i] = got;
+      at += got;
+    } catch (err) { lengths[i] = -2; errors[i] = (err && err.code) || String(err); } finally { closeSync(fd); }
+  }
+  return { data, offsets, lengths, errors };
+}
+parentPort.on('message', ({ id, dir, read, sizes }) => {
+  if (read !== undefined) {
+    const r = readBatch(read.split('\\0'), sizes);
+    parentPort.postMessage({ id, batch: r }, [r.data.buffer, r.offsets.buffer, r.lengths.buffer]);
+    return;
+  }
+  let names;
+  try { names = readdirSync(dir); } catch (err) { parentPort.postMessage({ id, error: String(err && err.code || err) }); return; }
+  const stats = new Float64Array(names.length * 5);
+  const prefix = dir.endsWith('/') ? dir : dir + '/';
+  for (let i = 0, o = 0; i < names.length; i++, o += 5) {
+    let st;
+    try { st = lstatSync(prefix + names[i], opts); } catch { stats[o] = -2; continue; }
+    if (st === undefined) { stats[o] = -1; continue; }
+    stats[o] = st.size; stats[o + 1] = st.mtimeMs; stats[o + 2] = st.ctimeMs; stats[o + 3] = st.ino; stats[o + 4] = st.mode;
+  }
+  parentPort.postMessage({ id, names: names.join('\\0'), count: names.length, stats }, [stats.buffer]);
+});
+`;
+
+export interface ListPool {
+  /** Lists a folder on the worker; a dead worker's requests are done inline. */
+  list(dirAbs: string): Promise<DirListing>;
+  /** Reads files on the worker (see readFilesSync). */
+  read(paths: readonly string[], sizes: ArrayLike<number>): Promise<ReadBatch>;
   close(): void;
 }
 
 /** A one-worker pool, or undefined when worker threads are not available. */
-export function createStatPool(): StatPool | undefined {
+export function createListPool(): ListPool | undefined {
   let worker: Worker;
   try {
     worker = new Worker(WORKER_SOURCE, { eval: true });
@@ -71,51 +184,40 @@ export function createStatPool(): StatPool | undefined {
     return undefined;
   }
   worker.unref();
-  const waiting = new Map<number, { from: number; resolve: (out: Float64Array) => void; reject: (err: Error) => void }>();
-  const done: Promise<void>[] = [];
-  const results: { from: number; out: Float64Array }[] = [];
+  const waiting = new Map<number, { redo: () => unknown; resolve: (v: never) => void }>();
   let nextId = 0;
-  let failed: Error | undefined;
-  worker.on('message', ({ id, out }: { id: number; out: Float64Array }) => {
-    const w = waiting.get(id);
-    waiting.delete(id);
-    w?.resolve(out);
+  let dead = false;
+  worker.on('message', (m: { id: number; names?: string; count?: number; stats?: Float64Array; error?: string; batch?: ReadBatch }) => {
+    const w = waiting.get(m.id);
+    waiting.delete(m.id);
+    if (!w) return;
+    const resolve = w.resolve as (v: unknown) => void;
+    if (m.batch) resolve(m.batch);
+    else if (m.error !== undefined) resolve({ names: [], stats: new Float64Array(0), error: m.error });
+    else resolve({ names: m.count ? (m.names ?? '').split('\0') : [], stats: m.stats ?? new Float64Array(0) });
   });
-  const failAll = (err: Error) => {
-    failed ??= err;
-    for (const w of waiting.values()) w.reject(err);
+  const failAll = (): void => {
+    dead = true;
+    for (const w of waiting.values()) (w.resolve as (v: unknown) => void)(w.redo());
     waiting.clear();
   };
+  const request = <T>(message: Record<string, unknown>, redo: () => T): Promise<T> => {
+    if (dead) return Promise.resolve(redo());
+    const id = nextId++;
+    return new Promise<T>((resolve) => {
+      waiting.set(id, { redo, resolve: resolve as (v: never) => void });
+      worker.postMessage({ id, ...message });
+    });
+  };
   worker.on('error', failAll);
-  worker.on('exit', () => failAll(new Error('stat worker exited')));
-  const pending: { paths: readonly string[]; from: number; to: number }[] = [];
-
+  worker.on('exit', failAll);
   return {
-    submit(paths, from, to) {
-      pending.push({ paths, from, to });
-      const id = nextId++;
-      done.push(
-        new Promise<Float64Array>((resolve, reject) => {
-          waiting.set(id, { from, resolve, reject });
-          if (failed) reject(failed);
-          else worker.postMessage({ id, paths: paths.slice(from, to).join('\0') });
-        }).then(
-          (out) => void results.push({ from, out }),
-          // A dead worker is not fatal: its chunks are redone inline at flush().
-          () => undefined,
-        ),
-      );
-    },
-    async flush(out) {
-      await Promise.all(done);
-      const got = new Set<number>();
-      for (const r of results) {
-        out.set(r.out, r.from * STAT_FIELDS);
-        got.add(r.from);
-      }
-      for (const p of pending) if (!got.has(p.from)) statInto(p.paths, p.from, p.to, out);
-    },
+    list: (dir) => request({ dir }, () => listDir(dir)),
+    read: (paths, sizes) => request({ read: paths.join('\0'), sizes: Float64Array.from(sizes) }, () => readFilesSync(paths, sizes)),
     close() {
+      if (dead) return;
+      dead = true;
+      worker.removeAllListeners('exit');
       void worker.terminate();
     },
   };
