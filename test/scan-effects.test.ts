@@ -249,6 +249,25 @@ describe('sharing, size cap, budget', () => {
     expect(full.files.map((f) => [f.path, f.change])).toEqual([['d1/f1.txt', 'deleted']]);
   });
 
+  it('a baseline cut short: what it did not reach is adopted later as baseline, never recorded as created', async () => {
+    const w = await world();
+    for (let d = 0; d < 3; d++) for (let i = 0; i < 3; i++) await w.write(`d${d}/f${i}.txt`, `${d}${i}`);
+    const cut = await scan(w.session, { budgetMs: 0 });
+    expect(cut).toMatchObject({ baseline: true, truncated: true, pending: [''], scanned: 0 });
+    const full = await scan(w.session);
+    expect(full).toMatchObject({ tag: null, files: [], scanned: 9 });
+    await w.write('d1/f1.txt', 'changed');
+    await w.write('d2/new.txt', 'new');
+    const r = await scan(w.session);
+    expect(r.files.map((f) => [f.path, f.change])).toEqual([
+      ['d1/f1.txt', 'modified'],
+      ['d2/new.txt', 'created'],
+    ]);
+    await restore(w.session, r.tag!, {});
+    expect(await w.read('d1/f1.txt')).toBe('11');
+    expect(await w.read('d0/f0.txt')).toBe('00');
+  });
+
   it('a scan of an unchanged tree reads no file; a worker thread sharing the lstats sees the same', async () => {
     const w = await world();
     for (let i = 0; i < 10; i++) await w.write(`f${i}.txt`, `c${i}`);

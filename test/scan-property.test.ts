@@ -23,7 +23,7 @@ type Op =
   | { op: 'ignored'; path: string; content: string }
   | { op: 'age' }
   | { op: 'turn' }
-  | { op: 'scan'; always: boolean };
+  | { op: 'scan'; always: boolean; cut: boolean };
 
 const path = fc.constantFrom(...PATHS);
 const opArb: fc.Arbitrary<Op> = fc.oneof(
@@ -36,7 +36,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ op: fc.constant('ignored' as const), path: fc.constantFrom(...IGNORED), content: fc.string({ maxLength: 4 }) }) },
   { weight: 1, arbitrary: fc.constant({ op: 'age' as const }) },
   { weight: 1, arbitrary: fc.constant({ op: 'turn' as const }) },
-  { weight: 3, arbitrary: fc.record({ op: fc.constant('scan' as const), always: fc.boolean() }) },
+  { weight: 3, arbitrary: fc.record({ op: fc.constant('scan' as const), always: fc.boolean(), cut: fc.nat(4).map((n) => n === 0) }) },
 );
 
 type Model = Record<string, TreeEntry>;
@@ -54,8 +54,13 @@ describe('scan + restore property', () => {
           let lastScanned = await model();
           const atTag = new Map<string, Model>();
           const ignored = new Map<string, string>();
-          const doScan = async (always: boolean): Promise<void> => {
-            const r = await scan(w.session, { rewriteIndex: always ? 'always' : 'auto' });
+          const doScan = async (always: boolean, cut = false): Promise<void> => {
+            const r = await scan(w.session, { rewriteIndex: always ? 'always' : 'auto', ...(cut ? { budgetMs: 0 } : {}) });
+            if (r.truncated) {
+              // Cut short before anything was walked: nothing recorded, everything carried over.
+              expect(r.tag).toBeNull();
+              return;
+            }
             const now = await model();
             if (r.tag !== null) atTag.set(r.tag, lastScanned);
             else expect(now).toEqual(lastScanned);
@@ -99,7 +104,7 @@ describe('scan + restore property', () => {
                 await startTurn(w.session);
                 break;
               case 'scan':
-                await doScan(o.always);
+                await doScan(o.always, o.cut);
                 break;
             }
           }

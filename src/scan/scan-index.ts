@@ -65,6 +65,8 @@ export class ScanIndex {
   rules = new Map<string, string>();
   /** Number of entries of the root folder (slots 0..rootChildren-1); -1 unknown. */
   rootChildren = -1;
+  /** Folders a cut-short scan did not reach before any of their content was known (see scan.ts). */
+  unbaselined: string[] = [];
   private map: Map<string, number> | undefined;
 
   constructor(capacity: number, timeMs: number) {
@@ -207,6 +209,7 @@ export class ScanIndex {
     const remap = (first: number, n: number): [number, number] => [kept[first] as number, (kept[first + n] as number) - (kept[first] as number)];
     const out = new ScanIndex(this.count, this.timeMs);
     out.rules = this.rules;
+    out.unbaselined = this.unbaselined;
     if (this.rootChildren >= 0) out.rootChildren = remap(0, this.rootChildren)[1];
     for (let i = 0; i < this.count; i++) {
       if (this.kind[i] === KIND_GONE) continue;
@@ -226,7 +229,7 @@ export class ScanIndex {
     const n = this.count;
     const paths = Buffer.from(this.paths.join('\0'), 'utf8');
     const extra = Buffer.from(
-      JSON.stringify({ targets: [...this.targets], why: [...this.why], rules: [...this.rules], rootChildren: this.rootChildren }),
+      JSON.stringify({ targets: [...this.targets], why: [...this.why], rules: [...this.rules], rootChildren: this.rootChildren, unbaselined: this.unbaselined }),
       'utf8',
     );
     const layout = columns(n);
@@ -292,8 +295,10 @@ export class ScanIndex {
         why: [number, string][];
         rules: [string, string][];
         rootChildren?: number;
+        unbaselined?: string[];
       };
       idx.rootChildren = extra.rootChildren ?? -1;
+      idx.unbaselined = extra.unbaselined ?? [];
       idx.targets = new Map(extra.targets);
       idx.why = new Map(extra.why);
       idx.rules = new Map(extra.rules);

@@ -12,22 +12,20 @@
 // it records what changed since that index (and the owner records after it).
 import { readlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { isCkptError, toCkptError } from '../errors.js';
+import { isCkptError } from '../errors.js';
 import type { FileImage, NewEvent } from '../format/event.js';
 import { captureTag } from '../format/tag.js';
-import { detectConflicts, readOwners, recordOwnership } from '../capture/owner-index.js';
+import { detectConflicts, recordOwnership } from '../capture/owner-index.js';
 import type { Session } from '../session/session.js';
 import { replay } from '../session/replay.js';
-import type { PackWriter } from '../storage/pack-writer.js';
-import { gitBlobId, loadGitIndex, matchesGitEntry, readGitBlob, findGitDirs, type GitIndex } from '../workspace/git-index.js';
+import { loadGitIndex, matchesGitEntry, readGitBlob, findGitDirs, type GitIndex } from '../workspace/git-index.js';
 import { createIgnoreRules } from '../workspace/ignore-rules.js';
-import { createListPool, readFilesSync, READ_FAILED, READ_GONE, UNREADABLE, type ListPool, type ReadBatch } from '../workspace/list-dir.js';
+import { createListPool, UNREADABLE, type ListPool } from '../workspace/list-dir.js';
 import { walkWorkspace, type WalkResult } from '../workspace/walk.js';
+import { readAndStore, type StoreContentResult } from './store-content.js';
+import { carryOwnerImage, compare, countNewDirs, imageOfSlot, markSkipped, newerOwnerImages, notRacy, type Known, type ScanChangeKind } from './known.js';
 import {
-  FLAG_STAT_UNKNOWN,
   HASH_GIT,
-  HASH_NONE,
-  HASH_SHA256,
   KIND_DIR,
   KIND_FILE,
   KIND_GONE,
@@ -35,6 +33,8 @@ import {
   KIND_SYMLINK,
   ScanIndex,
 } from './scan-index.js';
+
+export type { ScanChangeKind };
 
 export interface ScanOptions {
   /** Tool name recorded on the capture (default `scan`). */
@@ -59,7 +59,6 @@ export interface ScanOptions {
   racyMs?: number;
 }
 
-export type ScanChangeKind = 'created' | 'modified' | 'deleted' | 'mode' | 'type';
 
 /** One changed path: how it changed and its state now (the settle's after-image). */
 export interface ScanChange extends FileImage {
@@ -73,6 +72,8 @@ export interface ScanResult {
   files: ScanChange[];
   /** True for the first scan of the workspace: the baseline was stored, nothing recorded. */
   baseline?: true;
+  /** The scan index could not be decoded: this scan rebuilt it as a new baseline (changes since the last scan were not recorded). */
+  indexRebuilt?: true;
   /** Files and symlinks seen, folders walked. */
   scanned: number;
   dirs: number;
@@ -93,19 +94,11 @@ export interface ScanResult {
 
 /** Entries changed this close before the previous scan started are not trusted (racily clean). */
 const RACY_MS = 2_000;
-/** From this many files to read on, their content goes into a pack rather than loose blobs. */
-const PACK_THRESHOLD = 64;
 /** Below this many re-read paths the index is left as is (owner records carry the changes). */
 const REWRITE_MIN_DIRTY = 64;
 const REWRITE_MIN_BYTES = 8 * 1024 * 1024;
 /** The tree size from which a worker thread lists and stats some of the folders. */
 const PARALLEL_MIN_ENTRIES = 8192;
-/** Files read per batch (count, bytes) and batches read ahead of the one being stored. */
-const READ_BATCH_FILES = 256;
-const READ_BATCH_BYTES = 2 * 1024 * 1024;
-const READ_AHEAD = 3;
-/** add() calls in flight on a pack writer. */
-const ADD_WINDOW = 32;
 
 export function scanIndexKey(session: Session): string {
   return `${session.ctx.workspace.key}/scan-index.bin`;
@@ -123,50 +116,16 @@ export async function scan(session: Session, options: ScanOptions = {}): Promise
   });
 }
 
-/** The previous state of a path as ckpt knew it. */
-interface Known {
-  image: FileImage;
-  /** Git blob id when the content is only referenced in git's object store. */
-  gitOid?: string;
-}
-
-async function loadIndex(session: Session): Promise<ScanIndex | undefined> {
+/** The index, or undefined; `corrupt` when one exists but cannot be decoded (it is rebuilt as a new baseline). */
+async function loadIndex(session: Session): Promise<{ index?: ScanIndex; corrupt?: true }> {
   const raw = await session.ctx.backend.read(scanIndexKey(session));
-  if (!raw) return undefined;
+  if (!raw) return {};
   try {
-    return ScanIndex.decode(raw);
+    return { index: ScanIndex.decode(raw) };
   } catch (err) {
-    if (isCkptError(err, 'LOG_CORRUPT')) return undefined; // rebuilt: a new baseline
+    if (isCkptError(err, 'LOG_CORRUPT')) return { corrupt: true };
     throw err;
   }
-}
-
-/** Owner-index records at or after `sinceMs`, as images. */
-async function newerOwnerImages(session: Session, sinceMs: number): Promise<Map<string, FileImage>> {
-  const out = new Map<string, FileImage>();
-  const owners = await readOwners(session);
-  for (const [path, o] of Object.entries(owners)) {
-    if (!o || Date.parse(o.at) < sinceMs) continue;
-    let image: FileImage | undefined;
-    if (o.state === 'absent') image = { path, state: 'absent' };
-    else if (o.state.startsWith('symlink:')) image = { path, state: 'symlink', target: o.state.slice(8) };
-    else if (/^[0-9a-f]{64}$/.test(o.state)) image = { path, state: 'file', blob: o.state, ...(o.mode !== undefined ? { mode: o.mode } : {}) };
-    if (image) out.set(path, image);
-  }
-  return out;
-}
-
-function imageOfSlot(idx: ScanIndex, i: number, path: string): Known {
-  const kind = idx.kind[i];
-  if (kind === KIND_SYMLINK) return { image: { path, state: 'symlink', target: idx.targets.get(i) ?? '' } };
-  if (kind === KIND_SKIPPED) {
-    return { image: { path, state: 'skipped', why: idx.why.get(i) ?? 'unreadable', bytes: idx.size[i] as number } };
-  }
-  const hex = idx.hashHex(i) ?? '';
-  const mode = (idx.mode[i] as number) & 0o7777;
-  const bytes = idx.size[i] as number;
-  if (idx.hashKind[i] === HASH_GIT) return { image: { path, state: 'file', bytes, mode }, gitOid: hex };
-  return { image: { path, state: 'file', blob: hex, bytes, mode } };
 }
 
 async function runScan(session: Session, options: ScanOptions, t0: number): Promise<ScanResult> {
@@ -183,7 +142,8 @@ async function scanLocked(session: Session, options: ScanOptions, t0: number, re
   const root = ctx.workspace.root;
   const maxBytes = ctx.options.maxBlobBytes;
   const startMs = Date.now();
-  const prev = await loadIndex(session);
+  const loaded = await loadIndex(session);
+  const prev = loaded.index;
   const baseline = prev === undefined;
   const owners = prev ? await newerOwnerImages(session, prev.timeMs) : new Map<string, FileImage>();
   const rules = createIgnoreRules({ root, storeDir: ctx.dir, extra: options.ignore });
@@ -306,11 +266,7 @@ async function scanLocked(session: Session, options: ScanOptions, t0: number, re
     }
     return gitIndex;
   };
-  let hashed = 0;
   let gitReferenced = 0;
-  let stored = 0;
-  let dirtyBytes = 0;
-  const gitSha1 = new Map<number, string>();
   // Pass 1: symlinks, size cap and git references; what is left is read (pass 2).
   const toRead: number[] = [];
   for (let w = 0; w < work.length; w++) {
@@ -346,93 +302,15 @@ async function scanLocked(session: Session, options: ScanOptions, t0: number, re
     toRead.push(w);
   }
 
-  // Pass 2: read (in batches; on the worker thread when there is one and much to read) and store
-  // (into packs when many). A file that vanished or became a symlink since its lstat is dropped: the
-  // next scan sees its new state.
-  const bulk = toRead.length >= PACK_THRESHOLD;
-  let writer: PackWriter | undefined = bulk ? ctx.blobs.createPackWriter() : undefined;
-  const inflight = new Set<Promise<void>>();
-  let addFailure: unknown;
-  const batches: { from: number; to: number }[] = [];
-  for (let from = 0; from < toRead.length; ) {
-    let to = from;
-    let bytes = 0;
-    while (to < toRead.length && to - from < READ_BATCH_FILES && bytes < READ_BATCH_BYTES) bytes += next.size[work[toRead[to++] as number] as number] as number;
-    batches.push({ from, to });
-    from = to;
-  }
-  const readBatchOf = (b: { from: number; to: number }): Promise<ReadBatch> | ReadBatch => {
-    const paths: string[] = [];
-    const sizes: number[] = [];
-    for (let k = b.from; k < b.to; k++) {
-      const w = toRead[k] as number;
-      paths.push(workAbs[w] as string);
-      sizes.push(next.size[work[w] as number] as number);
-    }
-    return pool && bulk ? pool.read(paths, sizes) : readFilesSync(paths, sizes);
-  };
+  // Pass 2: read and store.
+  let readResult: StoreContentResult;
   try {
-    const ahead: (Promise<ReadBatch> | ReadBatch)[] = [];
-    for (let b = 0; b < batches.length; b++) {
-      while (ahead.length < READ_AHEAD && b + ahead.length < batches.length) ahead.push(readBatchOf(batches[b + ahead.length]!));
-      const batch = await ahead.shift()!;
-      const { from } = batches[b]!;
-      for (let k = 0; k < batch.lengths.length; k++) {
-        const w = toRead[from + k] as number;
-        const i = work[w] as number;
-        const len = batch.lengths[k] as number;
-        if (len === READ_GONE) {
-          next.kind[i] = KIND_GONE;
-          continue;
-        }
-        if (len === READ_FAILED) {
-          markSkipped(next, i, `unreadable: ${batch.errors[k] ?? 'error'}`, skipped);
-          continue;
-        }
-        if (len > maxBytes) {
-          markSkipped(next, i, 'too-large', skipped);
-          continue;
-        }
-        const offset = batch.offsets[k] as number;
-        const data = batch.data.subarray(offset, offset + len);
-        hashed++;
-        dirtyBytes += len;
-        // A file written while it was read (its size moved): the stored stat must not vouch for this content.
-        if (len !== next.size[i]) next.flags[i] = FLAG_STAT_UNKNOWN;
-        const p = workPrev[w] as number;
-        if (p >= 0 && prev!.hashKind[p] === HASH_GIT) gitSha1.set(i, gitBlobId(data));
-        if (writer) {
-          const job: Promise<void> = writer
-            .add(data)
-            .then((r) => {
-              next.setHash(i, HASH_SHA256, r.id);
-              if (r.created) stored++;
-            })
-            .catch((err: unknown) => {
-              addFailure ??= err;
-            })
-            .finally(() => inflight.delete(job));
-          inflight.add(job);
-          if (inflight.size >= ADD_WINDOW) await Promise.race(inflight);
-          if (addFailure !== undefined) throw addFailure;
-        } else {
-          const r = await ctx.blobs.put(data);
-          next.setHash(i, HASH_SHA256, r.id);
-          if (r.created) stored++;
-        }
-      }
-    }
-    await Promise.all(inflight);
-    if (addFailure !== undefined) throw addFailure;
-    if (writer) await writer.commit();
-    writer = undefined;
-  } catch (err) {
-    await Promise.all(inflight);
-    await writer?.abort();
-    throw toCkptError(err, 'scanning');
+    readResult = await readAndStore({ ctx, next, work, workPrev, workAbs, toRead, prev, pool, maxBytes, skipped });
   } finally {
     pool?.close();
   }
+  const { hashed, gitSha1, dirtyBytes } = readResult;
+  let { stored } = readResult;
 
   // ---- compare with what ckpt last knew ----
   const changes: { before: Known; after: FileImage; change: ScanChangeKind }[] = [];
@@ -441,12 +319,27 @@ async function scanLocked(session: Session, options: ScanOptions, t0: number, re
     if (o) return { image: o };
     return p >= 0 && prev!.kind[p] !== KIND_DIR ? imageOfSlot(prev!, p, path) : undefined;
   };
+  // Folders a cut-short scan never reached while they held no known paths: what is found there later
+  // is baseline, not "created" (a restore must not delete files that were there all along).
+  const unbaselined = new Set(prev?.unbaselined ?? []);
+  let adopted = 0;
+  const within = (set: ReadonlySet<string>, path: string, self: boolean): boolean => {
+    if (set.size === 0) return false;
+    if (set.has('') || (self && set.has(path))) return true;
+    for (let d = dirname(path); d !== '.' && d !== ''; d = dirname(d)) if (set.has(d)) return true;
+    return false;
+  };
   if (!baseline) {
     for (let w = 0; w < work.length; w++) {
       const i = work[w] as number;
       if (next.kind[i] === KIND_GONE) continue;
       const path = next.paths[i] as string;
-      const known = knownOf(path, workPrev[w] as number) ?? { image: { path, state: 'absent' } };
+      const previously = knownOf(path, workPrev[w] as number);
+      if (!previously && within(unbaselined, path, false)) {
+        adopted++;
+        continue;
+      }
+      const known = previously ?? { image: { path, state: 'absent' } };
       const now = imageOfSlot(next, i, path);
       const change = compare(known, now, gitSha1.get(i));
       // A new file ckpt cannot store is reported, not recorded: a restore must not delete what it cannot bring back.
@@ -457,23 +350,19 @@ async function scanLocked(session: Session, options: ScanOptions, t0: number, re
 
   // ---- paths not seen: deleted, ignored now, or beyond the walk (carried over) ----
   const pendingDirs = new Set(walk.pending);
-  const underPending = (path: string): boolean => {
-    if (pendingDirs.size === 0) return false;
-    if (pendingDirs.has('')) return true;
-    for (let d = dirname(path); d !== '.' && d !== ''; d = dirname(d)) if (pendingDirs.has(d)) return true;
-    return false;
-  };
+  const underPending = (path: string): boolean => within(pendingDirs, path, false);
+  next.unbaselined = [
+    ...walk.pending.filter((d) => baseline || within(unbaselined, d, true)),
+    ...[...unbaselined].filter((d) => within(pendingDirs, d, true) && !pendingDirs.has(d)),
+  ];
   const handled = new Set<string>();
   const unseen = (path: string, p: number): void => {
     handled.add(path);
     if (underPending(path)) {
-      const known = knownOf(path, p);
-      if (p >= 0) {
-        const i = next.copyEntry(prev!, p);
-        if (owners.has(path)) next.flags[i] = FLAG_STAT_UNKNOWN; // content per the newer record: re-read
-      } else if (known && known.image.state !== 'absent') {
-        carryOwnerImage(next, known.image);
-      }
+      // Not reached: carried over as ckpt knows it — a newer owner record wins (with its stat unknown).
+      const owner = owners.get(path);
+      if (owner) carryOwnerImage(next, owner);
+      else if (p >= 0) next.copyEntry(prev!, p);
       return;
     }
     if (rules.isIgnoredPath(path)) return;
@@ -545,7 +434,8 @@ async function scanLocked(session: Session, options: ScanOptions, t0: number, re
   next.rules = walk.ruleTexts;
   const rulesChanged = !prev || !sameMap(prev.rules, walk.ruleTexts);
   const dirty = work.length + (prev ? prev.count - countSeen(seenPrev) : 0);
-  if (options.rewriteIndex === 'always' || baseline || walk.truncated || rulesChanged || dirty >= REWRITE_MIN_DIRTY || dirtyBytes >= REWRITE_MIN_BYTES) {
+  const unbaselinedChanged = adopted > 0 || next.unbaselined.length !== unbaselined.size;
+  if (options.rewriteIndex === 'always' || baseline || walk.truncated || unbaselinedChanged || rulesChanged || dirty >= REWRITE_MIN_DIRTY || dirtyBytes >= REWRITE_MIN_BYTES) {
     await ctx.backend.write(scanIndexKey(session), next.compact().encode());
   }
 
@@ -554,6 +444,7 @@ async function scanLocked(session: Session, options: ScanOptions, t0: number, re
     ...(seq !== undefined ? { seq } : {}),
     files,
     ...(baseline ? { baseline: true as const } : {}),
+    ...(loaded.corrupt ? { indexRebuilt: true as const } : {}),
     scanned,
     dirs: walk.dirs,
     hashed,
@@ -563,63 +454,6 @@ async function scanLocked(session: Session, options: ScanOptions, t0: number, re
     ...(walk.truncated ? { truncated: true as const, pending: walk.pending } : {}),
     ms: Math.round(performance.now() - t0),
   };
-}
-
-/**
- * An entry is trusted on a stat match only when its inode had not changed for a while when the
- * previous scan started: a write in the same timestamp tick as that scan's read would be invisible.
- * Any write moves ctime to the present (it cannot be set back, unlike mtime), so ctime decides.
- */
-function notRacy(idx: ScanIndex, i: number, before: number): boolean {
-  return (idx.ctime[i] as number) < before;
-}
-
-function markSkipped(idx: ScanIndex, i: number, why: string, skipped: ScanResult['skipped']): void {
-  idx.kind[i] = KIND_SKIPPED;
-  idx.hashKind[i] = HASH_NONE;
-  idx.why.set(i, why);
-  skipped.push({ path: idx.paths[i] as string, why, bytes: idx.size[i] as number });
-}
-
-/** An entry known only from an owner record (beyond a truncated walk): content kept, stat unknown. */
-function carryOwnerImage(idx: ScanIndex, image: FileImage): void {
-  if (image.state === 'symlink') {
-    const i = idx.push(image.path, KIND_SYMLINK, undefined);
-    idx.targets.set(i, image.target ?? '');
-  } else if (image.state === 'file' && image.blob) {
-    const i = idx.push(image.path, KIND_FILE, undefined);
-    idx.mode[i] = 0o100000 | (image.mode ?? 0o644);
-    idx.setHash(i, HASH_SHA256, image.blob);
-  }
-}
-
-/** The change from `known` to `now`, or undefined when they hold the same state. */
-function compare(known: Known, now: Known, nowGitSha1: string | undefined): ScanChangeKind | undefined {
-  const a = known.image;
-  const b = now.image;
-  if (a.state === 'absent') return b.state === 'absent' ? undefined : 'created';
-  if (b.state === 'absent') return 'deleted';
-  if (a.state !== b.state) return a.state === 'skipped' || b.state === 'skipped' ? 'modified' : 'type';
-  if (a.state === 'symlink') return a.target === b.target ? undefined : 'modified';
-  if (a.state === 'skipped') return undefined;
-  let sameBytes: boolean;
-  if (known.gitOid !== undefined) sameBytes = known.gitOid === (now.gitOid ?? nowGitSha1);
-  else sameBytes = now.gitOid === undefined && a.blob === b.blob;
-  if (!sameBytes) return 'modified';
-  // An owner record without a mode (older writers) says nothing about it.
-  return a.mode !== undefined && b.mode !== undefined && a.mode !== b.mode ? 'mode' : undefined;
-}
-
-/** How many ancestors of a created path the previous index did not know as folders. */
-function countNewDirs(path: string, prev: ScanIndex | undefined): number {
-  if (!prev) return 0;
-  let n = 0;
-  for (let d = dirname(path); d !== '.' && d !== ''; d = dirname(d)) {
-    const s = prev.slotOf(d);
-    if (s >= 0 && prev.kind[s] === KIND_DIR) break;
-    n++;
-  }
-  return n;
 }
 
 function countSeen(seen: Uint8Array): number {

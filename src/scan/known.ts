@@ -1,0 +1,104 @@
+// What ckpt last knew of a path, and how a scan compares it with what it finds (DESIGN §2): images
+// from the scan index (whose file content may be a git blob reference) and from owner-index records,
+// the change kinds, and the small index-entry helpers the scan shares.
+import { dirname } from 'node:path';
+import type { FileImage } from '../format/event.js';
+import { readOwners } from '../capture/owner-index.js';
+import type { Session } from '../session/session.js';
+import { HASH_GIT, HASH_NONE, HASH_SHA256, KIND_DIR, KIND_FILE, KIND_SKIPPED, KIND_SYMLINK, type ScanIndex } from './scan-index.js';
+
+export type ScanChangeKind = 'created' | 'modified' | 'deleted' | 'mode' | 'type';
+
+export type SkippedList = { path: string; why: string; bytes?: number }[];
+
+/** The previous state of a path as ckpt knew it. */
+export interface Known {
+  image: FileImage;
+  /** Git blob id when the content is only referenced in git's object store. */
+  gitOid?: string;
+}
+
+/** Owner-index records at or after `sinceMs`, as images. */
+export async function newerOwnerImages(session: Session, sinceMs: number): Promise<Map<string, FileImage>> {
+  const out = new Map<string, FileImage>();
+  const owners = await readOwners(session);
+  for (const [path, o] of Object.entries(owners)) {
+    if (!o || Date.parse(o.at) < sinceMs) continue;
+    let image: FileImage | undefined;
+    if (o.state === 'absent') image = { path, state: 'absent' };
+    else if (o.state.startsWith('symlink:')) image = { path, state: 'symlink', target: o.state.slice(8) };
+    else if (/^[0-9a-f]{64}$/.test(o.state)) image = { path, state: 'file', blob: o.state, ...(o.mode !== undefined ? { mode: o.mode } : {}) };
+    if (image) out.set(path, image);
+  }
+  return out;
+}
+
+export function imageOfSlot(idx: ScanIndex, i: number, path: string): Known {
+  const kind = idx.kind[i];
+  if (kind === KIND_SYMLINK) return { image: { path, state: 'symlink', target: idx.targets.get(i) ?? '' } };
+  if (kind === KIND_SKIPPED) {
+    return { image: { path, state: 'skipped', why: idx.why.get(i) ?? 'unreadable', bytes: idx.size[i] as number } };
+  }
+  const hex = idx.hashHex(i) ?? '';
+  const mode = (idx.mode[i] as number) & 0o7777;
+  const bytes = idx.size[i] as number;
+  if (idx.hashKind[i] === HASH_GIT) return { image: { path, state: 'file', bytes, mode }, gitOid: hex };
+  return { image: { path, state: 'file', blob: hex, bytes, mode } };
+}
+
+/**
+ * An entry is trusted on a stat match only when its inode had not changed for a while when the
+ * previous scan started: a write in the same timestamp tick as that scan's read would be invisible.
+ * Any write moves ctime to the present (it cannot be set back, unlike mtime), so ctime decides.
+ */
+export function notRacy(idx: ScanIndex, i: number, before: number): boolean {
+  return (idx.ctime[i] as number) < before;
+}
+
+export function markSkipped(idx: ScanIndex, i: number, why: string, skipped: SkippedList): void {
+  idx.kind[i] = KIND_SKIPPED;
+  idx.hashKind[i] = HASH_NONE;
+  idx.why.set(i, why);
+  skipped.push({ path: idx.paths[i] as string, why, bytes: idx.size[i] as number });
+}
+
+/** An entry known only from an owner record (beyond a truncated walk): content kept, stat unknown. */
+export function carryOwnerImage(idx: ScanIndex, image: FileImage): void {
+  if (image.state === 'symlink') {
+    const i = idx.push(image.path, KIND_SYMLINK, undefined);
+    idx.targets.set(i, image.target ?? '');
+  } else if (image.state === 'file' && image.blob) {
+    const i = idx.push(image.path, KIND_FILE, undefined);
+    idx.mode[i] = 0o100000 | (image.mode ?? 0o644);
+    idx.setHash(i, HASH_SHA256, image.blob);
+  }
+}
+
+/** The change from `known` to `now`, or undefined when they hold the same state. */
+export function compare(known: Known, now: Known, nowGitSha1: string | undefined): ScanChangeKind | undefined {
+  const a = known.image;
+  const b = now.image;
+  if (a.state === 'absent') return b.state === 'absent' ? undefined : 'created';
+  if (b.state === 'absent') return 'deleted';
+  if (a.state !== b.state) return a.state === 'skipped' || b.state === 'skipped' ? 'modified' : 'type';
+  if (a.state === 'symlink') return a.target === b.target ? undefined : 'modified';
+  if (a.state === 'skipped') return undefined;
+  let sameBytes: boolean;
+  if (known.gitOid !== undefined) sameBytes = known.gitOid === (now.gitOid ?? nowGitSha1);
+  else sameBytes = now.gitOid === undefined && a.blob === b.blob;
+  if (!sameBytes) return 'modified';
+  // An owner record without a mode (older writers) says nothing about it.
+  return a.mode !== undefined && b.mode !== undefined && a.mode !== b.mode ? 'mode' : undefined;
+}
+
+/** How many ancestors of a created path the previous index did not know as folders. */
+export function countNewDirs(path: string, prev: ScanIndex | undefined): number {
+  if (!prev) return 0;
+  let n = 0;
+  for (let d = dirname(path); d !== '.' && d !== ''; d = dirname(d)) {
+    const s = prev.slotOf(d);
+    if (s >= 0 && prev.kind[s] === KIND_DIR) break;
+    n++;
+  }
+  return n;
+}

@@ -1,0 +1,140 @@
+// Reading and storing the content of the files a scan found new or changed (DESIGN §3): in batches
+// read ahead (on the walker's worker thread when there is one and much to read), into packs when
+// many (a first scan: 100,000 files must not become 100,000 store files) or as loose blobs when few.
+// Every blob is durable before the scan records anything that references it.
+import { toCkptError } from '../errors.js';
+import type { WorkspaceContext } from '../context.js';
+import type { PackWriter } from '../storage/pack-writer.js';
+import { gitBlobId } from '../workspace/git-index.js';
+import { readFilesSync, READ_FAILED, READ_GONE, type ListPool, type ReadBatch } from '../workspace/list-dir.js';
+import { markSkipped, type SkippedList } from './known.js';
+import { FLAG_STAT_UNKNOWN, HASH_GIT, HASH_SHA256, KIND_GONE, type ScanIndex } from './scan-index.js';
+
+/** From this many files to read on, their content goes into a pack rather than loose blobs. */
+export const PACK_THRESHOLD = 64;
+/** Files read per batch (count, bytes) and batches read ahead of the one being stored. */
+const READ_BATCH_FILES = 256;
+const READ_BATCH_BYTES = 2 * 1024 * 1024;
+const READ_AHEAD = 3;
+/** add() calls in flight on a pack writer. */
+const ADD_WINDOW = 32;
+
+export interface StoreContentInput {
+  ctx: WorkspaceContext;
+  /** The index being built: hashes are set on it, vanished files marked KIND_GONE, failures skipped. */
+  next: ScanIndex;
+  /** Work items (slots of `next`, previous-index slots, absolute paths) and which of them to read. */
+  work: readonly number[];
+  workPrev: readonly number[];
+  workAbs: readonly string[];
+  toRead: readonly number[];
+  prev: ScanIndex | undefined;
+  pool: ListPool | undefined;
+  maxBytes: number;
+  skipped: SkippedList;
+}
+
+export interface StoreContentResult {
+  hashed: number;
+  /** Blobs newly written. */
+  stored: number;
+  dirtyBytes: number;
+  /** Git blob ids of files whose previous content is a git reference (slot of `next` -> id). */
+  gitSha1: Map<number, string>;
+}
+
+/**
+ * Reads and stores every `toRead` file. A file that vanished or became a symlink since its lstat is
+ * dropped (KIND_GONE): the next scan sees its new state.
+ */
+export async function readAndStore(input: StoreContentInput): Promise<StoreContentResult> {
+  const { ctx, next, work, workPrev, workAbs, toRead, prev, pool, maxBytes, skipped } = input;
+  let hashed = 0;
+  let stored = 0;
+  let dirtyBytes = 0;
+  const gitSha1 = new Map<number, string>();
+  const bulk = toRead.length >= PACK_THRESHOLD;
+  let writer: PackWriter | undefined = bulk ? ctx.blobs.createPackWriter() : undefined;
+  const inflight = new Set<Promise<void>>();
+  let addFailure: unknown;
+  const batches: { from: number; to: number }[] = [];
+  for (let from = 0; from < toRead.length; ) {
+    let to = from;
+    let bytes = 0;
+    while (to < toRead.length && to - from < READ_BATCH_FILES && bytes < READ_BATCH_BYTES) bytes += next.size[work[toRead[to++] as number] as number] as number;
+    batches.push({ from, to });
+    from = to;
+  }
+  const readBatchOf = (b: { from: number; to: number }): Promise<ReadBatch> | ReadBatch => {
+    const paths: string[] = [];
+    const sizes: number[] = [];
+    for (let k = b.from; k < b.to; k++) {
+      const w = toRead[k] as number;
+      paths.push(workAbs[w] as string);
+      sizes.push(next.size[work[w] as number] as number);
+    }
+    return pool && bulk ? pool.read(paths, sizes) : readFilesSync(paths, sizes);
+  };
+  try {
+    const ahead: (Promise<ReadBatch> | ReadBatch)[] = [];
+    for (let b = 0; b < batches.length; b++) {
+      while (ahead.length < READ_AHEAD && b + ahead.length < batches.length) ahead.push(readBatchOf(batches[b + ahead.length]!));
+      const batch = await ahead.shift()!;
+      const { from } = batches[b]!;
+      for (let k = 0; k < batch.lengths.length; k++) {
+        const w = toRead[from + k] as number;
+        const i = work[w] as number;
+        const len = batch.lengths[k] as number;
+        if (len === READ_GONE) {
+          next.kind[i] = KIND_GONE;
+          continue;
+        }
+        if (len === READ_FAILED) {
+          markSkipped(next, i, `unreadable: ${batch.errors[k] ?? 'error'}`, skipped);
+          continue;
+        }
+        if (len > maxBytes) {
+          markSkipped(next, i, 'too-large', skipped);
+          continue;
+        }
+        const offset = batch.offsets[k] as number;
+        const data = batch.data.subarray(offset, offset + len);
+        hashed++;
+        dirtyBytes += len;
+        // A file written while it was read (its size moved): the stored stat must not vouch for this content.
+        if (len !== next.size[i]) next.flags[i] = FLAG_STAT_UNKNOWN;
+        const p = workPrev[w] as number;
+        if (p >= 0 && prev!.hashKind[p] === HASH_GIT) gitSha1.set(i, gitBlobId(data));
+        if (writer) {
+          const job: Promise<void> = writer
+            .add(data)
+            .then((r) => {
+              next.setHash(i, HASH_SHA256, r.id);
+              if (r.created) stored++;
+            })
+            .catch((err: unknown) => {
+              addFailure ??= err;
+            })
+            .finally(() => inflight.delete(job));
+          inflight.add(job);
+          if (inflight.size >= ADD_WINDOW) await Promise.race(inflight);
+          if (addFailure !== undefined) throw addFailure;
+        } else {
+          const r = await ctx.blobs.put(data);
+          next.setHash(i, HASH_SHA256, r.id);
+          if (r.created) stored++;
+        }
+      }
+    }
+    await Promise.all(inflight);
+    if (addFailure !== undefined) throw addFailure;
+    if (writer) await writer.commit();
+    writer = undefined;
+  } catch (err) {
+    await Promise.all(inflight);
+    await writer?.abort();
+    throw toCkptError(err, 'scanning');
+  }
+  return { hashed, stored, dirtyBytes, gitSha1 };
+
+}
