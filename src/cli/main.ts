@@ -7,6 +7,7 @@ import { registerSessionCommands } from './commands/session.js';
 import { registerCheckpointCommands } from './commands/checkpoint.js';
 import { registerRestoreCommands } from './commands/restore.js';
 import { registerMaintenanceCommands } from './commands/maintenance.js';
+import { registerDemoCommand } from './commands/demo.js';
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('ckpt')
@@ -28,6 +29,7 @@ export function buildProgram(io: CliIo): Command {
   registerCheckpointCommands(program);
   registerRestoreCommands(program);
   registerMaintenanceCommands(program);
+  registerDemoCommand(program);
   for (const cmd of program.commands) inherit(cmd, program);
   return program;
 }

@@ -4,6 +4,7 @@ import pc from 'picocolors';
 import { CkptError } from '../../errors.js';
 import type { FileImage } from '../../format/event.js';
 import { action } from '../action.js';
+import { scan } from '../../scan/index.js';
 
 export function registerCheckpointCommands(program: Command): void {
   program
@@ -43,6 +44,42 @@ export function registerCheckpointCommands(program: Command): void {
         const r = await session.settle(paths as string[], { tag: (opts as { tag?: string }).tag, cwd: ctx.io.cwd });
         const body = { tag: r.tag, files: r.files.map(publicImage), ...(r.disabled ? { disabled: true } : {}) };
         out.result(body, (v) => `settled ${v.files.length} path(s)${v.tag ? ` of ${v.tag}` : ''}`);
+      }),
+    );
+
+  program
+    .command('scan')
+    .description('record what changed in the workspace since ckpt last looked (shell side effects)')
+    .option('--tool <name>', 'the tool whose effects are being recorded', 'scan')
+    .option('--budget <ms>', 'stop walking after this many milliseconds and report what was left')
+    .action(
+      action(async ([opts], ctx, out) => {
+        const { tool, budget } = opts as { tool: string; budget?: string };
+        const session = await ctx.session();
+        const r = await scan(session, { tool, budgetMs: budget === undefined ? undefined : parseCount(budget, '--budget') });
+        const body = {
+          tag: r.tag,
+          files: r.files.map((f) => ({ path: f.path, change: f.change, ...publicImage(f) })),
+          scanned: r.scanned,
+          hashed: r.hashed,
+          ms: Math.round(r.ms),
+          ...(r.baseline ? { baseline: true } : {}),
+          ...(r.truncated ? { truncated: true, pending: r.pending } : {}),
+          ...(r.skipped.length ? { skipped: r.skipped } : {}),
+          ...(r.disabled ? { disabled: true } : {}),
+        };
+        out.result(body, (v) => {
+          if (v.disabled) return 'capture is disabled (CKPT_DISABLE): nothing scanned';
+          const head = v.baseline
+            ? `baseline recorded: ${v.scanned} files in ${v.ms} ms`
+            : v.tag
+              ? `captured ${pc.bold(v.tag)}: ${v.files.length} changed path(s) (${v.scanned} files scanned in ${v.ms} ms)`
+              : `no changes (${v.scanned} files scanned in ${v.ms} ms)`;
+          const lines = [head, ...v.files.map((f) => `  ${String(f.change).padEnd(8)} ${f.path}`)];
+          if (v.truncated) lines.push(pc.yellow(`scan cut short by --budget: ${v.pending?.length ?? 0} folder(s) not reached, nothing recorded for them`));
+          for (const s of v.skipped ?? []) lines.push(pc.yellow(`  skipped ${s.path} (${s.why})`));
+          return lines.join('\n');
+        });
       }),
     );
 
@@ -94,7 +131,7 @@ function fileLine(f: Record<string, unknown>): string {
   return `  ${f.path}  ${pc.dim(detail)}`;
 }
 
-function parseCount(text: string): number {
-  if (!/^(0|[1-9][0-9]*)$/.test(text)) throw new CkptError('INVALID_ARGUMENT', `--message-count must be a non-negative integer, got ${JSON.stringify(text)}`);
+function parseCount(text: string, flag = '--message-count'): number {
+  if (!/^(0|[1-9][0-9]*)$/.test(text)) throw new CkptError('INVALID_ARGUMENT', `${flag} must be a non-negative integer, got ${JSON.stringify(text)}`, { [flag]: text });
   return Number(text);
 }

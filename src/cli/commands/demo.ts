@@ -1,0 +1,17 @@
+// `ckpt demo` (DESIGN §9): runs the scripted agent session of src/demo on the store in force
+// (the default store unless --store is given) and narrates it.
+import type { Command } from 'commander';
+import { runDemo } from '../../demo/run-demo.js';
+import { action } from '../action.js';
+
+export function registerDemoCommand(program: Command): void {
+  program
+    .command('demo')
+    .description('run a scripted agent session in a scratch folder and show what ckpt records and restores')
+    .action(
+      action(async (_args, ctx, out) => {
+        const report = await runDemo(await ctx.store(), (line) => (out.json ? undefined : ctx.io.stdout.write(`${line}\n`)));
+        out.result(report, () => '');
+      }),
+    );
+}
