@@ -50,7 +50,7 @@ export interface ScanOptions {
    * by owner records instead, saving the write of a large index); `always`: rewritten on every scan.
    */
   rewriteIndex?: 'auto' | 'always';
-  /** Worker threads for the lstats: 0 none, 1 one (default: one on trees of 8192+ entries). */
+  /** Worker threads listing folders and reading files: 0 none, 1 one (default: one for baselines and trees of 40,000+ entries). */
   threads?: number;
   /**
    * Entries whose inode changed less than this long before the previous scan started are re-read
@@ -98,7 +98,9 @@ const RACY_MS = 2_000;
 const REWRITE_MIN_DIRTY = 64;
 const REWRITE_MIN_BYTES = 8 * 1024 * 1024;
 /** The tree size from which a worker thread lists and stats some of the folders. */
-const PARALLEL_MIN_ENTRIES = 8192;
+const PARALLEL_MIN_ENTRIES = 40_000;
+/** From this many files to read, a worker thread reads them. */
+const READ_IN_WORKER_MIN = 1000;
 
 export function scanIndexKey(session: Session): string {
   return `${session.ctx.workspace.key}/scan-index.bin`;
@@ -176,14 +178,20 @@ async function scanLocked(session: Session, options: ScanOptions, t0: number, re
   };
   const dirPrevSlot: number[] = [];
   const st = { size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0, mode: 0 };
-  // A worker thread lists folders and reads files too on large trees (and for every baseline).
-  const parallel = options.threads === undefined ? baseline || (prev?.count ?? 0) >= PARALLEL_MIN_ENTRIES : options.threads > 0;
-  const pool = parallel ? createListPool() : undefined;
-  resources.pool = pool;
+  // A worker thread lists folders (and reads files) on large trees: from the start when the previous
+  // index says the tree is large, else once the walk has seen that many entries.
+  const parallelAfter = options.threads === 0 ? Infinity : options.threads !== undefined || (prev?.count ?? 0) >= PARALLEL_MIN_ENTRIES ? 0 : PARALLEL_MIN_ENTRIES;
+  const makePool = (): ListPool | undefined => (resources.pool ??= createListPool());
   let walk: WalkResult;
   try {
     walk = await walkWorkspace(
-      { root, rules, previousRules: prev?.rules, deadline: options.budgetMs !== undefined ? t0 + options.budgetMs : undefined, pool },
+      {
+        root,
+        rules,
+        previousRules: prev?.rules,
+        deadline: options.budgetMs !== undefined ? t0 + options.budgetMs : undefined,
+        parallel: parallelAfter === Infinity ? undefined : { after: parallelAfter, create: makePool },
+      },
       {
         known: prev ? knownSlot : () => -1,
         enterDir(rel, token) {
@@ -250,7 +258,7 @@ async function scanLocked(session: Session, options: ScanOptions, t0: number, re
       },
     );
   } catch (err) {
-    pool?.close();
+    resources.pool?.close();
     throw err;
   }
   for (const u of walk.unreadable) skipped.push(u);
@@ -305,9 +313,11 @@ async function scanLocked(session: Session, options: ScanOptions, t0: number, re
   // Pass 2: read and store.
   let readResult: StoreContentResult;
   try {
+    // Much to read (a first scan): the worker reads while this thread hashes and stores.
+    const pool = parallelAfter !== Infinity && toRead.length >= READ_IN_WORKER_MIN ? makePool() : resources.pool;
     readResult = await readAndStore({ ctx, next, work, workPrev, workAbs, toRead, prev, pool, maxBytes, skipped });
   } finally {
-    pool?.close();
+    resources.pool?.close();
   }
   const { hashed, gitSha1, dirtyBytes } = readResult;
   let { stored } = readResult;

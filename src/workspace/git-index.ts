@@ -115,7 +115,8 @@ export function parseGitIndex(data: Buffer, prefix = ''): Map<string, GitIndexEn
       extended = data.readUInt16BE(at);
       at += 2;
     }
-    let name: Buffer;
+    let name: Buffer | undefined;
+    let path: string;
     if (version === 4) {
       // Prefix compression: strip N bytes from the previous name, append a NUL-terminated suffix.
       let c = data[at++] ?? 0;
@@ -128,21 +129,21 @@ export function parseGitIndex(data: Buffer, prefix = ''): Map<string, GitIndexEn
       const nul = data.indexOf(0, at);
       if (nul < 0 || nul > end || strip > previous.length) return undefined;
       name = Buffer.concat([previous.subarray(0, previous.length - strip), data.subarray(at, nul)]);
+      path = name.toString('utf8');
+      previous = name;
       at = nul + 1;
     } else {
       const nul = data.indexOf(0, at);
       if (nul < 0 || nul > end) return undefined;
-      name = data.subarray(at, nul);
+      path = data.toString('utf8', at, nul);
       // Entries are NUL-padded to a multiple of 8 bytes (1 to 8 NULs).
       at = start + Math.floor((nul - start + 8) / 8) * 8;
     }
-    previous = name;
     const stage = (flags >> 12) & 3;
     const skip = stage !== 0 || (extended & 0x6000) !== 0 || (mode & 0o170000) === 0o040000;
     if (skip) continue;
     const type = mode & 0o170000;
     if (type !== 0o100000 && type !== 0o120000) continue;
-    const path = name.toString('utf8');
     if (prefix !== '' && !path.startsWith(prefix)) continue;
     entries.set(prefix === '' ? path : path.slice(prefix.length), { oid, mode, size, mtimeS, mtimeNs, ctimeS, ctimeNs, ino });
   }

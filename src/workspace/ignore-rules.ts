@@ -75,6 +75,13 @@ function lexists(abs: string): boolean {
   }
 }
 
+function hasRules(text: string): boolean {
+  return text.split(/\r?\n/).some((line) => {
+    const t = line.trim();
+    return t !== '' && !t.startsWith('#');
+  });
+}
+
 function toPosix(p: string): string {
   return sep === '/' ? p : p.split(sep).join('/');
 }
@@ -117,7 +124,8 @@ export function createIgnoreRules(options: IgnoreRulesOptions): IgnoreRules {
   const rootFrame = makeFrame(frame, '', '', rootTexts);
 
   function makeFrame(parent: RuleFrame | undefined, base: string, prefix: string, texts: readonly (string | undefined)[]): RuleFrame {
-    const present = texts.filter((t): t is string => t !== undefined && t.trim() !== '');
+    // Only texts with a rule count: comment-only files (git's default info/exclude) test nothing.
+    const present = texts.filter((t): t is string => t !== undefined && hasRules(t));
     // One string: `add()` splits a string into lines, but takes each element of an array as one pattern.
     const matcher = present.length > 0 ? ignore({ allowRelativePaths: true }).add(present.join('\n')) : undefined;
     return { parent, base, prefix, matcher, active: matcher !== undefined || (parent?.active ?? false) };

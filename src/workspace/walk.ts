@@ -39,8 +39,11 @@ export interface WalkOptions {
   deadline?: number;
   /** Rule-file texts per folder from the previous walk (see WalkResult.ruleTexts); undefined: unknown. */
   previousRules?: ReadonlyMap<string, string>;
-  /** A worker that lists folders in parallel (large trees). */
-  pool?: ListPool;
+  /**
+   * A worker that lists folders in parallel, created once `after` entries were seen (large trees:
+   * for small ones the thread costs more than it saves). The caller owns (closes) what create() made.
+   */
+  parallel?: { after: number; create: () => ListPool | undefined };
 }
 
 export interface WalkResult {
@@ -77,7 +80,9 @@ export function rootRulesText(rules: IgnoreRules): string {
 const yieldToEvents = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export async function walkWorkspace(options: WalkOptions, visitor: WalkVisitor): Promise<WalkResult> {
-  const { root, rules, deadline, previousRules, pool } = options;
+  const { root, rules, deadline, previousRules, parallel } = options;
+  let pool: ListPool | undefined;
+  let entries = 0;
   const result: WalkResult = {
     pending: [],
     unreadable: [],
@@ -126,6 +131,7 @@ export async function walkWorkspace(options: WalkOptions, visitor: WalkVisitor):
     const prefix = top.rel === '' ? '' : `${top.rel}/`;
     const testAll = frame.active || storeRel !== undefined;
     visitor.enterDir(top.rel, top.token);
+    entries += names.length;
     for (let i = 0, o = 0; i < names.length; i++, o += STAT_FIELDS) {
       const name = names[i] as string;
       const size = stats[o] as number;
@@ -167,6 +173,7 @@ export async function walkWorkspace(options: WalkOptions, visitor: WalkVisitor):
       result.pending.push(...stack.map((f) => f.rel), ...[...inFlight].map((f) => f.rel), ...ready.map((r) => r.top.rel));
       break;
     }
+    if (!pool && parallel && entries >= parallel.after) pool = parallel.create();
     const done = ready.pop();
     if (done) {
       visit(done.top, done.listing);
