@@ -2,8 +2,12 @@
 // of 100 files each (100,000 files = 50×20×100, ~0.83 GB), sizes 200 B–30 KB skewed towards small
 // files. Everything about file i (path, size, content) is a pure function of (seed, i), so any file
 // can be put back to its pristine content without a copy. Trees are cached by their parameters.
+import { fork } from 'node:child_process';
 import { existsSync, promises as fsp } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { GenJob } from './gen-worker.js';
 import { createPrng } from './prng.js';
 import { sourceText } from './source-text.js';
 
@@ -63,23 +67,34 @@ function makeTree(spec: TreeSpec, base: string, bytes: number): Tree {
   };
 }
 
+/** Writes every file, split over one child process per core (each running gen-worker.ts). */
 async function writeAll(tree: Tree, onProgress: (done: number) => void): Promise<number> {
   const dirs = new Set<string>();
   for (let i = 0; i < tree.files; i += FILES_PER_FOLDER) dirs.add(path.dirname(tree.relPath(i)));
   for (const d of dirs) await fsp.mkdir(path.join(tree.root, d), { recursive: true });
-  let next = 0;
+  const files: [string, number][] = Array.from({ length: tree.files }, (_, i) => [tree.relPath(i), tree.size(i)]);
+  const parts = Math.max(1, Math.min(os.availableParallelism(), 8));
+  const script = fileURLToPath(new URL(`./gen-worker${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url));
   let done = 0;
+  let reported = 0;
   let bytes = 0;
-  const worker = async (): Promise<void> => {
-    while (next < tree.files) {
-      const i = next++;
-      const data = tree.content(i);
-      bytes += data.length;
-      await fsp.writeFile(path.join(tree.root, tree.relPath(i)), data);
-      if (++done % 5000 === 0) onProgress(done);
-    }
-  };
-  await Promise.all(Array.from({ length: 16 }, worker));
+  await Promise.all(
+    Array.from({ length: parts }, (_, part) => {
+      const job: GenJob = { root: tree.root, seed: tree.seed, part, of: parts, files };
+      const child = fork(script, [], { execArgv: process.execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+      child.send(job);
+      child.on('message', (m: { done: number; bytes?: number }) => {
+        done += m.done;
+        if (m.bytes) bytes += m.bytes;
+        if (done - reported >= 10_000) onProgress((reported = done));
+      });
+      return new Promise<void>((resolve, reject) => {
+        child.on('error', reject);
+        child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`tree generator part ${part} exited with ${code}`))));
+      });
+    }),
+  );
+  if (done !== tree.files) throw new Error(`tree generator wrote ${done} of ${tree.files} files`);
   return bytes;
 }
 
