@@ -4,6 +4,9 @@ import { parseArgs } from 'node:util';
 export interface BenchArgs {
   quick: boolean;
   json: boolean;
+  markdown: boolean;
+  /** Render a saved --json result instead of running. */
+  from?: string;
   /** Also write the result (JSON with --json, else the plain table) to this file. */
   out?: string;
   files: number;
@@ -23,7 +26,9 @@ export const USAGE = `Usage: npm run bench -- [options]
   --seed N        generator seed (default 1)
   --json          print one JSON document on stdout (progress goes to stderr; use
                   \`npm run -s bench\` so npm's own banner stays off stdout)
+  --markdown      print the results as a Markdown table (for docs/BENCHMARKS.md)
   --out FILE      also write the result to FILE
+  --from FILE     render a result saved with --json (as a table, or --markdown) without running
   --keep          keep the generated tree (and its git repo) in the temp folder for the next run
   --dir DIR       cache generated trees under DIR (implies --keep)
   --only a,b      run only these figures (capture-one, scan-first, scan-incremental,
@@ -45,7 +50,9 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
     options: {
       quick: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
+      markdown: { type: 'boolean', default: false },
       out: { type: 'string' },
+      from: { type: 'string' },
       files: { type: 'string' },
       seed: { type: 'string' },
       keep: { type: 'boolean', default: false },
@@ -61,7 +68,9 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
   return {
     quick,
     json: values.json ?? false,
+    markdown: values.markdown ?? false,
     out: values.out,
+    from: values.from,
     files: int('files', values.files, 2000) ?? (quick ? 20_000 : 100_000),
     seed: int('seed', values.seed, 0) ?? 1,
     keep: (values.keep ?? false) || values.dir !== undefined,

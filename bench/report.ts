@@ -120,3 +120,23 @@ export function toTable(report: Report, color: boolean): string {
     ...goals.map((g) => c.dim(g)),
   ].join('\n');
 }
+
+/** The results as a Markdown table (for docs/BENCHMARKS.md). */
+export function toMarkdown(report: Report): string {
+  const lines = [
+    `Machine: ${machineLine(report.machine)}  `,
+    `Tree: ${String(report.tree.files)} files, ${fmt(report.tree.bytes, 'bytes')}, seed ${String(report.tree.seed)}${report.tree.quick ? ' (--quick)' : ''}; whole run ${String(report.tree.total_s)} s`,
+    '',
+    '| figure | ckpt | baseline | baseline value | ratio | also | goal |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const e of report.results) {
+    const unit = 'ckpt_bytes' in e ? 'bytes' : 'ms';
+    const alsoKey = Object.keys(e).find((k) => k.startsWith('vs_') && k.endsWith('_ratio'));
+    const also = alsoKey ? `${alsoKey.slice(3, -6)}: ${fmt(e[`${alsoKey.slice(0, -6)}_${unit}`], unit)} → ${fmtRatio(e[alsoKey])}` : '';
+    const ckpt = e.error ? `_${String(e.error)}_` : fmt(e[`ckpt_${unit}`], unit);
+    const base = String(e.baseline ?? '').replace(/\|/g, '\\|');
+    lines.push(`| ${e.name} | ${ckpt} | ${base} | ${fmt(e[`baseline_${unit}`], unit)} | ${fmtRatio(e.ratio)} | ${also} | ${String(e.goal ?? '')} |`);
+  }
+  return lines.join('\n');
+}

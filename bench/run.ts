@@ -9,7 +9,7 @@ import { closeStore, loadCkpt } from './ckpt-api.js';
 import { allMutable, pickMutable, type BenchContext } from './context.js';
 import { ensureTree, resetFiles, type Tree } from './gen/tree.js';
 import { machine } from './machine.js';
-import { errorText, toJson, toTable, type Entry } from './report.js';
+import { errorText, toJson, toMarkdown, toTable, type Entry, type Report } from './report.js';
 import { captureOneFigure } from './figures/capture-one.js';
 import { diskFirstFigure } from './figures/disk-first.js';
 import { openSessionFigure } from './figures/open-session.js';
@@ -41,6 +41,11 @@ async function main(): Promise<number> {
   }
   if (args.help) {
     process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (args.from) {
+    const saved = JSON.parse(await fsp.readFile(args.from, 'utf8')) as Report;
+    process.stdout.write(`${args.markdown ? toMarkdown(saved) : toTable(saved, process.stdout.isTTY === true)}\n`);
     return 0;
   }
   const unknown = (args.only ?? []).filter((n) => !FIGURES.some((f) => f.name === n));
@@ -117,8 +122,9 @@ async function main(): Promise<number> {
       tree: { files: tree.files, bytes: tree.bytes, seed: tree.seed, quick: args.quick, total_s: Math.round((Date.now() - started) / 100) / 10 },
       results,
     };
-    process.stdout.write(`${args.json ? toJson(report) : toTable(report, process.stdout.isTTY === true)}\n`);
-    if (args.out) await fsp.writeFile(args.out, `${args.json ? toJson(report) : toTable(report, false)}\n`);
+    const render = (color: boolean): string => (args.json ? toJson(report) : args.markdown ? toMarkdown(report) : toTable(report, color));
+    process.stdout.write(`${render(process.stdout.isTTY === true)}\n`);
+    if (args.out) await fsp.writeFile(args.out, `${render(false)}\n`);
     log(`finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return 0;
   } finally {
