@@ -7,7 +7,8 @@
 //   await session.capture(['src/parser.ts'], { tool: 'Edit' });   // before the tool writes
 //   await session.settle(['src/parser.ts']);                      // after it wrote
 //   await session.diff('1');                                      // what turn 1 changed so far
-//   const result = await restore(session, '1');                   // undo it; result.undo undoes the restore
+//   await session.scan({ tool: 'Bash' });                          // after a shell command
+//   const result = await session.restore('1');                   // undo turn 1; result.undo undoes the restore
 
 export { openStore, defaultStoreDir, type OpenStoreOptions, type Store, type Workspace } from './store.js';
 export { CkptError, ERROR_CODES, exitCodeOf, httpStatusOf, isCkptError, type ErrorCode } from './errors.js';
@@ -22,3 +23,9 @@ export type { SettleResult } from './capture/settle.js';
 export type { TurnOptions } from './capture/turn.js';
 export type { CheckpointEntry } from './history/log.js';
 export type { DiffChange, DiffResult } from './history/diff.js';
+export type { ScanOptions, ScanResult, ScanChange } from './scan/index.js';
+export { scan } from './scan/index.js';
+export { restore, undoPath, rewind, liveEvents, planRestore, recoverSession } from './restore/index.js';
+export type { RestoreOptions, RestoreResult, RestorePlan, RewindOptions, RewindResult, Watermark } from './restore/index.js';
+export { runGc, planGc, applyGc, takeInventory, describeGcPlan, prune, verify, sessionSize, storeStats, parseDuration } from './gc/index.js';
+export type { GcPlan, GcResult, PruneOptions, PruneResult, RetentionPolicy, VerifyResult, VerifyProblem, SizeReport, StoreStats } from './gc/index.js';

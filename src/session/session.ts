@@ -11,6 +11,8 @@ import { settle, type SettleResult } from '../capture/settle.js';
 import { startTurn, type TurnOptions } from '../capture/turn.js';
 import { listCheckpoints, type CheckpointEntry } from '../history/log.js';
 import { diffSession, type DiffResult } from '../history/diff.js';
+import { scan, type ScanOptions, type ScanResult } from '../scan/index.js';
+import { restore, rewind, undoPath, type RestoreOptions, type RestoreResult, type RewindOptions, type RewindResult } from '../restore/index.js';
 
 export function sessionKey(ctx: WorkspaceContext, id: string): string {
   return `${ctx.workspace.key}/sessions/${id}`;
@@ -86,6 +88,26 @@ export class Session {
   /** Records the after-state of paths a tool has written (default tag: the last capture). */
   settle(paths: readonly string[], options?: { tag?: string; cwd?: string }): Promise<SettleResult> {
     return settle(this, paths, options);
+  }
+
+  /** Records what changed in the workspace since ckpt last looked (shell side effects) as one capture. */
+  scan(options?: ScanOptions): Promise<ScanResult> {
+    return scan(this, options);
+  }
+
+  /** Restores the workspace (or `options.paths`) to `tag`; the result's `undo` tag undoes it. */
+  restore(tag: string, options?: RestoreOptions): Promise<RestoreResult> {
+    return restore(this, tag, options);
+  }
+
+  /** Restores one path to `tag`. */
+  undo(tag: string, path: string, options?: Omit<RestoreOptions, 'paths'>): Promise<RestoreResult> {
+    return undoPath(this, tag, path, options);
+  }
+
+  /** Restores to `tag` and moves the conversation back (or forks there with `fork`). */
+  rewind(tag: string, options?: RewindOptions): Promise<RewindResult> {
+    return rewind(this, tag, options);
   }
 
   /** Every checkpoint (capture) of the session, in order. */
