@@ -11,7 +11,7 @@
 //   const result = await session.restore('1');                   // undo turn 1; result.undo undoes the restore
 
 export { openStore, defaultStoreDir, type OpenStoreOptions, type Store, type Workspace } from './store.js';
-export { CkptError, ERROR_CODES, exitCodeOf, httpStatusOf, isCkptError, type ErrorCode } from './errors.js';
+export { CkptError, ERROR_CODES, exitCodeOf, httpStatusOf, isCkptError, toCkptError, type ErrorCode } from './errors.js';
 export { Session } from './session/session.js';
 export type { SessionMetadata } from './session/metadata.js';
 export type { CreateSessionOptions, ForkOptions, SessionTreeNode } from './session/session-store.js';
@@ -27,5 +27,5 @@ export type { ScanOptions, ScanResult, ScanChange } from './scan/index.js';
 export { scan } from './scan/index.js';
 export { restore, undoPath, rewind, liveEvents, planRestore, recoverSession } from './restore/index.js';
 export type { RestoreOptions, RestoreResult, RestorePlan, RewindOptions, RewindResult, Watermark } from './restore/index.js';
-export { runGc, planGc, applyGc, takeInventory, describeGcPlan, prune, verify, sessionSize, storeStats, parseDuration } from './gc/index.js';
+export { runGc, planGc, applyGc, takeInventory, describeGcPlan, formatBytes, prune, resolveRetention, verify, sessionSize, storeStats, parseDuration } from './gc/index.js';
 export type { GcPlan, GcResult, PruneOptions, PruneResult, RetentionPolicy, VerifyResult, VerifyProblem, SizeReport, StoreStats } from './gc/index.js';

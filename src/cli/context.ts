@@ -1,8 +1,7 @@
 // Turns the global CLI flags (--store, --workspace, --session) into an open store, workspace and
 // session, the same way for every command.
 import { resolve } from 'node:path';
-import { defaultStoreDir, openStore, type Store, type Workspace } from '../store.js';
-import type { Session } from '../session/session.js';
+import { defaultStoreDir, openStore, type Session, type Store, type Workspace } from '../index.js';
 import type { CliIo } from './io.js';
 
 export interface GlobalFlags {

@@ -1,7 +1,7 @@
 // CLI output: one JSON document on stdout with --json, a short human summary otherwise; errors as
 // `{"error":{code,message,data}}` on stderr with --json (DESIGN §9). Streams are injectable for tests.
 import pc from 'picocolors';
-import { toCkptError } from '../errors.js';
+import { toCkptError } from '../index.js';
 
 export interface CliIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };

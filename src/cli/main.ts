@@ -1,7 +1,7 @@
 // The `ckpt` command line: global flags, the command table, and the only top-level catch, which maps
 // every failure to its exit code (DESIGN §7) and, with --json, to a JSON error on stderr.
 import { Command, CommanderError } from 'commander';
-import { CkptError, exitCodeOf } from '../errors.js';
+import { CkptError, exitCodeOf } from '../index.js';
 import { createOutput, type CliIo } from './io.js';
 import { registerSessionCommands } from './commands/session.js';
 import { registerCheckpointCommands } from './commands/checkpoint.js';

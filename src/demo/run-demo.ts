@@ -5,11 +5,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CkptError } from '../errors.js';
-import { restore } from '../restore/restore.js';
-import { scan } from '../scan/index.js';
-import type { Session } from '../session/session.js';
-import type { Store } from '../store.js';
+import { CkptError, restore, scan, type Session, type Store } from '../index.js';
 
 export interface DemoReport {
   workspace: string;

@@ -1,10 +1,8 @@
 // `ckpt turn|capture|settle|log|diff` (DESIGN §9): recording checkpoints and reading them back.
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { CkptError } from '../../errors.js';
-import type { FileImage } from '../../format/event.js';
+import { CkptError, scan, type FileImage } from '../../index.js';
 import { action } from '../action.js';
-import { scan } from '../../scan/index.js';
 
 export function registerCheckpointCommands(program: Command): void {
   program

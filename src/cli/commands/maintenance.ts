@@ -3,13 +3,20 @@
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { CkptError } from '../../errors.js';
-import { runGc } from '../../gc/apply-gc.js';
-import { parseDuration } from '../../gc/duration.js';
-import { describeGcPlan, formatBytes, type GcPlan } from '../../gc/plan-gc.js';
-import { prune, resolveRetention } from '../../gc/prune.js';
-import { storeStats, type SizeReport } from '../../gc/stats.js';
-import { verify, type VerifyProblem } from '../../gc/verify.js';
+import {
+  CkptError,
+  describeGcPlan,
+  formatBytes,
+  parseDuration,
+  prune,
+  resolveRetention,
+  runGc,
+  storeStats,
+  verify,
+  type GcPlan,
+  type SizeReport,
+  type VerifyProblem,
+} from '../../index.js';
 import { action } from '../action.js';
 import type { CliIo } from '../io.js';
 

@@ -3,8 +3,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { CkptError } from '../../errors.js';
-import { restore, rewind, undoPath, type RestoreResult } from '../../restore/index.js';
+import { CkptError, restore, rewind, undoPath, type RestoreResult } from '../../index.js';
 import { action } from '../action.js';
 import type { CliIo, Output } from '../io.js';
 

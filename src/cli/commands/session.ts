@@ -1,10 +1,8 @@
 // `ckpt session new|list|show|fork|rm` (DESIGN §9).
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import type { SessionMetadata } from '../../session/metadata.js';
+import { resolveTagSeq, sessionSize, type SessionMetadata } from '../../index.js';
 import { action } from '../action.js';
-import { resolveTagSeq } from '../../session/positions.js';
-import { sessionSize } from '../../gc/stats.js';
 import { sizeLine } from './maintenance.js';
 
 export function registerSessionCommands(program: Command): void {
