@@ -16,8 +16,8 @@ export const PACK_THRESHOLD = 64;
 const READ_BATCH_FILES = 256;
 const READ_BATCH_BYTES = 2 * 1024 * 1024;
 const READ_AHEAD = 3;
-/** add() calls in flight on a pack writer. */
-const ADD_WINDOW = 32;
+/** Read batches in flight on the pack writer (hashed and compressed on its worker threads). */
+const ADD_WINDOW = 6;
 
 export interface StoreContentInput {
   ctx: WorkspaceContext;
@@ -55,8 +55,6 @@ export async function readAndStore(input: StoreContentInput): Promise<StoreConte
   const gitSha1 = new Map<number, string>();
   const bulk = toRead.length >= PACK_THRESHOLD;
   let writer: PackWriter | undefined = bulk ? ctx.blobs.createPackWriter() : undefined;
-  const inflight = new Set<Promise<void>>();
-  let addFailure: unknown;
   const batches: { from: number; to: number }[] = [];
   for (let from = 0; from < toRead.length; ) {
     let to = from;
@@ -75,12 +73,18 @@ export async function readAndStore(input: StoreContentInput): Promise<StoreConte
     }
     return pool && bulk ? pool.read(paths, sizes) : readFilesSync(paths, sizes);
   };
+  /** Batches handed to the pack writer whose ids are not back yet (oldest first). */
+  const adding: Promise<void>[] = [];
   try {
     const ahead: (Promise<ReadBatch> | ReadBatch)[] = [];
     for (let b = 0; b < batches.length; b++) {
       while (ahead.length < READ_AHEAD && b + ahead.length < batches.length) ahead.push(readBatchOf(batches[b + ahead.length]!));
       const batch = await ahead.shift()!;
       const { from } = batches[b]!;
+      // The files of this batch to store: slots of `next` and where their bytes are in the batch.
+      const slots: number[] = [];
+      const offsets: number[] = [];
+      const lengths: number[] = [];
       for (let k = 0; k < batch.lengths.length; k++) {
         const w = toRead[from + k] as number;
         const i = work[w] as number;
@@ -98,40 +102,42 @@ export async function readAndStore(input: StoreContentInput): Promise<StoreConte
           continue;
         }
         const offset = batch.offsets[k] as number;
-        const data = batch.data.subarray(offset, offset + len);
         hashed++;
         dirtyBytes += len;
         // A file written while it was read (its size moved): the stored stat must not vouch for this content.
         if (len !== next.size[i]) next.flags[i] = FLAG_STAT_UNKNOWN;
         const p = workPrev[w] as number;
-        if (p >= 0 && prev!.hashKind[p] === HASH_GIT) gitSha1.set(i, gitBlobId(data));
-        if (writer) {
-          const job: Promise<void> = writer
-            .add(data)
-            .then((r) => {
-              next.setHash(i, HASH_SHA256, r.id);
-              if (r.created) stored++;
-            })
-            .catch((err: unknown) => {
-              addFailure ??= err;
-            })
-            .finally(() => inflight.delete(job));
-          inflight.add(job);
-          if (inflight.size >= ADD_WINDOW) await Promise.race(inflight);
-          if (addFailure !== undefined) throw addFailure;
-        } else {
-          const r = await ctx.blobs.put(data);
-          next.setHash(i, HASH_SHA256, r.id);
+        if (p >= 0 && prev!.hashKind[p] === HASH_GIT) gitSha1.set(i, gitBlobId(batch.data.subarray(offset, offset + len)));
+        slots.push(i);
+        offsets.push(offset);
+        lengths.push(len);
+      }
+      if (slots.length === 0) continue;
+      if (writer) {
+        // The batch's buffer goes to the writer as is (hashed and compressed on its worker threads).
+        const job = writer.addMany(batch.data, offsets, lengths).then((results) => {
+          results.forEach((r, k) => {
+            next.setHash(slots[k] as number, HASH_SHA256, r.id);
+            if (r.created) stored++;
+          });
+        });
+        job.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
+        adding.push(job);
+        if (adding.length >= ADD_WINDOW) await adding.shift();
+      } else {
+        for (let k = 0; k < slots.length; k++) {
+          const offset = offsets[k] as number;
+          const r = await ctx.blobs.put(batch.data.subarray(offset, offset + (lengths[k] as number)));
+          next.setHash(slots[k] as number, HASH_SHA256, r.id);
           if (r.created) stored++;
         }
       }
     }
-    await Promise.all(inflight);
-    if (addFailure !== undefined) throw addFailure;
+    await Promise.all(adding.splice(0));
     if (writer) await writer.commit();
     writer = undefined;
   } catch (err) {
-    await Promise.all(inflight);
+    await Promise.allSettled(adding);
     await writer?.abort();
     throw toCkptError(err, 'scanning');
   }

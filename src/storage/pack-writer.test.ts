@@ -61,6 +61,34 @@ describe('pack writer', () => {
     for (let i = 0; i < 8; i++) expect((await store.get(sha(big(i)))).equals(big(i))).toBe(true);
   });
 
+  it('addMany hashes on the workers, takes the buffer over and deduplicates (within the writer and against loose blobs)', async () => {
+    const store = createBlobStore({ backend: createFsBackend({ dir }), threads: 2 });
+    const loose = await store.put(content(3));
+    const writer = store.createPackWriter();
+    const big = (i: number): Buffer => Buffer.from(`chunk ${i}: ${'let y = compute(x) + 1;\n'.repeat(30_000)}`);
+    const inputs = [big(0), content(3), Buffer.from('tiny'), big(1), content(4), content(4), Buffer.alloc(0), big(0)];
+    const gap = 5;
+    const offsets: number[] = [];
+    let at = 0;
+    for (const b of inputs) {
+      offsets.push(at);
+      at += b.length + gap;
+    }
+    const lengths = inputs.map((b) => b.length);
+    const all = await Promise.all([0, 1].map(() => {
+      const data = new Uint8Array(at);
+      inputs.forEach((b, k) => data.set(b, offsets[k] as number));
+      return writer.addMany(data, offsets, lengths);
+    }));
+    for (const results of all) expect(results.map((r) => r.id)).toEqual(inputs.map(sha));
+    const created = all.flat().filter((r) => r.created).map((r) => r.id);
+    expect(new Set(created).size).toBe(created.length);
+    expect(created.sort()).toEqual([...new Set(inputs.map(sha))].filter((id) => id !== loose.id).sort());
+    const { count } = await writer.commit();
+    expect(count).toBe(5);
+    for (const b of inputs) expect((await store.get(sha(b))).equals(b)).toBe(true);
+  });
+
   it('surfaces a failed append at commit and abort leaves no pack behind', async () => {
     const fsb = createFsBackend({ dir });
     let failAppends = false;

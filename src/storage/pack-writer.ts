@@ -1,7 +1,11 @@
-// The bulk path into the blob store (a first scan of a large workspace): blobs are hashed and
-// deduplicated on the calling thread (against loose and packed blobs and within the writer), copied
-// into batches that worker threads compress, and streamed into packs by the pack sink. Nothing added
-// is readable until commit() has written the pack's index; callers record references only after it.
+// The bulk path into the blob store (a first scan of a large workspace), two ways in:
+// - add(data): the blob is hashed and deduplicated on the calling thread (against loose and packed
+//   blobs and within the writer), then copied into a batch that a worker thread compresses;
+// - addMany(buffer, offsets, lengths): a whole batch (a scan's read batch) is handed over as is — its
+//   buffer is transferred to a worker that hashes and compresses every input; deduplication happens
+//   when the ids come back (a duplicate's compressed payload is dropped).
+// Either way the records are streamed into packs by the pack sink. Nothing added is readable until
+// commit() has written the pack's index; callers record references only after it.
 import { createHash } from 'node:crypto';
 import { CkptError } from '../errors.js';
 import type { CodecPreference } from '../format/blob-codec.js';
@@ -42,6 +46,12 @@ export interface PackCommitResult {
 
 export interface PackWriter {
   add(data: Uint8Array): Promise<PackAddResult>;
+  /**
+   * Adds every input `data[offsets[i] .. offsets[i] + lengths[i])`; results in input order. Takes
+   * ownership of `data`'s whole ArrayBuffer (it is transferred to a worker thread): the caller must
+   * not use it afterwards. The caller bounds how many calls it keeps in flight.
+   */
+  addMany(data: Uint8Array, offsets: ArrayLike<number>, lengths: ArrayLike<number>): Promise<PackAddResult[]>;
   /** Makes every added blob durable and readable; the writer is closed afterwards. */
   commit(): Promise<PackCommitResult>;
   /** Drops what is not committed yet (packs rotated out earlier stay); idempotent, a no-op after commit. Call it after a failed commit. */
@@ -128,6 +138,67 @@ export function createPackWriter(options: PackWriterOptions): PackWriter {
       if (batch.used >= batchBytes || batch.ids.length >= MAX_BATCH_ITEMS) dispatch();
       while (queued > maxQueuedBytes && inflight.size > 0) await Promise.race(inflight);
       return { id, bytes, created: true };
+    },
+
+    async addMany(data, offsets, lengths) {
+      assertUsable();
+      const n = lengths.length;
+      for (let k = 0; k < n; k++) {
+        const bytes = lengths[k] as number;
+        if (bytes > options.maxBlobBytes) {
+          throw new CkptError('BLOB_TOO_LARGE', `blob of ${bytes} bytes is over the ${options.maxBlobBytes}-byte cap`, {
+            bytes,
+            max: options.maxBlobBytes,
+          });
+        }
+      }
+      let total = 0;
+      for (let k = 0; k < n; k++) total += lengths[k] as number;
+      queued += total;
+      let results: PackAddResult[] | undefined;
+      const job = (async () => {
+        const prepared = await compressor.run(data, lengths, { offsets, hash: true, transfer: true });
+        if (state === 'aborted') return;
+        const out: PackAddResult[] = new Array<PackAddResult>(n);
+        const fresh: number[] = [];
+        for (let k = 0; k < n; k++) {
+          const id = prepared[k]?.id as string;
+          const bytes = lengths[k] as number;
+          out[k] = { id, bytes, created: false };
+          if (seen.has(id)) continue;
+          // Marked before the await, so a concurrent add of the same content dedups too.
+          seen.add(id);
+          fresh.push(k);
+        }
+        const exists = await Promise.all(
+          fresh.map((k) =>
+            options.freshenExisting(out[k]!.id).catch((err: unknown) => {
+              seen.delete(out[k]!.id); // not stored: a retry must not be told it exists
+              throw err;
+            }),
+          ),
+        );
+        if ((state as string) === 'aborted') return;
+        fresh.forEach((k, j) => {
+          if (exists[j]) return;
+          const c = prepared[k]!;
+          sink.place(out[k]!.id, encodeBlobHeader(c.codec, lengths[k] as number), c.payload);
+          out[k]!.created = true;
+        });
+        results = out;
+      })()
+        .catch((err: unknown) => {
+          failure ??= err;
+        })
+        .finally(() => {
+          queued -= total;
+          inflight.delete(job);
+        });
+      inflight.add(job);
+      await job;
+      if (failure !== undefined) throw failure;
+      if (!results) throw new CkptError('INTERNAL', `pack writer ${state}`);
+      return results;
     },
 
     async commit() {
