@@ -1,0 +1,112 @@
+// Comparing a scan's findings with what ckpt last knew of each path (DESIGN §2): the previous scan
+// index, or an owner-index record (settle, restore, scan) newer than it. Paths read this scan are
+// compared with their known state; known paths the walk did not see are deleted, ignored now, or
+// beyond a cut-short walk (carried over into the next index as ckpt knows them).
+import { dirname } from 'node:path';
+import type { FileImage } from '../format/event.js';
+import type { IgnoreRules } from '../workspace/ignore-rules.js';
+import { carryOwnerImage, compare, imageOfSlot, type Known, type ScanChangeKind } from './known.js';
+import { KIND_DIR, KIND_GONE, type ScanIndex } from './scan-index.js';
+import type { WalkPhase } from './scan-walk.js';
+
+export interface Change {
+  before: Known;
+  after: FileImage;
+  change: ScanChangeKind;
+}
+
+export interface CompareInput {
+  phase: WalkPhase;
+  prev: ScanIndex | undefined;
+  owners: ReadonlyMap<string, FileImage>;
+  rules: IgnoreRules;
+  /** Git blob ids of re-read files whose previous content is a git reference (slot of `next` -> id). */
+  gitSha1: ReadonlyMap<number, string>;
+}
+
+export interface CompareResult {
+  changes: Change[];
+  /** Files found in folders an earlier cut-short scan never reached: taken as baseline, not "created". */
+  adopted: number;
+  /** The set of unbaselined folders changed (the index must be rewritten). */
+  unbaselinedChanged: boolean;
+}
+
+/** Every change since what ckpt last knew (nothing for a baseline); sets `next.unbaselined` and carries unreached entries over. */
+export function compareWithKnown(input: CompareInput): CompareResult {
+  const { phase, prev, owners, rules, gitSha1 } = input;
+  const { next, work, workPrev, seenPrev, ownerSeen, walk } = phase;
+  const baseline = prev === undefined;
+  const changes: { before: Known; after: FileImage; change: ScanChangeKind }[] = [];
+  const knownOf = (path: string, p: number): Known | undefined => {
+    const o = owners.get(path);
+    if (o) return { image: o };
+    return p >= 0 && prev!.kind[p] !== KIND_DIR ? imageOfSlot(prev!, p, path) : undefined;
+  };
+  // Folders a cut-short scan never reached while they held no known paths: what is found there later
+  // is baseline, not "created" (a restore must not delete files that were there all along).
+  const unbaselined = new Set(prev?.unbaselined ?? []);
+  let adopted = 0;
+  const within = (set: ReadonlySet<string>, path: string, self: boolean): boolean => {
+    if (set.size === 0) return false;
+    if (set.has('') || (self && set.has(path))) return true;
+    for (let d = dirname(path); d !== '.' && d !== ''; d = dirname(d)) if (set.has(d)) return true;
+    return false;
+  };
+  if (!baseline) {
+    for (let w = 0; w < work.length; w++) {
+      const i = work[w] as number;
+      if (next.kind[i] === KIND_GONE) continue;
+      const path = next.paths[i] as string;
+      const previously = knownOf(path, workPrev[w] as number);
+      if (!previously && within(unbaselined, path, false)) {
+        adopted++;
+        continue;
+      }
+      const known = previously ?? { image: { path, state: 'absent' } };
+      const now = imageOfSlot(next, i, path);
+      const change = compare(known, now, gitSha1.get(i));
+      // A new file ckpt cannot store is reported, not recorded: a restore must not delete what it cannot bring back.
+      if (change === 'created' && now.image.state === 'skipped') continue;
+      if (change) changes.push({ before: known, after: now.image, change });
+    }
+  }
+
+  const pendingDirs = new Set(walk.pending);
+  const underPending = (path: string): boolean => within(pendingDirs, path, false);
+  next.unbaselined = [
+    ...walk.pending.filter((d) => baseline || within(unbaselined, d, true)),
+    ...[...unbaselined].filter((d) => within(pendingDirs, d, true) && !pendingDirs.has(d)),
+  ];
+  const handled = new Set<string>();
+  const unseen = (path: string, p: number): void => {
+    handled.add(path);
+    if (underPending(path)) {
+      // Not reached: carried over as ckpt knows it — a newer owner record wins (with its stat unknown).
+      const owner = owners.get(path);
+      if (owner) carryOwnerImage(next, owner);
+      else if (p >= 0) next.copyEntry(prev!, p);
+      return;
+    }
+    if (rules.isIgnoredPath(path)) return;
+    const known = knownOf(path, p);
+    if (!known || known.image.state === 'absent') return;
+    changes.push({ before: known, after: { path, state: 'absent' }, change: 'deleted' });
+  };
+  if (prev) {
+    for (let p = 0; p < prev.count; p++) {
+      if (seenPrev[p]) continue;
+      if (prev.kind[p] === KIND_DIR) {
+        if (underPending(prev.paths[p] as string)) next.copyEntry(prev, p);
+        continue;
+      }
+      unseen(prev.paths[p] as string, p);
+    }
+    for (const path of owners.keys()) {
+      if (ownerSeen.has(path) || handled.has(path)) continue; // seen in this walk, or handled above
+      unseen(path, -1);
+    }
+  }
+
+  return { changes, adopted, unbaselinedChanged: adopted > 0 || next.unbaselined.length !== unbaselined.size };
+}

@@ -1,0 +1,82 @@
+// Recording what a scan found changed (DESIGN §2 "Capture"): before-images — content known only to
+// git is copied into ckpt's store first — then ONE capture (tool = the caller's, reason `scan`)
+// followed by its settle (after-images) in one session transaction, and the owner records.
+import type { WorkspaceContext } from '../context.js';
+import type { FileImage, NewEvent } from '../format/event.js';
+import { captureTag } from '../format/tag.js';
+import { detectConflicts, recordOwnership } from '../capture/owner-index.js';
+import type { Session } from '../session/session.js';
+import { replay } from '../session/replay.js';
+import { findGitDirs, readGitBlob, type GitIndex } from '../workspace/git-index.js';
+import { countNewDirs } from './known.js';
+import type { ScanIndex } from './scan-index.js';
+import type { Change } from './scan-compare.js';
+import type { ScanChange } from './scan-types.js';
+
+export interface RecordInput {
+  session: Session;
+  changes: Change[];
+  prev: ScanIndex | undefined;
+  gitIndex: GitIndex | undefined;
+  tool: string;
+}
+
+export interface RecordResult {
+  tag: string | null;
+  seq?: number;
+  files: ScanChange[];
+  /** Blobs newly written (git content copied into the store). */
+  stored: number;
+}
+
+export async function recordChanges(input: RecordInput): Promise<RecordResult> {
+  const { session, changes, prev, gitIndex } = input;
+  const ctx: WorkspaceContext = session.ctx;
+  const root = ctx.workspace.root;
+  const maxBytes = ctx.options.maxBlobBytes;
+  let stored = 0;
+  const files: ScanChange[] = [];
+  const before: FileImage[] = [];
+  const after: FileImage[] = [];
+  if (changes.length > 0) {
+    changes.sort((a, b) => (a.after.path < b.after.path ? -1 : a.after.path > b.after.path ? 1 : 0));
+    const gitDirs = changes.some((c) => c.before.gitOid !== undefined) ? (gitIndex?.objectsGitdir ?? findGitDirs(root)?.commondir) : undefined;
+    for (const c of changes) {
+      let image = c.before.image;
+      if (c.before.gitOid !== undefined) {
+        const data = gitDirs ? await readGitBlob(gitDirs, c.before.gitOid) : undefined;
+        if (data && data.length <= maxBytes) {
+          const r = await ctx.blobs.put(data);
+          if (r.created) stored++;
+          image = { ...image, blob: r.id, bytes: data.length };
+        } else {
+          image = { path: image.path, state: 'skipped', why: data ? 'too-large' : 'git-object-missing' };
+        }
+      }
+      if (image.state === 'absent') {
+        const newDirs = countNewDirs(image.path, prev);
+        image = { path: image.path, state: 'absent', ...(newDirs > 0 ? { newDirs } : {}) };
+      }
+      before.push(image);
+      after.push(c.after);
+      files.push({ ...c.after, change: c.change });
+    }
+  }
+
+  let tag: string | null = null;
+  let seq: number | undefined;
+  if (files.length > 0) {
+    const { tool } = input;
+    ({ tag, seq } = await session.transaction(async (tx) => {
+      const state = replay(await tx.read());
+      const captureTagValue = captureTag(state.turn, state.nextK);
+      const event: NewEvent = { type: 'capture', tag: captureTagValue, turn: state.turn, k: state.nextK, tool, reason: 'scan', files: before };
+      const conflicts = await detectConflicts(session, state, before);
+      const stored = await tx.append([event, ...conflicts, { type: 'settle', tag: captureTagValue, files: after }]);
+      return { tag: captureTagValue, seq: stored[0]?.seq };
+    }));
+    await recordOwnership(session, after);
+  }
+
+  return { tag, ...(seq !== undefined ? { seq } : {}), files, stored };
+}

@@ -1,0 +1,61 @@
+// The public shapes of a workspace scan (DESIGN §9 `ckpt scan`): its options and its result.
+import type { FileImage } from '../format/event.js';
+import type { ScanChangeKind } from './known.js';
+
+export type { ScanChangeKind };
+
+export interface ScanOptions {
+  /** Tool name recorded on the capture (default `scan`). */
+  tool?: string;
+  /** Stop walking after this long; what was not reached is reported and nothing is recorded for it. */
+  budgetMs?: number;
+  /** Extra gitignore-style patterns (relative to the root) for this workspace. */
+  ignore?: readonly string[];
+  /** Reference git's blobs for files matching git's index (default true). */
+  git?: boolean;
+  /**
+   * `auto` (default): the index is rewritten only when enough changed (a few re-read paths are carried
+   * by owner records instead, saving the write of a large index); `always`: rewritten on every scan.
+   */
+  rewriteIndex?: 'auto' | 'always';
+  /** Worker threads listing folders and reading files: 0 none, 1 one (default: one for baselines and trees of 40,000+ entries). */
+  threads?: number;
+  /**
+   * Entries whose inode changed less than this long before the previous scan started are re-read
+   * even when their stat matches (default 2 s: covers coarse filesystem timestamps). Tests lower it.
+   */
+  racyMs?: number;
+}
+
+
+/** One changed path: how it changed and its state now (the settle's after-image). */
+export interface ScanChange extends FileImage {
+  change: ScanChangeKind;
+}
+
+export interface ScanResult {
+  /** Tag of the capture (`N.K`), or null when nothing changed (or for the baseline). */
+  tag: string | null;
+  seq?: number;
+  files: ScanChange[];
+  /** True for the first scan of the workspace: the baseline was stored, nothing recorded. */
+  baseline?: true;
+  /** The scan index could not be decoded: this scan rebuilt it as a new baseline (changes since the last scan were not recorded). */
+  indexRebuilt?: true;
+  /** Files and symlinks seen, folders walked. */
+  scanned: number;
+  dirs: number;
+  /** Files read (stat differed or new), and those referenced from git's index without reading. */
+  hashed: number;
+  gitReferenced: number;
+  /** Blobs newly written to the store. */
+  stored: number;
+  /** Files seen that ckpt cannot record (over the size cap, unreadable), and unreadable folders. */
+  skipped: { path: string; why: string; bytes?: number }[];
+  /** Set when the time budget ran out: `pending` folders were not walked and nothing was recorded for them. */
+  truncated?: true;
+  pending?: string[];
+  ms: number;
+  /** Set when capture is switched off (CKPT_DISABLE): nothing was scanned. */
+  disabled?: true;
+}

@@ -1,0 +1,155 @@
+// The walk of a scan (the hot loop: no promises, no per-entry objects beyond the stat): every path is
+// lstat'ed once and entered into the next scan index; a path whose stat matches the previous index
+// (and is neither racily clean nor newer in the owner records) keeps its content from there, every
+// other one becomes a work item whose content is read (or referenced from git) afterwards.
+import type { FileImage } from '../format/event.js';
+import type { IgnoreRules } from '../workspace/ignore-rules.js';
+import { UNREADABLE, type ListPool } from '../workspace/list-dir.js';
+import { walkWorkspace, type WalkResult } from '../workspace/walk.js';
+import { notRacy, type SkippedList } from './known.js';
+import { KIND_DIR, KIND_FILE, KIND_SKIPPED, KIND_SYMLINK, ScanIndex } from './scan-index.js';
+
+export interface WalkPhaseInput {
+  root: string;
+  rules: IgnoreRules;
+  prev: ScanIndex | undefined;
+  /** Owner-index images newer than `prev`: their paths are always re-read. */
+  owners: ReadonlyMap<string, FileImage>;
+  /** Wall-clock start of the scan (the next index's time). */
+  startMs: number;
+  /** Entries whose inode changed after this (ms) are not trusted even when their stat matches. */
+  racyBefore: number;
+  deadline: number | undefined;
+  /** Entries after which a worker thread lists folders too (Infinity: never). */
+  parallelAfter: number;
+  makePool: () => ListPool | undefined;
+  /** Holds the pool made, so the caller can close it. */
+  resources: { pool?: ListPool };
+}
+
+export interface WalkPhase {
+  next: ScanIndex;
+  /** 1 for each previous-index slot the walk saw. */
+  seenPrev: Uint8Array;
+  /** Slots of `next` whose content must be read, with their previous-index slot (or -1) and absolute path. */
+  work: number[];
+  workPrev: number[];
+  workAbs: string[];
+  skipped: SkippedList;
+  /** Files and symlinks seen. */
+  scanned: number;
+  /** Owner-record paths the walk saw. */
+  ownerSeen: Set<string>;
+  walk: WalkResult;
+}
+
+export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
+  const { root, rules, prev, owners, startMs, racyBefore, parallelAfter, makePool, resources } = input;
+  const next = new ScanIndex((prev?.count ?? 1024) + 256, startMs);
+  const seenPrev = new Uint8Array(prev?.count ?? 0);
+  const work: number[] = [];
+  const workPrev: number[] = [];
+  const workAbs: string[] = [];
+  const skipped: SkippedList = [];
+  let scanned = 0;
+  const ownerSeen = new Set<string>();
+
+  // An unchanged folder lists its entries in the order the previous index recorded them (a folder's
+  // children are one block of slots): the next slot of the block is checked first, then the block,
+  // and the path map (built lazily) only for large or unknown blocks.
+  let blockStart = 0;
+  let blockEnd = -1;
+  let cursor = -1;
+  let childStart = 0;
+  const knownSlot = (rel: string): number => {
+    if (blockEnd < 0) return prev!.slotOf(rel);
+    const expected = cursor + 1;
+    if (expected < blockEnd && prev!.paths[expected] === rel) return (cursor = expected);
+    if (blockEnd - blockStart > 256) return prev!.slotOf(rel);
+    for (let j = blockStart; j < blockEnd; j++) if (prev!.paths[j] === rel) return (cursor = j);
+    return -1;
+  };
+  const dirPrevSlot: number[] = [];
+  const st = { size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0, mode: 0 };
+  let walk: WalkResult;
+  try {
+    walk = await walkWorkspace(
+      {
+        root,
+        rules,
+        previousRules: prev?.rules,
+        deadline: input.deadline,
+        parallel: parallelAfter === Infinity ? undefined : { after: parallelAfter, create: makePool },
+      },
+      {
+        known: prev ? knownSlot : () => -1,
+        enterDir(rel, token) {
+          childStart = next.count;
+          if (!prev) return;
+          const p = token < 0 ? -1 : (dirPrevSlot[token] as number);
+          const first = rel === '' ? 0 : p >= 0 && prev.kind[p] === KIND_DIR ? (prev.size[p] as number) : -1;
+          const n = rel === '' ? prev.rootChildren : first >= 0 ? (prev.mtime[p] as number) : -1;
+          if (first >= 0 && n >= 0 && first + n <= prev.count) {
+            blockStart = first;
+            blockEnd = first + n;
+          } else blockEnd = -1;
+          cursor = blockStart - 1;
+        },
+        leaveDir(token) {
+          if (token < 0) next.rootChildren = next.count - childStart;
+          else {
+            next.size[token] = childStart;
+            next.mtime[token] = next.count - childStart;
+          }
+        },
+        dir(rel, slot) {
+          if (slot >= 0) seenPrev[slot] = 1;
+          const d = next.push(rel, KIND_DIR, undefined);
+          next.flags[d] = 0;
+          next.size[d] = -1;
+          dirPrevSlot[d] = slot;
+          return d;
+        },
+        entry(rel, abs, stats, o, slot) {
+          const size = stats[o] as number;
+          if (size === UNREADABLE) {
+            if (slot >= 0) seenPrev[slot] = 1;
+            const i = next.push(rel, KIND_SKIPPED, undefined);
+            next.why.set(i, 'unreadable');
+            skipped.push({ path: rel, why: 'unreadable' });
+            work.push(i);
+            workPrev.push(slot);
+            workAbs.push(abs);
+            return;
+          }
+          st.size = size;
+          st.mtimeMs = stats[o + 1] as number;
+          st.ctimeMs = stats[o + 2] as number;
+          st.ino = stats[o + 3] as number;
+          st.mode = stats[o + 4] as number;
+          const type = st.mode & 0o170000;
+          const kind = type === 0o100000 ? KIND_FILE : type === 0o120000 ? KIND_SYMLINK : -1;
+          if (kind < 0) return; // sockets, fifos, devices: nothing ckpt can record or restore
+          scanned++;
+          if (slot >= 0) seenPrev[slot] = 1;
+          const i = next.push(rel, kind, st);
+          const owned = owners.size > 0 && owners.has(rel);
+          if (owned) ownerSeen.add(rel);
+          if (slot >= 0 && !owned && prev!.statEquals(slot, st) && prev!.kind[slot] !== KIND_DIR && notRacy(prev!, slot, racyBefore)) {
+            next.copyContent(i, prev!, slot);
+            if (prev!.kind[slot] === KIND_SKIPPED) skipped.push({ path: rel, why: prev!.why.get(slot) ?? 'skipped', bytes: size });
+            return;
+          }
+          work.push(i);
+          workPrev.push(slot);
+          workAbs.push(abs);
+        },
+      },
+    );
+  } catch (err) {
+    resources.pool?.close();
+    throw err;
+  }
+  for (const u of walk.unreadable) skipped.push(u);
+  return { next, seenPrev, work, workPrev, workAbs, skipped, scanned, ownerSeen, walk };
+}
