@@ -46,14 +46,14 @@ export async function restore1000Figure(ctx: BenchContext): Promise<Entry> {
     ckpt: session
       ? async (i) => {
           if (!session) throw new Error('no session');
-          const tag = viaScan ? undefined : await captureBefore(session, rels);
+          const before = viaScan ? undefined : await captureBefore(session, rels);
           const edit = Buffer.from(`// restore-bench run ${i}\n`);
           for (let k = 0; k < rels.length; k++) await writeRel(ctx, rels[k] as string, Buffer.concat([originals[k] as Buffer, edit]));
           if (viaScan) {
-            const scanned = await scanAfter(session);
-            if (scanned.files < rels.length) throw new Error(`the scan saw ${scanned.files} changed files, not ${rels.length}`);
-            const run = await restoreTo(session, scanned.tag);
-            return record(i, run);
+            const tag = await scanAfter(session, rels).catch((err: Error) => {
+              throw new Error(`run ${i}: ${err.message}`);
+            });
+            return record(i, await restoreTo(session, tag));
           }
           if (canSettle) {
             try {
@@ -63,7 +63,7 @@ export async function restore1000Figure(ctx: BenchContext): Promise<Entry> {
               canSettle = false;
             }
           }
-          return record(i, await restoreTo(session, tag as string));
+          return record(i, await restoreTo(session, before as string));
         }
       : undefined,
     floor: () => atomicWrites(floorWrites),

@@ -9,10 +9,15 @@ export async function captureBefore(session: CkptSession, relPaths: string[]): P
   return result.tag;
 }
 
-export async function scanAfter(session: CkptSession): Promise<{ tag: string; files: number }> {
+/** Scans after `relPaths` were rewritten; fails (naming some) if the scan did not record them all. */
+export async function scanAfter(session: CkptSession, relPaths: string[]): Promise<string> {
   const result = await need(session, 'scan', 'session')({ tool: 'Bash' });
-  if (!result.tag) throw new Error('the scan after rewriting the files recorded nothing');
-  return { tag: result.tag, files: result.files.length };
+  const seen = new Set(result.files.map((f) => (f as { path?: string }).path));
+  const missed = relPaths.filter((p) => !seen.has(p));
+  if (!result.tag || missed.length) {
+    throw new Error(`the scan after rewriting ${relPaths.length} files recorded ${relPaths.length - missed.length} of them (missed e.g. ${missed.slice(0, 3).join(', ')})`);
+  }
+  return result.tag;
 }
 
 export async function restoreTo(session: CkptSession, tag: string): Promise<{ ms: number; result: RestoreResult }> {
