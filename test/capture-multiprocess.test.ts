@@ -33,16 +33,18 @@ describe('capture across processes', () => {
     expect(new Set(log.checkpoints.map((c: { tool: string }) => c.tool)).size).toBe(8);
   });
 
-  it.runIf(process.getuid?.() === 0)('records an unreadable file as skipped, not absent (run as an unprivileged user)', async () => {
-    // As root every file is readable; run the CLI as `nobody` against a world-writable store.
+  it('records an unreadable file as skipped, not absent', async () => {
+    // Root reads any file; run the CLI as root without the capabilities that bypass permissions.
     const { spawnSync } = await import('node:child_process');
     const { CKPT_BIN } = await import('./helpers/cli.js');
-    await chmod(dirs.base, 0o777);
-    await chmod(dirs.workspace, 0o777);
     await writeFile(join(dirs.workspace, 'secret.txt'), 'top secret');
     await chmod(join(dirs.workspace, 'secret.txt'), 0o000);
-    const run = (args: string[]) =>
-      spawnSync(process.execPath, [CKPT_BIN, '--store', dirs.store, ...args], { cwd: dirs.workspace, uid: 65534, gid: 65534, encoding: 'utf8' });
+    const asRoot = process.getuid?.() === 0;
+    const run = (args: string[]) => {
+      const argv = [process.execPath, CKPT_BIN, '--store', dirs.store, ...args];
+      const [cmd, ...rest] = asRoot ? ['setpriv', '--inh-caps=-all', '--bounding-set=-dac_override,-dac_read_search', ...argv] : argv;
+      return spawnSync(cmd!, rest, { cwd: dirs.workspace, encoding: 'utf8' });
+    };
     expect(run(['session', 'new']).status).toBe(0);
     const r = run(['capture', 'secret.txt', '--json']);
     expect(r.status, r.stderr).toBe(0);
