@@ -8,3 +8,5 @@ export {
   type EventLogTx,
   type ReadOptions,
 } from './event-log.js';
+export { createBlobStore, type BlobStore, type BlobStoreOptions, type PutResult } from './blob-store.js';
+export type { PackWriter } from './pack-writer.js';
