@@ -4,7 +4,7 @@
 // from git's objects (loose or packed) the moment a scan finds its file changed or deleted.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { utimes } from 'node:fs/promises';
+import { chmod, utimes } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CaptureEvent } from '../src/format/event.js';
 import { restore } from '../src/restore/index.js';
@@ -13,8 +13,8 @@ import { loadGitIndex, parseGitIndex } from '../src/workspace/git-index.js';
 import { makeScanWorld, treeOf, type ScanWorld } from './fixtures/scan-world.js';
 
 let worlds: ScanWorld[] = [];
-async function world(): Promise<ScanWorld> {
-  const w = await makeScanWorld();
+async function world(options: { maxBlobBytes?: number } = {}): Promise<ScanWorld> {
+  const w = await makeScanWorld(options);
   worlds.push(w);
   return w;
 }
@@ -85,7 +85,7 @@ describe('git-aware baseline', () => {
     execFileSync('git', ['init', '-q'], { cwd: w.at('nested') });
     const r = await scan(w.session);
     expect(r).toMatchObject({ baseline: true, scanned: 6, gitReferenced: 3, hashed: 3 });
-    expect(loadGitIndex(w.root)?.entries.size).toBe(4);
+    expect(loadGitIndex(w.root)?.table.count).toBe(4);
 
     // A later shell change to a git-referenced file: its before-image is copied from git's objects.
     await w.write('a.txt', 'alpha rewritten\n');
@@ -101,6 +101,30 @@ describe('git-aware baseline', () => {
     await restore(w.session, c.tag!, {});
     expect(await w.read('a.txt')).toBe('alpha\n');
     expect(await w.read('src/b.ts')).toBe('beta\n');
+  });
+
+  it('references git only for regular files within the size cap whose stat matches', async () => {
+    const w = await world({ maxBlobBytes: 1000 });
+    await repo(w, { 'ok.txt': 'ok\n', 'big.bin': 'x'.repeat(5000), 'chmod.sh': 'echo\n', 'touched.txt': 't\n' });
+    await w.link('link', 'ok.txt');
+    w.git('add', 'link');
+    w.git('commit', '-q', '-m', 'link');
+    // Same content, other stat: a mode change, and an mtime moved without git's index knowing.
+    await chmod(w.at('chmod.sh'), 0o755);
+    await utimes(w.at('touched.txt'), new Date(Date.now() - 30_000), new Date(Date.now() - 30_000));
+    const r = await scan(w.session);
+    expect(r).toMatchObject({ baseline: true, scanned: 5, gitReferenced: 1, hashed: 2 });
+    expect(r.skipped.map((s) => [s.path, s.why])).toEqual([['big.bin', 'too-large']]);
+  });
+
+  it('does not trust racily clean entries (file changed at or after git wrote its index)', async () => {
+    const w = await world();
+    await repo(w, { 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    // The index now looks older than the files: their entries could hide a same-tick rewrite.
+    const older = new Date(Date.now() - 120_000);
+    await utimes(w.at('.git/index'), older, older);
+    const r = await scan(w.session);
+    expect(r).toMatchObject({ baseline: true, scanned: 2, gitReferenced: 0, hashed: 2 });
   });
 
   it('a workspace that is a folder inside a repository uses the entries under it', async () => {

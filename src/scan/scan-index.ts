@@ -35,7 +35,7 @@ export const FLAG_STAT_UNKNOWN = 1;
 const MAGIC = 'CKSI';
 const VERSION = 2;
 const HEADER = 48;
-const HASH_BYTES = 32;
+export const HASH_BYTES = 32;
 
 export interface StatLike {
   size: number;
@@ -190,6 +190,15 @@ export class ScanIndex {
     this.hashKind[i] = kind;
     this.hash.fill(0, i * HASH_BYTES, (i + 1) * HASH_BYTES);
     this.hash.set(Buffer.from(hex, 'hex'), i * HASH_BYTES);
+  }
+
+  /** Sets slot `i`'s content id from `len` bytes of `src` at `offset` (the rest zeroed). */
+  setHashBytes(i: number, kind: number, src: Uint8Array, offset: number, len: number): void {
+    this.hashKind[i] = kind;
+    const h = this.hash;
+    const at = i * HASH_BYTES;
+    for (let b = 0; b < len; b++) h[at + b] = src[offset + b] as number;
+    for (let b = len; b < HASH_BYTES; b++) h[at + b] = 0;
   }
 
   /** The content id of slot `i` as hex (64 for sha256, 40 for git), or undefined. */

@@ -1,13 +1,16 @@
 // The walk of a scan (the hot loop: no promises, no per-entry objects beyond the stat): every path is
 // lstat'ed once and entered into the next scan index; a path whose stat matches the previous index
 // (and is neither racily clean nor newer in the owner records) keeps its content from there, every
-// other one becomes a work item whose content is read (or referenced from git) afterwards.
+// other one becomes a work item whose content is read (or referenced from git) afterwards. A baseline
+// in a git work tree matches each regular file against git's index right here (its stat numbers are
+// at hand), so a clean tree produces no work items at all.
 import type { FileImage } from '../format/event.js';
 import type { IgnoreRules } from '../workspace/ignore-rules.js';
 import { UNREADABLE, type ListPool } from '../workspace/list-dir.js';
 import { walkWorkspace, type WalkResult } from '../workspace/walk.js';
 import { notRacy, type SkippedList } from './known.js';
-import { KIND_DIR, KIND_FILE, KIND_SKIPPED, KIND_SYMLINK, ScanIndex } from './scan-index.js';
+import type { GitIndex } from '../workspace/git-index.js';
+import { HASH_GIT, KIND_DIR, KIND_FILE, KIND_SKIPPED, KIND_SYMLINK, ScanIndex } from './scan-index.js';
 
 export interface WalkPhaseInput {
   root: string;
@@ -25,6 +28,12 @@ export interface WalkPhaseInput {
   makePool: () => ListPool | undefined;
   /** Holds the pool made, so the caller can close it. */
   resources: { pool?: ListPool };
+  /**
+   * Git's index, for a baseline: a regular file (up to `maxBytes`) whose lstat matches its entry (and
+   * is not racily clean there) references git's blob instead of becoming a work item.
+   */
+  git?: GitIndex | undefined;
+  maxBytes?: number;
 }
 
 export interface WalkPhase {
@@ -40,6 +49,8 @@ export interface WalkPhase {
   scanned: number;
   /** Owner-record paths the walk saw. */
   ownerSeen: Set<string>;
+  /** Files referenced from git's index (not work items). */
+  gitReferenced: number;
   walk: WalkResult;
 }
 
@@ -53,6 +64,10 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
   const skipped: SkippedList = [];
   let scanned = 0;
   const ownerSeen = new Set<string>();
+  const gitTable = input.git?.table;
+  const gitIndexMtimeMs = input.git?.indexMtimeMs ?? 0;
+  const maxBytes = input.maxBytes ?? Infinity;
+  let gitReferenced = 0;
 
   // An unchanged folder lists its entries in the order the previous index recorded them (a folder's
   // children are one block of slots): the next slot of the block is checked first, then the block,
@@ -133,6 +148,14 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
           scanned++;
           if (slot >= 0) seenPrev[slot] = 1;
           const i = next.push(rel, kind, st);
+          if (gitTable !== undefined && kind === KIND_FILE && size <= maxBytes) {
+            const j = gitTable.slotOf(rel);
+            if (j >= 0 && gitTable.matches(j, size, st.mtimeMs, st.ctimeMs, st.ino, st.mode, gitIndexMtimeMs)) {
+              next.setHashBytes(i, HASH_GIT, gitTable.bytes, gitTable.oidAt(j), 20);
+              gitReferenced++;
+              return;
+            }
+          }
           const owned = owners.size > 0 && owners.has(rel);
           if (owned) ownerSeen.add(rel);
           if (slot >= 0 && !owned && prev!.statEquals(slot, st) && prev!.kind[slot] !== KIND_DIR && notRacy(prev!, slot, racyBefore)) {
@@ -151,5 +174,5 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
     throw err;
   }
   for (const u of walk.unreadable) skipped.push(u);
-  return { next, seenPrev, work, workPrev, workAbs, skipped, scanned, ownerSeen, walk };
+  return { next, seenPrev, work, workPrev, workAbs, skipped, scanned, ownerSeen, gitReferenced, walk };
 }

@@ -13,12 +13,12 @@
 import { readlinkSync } from 'node:fs';
 import type { FileImage } from '../format/event.js';
 import type { Session } from '../session/session.js';
-import { loadGitIndex, matchesGitEntry, type GitIndex } from '../workspace/git-index.js';
+import { loadGitIndex, type GitIndex } from '../workspace/git-index.js';
 import { createIgnoreRules } from '../workspace/ignore-rules.js';
 import { createListPool, type ListPool } from '../workspace/list-dir.js';
 import { readAndStore, type StoreContentResult } from './store-content.js';
 import { markSkipped, newerOwnerImages } from './known.js';
-import { HASH_GIT, KIND_SKIPPED, KIND_SYMLINK } from './scan-index.js';
+import { HASH_BYTES, HASH_GIT, KIND_SKIPPED, KIND_SYMLINK } from './scan-index.js';
 import { compareWithKnown } from './scan-compare.js';
 import { loadIndex, persistIndex } from './scan-persist.js';
 import { recordChanges } from './scan-record.js';
@@ -66,6 +66,16 @@ async function scanLocked(session: Session, options: ScanOptions, t0: number, re
   const baseline = prev === undefined;
   const owners = prev ? await newerOwnerImages(session, prev.timeMs) : new Map<string, FileImage>();
   const rules = createIgnoreRules({ root, storeDir: ctx.dir, extra: options.ignore });
+  const useGit = options.git !== false;
+  let gitIndex: GitIndex | undefined;
+  let gitLoaded = false;
+  const git = (): GitIndex | undefined => {
+    if (!gitLoaded) {
+      gitLoaded = true;
+      gitIndex = useGit ? loadGitIndex(root) : undefined;
+    }
+    return gitIndex;
+  };
 
   // ---- walk + lstat ----
   // A worker thread lists folders (and reads files) on large trees: from the start when the previous
@@ -83,21 +93,14 @@ async function scanLocked(session: Session, options: ScanOptions, t0: number, re
     parallelAfter,
     makePool,
     resources,
+    // A baseline references git's blobs for files matching git's index: matched during the walk.
+    git: baseline ? git() : undefined,
+    maxBytes,
   });
   const { next, work, workPrev, workAbs, skipped, walk } = phase;
 
   // ---- content of new and changed paths ----
-  const useGit = options.git !== false;
-  let gitIndex: GitIndex | undefined;
-  let gitLoaded = false;
-  const git = (): GitIndex | undefined => {
-    if (!gitLoaded) {
-      gitLoaded = true;
-      gitIndex = useGit ? loadGitIndex(root) : undefined;
-    }
-    return gitIndex;
-  };
-  let gitReferenced = 0;
+  let gitReferenced = phase.gitReferenced;
   // Pass 1: symlinks, size cap and git references; what is left is read (pass 2).
   const toRead: number[] = [];
   for (let w = 0; w < work.length; w++) {
@@ -119,13 +122,17 @@ async function scanLocked(session: Session, options: ScanOptions, t0: number, re
       markSkipped(next, i, 'too-large', skipped);
       continue;
     }
-    // Git-aware: no previous state (a baseline) or previously the same git blob — reference git.
-    const prevGit = p >= 0 && prev!.hashKind[p] === HASH_GIT && !owners.has(path) ? prev!.hashHex(p) : undefined;
-    if ((baseline || prevGit !== undefined) && git()) {
-      const e = gitIndex!.entries.get(path);
-      const st = { size, mtimeMs: next.mtime[i] as number, ctimeMs: next.ctime[i] as number, ino: next.ino[i] as number, mode: next.mode[i] as number };
-      if (e && (baseline || e.oid === prevGit) && matchesGitEntry(e, st, gitIndex!.indexMtimeMs)) {
-        next.setHash(i, HASH_GIT, e.oid);
+    // Git-aware: previously the same git blob — reference git (a baseline matched during the walk).
+    const prevGit = p >= 0 && prev!.hashKind[p] === HASH_GIT && !owners.has(path);
+    if (prevGit && git()) {
+      const t = gitIndex!.table;
+      const j = t.slotOf(path);
+      if (
+        j >= 0 &&
+        t.sameOid(j, prev!.hash, p * HASH_BYTES) &&
+        t.matches(j, size, next.mtime[i] as number, next.ctime[i] as number, next.ino[i] as number, next.mode[i] as number, gitIndex!.indexMtimeMs)
+      ) {
+        next.setHashBytes(i, HASH_GIT, t.bytes, t.oidAt(j), 20);
         gitReferenced++;
         continue;
       }

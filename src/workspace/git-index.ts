@@ -27,10 +27,102 @@ export interface GitIndex {
   top: string;
   /** Where objects live (the common dir of a linked worktree). */
   objectsGitdir: string;
-  /** Entries keyed by workspace-relative path (only those under the workspace root). */
-  entries: Map<string, GitIndexEntry>;
+  /** Entries under the workspace root, keyed by workspace-relative path. */
+  table: GitIndexTable;
   /** mtime of the index file in ms: entries modified at or after it are "racily clean" and not trusted. */
   indexMtimeMs: number;
+}
+
+/**
+ * The kept entries of an index, flat: the raw index bytes and, per entry, where its fixed-size part
+ * starts (stat data and blob id are read from there on demand), plus one path -> entry map. No
+ * object per entry, no hex string per id: a 100k-entry index parses in a few ms.
+ */
+export class GitIndexTable {
+  /** Workspace-relative paths, in index order. */
+  readonly paths: string[];
+  /** The raw index file: entry `j`'s blob id is `bytes[oidAt(j) .. oidAt(j) + 20)`. */
+  readonly bytes: Uint8Array;
+  private readonly at: Uint32Array;
+  private map: Map<string, number> | undefined;
+
+  constructor(data: Uint8Array, at: Uint32Array, paths: string[]) {
+    this.bytes = data;
+    this.at = at;
+    this.paths = paths;
+  }
+
+  get count(): number {
+    return this.paths.length;
+  }
+
+  /** Entry number of `path`, or -1. */
+  slotOf(path: string): number {
+    let map = this.map;
+    if (!map) {
+      map = this.map = new Map();
+      const { paths } = this;
+      for (let i = 0; i < paths.length; i++) map.set(paths[i] as string, i);
+    }
+    const j = map.get(path);
+    return j === undefined ? -1 : j;
+  }
+
+  private u32(j: number, field: number): number {
+    const d = this.bytes;
+    const o = (this.at[j] as number) + field;
+    return (((d[o] as number) << 24) | ((d[o + 1] as number) << 16) | ((d[o + 2] as number) << 8) | (d[o + 3] as number)) >>> 0;
+  }
+
+  mode(j: number): number {
+    return this.u32(j, 24);
+  }
+
+  oidAt(j: number): number {
+    return (this.at[j] as number) + 40;
+  }
+
+  oid(j: number): string {
+    const o = this.at[j] as number;
+    return Buffer.from(this.bytes.buffer, this.bytes.byteOffset + o + 40, 20).toString('hex');
+  }
+
+  /** True when the entry's blob id equals the 20 bytes of `ids` at `offset`. */
+  sameOid(j: number, ids: Uint8Array, offset: number): boolean {
+    const d = this.bytes;
+    for (let b = 0, o = (this.at[j] as number) + 40; b < 20; b++) if (d[o + b] !== ids[offset + b]) return false;
+    return true;
+  }
+
+  entry(j: number): GitIndexEntry {
+    return {
+      oid: this.oid(j),
+      mode: this.u32(j, 24),
+      size: this.u32(j, 36),
+      mtimeS: this.u32(j, 8),
+      mtimeNs: this.u32(j, 12),
+      ctimeS: this.u32(j, 0),
+      ctimeNs: this.u32(j, 4),
+      ino: this.u32(j, 20),
+    };
+  }
+
+  /**
+   * True when the lstat numbers match entry `j` (git truncates to 32 bits) and the entry is not
+   * racily clean (file changed at or after the index was written). ms times are compared with a
+   * 1 µs tolerance (a double holds ms to ~0.25 µs).
+   */
+  matches(j: number, size: number, mtimeMs: number, ctimeMs: number, ino: number, mode: number, indexMtimeMs: number): boolean {
+    if (this.u32(j, 36) !== size % 4294967296) return false;
+    if (this.u32(j, 20) !== ino % 4294967296) return false;
+    const gitMode = this.u32(j, 24);
+    const type = mode & 0o170000;
+    if (type !== (gitMode & 0o170000)) return false;
+    if (type === 0o100000 && (mode & 0o100) !== 0 !== ((gitMode & 0o100) !== 0)) return false;
+    if (mtimeMs >= indexMtimeMs || ctimeMs >= indexMtimeMs) return false;
+    if (Math.abs(this.u32(j, 8) * 1e3 + this.u32(j, 12) / 1e6 - mtimeMs) >= 1e-3) return false;
+    return Math.abs(this.u32(j, 0) * 1e3 + this.u32(j, 4) / 1e6 - ctimeMs) < 1e-3;
+  }
 }
 
 export interface GitDirs {
@@ -60,26 +152,54 @@ export function findGitDirs(root: string): GitDirs | undefined {
 
 /** Reads the git index of the work tree enclosing `root`; undefined when there is none or it is not understood. */
 export function loadGitIndex(root: string): GitIndex | undefined {
+  const where = locateGitIndex(root);
+  if (!where) return undefined;
+  let data: Buffer;
+  let mtimeMs: number;
+  try {
+    mtimeMs = fs.statSync(where.indexPath).mtimeMs;
+    data = fs.readFileSync(where.indexPath);
+  } catch {
+    return undefined;
+  }
+  return gitIndexOf(where, data, mtimeMs);
+}
+
+interface GitIndexLocation {
+  dirs: GitDirs;
+  indexPath: string;
+  /** The workspace root's path in the index (`''` or ending in `/`). */
+  prefix: string;
+}
+
+function locateGitIndex(root: string): GitIndexLocation | undefined {
   const dirs = findGitDirs(root);
   if (!dirs) return undefined;
   // sha256 repositories have 32-byte ids in the index: not handled, fall back to hashing.
   const config = readText(join(dirs.commondir, 'config')) ?? '';
   if (/objectformat\s*=\s*sha256/i.test(config)) return undefined;
-  const indexPath = join(dirs.gitdir, 'index');
-  let data: Buffer;
-  let mtimeMs: number;
-  try {
-    mtimeMs = fs.statSync(indexPath).mtimeMs;
-    data = fs.readFileSync(indexPath);
-  } catch {
-    return undefined;
-  }
   const prefixRel = relative(dirs.top, root);
   if (isAbsolute(prefixRel) || prefixRel.startsWith('..')) return undefined;
   const prefix = prefixRel === '' ? '' : `${prefixRel.split(sep).join('/')}/`;
-  const entries = parseGitIndex(data, prefix);
-  if (!entries) return undefined;
-  return { top: dirs.top, objectsGitdir: dirs.commondir, entries, indexMtimeMs: mtimeMs };
+  return { dirs, indexPath: join(dirs.gitdir, 'index'), prefix };
+}
+
+function gitIndexOf(where: GitIndexLocation, data: Buffer, mtimeMs: number): GitIndex | undefined {
+  const table = parseGitIndexTable(data, where.prefix);
+  if (!table) return undefined;
+  return { top: where.dirs.top, objectsGitdir: where.dirs.commondir, table, indexMtimeMs: mtimeMs };
+}
+
+/**
+ * Parses an index file (v2/v3/v4) into a map of entry objects (see parseGitIndexTable for what is
+ * kept); undefined for what it cannot parse.
+ */
+export function parseGitIndex(data: Buffer, prefix = ''): Map<string, GitIndexEntry> | undefined {
+  const table = parseGitIndexTable(data, prefix);
+  if (!table) return undefined;
+  const out = new Map<string, GitIndexEntry>();
+  for (let j = 0; j < table.count; j++) out.set(table.paths[j] as string, table.entry(j));
+  return out;
 }
 
 /**
@@ -87,98 +207,114 @@ export function loadGitIndex(root: string): GitIndex | undefined {
  * (stripped), skipping skip-worktree, intent-to-add and sparse-directory entries. Undefined for an
  * unknown version, a split index or anything malformed.
  */
-export function parseGitIndex(data: Buffer, prefix = ''): Map<string, GitIndexEntry> | undefined {
+export function parseGitIndexTable(data: Buffer, prefix = ''): GitIndexTable | undefined {
   if (data.length < 12 + 20 || data.toString('latin1', 0, 4) !== 'DIRC') return undefined;
   const version = data.readUInt32BE(4);
   if (version < 2 || version > 4) return undefined;
   const count = data.readUInt32BE(8);
   const end = data.length - 20;
-  const entries = new Map<string, GitIndexEntry>();
-  let at = 12;
-  let previous: Buffer = Buffer.alloc(0);
+  // Every entry takes at least 62 bytes + a NUL: a larger count is malformed (and must not size arrays).
+  if (count > (end - 12) / 63) return undefined;
+  const at = new Uint32Array(count);
+  const pre = Buffer.from(prefix, 'utf8');
+  const preLen = pre.length;
+  // The kept paths (prefix stripped), NUL-separated, decoded at once at the end.
+  let names = Buffer.allocUnsafe(Math.max(1024, data.length));
+  let len = 0;
+  let kept = 0;
+  // v4: the previous entry's full name (prefix compression).
+  let name = Buffer.allocUnsafe(version === 4 ? 4096 : 0);
+  let nameLen = 0;
+  let pos = 12;
   for (let n = 0; n < count; n++) {
-    const start = at;
-    if (at + 62 > end) return undefined;
-    const ctimeS = data.readUInt32BE(at);
-    const ctimeNs = data.readUInt32BE(at + 4);
-    const mtimeS = data.readUInt32BE(at + 8);
-    const mtimeNs = data.readUInt32BE(at + 12);
-    const ino = data.readUInt32BE(at + 20);
-    const mode = data.readUInt32BE(at + 24);
-    const size = data.readUInt32BE(at + 36);
-    const oid = data.toString('hex', at + 40, at + 60);
-    const flags = data.readUInt16BE(at + 60);
-    at += 62;
+    const start = pos;
+    if (pos + 62 > end) return undefined;
+    const mode = readU32(data, pos + 24);
+    const flags = ((data[pos + 60] as number) << 8) | (data[pos + 61] as number);
+    pos += 62;
     let extended = 0;
     if (flags & 0x4000) {
-      if (version < 3 || at + 2 > end) return undefined;
-      extended = data.readUInt16BE(at);
-      at += 2;
+      if (version < 3 || pos + 2 > end) return undefined;
+      extended = ((data[pos] as number) << 8) | (data[pos + 1] as number);
+      pos += 2;
     }
-    let name: Buffer | undefined;
-    let path: string;
+    const type = mode & 0o170000;
+    const want = ((flags >> 12) & 3) === 0 && (extended & 0x6000) === 0 && (type === 0o100000 || type === 0o120000);
+    // The entry's full name, as bytes: src[from, to).
+    let src: Uint8Array = data;
+    let from: number;
+    let to: number;
     if (version === 4) {
-      // Prefix compression: strip N bytes from the previous name, append a NUL-terminated suffix.
-      let c = data[at++] ?? 0;
+      // Strip N bytes from the previous name, append a NUL-terminated suffix.
+      let c = data[pos++] ?? 0;
       let strip = c & 127;
       while (c & 128) {
         strip += 1;
-        c = data[at++] ?? 0;
+        c = data[pos++] ?? 0;
         strip = (strip << 7) + (c & 127);
       }
-      const nul = data.indexOf(0, at);
-      if (nul < 0 || nul > end || strip > previous.length) return undefined;
-      name = Buffer.concat([previous.subarray(0, previous.length - strip), data.subarray(at, nul)]);
-      path = name.toString('utf8');
-      previous = name;
-      at = nul + 1;
+      if (strip > nameLen) return undefined;
+      let k = nameLen - strip;
+      for (; pos < end; pos++) {
+        const b = data[pos] as number;
+        if (b === 0) break;
+        if (k === name.length) {
+          const bigger = Buffer.allocUnsafe(name.length * 2);
+          name.copy(bigger, 0, 0, k);
+          name = bigger;
+        }
+        name[k++] = b;
+      }
+      if (pos >= end) return undefined;
+      pos++;
+      nameLen = k;
+      src = name;
+      from = 0;
+      to = k;
     } else {
-      const nul = data.indexOf(0, at);
-      if (nul < 0 || nul > end) return undefined;
-      path = data.toString('utf8', at, nul);
+      from = pos;
+      while (pos < end && data[pos] !== 0) pos++;
+      if (pos >= end) return undefined;
+      to = pos;
       // Entries are NUL-padded to a multiple of 8 bytes (1 to 8 NULs).
-      at = start + Math.floor((nul - start + 8) / 8) * 8;
+      pos = start + Math.floor((pos - start + 8) / 8) * 8;
     }
-    const stage = (flags >> 12) & 3;
-    const skip = stage !== 0 || (extended & 0x6000) !== 0 || (mode & 0o170000) === 0o040000;
-    if (skip) continue;
-    const type = mode & 0o170000;
-    if (type !== 0o100000 && type !== 0o120000) continue;
-    if (prefix !== '' && !path.startsWith(prefix)) continue;
-    entries.set(prefix === '' ? path : path.slice(prefix.length), { oid, mode, size, mtimeS, mtimeNs, ctimeS, ctimeNs, ino });
+    if (!want || to - from <= preLen) continue;
+    let under = true;
+    for (let b = 0; b < preLen; b++) {
+      if (src[from + b] !== pre[b]) {
+        under = false;
+        break;
+      }
+    }
+    if (!under) continue;
+    if (len + (to - from) + 1 > names.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(names.length * 2, len + (to - from) + 1));
+      names.copy(bigger, 0, 0, len);
+      names = bigger;
+    }
+    for (let b = from + preLen; b < to; b++) names[len++] = src[b] as number;
+    names[len++] = 0;
+    at[kept++] = start;
   }
   // Extensions: a split index ("link") keeps its entries elsewhere; not supported.
-  while (at + 8 <= end) {
-    const sig = data.toString('latin1', at, at + 4);
-    const size = data.readUInt32BE(at + 4);
+  while (pos + 8 <= end) {
+    const sig = data.toString('latin1', pos, pos + 4);
+    const size = data.readUInt32BE(pos + 4);
     if (sig === 'link' || sig === 'sdir') return undefined;
-    at += 8 + size;
+    pos += 8 + size;
   }
-  return entries;
+  const paths = kept === 0 ? [] : names.toString('utf8', 0, len - 1).split('\0');
+  return new GitIndexTable(data, at.subarray(0, kept), paths);
+}
+
+function readU32(d: Uint8Array, o: number): number {
+  return (((d[o] as number) << 24) | ((d[o + 1] as number) << 16) | ((d[o + 2] as number) << 8) | (d[o + 3] as number)) >>> 0;
 }
 
 /** Git's blob id of `data`. */
 export function gitBlobId(data: Uint8Array): string {
   return createHash('sha1').update(`blob ${data.length}\0`).update(data).digest('hex');
-}
-
-/**
- * True when the lstat numbers match the index entry (git truncates to 32 bits) and the entry is not
- * racily clean. ms times are compared with a 1 µs tolerance (a double holds ms to ~0.25 µs).
- */
-export function matchesGitEntry(
-  e: GitIndexEntry,
-  st: { size: number; mtimeMs: number; ctimeMs: number; ino: number; mode: number },
-  indexMtimeMs: number,
-): boolean {
-  if (e.size !== st.size % 2 ** 32) return false;
-  if (e.ino !== st.ino % 2 ** 32) return false;
-  const type = st.mode & 0o170000;
-  if (type !== (e.mode & 0o170000)) return false;
-  if (type === 0o100000 && (st.mode & 0o100) !== 0 !== ((e.mode & 0o100) !== 0)) return false;
-  if (st.mtimeMs >= indexMtimeMs || st.ctimeMs >= indexMtimeMs) return false;
-  const close = (s: number, ns: number, ms: number): boolean => Math.abs(s * 1e3 + ns / 1e6 - ms) < 1e-3;
-  return close(e.mtimeS, e.mtimeNs, st.mtimeMs) && close(e.ctimeS, e.ctimeNs, st.ctimeMs);
 }
 
 /**
