@@ -58,8 +58,7 @@ export function createSessionStore(ctx: WorkspaceContext): SessionStore {
     const created = await backend.create(`${sessionKey(ctx, id)}/events.jsonl`, Buffer.from(lines.join('')));
     if (!created) throw new CkptError('INVALID_ARGUMENT', `session ${id} already exists`, { id });
     const session = new Session(ctx, id);
-    const meta = await session.metadata();
-    await backend.write(`${session.key}/metadata.json`, Buffer.from(`${JSON.stringify(meta, null, 2)}\n`));
+    await session.saveMetadata();
     return session;
   }
 

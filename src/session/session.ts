@@ -72,7 +72,7 @@ export class Session {
     const last = await this.log.lastSeq();
     if (last === 0) throw new CkptError('SESSION_NOT_FOUND', `session ${this.id} not found`, { session: this.id });
     if (stored && stored.eventCount === last) return stored;
-    return foldMetadata(undefined, await this.log.read(), { id: this.id, workspace: this.workspaceRoot });
+    return foldMetadata(undefined, await this.log.read(), this.identity);
   }
 
   /** Starts the next turn (the user sent a message); returns its number and tag. */
@@ -143,13 +143,28 @@ export class Session {
     }
   }
 
+  /** Writes metadata.json from the log as it is now (a new session, or a repair). */
+  async saveMetadata(): Promise<SessionMetadata> {
+    const meta = foldMetadata(undefined, await this.log.read(), this.identity);
+    await this.writeMetadataFile(meta);
+    return meta;
+  }
+
+  /** Under the lock, after an append: fold the new events onto the stored metadata (or the whole log when it lags). */
   private async writeMetadata(appended: EventBase[]): Promise<void> {
-    let base = await this.readStoredMetadata();
-    const first = appended[0]!;
-    if (!base || base.eventCount !== first.seq - 1) {
-      base = first.seq === 1 ? undefined : foldMetadata(undefined, (await this.log.read()).filter((e) => e.seq < first.seq), { id: this.id, workspace: this.workspaceRoot });
+    const stored = await this.readStoredMetadata();
+    if (!stored || stored.eventCount !== appended[0]!.seq - 1) {
+      await this.saveMetadata();
+      return;
     }
-    const meta = foldMetadata(base, appended, { id: this.id, workspace: this.workspaceRoot });
-    await this.ctx.backend.write(`${this.key}/metadata.json`, Buffer.from(`${JSON.stringify(meta, null, 2)}\n`));
+    await this.writeMetadataFile(foldMetadata(stored, appended, this.identity));
+  }
+
+  private get identity(): { id: string; workspace: string } {
+    return { id: this.id, workspace: this.workspaceRoot };
+  }
+
+  private writeMetadataFile(meta: SessionMetadata): Promise<void> {
+    return this.ctx.backend.write(`${this.key}/metadata.json`, Buffer.from(`${JSON.stringify(meta, null, 2)}\n`));
   }
 }
