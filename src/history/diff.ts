@@ -54,9 +54,11 @@ export async function diffSession(input: DiffInput): Promise<DiffResult> {
   const result: DiffResult = { from: input.from, to: input.to ?? null, changes: [], skipped: [] };
   const patches: string[] = [];
   const present = (path: string) => readImage(join(input.root, path), path, { maxBytes: input.maxBytes });
+  const atFrom = imagesAfter(captures, fromSeq);
+  const atToMap = toSeq === Infinity ? new Map<string, FileImage>() : imagesAfter(captures, toSeq);
   for (const path of [...changed].sort()) {
-    const before = imageAfter(captures, path, fromSeq);
-    const atTo = toSeq === Infinity ? undefined : imageAfter(captures, path, toSeq);
+    const before = atFrom.get(path);
+    const atTo = atToMap.get(path);
     const after = atTo ?? (await present(path));
     if (!before) continue;
     const bad = [before, after].find((i) => i.state === 'skipped');
@@ -77,14 +79,14 @@ export async function diffSession(input: DiffInput): Promise<DiffResult> {
   return result;
 }
 
-/** The image of `path` at `position`: its earliest capture after that position, if any. */
-function imageAfter(captures: readonly CaptureEvent[], path: string, position: number): FileImage | undefined {
+/** The image of every path at `position`: the before-image of its earliest capture after it. */
+function imagesAfter(captures: readonly CaptureEvent[], position: number): Map<string, FileImage> {
+  const images = new Map<string, FileImage>();
   for (const c of captures) {
     if (c.seq <= position) continue;
-    const image = c.files.find((f) => f.path === path);
-    if (image) return image;
+    for (const f of c.files) if (!images.has(f.path)) images.set(f.path, f);
   }
-  return undefined;
+  return images;
 }
 
 /** Bytes an image stands for (link target text for symlinks), undefined when absent; `disk` reads the present file. */
