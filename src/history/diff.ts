@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { formatPatch, structuredPatch } from 'diff';
 import type { CaptureEvent, EventBase, FileImage } from '../format/event.js';
 import type { BlobStore } from '../storage/blob-store.js';
-import { resolveTagSeq } from '../session/positions.js';
+import { imagesAt, resolveTagSeq } from '../session/positions.js';
 import { readImage } from '../workspace/read-image.js';
 
 export interface DiffChange {
@@ -54,8 +54,8 @@ export async function diffSession(input: DiffInput): Promise<DiffResult> {
   const result: DiffResult = { from: input.from, to: input.to ?? null, changes: [], skipped: [] };
   const patches: string[] = [];
   const present = (path: string) => readImage(join(input.root, path), path, { maxBytes: input.maxBytes });
-  const atFrom = imagesAfter(captures, fromSeq);
-  const atToMap = toSeq === Infinity ? new Map<string, FileImage>() : imagesAfter(captures, toSeq);
+  const atFrom = imagesAt(captures, fromSeq);
+  const atToMap = toSeq === Infinity ? new Map<string, FileImage>() : imagesAt(captures, toSeq);
   for (const path of [...changed].sort()) {
     const before = atFrom.get(path);
     const atTo = atToMap.get(path);
@@ -77,16 +77,6 @@ export async function diffSession(input: DiffInput): Promise<DiffResult> {
   }
   if (input.patch) result.patch = patches.join('');
   return result;
-}
-
-/** The image of every path at `position`: the before-image of its earliest capture after it. */
-function imagesAfter(captures: readonly CaptureEvent[], position: number): Map<string, FileImage> {
-  const images = new Map<string, FileImage>();
-  for (const c of captures) {
-    if (c.seq <= position) continue;
-    for (const f of c.files) if (!images.has(f.path)) images.set(f.path, f);
-  }
-  return images;
 }
 
 /** Bytes an image stands for (link target text for symlinks), undefined when absent; `disk` reads the present file. */

@@ -2,7 +2,8 @@
 // touches and what it writes there. Pure — no I/O: the caller reads the present images of the
 // candidate paths beforehand (hash-only) and hands them in. The returned plan is data: it can be
 // printed, dry-run, journaled in `restore_started` and replayed after a crash.
-import type { CaptureEvent, EventBase, FileImage, RestorePlanEntry } from '../format/event.js';
+import type { EventBase, FileImage, RestorePlanEntry } from '../format/event.js';
+import { imagesAt, matchesFilter } from '../session/positions.js';
 import { replay, type ReplayState } from '../session/replay.js';
 import { sameImage } from '../workspace/read-image.js';
 import { assertRelativePath } from '../workspace/resolve-path.js';
@@ -61,25 +62,9 @@ function capturesOf(events: PlanRestoreInput['events']): Pick<ReplayState, 'capt
   return Array.isArray(events) ? replay(events as EventBase[]) : (events as Pick<ReplayState, 'captures' | 'known'>);
 }
 
-/** True when `path` is `filter` or lies beneath it as a folder. */
-export function matchesFilter(path: string, filter: readonly string[] | undefined): boolean {
-  if (!filter) return true;
-  return filter.some((f) => path === f || path.startsWith(`${f}/`));
-}
-
-/** The earliest image of each path captured after `toSeq` (the state at the position), in path order. */
-export function targetImages(captures: readonly CaptureEvent[], toSeq: number, filter?: readonly string[]): Map<string, FileImage> {
-  const out = new Map<string, FileImage>();
-  for (const c of captures) {
-    if (c.seq <= toSeq) continue;
-    for (const f of c.files) if (!out.has(f.path) && matchesFilter(f.path, filter)) out.set(f.path, f);
-  }
-  return new Map([...out.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-}
-
 /** The paths a restore to `toSeq` would consider: those whose present image the caller must read. */
 export function candidatePaths(events: PlanRestoreInput['events'], toSeq: number, filter?: readonly string[]): string[] {
-  return [...targetImages(capturesOf(events).captures, toSeq, filter).keys()].filter(isCleanPath);
+  return [...imagesAt(capturesOf(events).captures, toSeq, filter).keys()].filter(isCleanPath);
 }
 
 function isCleanPath(path: string): boolean {
@@ -114,7 +99,7 @@ function presentWhy(present: FileImage): string {
 
 export function planRestore(input: PlanRestoreInput): RestorePlan {
   const { captures, known } = capturesOf(input.events);
-  const targets = targetImages(captures, input.toSeq, input.paths);
+  const targets = imagesAt(captures, input.toSeq, input.paths);
   const plan: RestorePlan = { toSeq: input.toSeq, entries: [], unchanged: [], skipped: [], drift: [] };
   for (const [path, target] of targets) {
     if (!isCleanPath(path)) {

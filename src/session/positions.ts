@@ -2,7 +2,7 @@
 // event that happened before it (0 = before everything). `N` is the seq of turn N's event (turn 0
 // starts right after the session event), `N.K` the seq just before capture N.K, `@S` is S itself.
 import { CkptError } from '../errors.js';
-import type { EventBase } from '../format/event.js';
+import type { CaptureEvent, EventBase, FileImage } from '../format/event.js';
 import { formatTag, parseTag } from '../format/tag.js';
 
 /** Resolves a tag to a position; TAG_NOT_FOUND when the log has no such point, TAG_PRUNED when retired. */
@@ -33,4 +33,24 @@ export function prunedThrough(events: readonly EventBase[]): number {
   let before = 0;
   for (const e of events) if (e.type === 'prune' && typeof e.before === 'number' && e.before > before) before = e.before;
   return before;
+}
+
+/**
+ * The state at `position` of every path captured after it: the before-image of its earliest capture
+ * after the position (DESIGN §2 — right even when a path was first captured long after the tag).
+ * Paths not captured after the position are unchanged since and absent from the map. Sorted by path.
+ */
+export function imagesAt(captures: readonly CaptureEvent[], position: number, filter?: readonly string[]): Map<string, FileImage> {
+  const out = new Map<string, FileImage>();
+  for (const c of captures) {
+    if (c.seq <= position) continue;
+    for (const f of c.files) if (!out.has(f.path) && matchesFilter(f.path, filter)) out.set(f.path, f);
+  }
+  return new Map([...out.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** True when `path` is `filter` or lies beneath it as a folder (no filter: every path). */
+export function matchesFilter(path: string, filter: readonly string[] | undefined): boolean {
+  if (!filter) return true;
+  return filter.some((f) => path === f || path.startsWith(`${f}/`));
 }
