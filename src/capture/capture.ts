@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import type { CaptureEvent, FileImage, NewEvent } from '../format/event.js';
 import { captureTag } from '../format/tag.js';
 import type { Session } from '../session/session.js';
-import { replay } from '../session/replay.js';
+import { replay, type ReplayState } from '../session/replay.js';
 import { readImage } from '../workspace/read-image.js';
 import { resolveBeneath } from '../workspace/resolve-path.js';
 import { detectConflicts } from './owner-index.js';
@@ -53,29 +53,39 @@ export async function readImages(session: Session, paths: readonly { rel: string
   return images;
 }
 
+export interface CaptureFields {
+  tool: string;
+  reason?: string;
+  /** Extra fields of the event (e.g. a restore's `restoreId`). */
+  extra?: Record<string, unknown>;
+}
+
+/** The next capture event of a session whose replayed state is `state` (pure): tag `N.K` in the current turn. */
+export function nextCaptureEvent(state: ReplayState, images: FileImage[], fields: CaptureFields): NewEvent & { tag: string } {
+  return {
+    type: 'capture',
+    tag: captureTag(state.turn, state.nextK),
+    turn: state.turn,
+    k: state.nextK,
+    tool: fields.tool,
+    ...(fields.reason ? { reason: fields.reason } : {}),
+    ...fields.extra,
+    files: images,
+  };
+}
+
 /**
- * Appends one capture event holding `images` under the session lock, numbering it `N.K` in the
- * current turn, and records conflicts with other sessions of the workspace found on the way.
+ * Appends one capture event holding `images` under the session lock, with the conflicts with other
+ * sessions of the workspace found on the way, and — when `after` is given (a scan) — the settle of
+ * the same paths in the same transaction.
  */
-export async function appendCapture(
-  session: Session,
-  images: FileImage[],
-  fields: { tool: string; reason?: string; extra?: Record<string, unknown> },
-): Promise<CaptureEvent> {
+export async function appendCapture(session: Session, images: FileImage[], fields: CaptureFields & { after?: FileImage[] }): Promise<CaptureEvent> {
   return session.transaction(async (tx) => {
     const state = replay(await tx.read());
-    const event: NewEvent = {
-      type: 'capture',
-      tag: captureTag(state.turn, state.nextK),
-      turn: state.turn,
-      k: state.nextK,
-      tool: fields.tool,
-      ...(fields.reason ? { reason: fields.reason } : {}),
-      ...fields.extra,
-      files: images,
-    };
+    const event = nextCaptureEvent(state, images, fields);
     const conflicts = await detectConflicts(session, state, images);
-    const [stored] = await tx.append([event, ...conflicts]);
+    const settle = fields.after ? [{ type: 'settle', tag: event.tag, files: fields.after }] : [];
+    const [stored] = await tx.append([event, ...conflicts, ...settle]);
     return stored as CaptureEvent;
   });
 }

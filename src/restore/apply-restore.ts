@@ -7,9 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { CkptError } from '../errors.js';
-import type { CaptureEvent, FileImage, NewEvent } from '../format/event.js';
-import { captureTag } from '../format/tag.js';
-import { readImages } from '../capture/capture.js';
+import type { CaptureEvent, FileImage } from '../format/event.js';
+import { nextCaptureEvent, readImages } from '../capture/capture.js';
 import type { Session } from '../session/session.js';
 import { imageOfPlanEntry, replay } from '../session/replay.js';
 import { recordOwnership } from '../capture/owner-index.js';
@@ -105,18 +104,8 @@ export async function applyRestore(session: Session, tx: EventLogTx, options: Ap
   const id = randomBytes(8).toString('hex');
   const stageDirs = await foldersToCreate(root, entries);
   const state = replay(await tx.read());
-  const captureEvent: NewEvent = {
-    type: 'capture',
-    tag: captureTag(state.turn, state.nextK),
-    turn: state.turn,
-    k: state.nextK,
-    tool: 'restore',
-    reason: options.reason,
-    restoreId: id,
-    // Folders staging may create: removed again if the restore is abandoned before its point of no return.
-    stageDirs,
-    files: recoveryImages,
-  };
+  // Folders staging may create are recorded so an abandoned restore removes them again.
+  const captureEvent = nextCaptureEvent(state, recoveryImages, { tool: 'restore', reason: options.reason, extra: { restoreId: id, stageDirs } });
   const [stored] = (await tx.append([captureEvent])) as CaptureEvent[];
   const undo = stored!.tag;
 

@@ -2,11 +2,10 @@
 // git is copied into ckpt's store first — then ONE capture (tool = the caller's, reason `scan`)
 // followed by its settle (after-images) in one session transaction, and the owner records.
 import type { WorkspaceContext } from '../context.js';
-import type { FileImage, NewEvent } from '../format/event.js';
-import { captureTag } from '../format/tag.js';
-import { detectConflicts, recordOwnership } from '../capture/owner-index.js';
+import type { FileImage } from '../format/event.js';
+import { appendCapture } from '../capture/capture.js';
+import { recordOwnership } from '../capture/owner-index.js';
 import type { Session } from '../session/session.js';
-import { replay } from '../session/replay.js';
 import { findGitDirs, readGitBlob, type GitIndex } from '../workspace/git-index.js';
 import { countNewDirs } from './known.js';
 import type { ScanIndex } from './scan-index.js';
@@ -67,14 +66,8 @@ export async function recordChanges(input: RecordInput): Promise<RecordResult> {
   let seq: number | undefined;
   if (files.length > 0) {
     const { tool } = input;
-    ({ tag, seq } = await session.transaction(async (tx) => {
-      const state = replay(await tx.read());
-      const captureTagValue = captureTag(state.turn, state.nextK);
-      const event: NewEvent = { type: 'capture', tag: captureTagValue, turn: state.turn, k: state.nextK, tool, reason: 'scan', files: before };
-      const conflicts = await detectConflicts(session, state, before);
-      const stored = await tx.append([event, ...conflicts, { type: 'settle', tag: captureTagValue, files: after }]);
-      return { tag: captureTagValue, seq: stored[0]?.seq };
-    }));
+    const stored = await appendCapture(session, before, { tool, reason: 'scan', after });
+    ({ tag, seq } = stored);
     await recordOwnership(session, after);
   }
 
