@@ -127,6 +127,25 @@ describe('git-aware baseline', () => {
     expect(r).toMatchObject({ baseline: true, scanned: 2, gitReferenced: 0, hashed: 2 });
   });
 
+  it('matches files by name within each folder (subfolders, look-alike names) and non-ASCII paths', async () => {
+    const names = ['a.txt', 'a/b.txt', 'a/b/c.txt', 'a/b-c.txt', 'a/b0.txt', 'a/b/d/e.txt', 'a0/x.txt', 'a-/y.txt', 'z.txt'];
+    const w = await world();
+    await repo(w, Object.fromEntries(names.map((n) => [n, `${n}\n`])));
+    const table = loadGitIndex(w.root)!.table;
+    expect(table.ascii).toBe(true);
+    expect([...table.folderNames('a').keys()].sort()).toEqual(['b-c.txt', 'b.txt', 'b0.txt']);
+    expect([...table.folderNames('a/b').keys()]).toEqual(['c.txt']);
+    expect([...table.folderNames('').keys()]).toEqual(['a.txt', 'z.txt']);
+    expect(table.folderNames('nope').size).toBe(0);
+    expect(await scan(w.session)).toMatchObject({ baseline: true, scanned: names.length, gitReferenced: names.length, hashed: 0 });
+
+    const u = await world();
+    const wide = ['é/ü.txt', 'e/u.txt', 'e\u{1F600}.txt', 'e\uFB01.txt'];
+    await repo(u, Object.fromEntries(wide.map((n) => [n, `${n}\n`])));
+    expect(loadGitIndex(u.root)!.table.ascii).toBe(false);
+    expect(await scan(u.session)).toMatchObject({ baseline: true, scanned: wide.length, gitReferenced: wide.length, hashed: 0 });
+  });
+
   it('a workspace that is a folder inside a repository uses the entries under it', async () => {
     const w = await world();
     await repo(w, { 'pkg/app/x.txt': 'x\n', 'pkg/app/y.txt': 'y\n', 'other/z.txt': 'z\n' });

@@ -68,6 +68,9 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
   const gitIndexMtimeMs = input.git?.indexMtimeMs ?? 0;
   const maxBytes = input.maxBytes ?? Infinity;
   let gitReferenced = 0;
+  // An ASCII-only git index is matched by name within the folder being listed (no map of every path).
+  const gitByFolder = gitTable?.ascii === true;
+  let gitNames: Map<string, number> | undefined;
 
   // An unchanged folder lists its entries in the order the previous index recorded them (a folder's
   // children are one block of slots): the next slot of the block is checked first, then the block,
@@ -100,6 +103,7 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
         known: prev ? knownSlot : () => -1,
         enterDir(rel, token) {
           childStart = next.count;
+          if (gitByFolder) gitNames = gitTable!.folderNames(rel);
           if (!prev) return;
           const p = token < 0 ? -1 : (dirPrevSlot[token] as number);
           const first = rel === '' ? 0 : p >= 0 && prev.kind[p] === KIND_DIR ? (prev.size[p] as number) : -1;
@@ -125,7 +129,7 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
           dirPrevSlot[d] = slot;
           return d;
         },
-        entry(rel, abs, stats, o, slot) {
+        entry(rel, abs, stats, o, slot, name) {
           const size = stats[o] as number;
           if (size === UNREADABLE) {
             if (slot >= 0) seenPrev[slot] = 1;
@@ -149,7 +153,7 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
           if (slot >= 0) seenPrev[slot] = 1;
           const i = next.push(rel, kind, st);
           if (gitTable !== undefined && kind === KIND_FILE && size <= maxBytes) {
-            const j = gitTable.slotOf(rel);
+            const j = gitNames !== undefined ? (gitNames.get(name) ?? -1) : gitTable.slotOf(rel);
             if (j >= 0 && gitTable.matches(j, size, st.mtimeMs, st.ctimeMs, st.ino, st.mode, gitIndexMtimeMs)) {
               next.setHashBytes(i, HASH_GIT, gitTable.bytes, gitTable.oidAt(j), 20);
               gitReferenced++;

@@ -46,10 +46,53 @@ export class GitIndexTable {
   private readonly at: Uint32Array;
   private map: Map<string, number> | undefined;
 
-  constructor(data: Uint8Array, at: Uint32Array, paths: string[]) {
+  /**
+   * True when every path is ASCII: then git's order (bytes) is JavaScript's string order, and a
+   * folder's entries are found by binary search (folderNames) instead of a map of every path.
+   */
+  readonly ascii: boolean;
+
+  constructor(data: Uint8Array, at: Uint32Array, paths: string[], ascii = false) {
     this.bytes = data;
     this.at = at;
     this.paths = paths;
+    this.ascii = ascii;
+  }
+
+  /**
+   * The entries directly in folder `dirRel` (`''`: the root) by file name, for an `ascii` table
+   * (sorted as JavaScript compares strings): the folder's block is found by binary search and its
+   * subfolders' blocks are skipped, so the walk matches each file by its listed name, without a map
+   * of every path.
+   */
+  folderNames(dirRel: string): Map<string, number> {
+    const { paths } = this;
+    const n = paths.length;
+    const out = new Map<string, number>();
+    const start = dirRel === '' ? 0 : dirRel.length + 1;
+    // Paths starting with `dir/` sort from `dir/` up to (excluding) `dir0` ('0' follows '/').
+    const lo = dirRel === '' ? 0 : this.lowerBound(`${dirRel}/`, 0, n);
+    const hi = dirRel === '' ? n : this.lowerBound(`${dirRel}0`, lo, n);
+    for (let j = lo; j < hi; ) {
+      const p = paths[j] as string;
+      const slash = p.indexOf('/', start);
+      if (slash < 0) {
+        out.set(p.slice(start), j++);
+        continue;
+      }
+      j = this.lowerBound(`${p.slice(0, slash)}0`, j + 1, hi); // past the subfolder's block
+    }
+    return out;
+  }
+
+  private lowerBound(key: string, lo: number, hi: number): number {
+    const { paths } = this;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((paths[mid] as string) < key) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   get count(): number {
@@ -222,6 +265,7 @@ export function parseGitIndexTable(data: Buffer, prefix = ''): GitIndexTable | u
   let names = Buffer.allocUnsafe(Math.max(1024, data.length));
   let len = 0;
   let kept = 0;
+  let high = 0; // OR of every kept path byte: ASCII-only when bit 7 stays clear
   // v4: the previous entry's full name (prefix compression).
   let name = Buffer.allocUnsafe(version === 4 ? 4096 : 0);
   let nameLen = 0;
@@ -293,7 +337,7 @@ export function parseGitIndexTable(data: Buffer, prefix = ''): GitIndexTable | u
       names.copy(bigger, 0, 0, len);
       names = bigger;
     }
-    for (let b = from + preLen; b < to; b++) names[len++] = src[b] as number;
+    for (let b = from + preLen; b < to; b++) high |= names[len++] = src[b] as number;
     names[len++] = 0;
     at[kept++] = start;
   }
@@ -305,7 +349,7 @@ export function parseGitIndexTable(data: Buffer, prefix = ''): GitIndexTable | u
     pos += 8 + size;
   }
   const paths = kept === 0 ? [] : names.toString('utf8', 0, len - 1).split('\0');
-  return new GitIndexTable(data, at.subarray(0, kept), paths);
+  return new GitIndexTable(data, at.subarray(0, kept), paths, (high & 0x80) === 0);
 }
 
 function readU32(d: Uint8Array, o: number): number {

@@ -25,9 +25,10 @@ export interface WalkVisitor {
   known(rel: string): number;
   /**
    * A non-folder entry that is not ignored, with its lstat numbers at `stats[offset..offset+5)`
-   * (size is UNREADABLE when lstat failed). `slot` is what known() returned.
+   * (size is UNREADABLE when lstat failed). `slot` is what known() returned; `name` is the last
+   * component of `rel`.
    */
-  entry(rel: string, abs: string, stats: Float64Array, offset: number, slot: number): void;
+  entry(rel: string, abs: string, stats: Float64Array, offset: number, slot: number, name: string): void;
   /** A folder that is not ignored (listed later); returns a token handed back to enterDir/leaveDir. */
   dir(rel: string, slot: number): number;
 }
@@ -156,7 +157,7 @@ export async function walkWorkspace(options: WalkOptions, visitor: WalkVisitor):
         result.ignoredFiles.push(rel);
         continue;
       }
-      visitor.entry(rel, `${dirAbs}/${name}`, stats, o, slot);
+      visitor.entry(rel, `${dirAbs}/${name}`, stats, o, slot, name);
     }
     visitor.leaveDir(top.token);
   }
