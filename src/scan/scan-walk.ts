@@ -56,7 +56,10 @@ export interface WalkPhase {
 
 export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
   const { root, rules, prev, owners, startMs, racyBefore, parallelAfter, makePool, resources } = input;
-  const next = new ScanIndex((prev?.count ?? 1024) + 256, startMs);
+  // Sized for the previous index, or on a baseline for git's entries and their folders (the columns
+  // are not regrown and copied while the walk runs).
+  const gitCount = input.git?.table.count;
+  const next = new ScanIndex((prev?.count ?? (gitCount !== undefined ? Math.ceil(gitCount * 1.1) : 1024)) + 256, startMs);
   const seenPrev = new Uint8Array(prev?.count ?? 0);
   const work: number[] = [];
   const workPrev: number[] = [];
