@@ -77,10 +77,15 @@ async function scanLocked(session: Session, options: ScanOptions, t0: number, re
     return gitIndex;
   };
 
+  // A baseline references git's blobs for files matching git's index: matched during the walk.
+  const baselineGit = baseline ? git() : undefined;
+
   // ---- walk + lstat ----
   // A worker thread lists folders (and reads files) on large trees: from the start when the previous
-  // index says the tree is large, else once the walk has seen that many entries.
-  const parallelAfter = options.threads === 0 ? Infinity : options.threads !== undefined || (prev?.count ?? 0) >= PARALLEL_MIN_ENTRIES ? 0 : PARALLEL_MIN_ENTRIES;
+  // index (or, for a baseline, git's index) says the tree is large, else once the walk has seen that
+  // many entries.
+  const sizeHint = prev?.count ?? baselineGit?.table.count ?? 0;
+  const parallelAfter = options.threads === 0 ? Infinity : options.threads !== undefined || sizeHint >= PARALLEL_MIN_ENTRIES ? 0 : PARALLEL_MIN_ENTRIES;
   const makePool = (): ListPool | undefined => (resources.pool ??= createListPool());
   const phase = await walkPhase({
     root,
@@ -93,8 +98,7 @@ async function scanLocked(session: Session, options: ScanOptions, t0: number, re
     parallelAfter,
     makePool,
     resources,
-    // A baseline references git's blobs for files matching git's index: matched during the walk.
-    git: baseline ? git() : undefined,
+    git: baselineGit,
     maxBytes,
   });
   const { next, work, workPrev, workAbs, skipped, walk } = phase;
