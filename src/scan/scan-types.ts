@@ -9,6 +9,8 @@ export interface ScanOptions {
   tool?: string;
   /** Stop walking after this long; what was not reached is reported and nothing is recorded for it. */
   budgetMs?: number;
+  /** Called as file contents are read and stored (the long part of a first scan), for progress bars. */
+  onProgress?: (progress: { phase: string; done: number; total: number }) => void;
   /** Extra gitignore-style patterns (relative to the root) for this workspace. */
   ignore?: readonly string[];
   /** Reference git's blobs for files matching git's index (default true). */

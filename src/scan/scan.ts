@@ -149,7 +149,7 @@ async function scanLocked(session: Session, options: ScanOptions, t0: number, re
   try {
     // Much to read (a first scan): the worker reads while the pack writer's threads hash and compress.
     const pool = parallelAfter !== Infinity && toRead.length >= READ_IN_WORKER_MIN ? makePool() : resources.pool;
-    readResult = await readAndStore({ ctx, next, work, workPrev, workAbs, toRead, prev, pool, maxBytes, skipped });
+    readResult = await readAndStore({ ctx, next, work, workPrev, workAbs, toRead, prev, pool, maxBytes, skipped, onProgress: options.onProgress });
   } finally {
     resources.pool?.close();
   }

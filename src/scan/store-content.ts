@@ -32,6 +32,7 @@ export interface StoreContentInput {
   pool: ListPool | undefined;
   maxBytes: number;
   skipped: SkippedList;
+  onProgress?: (progress: { phase: string; done: number; total: number }) => void;
 }
 
 export interface StoreContentResult {
@@ -48,7 +49,7 @@ export interface StoreContentResult {
  * dropped (KIND_GONE): the next scan sees its new state.
  */
 export async function readAndStore(input: StoreContentInput): Promise<StoreContentResult> {
-  const { ctx, next, work, workPrev, workAbs, toRead, prev, pool, maxBytes, skipped } = input;
+  const { ctx, next, work, workPrev, workAbs, toRead, prev, pool, maxBytes, skipped, onProgress } = input;
   let hashed = 0;
   let stored = 0;
   let dirtyBytes = 0;
@@ -80,7 +81,8 @@ export async function readAndStore(input: StoreContentInput): Promise<StoreConte
     for (let b = 0; b < batches.length; b++) {
       while (ahead.length < READ_AHEAD && b + ahead.length < batches.length) ahead.push(readBatchOf(batches[b + ahead.length]!));
       const batch = await ahead.shift()!;
-      const { from } = batches[b]!;
+      const { from, to } = batches[b]!;
+      onProgress?.({ phase: 'storing', done: to, total: toRead.length });
       // The files of this batch to store: slots of `next` and where their bytes are in the batch.
       const slots: number[] = [];
       const offsets: number[] = [];

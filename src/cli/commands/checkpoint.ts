@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import pc from 'picocolors';
 import { CkptError, scan, type FileImage } from '../../index.js';
 import { action } from '../action.js';
+import { progressBar } from '../progress.js';
 
 export function registerCheckpointCommands(program: Command): void {
   program
@@ -54,7 +55,13 @@ export function registerCheckpointCommands(program: Command): void {
       action(async ([opts], ctx, out) => {
         const { tool, budget } = opts as { tool: string; budget?: string };
         const session = await ctx.session();
-        const r = await scan(session, { tool, budgetMs: budget === undefined ? undefined : parseCount(budget, '--budget') });
+        const bar = progressBar(ctx.io, out.json);
+        let r;
+        try {
+          r = await scan(session, { tool, budgetMs: budget === undefined ? undefined : parseCount(budget, '--budget'), onProgress: bar.update });
+        } finally {
+          bar.stop();
+        }
         const body = {
           tag: r.tag,
           files: r.files.map((f) => ({ path: f.path, change: f.change, ...publicImage(f) })),

@@ -1,6 +1,5 @@
 // `ckpt gc|prune|verify|stats` (DESIGN §9): keeping the store bounded and healthy. Long operations
 // show a progress bar on a terminal (stderr; never with --json).
-import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import pc from 'picocolors';
 import {
@@ -18,7 +17,7 @@ import {
   type VerifyProblem,
 } from '../../index.js';
 import { action } from '../action.js';
-import type { CliIo } from '../io.js';
+import { progressBar } from '../progress.js';
 
 export function registerMaintenanceCommands(program: Command): void {
   program
@@ -158,26 +157,4 @@ function problemLine(p: VerifyProblem): string {
 function parseTurns(text: string): number {
   if (!/^[1-9][0-9]{0,8}$/.test(text)) throw new CkptError('INVALID_ARGUMENT', `--keep-turns must be a whole number >= 1, got ${JSON.stringify(text)}`, { value: text });
   return Number(text);
-}
-
-/** A progress bar on an interactive stderr (nothing otherwise). */
-function progressBar(io: CliIo, json: boolean): { update: (p: { phase: string; done: number; total: number }) => void; stop: () => void } {
-  if (json || !io.stderr.isTTY) return { update: () => {}, stop: () => {} };
-  const bar = new cliProgress.SingleBar(
-    { stream: io.stderr as NodeJS.WritableStream as NodeJS.WriteStream, format: ' {phase} [{bar}] {value}/{total}', clearOnComplete: true, hideCursor: true },
-    cliProgress.Presets.shades_classic,
-  );
-  let phase: string | undefined;
-  return {
-    update(p) {
-      if (phase !== p.phase) {
-        if (phase) bar.stop();
-        phase = p.phase;
-        bar.start(p.total, p.done, { phase: p.phase.padEnd(7) });
-      } else bar.update(p.done);
-    },
-    stop: () => {
-      if (phase) bar.stop();
-    },
-  };
 }
