@@ -13,10 +13,9 @@
 import type { StoreContext } from '../context.js';
 import { looseKey } from '../storage/blob-store.js';
 import { packKey } from '../storage/pack-set.js';
-import { join } from 'node:path';
 import { collectLiveSet } from './live-set.js';
 import { removeOrphan } from './orphans.js';
-import { quarantinedId, restoreQuarantined, sweepLoose } from './sweep-loose.js';
+import { quarantinedId, sweepLoose } from './sweep-loose.js';
 import { planGc, takeInventory, type GcOptions, type GcPlan } from './plan-gc.js';
 
 export type GcPhase = 'read' | 'loose' | 'packs' | 'orphans';
@@ -108,11 +107,9 @@ export async function applyGc(ctx: Pick<StoreContext, 'backend' | 'blobs' | 'dir
       done = 0;
       for (const o of plan.orphans) {
         progress({ phase: 'orphans', done: done++, total: plan.orphans.length });
-        const id = quarantinedId(o.key);
+        const id = quarantinedId(o.quarantineOf);
         if (id && live.has(id)) {
-          await restoreQuarantined(join(ctx.dir, ...o.key.split('/')), join(ctx.dir, ...looseKey(id).split('/'))).catch((err: unknown) => {
-            if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-          });
+          await ctx.backend.release(o.key, looseKey(id));
           continue;
         }
         // Not touched since the plan, and still older than the grace period.

@@ -112,7 +112,7 @@ export function planGc(inventory: GcInventory, options: GcOptions = {}): GcPlan 
   }
   const partialCutoff = now - Math.max(graceMs, options.partialPackGraceMs ?? PARTIAL_PACK_GRACE_MS);
   // A live blob left in quarantine by a crashed collector is listed whatever its age: it goes back.
-  const relink = (o: OrphanFile): boolean => live.has(quarantinedId(o.key) ?? '');
+  const relink = (o: OrphanFile): boolean => live.has(quarantinedId(o.quarantineOf) ?? '');
   const orphans = inventory.orphans.filter((o) => relink(o) || o.mtimeMs < (o.kind === 'partial-pack' ? partialCutoff : cutoffMs));
   const packList = [...packs.values()].filter((p) => p.dead.length > 0);
   const deleteCount = loose.length + packList.reduce((n, p) => n + p.dead.length, 0);

@@ -146,6 +146,39 @@ export function runBackendContract(name: string, makeBackend: () => Promise<Cont
       expect(await b.withLock('locks/t', async () => 'again')).toBe('again');
     });
 
+    it('quarantines an object out of its name, releases it back, and lists it as a leftover meanwhile', async () => {
+      await b.write('q/obj', bytes('kept'));
+      expect(await b.quarantine('q/missing')).toBeUndefined();
+      const q = await b.quarantine('q/obj');
+      expect(q?.stat.size).toBe(4);
+      // While quarantined the object is missing: a put writes it anew.
+      expect(await b.read('q/obj')).toBeUndefined();
+      expect(await b.list('q')).toEqual([]);
+      const leftovers = await b.leftovers();
+      expect(leftovers).toEqual([expect.objectContaining({ key: q!.key, bytes: 4, quarantineOf: 'q/obj' })]);
+      await b.release(q!.key, 'q/obj');
+      expect((await b.read('q/obj'))?.toString()).toBe('kept');
+      expect(await b.leftovers()).toEqual([]);
+      // Released over a copy written meanwhile: the copy stays (same content in real use).
+      const q2 = await b.quarantine('q/obj');
+      await b.write('q/obj', bytes('copy'));
+      await b.release(q2!.key, 'q/obj');
+      expect((await b.read('q/obj'))?.toString()).toBe('copy');
+      // A release of something already gone is a no-op.
+      await b.release(q2!.key, 'q/obj');
+    });
+
+    it('removes leftovers only when older than the cutoff', async () => {
+      await b.write('q/obj', bytes('12345'));
+      const q = await b.quarantine('q/obj');
+      expect(await b.removeLeftover(q!.key, 0)).toBe(0);
+      expect(await b.leftovers()).toHaveLength(1);
+      expect(await b.removeLeftover(q!.key, Infinity)).toBe(5);
+      expect(await b.leftovers()).toEqual([]);
+      expect(await b.removeLeftover(q!.key, Infinity)).toBe(0);
+      await expectCode(b.removeLeftover('q/obj', Infinity), 'INVALID_ARGUMENT');
+    });
+
     it('rejects keys that could leave the store', async () => {
       for (const key of ['/etc/passwd', '../x', 'a/../../x', 'a//b', 'a\\b', '', 'a/./b', 'a/', './a']) {
         await expectCode(b.read(key), 'INVALID_ARGUMENT');

@@ -7,6 +7,22 @@ export interface ObjectStat {
   mtimeMs: number;
 }
 
+/** An internal file of the driver that a crash can leave behind (a temp file, a quarantined object). */
+export interface Leftover {
+  /** Its store-relative name (not a valid object key). */
+  key: string;
+  bytes: number;
+  mtimeMs: number;
+  /** For a quarantined object: the key it was taken from. */
+  quarantineOf?: string;
+}
+
+/** An object taken out of its name by `quarantine`. */
+export interface Quarantined {
+  key: string;
+  stat: ObjectStat;
+}
+
 export interface LockOptions {
   /** How long to wait for the lock before failing with LOCKED (default 10 s). */
   timeoutMs?: number;
@@ -42,6 +58,18 @@ export interface StoreBackend {
   list(prefix: string): Promise<string[]>;
   /** Names (not keys) of the direct children under `prefix`, objects and folders alike; sorted. */
   children(prefix: string): Promise<string[]>;
+  /**
+   * Takes an object out of its name into a hidden quarantine (GC deleting without a window for a
+   * concurrent put: while quarantined the object is missing to read/stat/create, so a put writes it
+   * anew). The returned stat is the object's as it was when taken. Undefined when missing.
+   */
+  quarantine(key: string): Promise<Quarantined | undefined>;
+  /** Puts a quarantined object back under `key` (a copy written there meanwhile stays) and drops the quarantine. */
+  release(quarantineKey: string, key: string): Promise<void>;
+  /** The driver's leftovers: temp files of interrupted writes and quarantined objects, with size and mtime. */
+  leftovers(): Promise<Leftover[]>;
+  /** Deletes a leftover if it is still there and last modified before `cutoffMs`; the bytes freed (0 when kept). */
+  removeLeftover(key: string, cutoffMs: number): Promise<number>;
   /**
    * Runs `fn` holding an exclusive cross-process lock named `key`. A lock left by a dead process
    * (SIGKILL) is taken over. Fails with LOCKED when not acquired within the timeout.

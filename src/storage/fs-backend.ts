@@ -1,6 +1,6 @@
 // The local-filesystem driver of StoreBackend: key validation, atomic + durable writes (temp beside
 // the target, fsync, rename, directory fsync), create-if-absent for content-addressed objects,
-// O_NOFOLLOW reads and appends, listing, and cross-process locks (proper-lockfile + an in-process queue).
+// O_NOFOLLOW reads and appends, listing; locks live in fs-lock.ts, leftovers and quarantine in fs-leftovers.ts.
 import { randomBytes } from 'node:crypto';
 import { constants as C } from 'node:fs';
 import * as fsp from 'node:fs/promises';
@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { CkptError, toCkptError } from '../errors.js';
 import type { ObjectStat, StoreBackend } from './backend.js';
 import { LOCK_SUFFIX, withFsLock } from './fs-lock.js';
+import { createFsLeftovers, TEMP_MARK } from './fs-leftovers.js';
 
 export interface FsBackendOptions {
   /** The store directory; every key resolves beneath it. */
@@ -18,8 +19,6 @@ export interface FsBackendOptions {
   lockStaleMs?: number;
 }
 
-/** Temp files this driver creates carry this marker; `list`/`children` skip them and keys may not use it. */
-const TEMP_MARK = '.ckpt-tmp-';
 
 const isMissing = (err: unknown): boolean => {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
@@ -90,6 +89,7 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
 
   return {
     kind: 'fs',
+    ...createFsLeftovers(root, (key) => resolveKey(key)),
 
     async read(key) {
       const abs = resolveKey(key);
