@@ -5,7 +5,7 @@
 import { toCkptError } from '../errors.js';
 import type { WorkspaceContext } from '../context.js';
 import type { PackWriter } from '../storage/pack-writer.js';
-import { gitBlobId } from '../workspace/git-index.js';
+import { gitBlobId } from '../workspace/git-repo.js';
 import { readFilesSync, READ_FAILED, READ_GONE, type ListPool, type ReadBatch } from '../workspace/list-dir.js';
 import { markSkipped, type SkippedList } from './known.js';
 import { FLAG_STAT_UNKNOWN, HASH_GIT, HASH_SHA256, KIND_GONE, type ScanIndex } from './scan-index.js';

@@ -1,13 +1,12 @@
 // Git's own record of a work tree, read in-process (never by spawning git): the `.git/index` file
 // (format v2, v3 and v4; stage-0 entries of regular files and symlinks with their stat data and blob
-// ids) so a first scan can reference git's blobs for files whose stat matches, and git's object store
-// (loose and packed, through isomorphic-git) to copy such a blob into ckpt's store when a later scan
-// finds the file changed. Anything this module cannot parse makes it return undefined: the scan then
-// reads and hashes the files itself.
-import { createHash } from 'node:crypto';
+// ids) so a first scan can reference git's blobs for files whose stat matches. Anything this module
+// cannot parse makes it return undefined: the scan then reads and hashes the files itself. The
+// repository's folders and objects are in git-repo.ts.
 import * as fs from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { findGitTop, readText } from './ignore-rules.js';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import { readText } from './ignore-rules.js';
+import { findGitDirs, type GitDirs } from './git-repo.js';
 
 export interface GitIndexEntry {
   /** Blob id (40 hex). */
@@ -166,31 +165,6 @@ export class GitIndexTable {
     if (Math.abs(this.u32(j, 8) * 1e3 + this.u32(j, 12) / 1e6 - mtimeMs) >= 1e-3) return false;
     return Math.abs(this.u32(j, 0) * 1e3 + this.u32(j, 4) / 1e6 - ctimeMs) < 1e-3;
   }
-}
-
-export interface GitDirs {
-  top: string;
-  gitdir: string;
-  commondir: string;
-}
-
-/** The git folders of the work tree enclosing `root` (a `.git` folder, or a `.git` file of a worktree). */
-export function findGitDirs(root: string): GitDirs | undefined {
-  const top = findGitTop(root);
-  if (top === undefined) return undefined;
-  const dotGit = join(top, '.git');
-  let gitdir = dotGit;
-  try {
-    if (fs.statSync(dotGit).isFile()) {
-      const m = /^gitdir:\s*(.+?)\s*$/m.exec(readText(dotGit) ?? '');
-      if (!m?.[1]) return undefined;
-      gitdir = resolve(top, m[1]);
-    }
-  } catch {
-    return undefined;
-  }
-  const common = readText(join(gitdir, 'commondir'))?.trim();
-  return { top, gitdir, commondir: common ? resolve(gitdir, common) : gitdir };
 }
 
 /** Reads the git index of the work tree enclosing `root`; undefined when there is none or it is not understood. */
@@ -354,24 +328,4 @@ export function parseGitIndexTable(data: Buffer, prefix = ''): GitIndexTable | u
 
 function readU32(d: Uint8Array, o: number): number {
   return (((d[o] as number) << 24) | ((d[o + 1] as number) << 16) | ((d[o + 2] as number) << 8) | (d[o + 3] as number)) >>> 0;
-}
-
-/** Git's blob id of `data`. */
-export function gitBlobId(data: Uint8Array): string {
-  return createHash('sha1').update(`blob ${data.length}\0`).update(data).digest('hex');
-}
-
-/**
- * Reads a blob from git's object store (loose or packed) and verifies it hashes to `oid`; undefined
- * when it is missing, unreadable or does not match.
- */
-export async function readGitBlob(objectsGitdir: string, oid: string): Promise<Buffer | undefined> {
-  try {
-    const git = await import('isomorphic-git');
-    const { blob } = await git.readBlob({ fs, gitdir: objectsGitdir, oid });
-    const data = Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength);
-    return gitBlobId(data) === oid ? data : undefined;
-  } catch {
-    return undefined;
-  }
 }
