@@ -1,4 +1,4 @@
-// Scan progress: the read-and-store phase reports how many of the files to read are done.
+// Progress reports of long operations: the scan's read-and-store phase and a restore's staging.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -27,4 +27,18 @@ it('reports storing progress up to the number of files read', async () => {
   const quiet: unknown[] = [];
   await session.scan({ racyMs: 0, onProgress: (p) => quiet.push(p) });
   expect(quiet).toEqual([]);
+});
+
+it('a restore reports staging progress up to the number of files written', async () => {
+  for (let i = 0; i < 20; i++) await writeFile(join(dirs.workspace, `g${i}.txt`), `v1 ${i}\n`);
+  const paths = Array.from({ length: 20 }, (_, i) => `g${i}.txt`);
+  await session.turn();
+  await session.capture(paths);
+  for (const p of paths) await writeFile(join(dirs.workspace, p), 'v2\n');
+  await session.settle(paths);
+  const seen: { phase: string; done: number; total: number }[] = [];
+  const r = await session.restore('1', { onProgress: (p) => seen.push(p) });
+  expect(r.restored).toHaveLength(20);
+  expect(seen.map((p) => p.done)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+  expect(seen.every((p) => p.phase === 'staging' && p.total === 20)).toBe(true);
 });

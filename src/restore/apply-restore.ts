@@ -46,6 +46,8 @@ export interface ApplyRestoreOptions {
   dryRun?: boolean;
   /** Reason recorded on the recovery capture, e.g. `restore to 3`. */
   reason: string;
+  /** Called as files are staged (the long part of a big restore), for progress bars. */
+  onProgress?: (progress: { phase: string; done: number; total: number }) => void;
 }
 
 const RECOVERY_SLICE = 32;
@@ -112,7 +114,7 @@ export async function applyRestore(session: Session, tx: EventLogTx, options: Ap
   const ctx = { root, blobs: session.ctx.blobs, id };
   let staged;
   try {
-    staged = await stageAll(ctx, entries, 'strict');
+    staged = await stageAll(ctx, entries, 'strict', options.onProgress);
   } catch (err) {
     await removeEmptyFolders(root, stageDirs);
     const code = err instanceof CkptError ? err.code : 'INTERNAL';

@@ -19,6 +19,8 @@ export interface RestoreOptions {
   force?: boolean;
   /** Plan only: nothing is recorded or changed; the result carries the plan. */
   dryRun?: boolean;
+  /** Called as files are staged (the long part of a big restore), for progress bars. */
+  onProgress?: (progress: { phase: string; done: number; total: number }) => void;
 }
 
 export interface RestoreInTxOptions {
@@ -29,6 +31,7 @@ export interface RestoreInTxOptions {
   force?: boolean;
   dryRun?: boolean;
   reason: string;
+  onProgress?: RestoreOptions['onProgress'];
 }
 
 /** Resolves filter inputs to workspace-relative paths (PATH_ESCAPE for anything outside the root). */
@@ -54,7 +57,7 @@ export async function planAgainstWorkspace(
 /** Plans and applies inside a transaction on `session` (where the restore is recorded). */
 export async function restoreInTx(session: Session, tx: EventLogTx, options: RestoreInTxOptions): Promise<RestoreResult> {
   const { plan, present } = await planAgainstWorkspace(session, options.events, options.tag, options.filter);
-  return applyRestore(session, tx, { to: options.tag, plan, present, force: options.force, dryRun: options.dryRun, reason: options.reason });
+  return applyRestore(session, tx, { to: options.tag, plan, present, force: options.force, dryRun: options.dryRun, reason: options.reason, onProgress: options.onProgress });
 }
 
 /**
@@ -71,6 +74,7 @@ export async function restore(session: Session, tag: string, options: RestoreOpt
       filter,
       force: options.force,
       dryRun: options.dryRun,
+      onProgress: options.onProgress,
       reason: filter ? `restore to ${tag}: ${filter.join(' ')}` : `restore to ${tag}`,
     });
   });

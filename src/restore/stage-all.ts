@@ -17,10 +17,20 @@ export interface StagedPlan {
   failed: SkippedPath[];
 }
 
-export async function stageAll(ctx: StageContext, entries: readonly PlannedEntry[], mode: 'strict' | 'lenient'): Promise<StagedPlan> {
+export async function stageAll(
+  ctx: StageContext,
+  entries: readonly PlannedEntry[],
+  mode: 'strict' | 'lenient',
+  onProgress?: (progress: { phase: string; done: number; total: number }) => void,
+): Promise<StagedPlan> {
   if (mode === 'strict') {
     try {
-      const staged = await mapLimit(entries, STAGE_PARALLELISM, (e, i) => stageEntry(ctx, e, i));
+      let done = 0;
+      const staged = await mapLimit(entries, STAGE_PARALLELISM, async (e, i) => {
+        const path = await stageEntry(ctx, e, i);
+        onProgress?.({ phase: 'staging', done: ++done, total: entries.length });
+        return path;
+      });
       return { entries: [...entries], staged, failed: [] };
     } catch (err) {
       await removeStaged(ctx.root, entries.map((e) => e.path), ctx.id).catch(() => {});

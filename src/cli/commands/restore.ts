@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import pc from 'picocolors';
 import { CkptError, restore, rewind, undoPath, type RestoreResult } from '../../index.js';
 import { action } from '../action.js';
+import { progressBar } from '../progress.js';
 import type { CliIo, Output } from '../io.js';
 
 interface RestoreFlags {
@@ -26,8 +27,15 @@ export function registerRestoreCommands(program: Command): void {
         const flags = opts as RestoreFlags;
         const session = await ctx.session();
         const list = paths as string[];
-        const run = (dryRun: boolean) => restore(session, tag as string, { paths: list.length ? list : undefined, cwd: ctx.io.cwd, force: flags.force, dryRun });
-        const result = await confirmThenRun(ctx.io, out, flags, run);
+        const bar = progressBar(ctx.io, out.json);
+        const run = (dryRun: boolean) =>
+          restore(session, tag as string, { paths: list.length ? list : undefined, cwd: ctx.io.cwd, force: flags.force, dryRun, onProgress: bar.update });
+        let result;
+        try {
+          result = await confirmThenRun(ctx.io, out, flags, run);
+        } finally {
+          bar.stop();
+        }
         out.result(publicResult(result), humanResult);
       }),
     );
