@@ -14,7 +14,8 @@ export interface DemoReport {
   steps: { step: string; detail: Record<string, unknown> }[];
 }
 
-export async function runDemo(store: Store, say: (line: string) => void): Promise<DemoReport> {
+/** `command` is how the reader runs ckpt (printed in the closing hint). */
+export async function runDemo(store: Store, say: (line: string) => void, command = 'ckpt'): Promise<DemoReport> {
   const root = await mkdtemp(join(tmpdir(), 'ckpt-demo-'));
   const report: DemoReport = { workspace: root, store: store.dir, session: '', steps: [] };
   const step = (name: string, text: string, detail: Record<string, unknown> = {}) => {
@@ -69,7 +70,7 @@ export async function runDemo(store: Store, say: (line: string) => void): Promis
 
   const log = await session.checkpoints();
   step('log', `\nckpt log\n${log.map((c) => `  ${c.tag.padEnd(5)} ${c.tool.padEnd(8)} ${c.files.map((f) => `${f.path}(${f.state})`).join(' ')}`).join('\n')}`, { checkpoints: log.length });
-  say(`\nAll steps checked. Try it yourself: cd ${root} && ckpt log`);
+  say(`\nAll steps checked. Explore it yourself: cd ${root} && ${command} --store ${store.dir} log`);
   return report;
 }
 

@@ -10,7 +10,9 @@ export function registerDemoCommand(program: Command): void {
     .description('run a scripted agent session in a scratch folder and show what ckpt records and restores')
     .action(
       action(async (_args, ctx, out) => {
-        const report = await runDemo(await ctx.store(), (line) => (out.json ? undefined : ctx.io.stdout.write(`${line}\n`)));
+        // How this process was started, so the closing hint can be pasted as is.
+        const command = process.argv[1] ? `node ${process.argv[1]}` : 'ckpt';
+        const report = await runDemo(await ctx.store(), (line) => (out.json ? undefined : ctx.io.stdout.write(`${line}\n`)), command);
         out.result(report, () => '');
       }),
     );
