@@ -9,6 +9,7 @@ import { CkptError, toCkptError } from '../errors.js';
 import type { ObjectStat, StoreBackend } from './backend.js';
 import { LOCK_SUFFIX, withFsLock } from './fs-lock.js';
 import { createFsLeftovers, TEMP_MARK } from './fs-leftovers.js';
+import { walkFiles } from './fs-walk.js';
 
 export interface FsBackendOptions {
   /** The store directory; every key resolves beneath it. */
@@ -222,8 +223,7 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
 
     async list(prefix) {
       const base = resolveKey(prefix, true);
-      const out: string[] = [];
-      await walk(base, out);
+      const out = await walkFiles(base, (name) => !isInternalName(name), (name) => !isInternalName(name));
       return out.map((abs) => path.relative(root, abs).split(path.sep).join('/')).sort(compareKeys);
     },
 
@@ -343,20 +343,4 @@ async function ensureDir(dir: string): Promise<void> {
     }
   }
   await fsyncDir(path.dirname(dir));
-}
-
-async function walk(dir: string, out: string[]): Promise<void> {
-  let entries;
-  try {
-    entries = await fsp.readdir(dir, { withFileTypes: true });
-  } catch (err) {
-    if (isMissing(err)) return;
-    throw toCkptError(err, `list ${dir}`);
-  }
-  for (const e of entries) {
-    if (isInternalName(e.name)) continue;
-    const abs = path.join(dir, e.name);
-    if (e.isDirectory()) await walk(abs, out);
-    else if (e.isFile()) out.push(abs);
-  }
 }

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { CkptError, toCkptError } from '../errors.js';
 import type { Leftover, Quarantined } from './backend.js';
 import { LOCK_SUFFIX } from './fs-lock.js';
+import { walkFiles } from './fs-walk.js';
 
 /** Temp files this driver creates carry this marker; listings skip them and object keys may not use it. */
 export const TEMP_MARK = '.ckpt-tmp-';
@@ -44,30 +45,6 @@ export function createFsLeftovers(root: string, resolveKey: (key: string) => str
     return `${key.slice(0, slash + 1)}${name.slice(1, at)}`;
   }
 
-  async function walk(dir: string, out: Leftover[]): Promise<void> {
-    let entries;
-    try {
-      entries = await fsp.readdir(dir, { withFileTypes: true });
-    } catch (err) {
-      if (isMissing(err)) return;
-      throw toCkptError(err, `list ${dir}`);
-    }
-    for (const e of entries) {
-      const abs = path.join(dir, e.name);
-      if (e.isDirectory() && !e.name.endsWith(LOCK_SUFFIX)) await walk(abs, out);
-      else if (e.isFile() && e.name.includes(TEMP_MARK)) {
-        try {
-          const st = await fsp.lstat(abs);
-          const key = toKey(abs);
-          const of = quarantineOf(key);
-          out.push({ key, bytes: st.size, mtimeMs: st.mtimeMs, ...(of ? { quarantineOf: of } : {}) });
-        } catch (err) {
-          if (!isMissing(err)) throw toCkptError(err, `stat ${abs}`);
-        }
-      }
-    }
-  }
-
   return {
     async quarantine(key) {
       const abs = resolveKey(key);
@@ -103,7 +80,16 @@ export function createFsLeftovers(root: string, resolveKey: (key: string) => str
 
     async leftovers() {
       const out: Leftover[] = [];
-      await walk(root, out);
+      for (const abs of await walkFiles(root, (name) => name.includes(TEMP_MARK), (name) => !name.endsWith(LOCK_SUFFIX))) {
+        try {
+          const st = await fsp.lstat(abs);
+          const key = toKey(abs);
+          const of = quarantineOf(key);
+          out.push({ key, bytes: st.size, mtimeMs: st.mtimeMs, ...(of ? { quarantineOf: of } : {}) });
+        } catch (err) {
+          if (!isMissing(err)) throw toCkptError(err, `stat ${abs}`);
+        }
+      }
       return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     },
 

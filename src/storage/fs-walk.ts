@@ -1,0 +1,25 @@
+// A recursive listing of regular files under a folder of the store, for the filesystem driver's
+// `list` and its leftovers: the caller chooses which folders to enter and which names to keep.
+import * as fsp from 'node:fs/promises';
+import * as path from 'node:path';
+import { toCkptError } from '../errors.js';
+
+const isMissing = (err: unknown): boolean => ['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException | undefined)?.code ?? '');
+
+/** Absolute paths of the regular files under `dir` whose names `keep` accepts; missing `dir` lists nothing. */
+export async function walkFiles(dir: string, keep: (name: string) => boolean, enter: (name: string) => boolean, out: string[] = []): Promise<string[]> {
+  let entries;
+  try {
+    entries = await fsp.readdir(dir, { withFileTypes: true });
+  } catch (err) {
+    if (isMissing(err)) return out;
+    throw toCkptError(err, `list ${dir}`);
+  }
+  for (const e of entries) {
+    const abs = path.join(dir, e.name);
+    if (e.isDirectory()) {
+      if (enter(e.name)) await walkFiles(abs, keep, enter, out);
+    } else if (e.isFile() && keep(e.name)) out.push(abs);
+  }
+  return out;
+}
