@@ -2,14 +2,10 @@
 // plan rule, same drift gate, same journal and recovery capture, same result shape.
 import type { Session } from '../session/session.js';
 import type { RestoreResult } from './apply-restore.js';
-import { restore } from './restore.js';
+import { restore, type RestoreOptions } from './restore.js';
 
-export interface UndoPathOptions {
-  force?: boolean;
-  dryRun?: boolean;
-  /** Folder a relative `path` is resolved from (default: the workspace root). */
-  cwd?: string;
-}
+/** The restore options but the path filter (`cwd`: folder a relative `path` is resolved from). */
+export type UndoPathOptions = Omit<RestoreOptions, 'paths'>;
 
 /** Restores `path` (a file; a folder restores what lies beneath it) to its state at `tag`. */
 export function undoPath(session: Session, tag: string, path: string, options: UndoPathOptions = {}): Promise<RestoreResult> {

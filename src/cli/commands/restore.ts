@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import pc from 'picocolors';
 import { CkptError, restore, rewind, undoPath, type RestoreResult } from '../../index.js';
 import { action } from '../action.js';
-import { progressBar } from '../progress.js';
+import { progressBar, type Progress } from '../progress.js';
 import type { CliIo, Output } from '../io.js';
 
 interface RestoreFlags {
@@ -27,15 +27,9 @@ export function registerRestoreCommands(program: Command): void {
         const flags = opts as RestoreFlags;
         const session = await ctx.session();
         const list = paths as string[];
-        const bar = progressBar(ctx.io, out.json);
-        const run = (dryRun: boolean) =>
-          restore(session, tag as string, { paths: list.length ? list : undefined, cwd: ctx.io.cwd, force: flags.force, dryRun, onProgress: bar.update });
-        let result;
-        try {
-          result = await confirmThenRun(ctx.io, out, flags, run);
-        } finally {
-          bar.stop();
-        }
+        const result = await confirmThenRun(ctx.io, out, flags, (dryRun, onProgress) =>
+          restore(session, tag as string, { paths: list.length ? list : undefined, cwd: ctx.io.cwd, force: flags.force, dryRun, onProgress }),
+        );
         out.result(publicResult(result), humanResult);
       }),
     );
@@ -50,8 +44,9 @@ export function registerRestoreCommands(program: Command): void {
       action(async ([tag, path, opts], ctx, out) => {
         const flags = opts as RestoreFlags;
         const session = await ctx.session();
-        const run = (dryRun: boolean) => undoPath(session, tag as string, path as string, { cwd: ctx.io.cwd, force: flags.force, dryRun });
-        const result = await confirmThenRun(ctx.io, out, flags, run);
+        const result = await confirmThenRun(ctx.io, out, flags, (dryRun, onProgress) =>
+          undoPath(session, tag as string, path as string, { cwd: ctx.io.cwd, force: flags.force, dryRun, onProgress }),
+        );
         out.result(publicResult(result), humanResult);
       }),
     );
@@ -67,8 +62,7 @@ export function registerRestoreCommands(program: Command): void {
       action(async ([tag, opts], ctx, out) => {
         const flags = opts as RestoreFlags;
         const session = await ctx.session();
-        const run = (dryRun: boolean) => rewind(session, tag as string, { fork: flags.fork, force: flags.force, dryRun });
-        const result = await confirmThenRun(ctx.io, out, flags, run);
+        const result = await confirmThenRun(ctx.io, out, flags, (dryRun) => rewind(session, tag as string, { fork: flags.fork, force: flags.force, dryRun }));
         out.result({ ...publicResult(result), watermark: result.watermark, session: result.session, ...(result.forked ? { forked: true } : {}) }, (r) =>
           `${humanResult(r)}\nconversation watermark: turn ${r.watermark.turn}, ${r.watermark.messageCount ?? '?'} messages${r.forked ? `\ncontinuing in fork ${r.session}` : ''}`,
         );
@@ -76,12 +70,26 @@ export function registerRestoreCommands(program: Command): void {
     );
 }
 
-/** Shows the plan and asks on an interactive terminal unless --yes/--dry-run; then runs for real. */
-async function confirmThenRun<R extends RestoreResult>(io: CliIo, out: Output, flags: RestoreFlags, run: (dryRun: boolean) => Promise<R>): Promise<R> {
+type RunRestore<R> = (dryRun: boolean, onProgress?: (p: Progress) => void) => Promise<R>;
+
+/**
+ * Shows the plan and asks on an interactive terminal unless --yes/--dry-run; then runs for real,
+ * with a progress bar on a terminal.
+ */
+async function confirmThenRun<R extends RestoreResult>(io: CliIo, out: Output, flags: RestoreFlags, run: RunRestore<R>): Promise<R> {
   if (flags.dryRun) return run(true);
-  if (!out.interactive || flags.yes) return run(false);
-  const preview = await run(true);
-  if (preview.restored.length + preview.deleted.length === 0) return run(false);
+  if (out.interactive && !flags.yes) await confirm(io, await run(true));
+  const bar = progressBar(io, out.json);
+  try {
+    return await run(false, bar.update);
+  } finally {
+    bar.stop();
+  }
+}
+
+/** Asks before a restore that changes anything; cancelling throws and changes nothing. */
+async function confirm(io: CliIo, preview: RestoreResult): Promise<void> {
+  if (preview.restored.length + preview.deleted.length === 0) return;
   io.stderr.write(`${humanPlan(preview)}\n`);
   const rl = createInterface({ input: io.stdin, output: io.stderr });
   try {
@@ -90,7 +98,6 @@ async function confirmThenRun<R extends RestoreResult>(io: CliIo, out: Output, f
   } finally {
     rl.close();
   }
-  return run(false);
 }
 
 /** The §9 result fields, in order, plus what a script may find useful. */
