@@ -2,24 +2,16 @@
 // events (never deleted) with the message-count watermark of the tag; `--fork` leaves the session
 // as it is and records the restore in a fork at the tag. Also recovery-on-open of abandoned restores.
 import { readFile } from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isCkptError } from '../src/errors.js';
 import { liveEvents, pendingRecovery, restore, rewind } from '../src/restore/index.js';
 import { stagePath } from '../src/restore/stage.js';
 import { eventTypes, makeWorld, snapshot, stagingLeft, type World } from './fixtures/restore-world.js';
+import { useWorlds } from './helpers/worlds.js';
 import { writeFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
-let worlds: World[] = [];
-async function world(): Promise<World> {
-  const w = await makeWorld();
-  worlds.push(w);
-  return w;
-}
-afterEach(async () => {
-  for (const w of worlds) await w.dirs.cleanup();
-  worlds = [];
-});
+const world = useWorlds(makeWorld);
 
 const say = (w: World, text: string) => w.session.append([{ type: 'message', role: 'user', text }]);
 const texts = (events: { [key: string]: unknown }[]) => events.map((e) => e.text);

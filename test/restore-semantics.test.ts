@@ -3,21 +3,13 @@
 // symlinks, exact modes, symlinked parents, fail-closed blobs, dry runs and path filters.
 import { readdir, readFile, stat, writeFile, mkdir, symlink, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { exitCodeOf, isCkptError } from '../src/errors.js';
 import { restore, undoPath } from '../src/restore/index.js';
-import { eventTypes, makeWorld, snapshot, stagingLeft, type World } from './fixtures/restore-world.js';
+import { eventTypes, makeWorld, snapshot, stagingLeft } from './fixtures/restore-world.js';
+import { useWorlds } from './helpers/worlds.js';
 
-let worlds: World[] = [];
-async function world(options?: Parameters<typeof makeWorld>[0]): Promise<World> {
-  const w = await makeWorld(options);
-  worlds.push(w);
-  return w;
-}
-afterEach(async () => {
-  for (const w of worlds) await w.dirs.cleanup();
-  worlds = [];
-});
+const world = useWorlds(makeWorld);
 
 async function caught(p: Promise<unknown>): Promise<unknown> {
   try {

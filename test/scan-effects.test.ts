@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { chmod, lstat, mkdir, readFile, rename, stat, utimes } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CaptureEvent, SettleEvent } from '../src/format/event.js';
 import { capture } from '../src/capture/capture.js';
 import { settle } from '../src/capture/settle.js';
@@ -12,17 +12,9 @@ import { startTurn } from '../src/capture/turn.js';
 import { restore } from '../src/restore/index.js';
 import { scan } from '../src/scan/index.js';
 import { makeScanWorld, treeOf, type ScanWorld } from './fixtures/scan-world.js';
+import { useWorlds } from './helpers/worlds.js';
 
-let worlds: ScanWorld[] = [];
-async function world(options?: Parameters<typeof makeScanWorld>[0]): Promise<ScanWorld> {
-  const w = await makeScanWorld(options);
-  worlds.push(w);
-  return w;
-}
-afterEach(async () => {
-  for (const w of worlds) await w.dirs.cleanup();
-  worlds = [];
-});
+const world = useWorlds(makeScanWorld);
 
 async function captures(w: ScanWorld): Promise<CaptureEvent[]> {
   return (await w.session.events()).filter((e): e is CaptureEvent => e.type === 'capture');

@@ -5,23 +5,15 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { chmod, utimes } from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CaptureEvent } from '../src/format/event.js';
 import { restore } from '../src/restore/index.js';
 import { scan } from '../src/scan/index.js';
 import { loadGitIndex, parseGitIndex } from '../src/workspace/git-index.js';
 import { makeScanWorld, treeOf, type ScanWorld } from './fixtures/scan-world.js';
+import { useWorlds } from './helpers/worlds.js';
 
-let worlds: ScanWorld[] = [];
-async function world(options: { maxBlobBytes?: number } = {}): Promise<ScanWorld> {
-  const w = await makeScanWorld(options);
-  worlds.push(w);
-  return w;
-}
-afterEach(async () => {
-  for (const w of worlds) await w.dirs.cleanup();
-  worlds = [];
-});
+const world = useWorlds(makeScanWorld);
 
 /** Ages every work-tree file so git's index entries are not racily clean, then refreshes git's index. */
 async function settleGit(w: ScanWorld, paths: string[]): Promise<void> {
