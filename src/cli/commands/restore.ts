@@ -1,7 +1,7 @@
 // `ckpt restore|undo|rewind` (DESIGN §9). On a terminal the plan is shown and confirmed first
 // (`--yes` skips the question); without a terminal they act, since hooks and scripts call them.
 import { createInterface } from 'node:readline/promises';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import pc from 'picocolors';
 import { CkptError, restore, rewind, undoPath, type RestoreResult } from '../../index.js';
 import { action } from '../action.js';
@@ -15,13 +15,16 @@ interface RestoreFlags {
   fork?: boolean;
 }
 
+const DRY_RUN = new Option('--dry-run', 'show the plan, change nothing');
+const YES = new Option('-y, --yes', 'do not ask for confirmation on a terminal');
+
 export function registerRestoreCommands(program: Command): void {
   program
     .command('restore <tag> [paths...]')
     .description('put the workspace (or the paths given) back to how it was at TAG; prints the tag that undoes it')
-    .option('--dry-run', 'show the plan, change nothing')
+    .addOption(DRY_RUN)
     .option('--force', 'overwrite paths changed since ckpt last recorded them (their content is kept for undo)')
-    .option('-y, --yes', 'do not ask for confirmation on a terminal')
+    .addOption(YES)
     .action(
       action(async ([tag, paths, opts], ctx, out) => {
         const flags = opts as RestoreFlags;
@@ -37,9 +40,9 @@ export function registerRestoreCommands(program: Command): void {
   program
     .command('undo <tag> <path>')
     .description('restore one file (or folder) to its state at TAG')
-    .option('--dry-run', 'show the plan, change nothing')
+    .addOption(DRY_RUN)
     .option('--force', 'overwrite it even if it changed since ckpt last recorded it')
-    .option('-y, --yes', 'do not ask for confirmation on a terminal')
+    .addOption(YES)
     .action(
       action(async ([tag, path, opts], ctx, out) => {
         const flags = opts as RestoreFlags;
@@ -55,9 +58,9 @@ export function registerRestoreCommands(program: Command): void {
     .command('rewind <tag>')
     .description('restore to TAG and move the conversation back to it (or fork there with --fork)')
     .option('--fork', 'leave this session as it is and continue in a new fork at TAG')
-    .option('--dry-run', 'show the plan, change nothing')
+    .addOption(DRY_RUN)
     .option('--force', 'overwrite paths changed since ckpt last recorded them')
-    .option('-y, --yes', 'do not ask for confirmation on a terminal')
+    .addOption(YES)
     .action(
       action(async ([tag, opts], ctx, out) => {
         const flags = opts as RestoreFlags;
