@@ -1,6 +1,11 @@
-// Lint: typescript-eslint's recommended type-aware-free rules over sources, tests and the bench.
+// Lint: typescript-eslint's recommended type-aware-free rules over sources, tests and the bench,
+// plus the layering of DESIGN §8: adapters reach the core only through src/index.ts, and the core
+// never imports an adapter. (Import cycles are checked by `npm run cycles`.)
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+/** Adapter folders (thin layers over the public API); demo is the CLI's scripted session. */
+const ADAPTERS = ['cli', 'hooks', 'mcp', 'http', 'web', 'demo'];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**'] },
@@ -9,6 +14,18 @@ export default tseslint.config(
   {
     files: ['bin/**/*.js'],
     languageOptions: { globals: { process: 'readonly' } },
+  },
+  {
+    files: ['src/**/*.ts'],
+    ignores: ADAPTERS.map((a) => `src/${a}/**`),
+    rules: { 'no-restricted-imports': ['error', { patterns: ADAPTERS.map((a) => ({ group: [`**/${a}/**`], message: 'the core never imports an adapter (DESIGN §8)' })) }] },
+  },
+  {
+    files: ADAPTERS.map((a) => `src/${a}/**/*.ts`),
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./(\\.\\./)?(api|capture|format|gc|history|restore|scan|session|storage|workspace)/', message: 'adapters use the public API (src/index.ts) only (DESIGN §8)' }] }],
+    },
   },
   {
     rules: {

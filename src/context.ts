@@ -3,7 +3,12 @@
 import type { EventEmitter } from 'node:events';
 import type { StoreBackend } from './storage/backend.js';
 import type { BlobStore } from './storage/blob-store.js';
-import type { RetentionPolicy } from './gc/prune.js';
+
+/** A retention policy: undefined fields mean "no limit of that kind". */
+export interface RetentionPolicy {
+  keepTurns?: number;
+  olderThanMs?: number;
+}
 
 export interface CkptOptions {
   /** Largest file content captured (bytes); larger files are recorded as `skipped` (default 16 MiB). */

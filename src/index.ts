@@ -12,7 +12,8 @@
 
 export { openStore, defaultStoreDir, type OpenStoreOptions, type Store, type Workspace } from './store.js';
 export { CkptError, ERROR_CODES, exitCodeOf, httpStatusOf, isCkptError, toCkptError, type ErrorCode } from './errors.js';
-export { Session } from './session/session.js';
+export { Session } from './api/session.js';
+export { SessionHandle } from './session/session-handle.js';
 export type { SessionMetadata } from './session/metadata.js';
 export type { CreateSessionOptions, ForkOptions, SessionTreeNode } from './session/session-store.js';
 export { parseTag, formatTag, compareTags, isTag, type Tag } from './format/tag.js';

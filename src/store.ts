@@ -9,6 +9,8 @@ import type { CkptOptions, StoreContext, WorkspaceContext } from './context.js';
 import { createFsBackend } from './storage/fs-backend.js';
 import { createBlobStore } from './storage/blob-store.js';
 import { createSessionStore, type SessionStore } from './session/session-store.js';
+import { Session } from './api/session.js';
+import { recoverSession } from './restore/recover.js';
 import { resolveWorkspace } from './workspace/workspace-id.js';
 
 export const STORE_FORMAT = 1;
@@ -19,7 +21,7 @@ export interface OpenStoreOptions extends Partial<CkptOptions> {
   dir?: string;
 }
 
-export interface Workspace extends SessionStore {
+export interface Workspace extends SessionStore<Session> {
   /** 20-hex store id of the workspace. */
   readonly id: string;
   /** Real path of the workspace root. */
@@ -71,7 +73,16 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
       const info = Buffer.from(`${JSON.stringify({ root: identity.root, createdAt: new Date().toISOString() })}\n`);
       await backend.create(`${key}/workspace.json`, info);
       const wctx: WorkspaceContext = { ...ctx, workspace: { ...identity, key } };
-      return Object.assign(createSessionStore(wctx), { id: identity.id, root: identity.root, ctx: wctx });
+      const sessions = createSessionStore(wctx, (c, id) => new Session(c, id));
+      return {
+        ...sessions,
+        // Opening a session finishes (or abandons) an interrupted restore before anything else (DESIGN §4).
+        get: async (id) => recoverSession(await sessions.get(id)),
+        latest: async () => recoverSession(await sessions.latest()),
+        id: identity.id,
+        root: identity.root,
+        ctx: wctx,
+      };
     },
     listWorkspaces: async () => {
       const out: { id: string; root: string; createdAt: string }[] = [];

@@ -10,7 +10,7 @@ import { exitCodeOf } from '../src/errors.js';
 import type { EventBase } from '../src/format/event.js';
 import { restore } from '../src/restore/index.js';
 import { prune, prunePoint, resolveRetention, runGc, verify } from '../src/gc/index.js';
-import type { Session } from '../src/session/session.js';
+import type { Session } from '../src/api/session.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 import { ageStore, edit } from './fixtures/gc-helpers.js';
 

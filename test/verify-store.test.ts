@@ -10,7 +10,7 @@ import { exitCodeOf } from '../src/errors.js';
 import { restore } from '../src/restore/index.js';
 import { createEventLog } from '../src/storage/event-log.js';
 import { verify } from '../src/gc/verify.js';
-import type { Session } from '../src/session/session.js';
+import type { Session } from '../src/api/session.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 import { edit, runCliInProcess } from './fixtures/gc-helpers.js';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDirs, type TempDirs } from '../../test/helpers/temp.js';
 import { openStore, type Workspace } from '../store.js';
-import type { Session } from '../session/session.js';
+import type { Session } from '../api/session.js';
 import type { CaptureEvent, SettleEvent } from '../format/event.js';
 
 let dirs: TempDirs;

@@ -5,7 +5,7 @@ import { lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { CaptureEvent, FileImage, NewEvent } from '../format/event.js';
 import { captureTag } from '../format/tag.js';
-import type { Session } from '../session/session.js';
+import type { SessionHandle } from '../session/session-handle.js';
 import { replay, type ReplayState } from '../session/replay.js';
 import { readImage } from '../workspace/read-image.js';
 import { resolveBeneath } from '../workspace/resolve-path.js';
@@ -29,7 +29,7 @@ export interface CaptureResult {
 }
 
 /** Resolves every input beneath the root before anything is stored: one escape fails the whole call. */
-export async function resolveInputs(session: Session, inputs: readonly string[], cwd?: string): Promise<{ rel: string; abs: string }[]> {
+export async function resolveInputs(session: SessionHandle, inputs: readonly string[], cwd?: string): Promise<{ rel: string; abs: string }[]> {
   const resolved = new Map<string, { rel: string; abs: string }>();
   for (const input of inputs) {
     const r = await resolveBeneath(session.workspaceRoot, input, cwd ?? session.workspaceRoot);
@@ -39,7 +39,7 @@ export async function resolveInputs(session: Session, inputs: readonly string[],
 }
 
 /** Reads the present images of resolved paths, storing content (durably) in the blob store. */
-export async function readImages(session: Session, paths: readonly { rel: string; abs: string }[]): Promise<FileImage[]> {
+export async function readImages(session: SessionHandle, paths: readonly { rel: string; abs: string }[]): Promise<FileImage[]> {
   const { blobs, options } = session.ctx;
   const images: FileImage[] = [];
   for (const p of paths) {
@@ -79,7 +79,7 @@ export function nextCaptureEvent(state: ReplayState, images: FileImage[], fields
  * sessions of the workspace found on the way, and — when `after` is given (a scan) — the settle of
  * the same paths in the same transaction.
  */
-export async function appendCapture(session: Session, images: FileImage[], fields: CaptureFields & { after?: FileImage[] }): Promise<CaptureEvent> {
+export async function appendCapture(session: SessionHandle, images: FileImage[], fields: CaptureFields & { after?: FileImage[] }): Promise<CaptureEvent> {
   return session.transaction(async (tx) => {
     const state = replay(await tx.read());
     const event = nextCaptureEvent(state, images, fields);
@@ -90,7 +90,7 @@ export async function appendCapture(session: Session, images: FileImage[], field
   });
 }
 
-export async function capture(session: Session, inputs: readonly string[], options: CaptureOptions = {}): Promise<CaptureResult> {
+export async function capture(session: SessionHandle, inputs: readonly string[], options: CaptureOptions = {}): Promise<CaptureResult> {
   const paths = await resolveInputs(session, inputs, options.cwd);
   if (!session.ctx.options.captureEnabled) return { tag: null, files: [], disabled: true };
   const images = await readImages(session, paths);

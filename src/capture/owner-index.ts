@@ -2,7 +2,7 @@
 // and the state it left. It survives restarts (workspaces/<wid>/owners.json, written atomically under
 // its own lock) and lets a capture in one session notice that another session changed a path since.
 import type { FileImage, NewEvent } from '../format/event.js';
-import type { Session } from '../session/session.js';
+import type { SessionHandle } from '../session/session-handle.js';
 import type { ReplayState } from '../session/replay.js';
 import { sameImage } from '../workspace/read-image.js';
 
@@ -24,11 +24,11 @@ export function imageKey(image: FileImage | null | undefined): string | null {
   return image.state;
 }
 
-function ownersKey(session: Session): string {
+function ownersKey(session: SessionHandle): string {
   return `${session.ctx.workspace.key}/owners.json`;
 }
 
-export async function readOwners(session: Session): Promise<OwnerMap> {
+export async function readOwners(session: SessionHandle): Promise<OwnerMap> {
   const raw = await session.ctx.backend.read(ownersKey(session));
   if (!raw) return {};
   try {
@@ -39,7 +39,7 @@ export async function readOwners(session: Session): Promise<OwnerMap> {
 }
 
 /** Records that `session` left `images` as the present state of their paths. */
-export async function recordOwnership(session: Session, images: readonly FileImage[]): Promise<void> {
+export async function recordOwnership(session: SessionHandle, images: readonly FileImage[]): Promise<void> {
   const recorded = images.filter((i) => i.state !== 'skipped');
   if (recorded.length === 0) return;
   const { backend } = session.ctx;
@@ -58,7 +58,7 @@ export async function recordOwnership(session: Session, images: readonly FileIma
  * whose present state differs from what this session last recorded. Listeners in this process are
  * notified; the returned events are appended with the capture.
  */
-export async function detectConflicts(session: Session, state: ReplayState, images: readonly FileImage[]): Promise<NewEvent[]> {
+export async function detectConflicts(session: SessionHandle, state: ReplayState, images: readonly FileImage[]): Promise<NewEvent[]> {
   const candidates = images.filter((i) => {
     const known = state.known.get(i.path);
     return known && i.state !== 'skipped' && !sameImage(known, i);

@@ -4,7 +4,7 @@
 import { CkptError } from '../errors.js';
 import type { FileImage } from '../format/event.js';
 import { parseTag } from '../format/tag.js';
-import type { Session } from '../session/session.js';
+import type { SessionHandle } from '../session/session-handle.js';
 import { replay } from '../session/replay.js';
 import { readImages, resolveInputs } from './capture.js';
 import { recordOwnership } from './owner-index.js';
@@ -15,7 +15,7 @@ export interface SettleResult {
   disabled?: true;
 }
 
-export async function settle(session: Session, inputs: readonly string[], options: { tag?: string; cwd?: string } = {}): Promise<SettleResult> {
+export async function settle(session: SessionHandle, inputs: readonly string[], options: { tag?: string; cwd?: string } = {}): Promise<SettleResult> {
   if (options.tag !== undefined) parseTag(options.tag);
   const paths = await resolveInputs(session, inputs, options.cwd);
   if (!session.ctx.options.captureEnabled) return { tag: null, files: [], disabled: true };

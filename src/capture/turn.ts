@@ -1,7 +1,7 @@
 // Turns (DESIGN §2): a `turn` event marks the moment the user sent a message; its number names the
 // tag `N`. Numbers only grow, even after a rewind, so every tag stays unique in its session.
 import { CkptError } from '../errors.js';
-import type { Session } from '../session/session.js';
+import type { SessionHandle } from '../session/session-handle.js';
 import { nextTurnNumber, replay } from '../session/replay.js';
 import { resolveRetention, retentionEvent } from '../gc/prune.js';
 
@@ -11,7 +11,7 @@ export interface TurnOptions {
   text?: string;
 }
 
-export async function startTurn(session: Session, options: TurnOptions = {}): Promise<{ turn: number; tag: string; seq: number }> {
+export async function startTurn(session: SessionHandle, options: TurnOptions = {}): Promise<{ turn: number; tag: string; seq: number }> {
   const { messageCount, text } = options;
   if (messageCount !== undefined && (!Number.isSafeInteger(messageCount) || messageCount < 0)) {
     throw new CkptError('INVALID_ARGUMENT', `message count must be a non-negative integer, got ${messageCount}`, { messageCount });

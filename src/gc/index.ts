@@ -6,6 +6,7 @@ export type { GcInventory, GcOptions, GcPlan, LooseCandidate, PackCandidate } fr
 export { applyGc, runGc, GC_LOCK, type ApplyGcOptions, type GcProgress, type GcResult, type RunGcOptions } from './apply-gc.js';
 export type { OrphanFile, OrphanKind } from './orphans.js';
 export { prune, prunePoint, pruneEvent, retentionEvent, resolveRetention, DEFAULT_RETENTION } from './prune.js';
-export type { PruneOptions, PruneResult, RetentionPolicy } from './prune.js';
+export type { PruneOptions, PruneResult } from './prune.js';
+export type { RetentionPolicy } from '../context.js';
 export { verify, type VerifyOptions, type VerifyProblem, type VerifyResult } from './verify.js';
 export { sessionSize, storeStats, recordedSizes, type SessionSize, type SizeReport, type StoreStats, type WorkspaceSize } from './stats.js';

@@ -9,8 +9,9 @@
 // applied when a turn starts, from the events the turn already read: no extra I/O.
 import { CkptError } from '../errors.js';
 import type { EventBase, NewEvent } from '../format/event.js';
+import type { RetentionPolicy } from '../context.js';
 import { prunedThrough } from '../session/positions.js';
-import type { Session } from '../session/session.js';
+import type { SessionHandle } from '../session/session-handle.js';
 import { formatDuration, parseDuration } from './duration.js';
 
 export interface PruneOptions {
@@ -22,11 +23,6 @@ export interface PruneOptions {
   now?: number;
 }
 
-/** A retention policy: undefined fields mean "no limit of that kind". */
-export interface RetentionPolicy {
-  keepTurns?: number;
-  olderThanMs?: number;
-}
 
 export const DEFAULT_RETENTION: Readonly<Required<RetentionPolicy>> = { keepTurns: 100, olderThanMs: 30 * 86_400_000 };
 
@@ -78,7 +74,7 @@ export function prunePoint(events: readonly EventBase[], options: PruneOptions):
 }
 
 /** Retires the history of `session` that `options` select; appends one `prune` event (the log is never rewritten). */
-export async function prune(session: Session, options: PruneOptions): Promise<PruneResult> {
+export async function prune(session: SessionHandle, options: PruneOptions): Promise<PruneResult> {
   assertOptions(options);
   if (options.keepTurns === undefined && options.olderThanMs === undefined) {
     throw new CkptError('INVALID_ARGUMENT', 'prune needs --keep-turns and/or --older-than', {});

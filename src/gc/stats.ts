@@ -4,7 +4,7 @@
 // what deduplication and compression save, and how much GC could free.
 import type { StoreContext } from '../context.js';
 import type { EventBase, FileImage } from '../format/event.js';
-import type { Session } from '../session/session.js';
+import type { SessionHandle } from '../session/session-handle.js';
 import { collectLiveSet, refsOfEvents } from './live-set.js';
 
 export interface SizeReport {
@@ -89,7 +89,7 @@ function sizeOf(
 }
 
 /** The size report of one session (one stat per distinct blob). */
-export async function sessionSize(session: Session): Promise<SessionSize> {
+export async function sessionSize(session: SessionHandle): Promise<SessionSize> {
   const events = await session.events();
   const refs = refsOfEvents(events);
   const rec = recordedSizes(events);

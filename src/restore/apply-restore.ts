@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { CkptError } from '../errors.js';
 import type { CaptureEvent, FileImage } from '../format/event.js';
 import { nextCaptureEvent, readImages } from '../capture/capture.js';
-import type { Session } from '../session/session.js';
+import type { SessionHandle } from '../session/session-handle.js';
 import { imageOfPlanEntry, replay } from '../session/replay.js';
 import { recordOwnership } from '../capture/owner-index.js';
 import type { EventLogTx } from '../storage/event-log.js';
@@ -66,7 +66,7 @@ function baseResult(options: ApplyRestoreOptions, entries: readonly PlannedEntry
 }
 
 /** readImages over slices in parallel: each image is a read, a blob write and an fsync. */
-async function readRecoveryImages(session: Session, entries: readonly PlannedEntry[]): Promise<FileImage[]> {
+async function readRecoveryImages(session: SessionHandle, entries: readonly PlannedEntry[]): Promise<FileImage[]> {
   const slices: PlannedEntry[][] = [];
   for (let i = 0; i < entries.length; i += RECOVERY_SLICE) slices.push(entries.slice(i, i + RECOVERY_SLICE));
   const root = session.workspaceRoot;
@@ -74,7 +74,7 @@ async function readRecoveryImages(session: Session, entries: readonly PlannedEnt
   return images.flat();
 }
 
-export async function applyRestore(session: Session, tx: EventLogTx, options: ApplyRestoreOptions): Promise<RestoreResult> {
+export async function applyRestore(session: SessionHandle, tx: EventLogTx, options: ApplyRestoreOptions): Promise<RestoreResult> {
   const { plan } = options;
   const root = session.workspaceRoot;
   if (options.dryRun) return { ...baseResult(options, plan.entries, [...plan.skipped], [...plan.drift]), dryRun: true, plan };

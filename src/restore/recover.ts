@@ -6,7 +6,7 @@
 //   the process died while staging; its staging files and the folders staging created are removed
 //   and `restore_aborted` is appended. The workspace is then exactly as before that restore.
 import type { CaptureEvent, EventBase, RestoreStartedEvent } from '../format/event.js';
-import type { Session } from '../session/session.js';
+import type { SessionHandle } from '../session/session-handle.js';
 import type { EventLogTx } from '../storage/event-log.js';
 import { placeEntries } from './place.js';
 import type { PlannedEntry } from './plan-restore.js';
@@ -49,14 +49,14 @@ function isEmpty(p: Pending): boolean {
  * Finishes or abandons interrupted restores of `session` under its lock; returns the session. Cheap
  * when there is nothing to do (one log read, no lock).
  */
-export async function recoverSession(session: Session): Promise<Session> {
+export async function recoverSession<S extends SessionHandle>(session: S): Promise<S> {
   if (isEmpty(pendingRecovery(await session.events()))) return session;
   await session.transaction((tx) => recoverInTx(session, tx));
   return session;
 }
 
 /** The same, inside a transaction the caller holds (the log is re-read under the lock). */
-export async function recoverInTx(session: Session, tx: EventLogTx): Promise<RecoveryReport> {
+export async function recoverInTx(session: SessionHandle, tx: EventLogTx): Promise<RecoveryReport> {
   const pending = pendingRecovery(await tx.read());
   const report: RecoveryReport = { finished: [], aborted: [] };
   for (const capture of pending.abandoned) {
@@ -70,7 +70,7 @@ export async function recoverInTx(session: Session, tx: EventLogTx): Promise<Rec
   return report;
 }
 
-async function abandon(session: Session, tx: EventLogTx, capture: CaptureEvent): Promise<void> {
+async function abandon(session: SessionHandle, tx: EventLogTx, capture: CaptureEvent): Promise<void> {
   const root = session.workspaceRoot;
   const id = String(capture.restoreId);
   await removeStaged(root, capture.files.map((f) => f.path), id);
@@ -79,7 +79,7 @@ async function abandon(session: Session, tx: EventLogTx, capture: CaptureEvent):
   await tx.append([{ type: 'restore_aborted', id, reason: 'interrupted before restore_started' }]);
 }
 
-async function finish(session: Session, tx: EventLogTx, started: RestoreStartedEvent): Promise<void> {
+async function finish(session: SessionHandle, tx: EventLogTx, started: RestoreStartedEvent): Promise<void> {
   const root = session.workspaceRoot;
   const entries = started.plan as PlannedEntry[];
   const paths = entries.map((e) => e.path);

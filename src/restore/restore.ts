@@ -3,7 +3,7 @@
 // plan journaled — all under the session lock, after finishing any interrupted restore.
 import type { EventBase, FileImage } from '../format/event.js';
 import { resolveTagSeq } from '../session/positions.js';
-import type { Session } from '../session/session.js';
+import type { SessionHandle } from '../session/session-handle.js';
 import type { EventLogTx } from '../storage/event-log.js';
 import { resolveBeneath } from '../workspace/resolve-path.js';
 import { applyRestore, type RestoreResult } from './apply-restore.js';
@@ -35,7 +35,7 @@ export interface RestoreInTxOptions {
 }
 
 /** Resolves filter inputs to workspace-relative paths (PATH_ESCAPE for anything outside the root). */
-export async function resolveFilter(session: Session, inputs: readonly string[], cwd?: string): Promise<string[]> {
+export async function resolveFilter(session: SessionHandle, inputs: readonly string[], cwd?: string): Promise<string[]> {
   const out: string[] = [];
   for (const input of inputs) out.push((await resolveBeneath(session.workspaceRoot, input, cwd ?? session.workspaceRoot)).rel);
   return [...new Set(out)];
@@ -43,7 +43,7 @@ export async function resolveFilter(session: Session, inputs: readonly string[],
 
 /** Plans a restore of `events` to `tag` against the present workspace (no changes, no lock needed). */
 export async function planAgainstWorkspace(
-  session: Session,
+  session: SessionHandle,
   events: readonly EventBase[],
   tag: string,
   filter?: readonly string[],
@@ -55,7 +55,7 @@ export async function planAgainstWorkspace(
 }
 
 /** Plans and applies inside a transaction on `session` (where the restore is recorded). */
-export async function restoreInTx(session: Session, tx: EventLogTx, options: RestoreInTxOptions): Promise<RestoreResult> {
+export async function restoreInTx(session: SessionHandle, tx: EventLogTx, options: RestoreInTxOptions): Promise<RestoreResult> {
   const { plan, present } = await planAgainstWorkspace(session, options.events, options.tag, options.filter);
   return applyRestore(session, tx, { to: options.tag, plan, present, force: options.force, dryRun: options.dryRun, reason: options.reason, onProgress: options.onProgress });
 }
@@ -64,7 +64,7 @@ export async function restoreInTx(session: Session, tx: EventLogTx, options: Res
  * Restores the workspace (or the paths given) to `tag`. DRIFT (nothing changed) when a planned path
  * changed since ckpt last recorded it, unless `force`. The result's `undo` tag undoes it.
  */
-export async function restore(session: Session, tag: string, options: RestoreOptions = {}): Promise<RestoreResult> {
+export async function restore(session: SessionHandle, tag: string, options: RestoreOptions = {}): Promise<RestoreResult> {
   const filter = options.paths ? await resolveFilter(session, options.paths, options.cwd) : undefined;
   return session.transaction(async (tx) => {
     await recoverInTx(session, tx);

@@ -5,7 +5,7 @@
 // is recorded there. `liveEvents` replays which agent events are still live after rewinds.
 import type { EventBase, TurnEvent } from '../format/event.js';
 import { resolveTagSeq } from '../session/positions.js';
-import type { Session } from '../session/session.js';
+import type { SessionHandle } from '../session/session-handle.js';
 import { createSessionStore } from '../session/session-store.js';
 import { driftError, type RestoreResult } from './apply-restore.js';
 import { recoverInTx } from './recover.js';
@@ -66,7 +66,7 @@ export function liveEvents(events: readonly EventBase[]): EventBase[] {
   return events.filter((e) => !CHECKPOINT_EVENT_TYPES.has(e.type) && !superseded.has(e.seq));
 }
 
-export async function rewind(session: Session, tag: string, options: RewindOptions = {}): Promise<RewindResult> {
+export async function rewind(session: SessionHandle, tag: string, options: RewindOptions = {}): Promise<RewindResult> {
   if (options.fork) return rewindFork(session, tag, options);
   return session.transaction(async (tx) => {
     await recoverInTx(session, tx);
@@ -80,7 +80,7 @@ export async function rewind(session: Session, tag: string, options: RewindOptio
 }
 
 /** Fork at the tag; the restore is planned from this session's history and recorded in the fork. */
-async function rewindFork(session: Session, tag: string, options: RewindOptions): Promise<RewindResult> {
+async function rewindFork(session: SessionHandle, tag: string, options: RewindOptions): Promise<RewindResult> {
   const events = await session.transaction(async (tx) => {
     await recoverInTx(session, tx);
     return tx.read();

@@ -4,7 +4,7 @@
 import { dirname } from 'node:path';
 import type { FileImage } from '../format/event.js';
 import { readOwners } from '../capture/owner-index.js';
-import type { Session } from '../session/session.js';
+import type { SessionHandle } from '../session/session-handle.js';
 import { HASH_GIT, HASH_NONE, HASH_SHA256, KIND_DIR, KIND_FILE, KIND_SKIPPED, KIND_SYMLINK, type ScanIndex } from './scan-index.js';
 
 export type ScanChangeKind = 'created' | 'modified' | 'deleted' | 'mode' | 'type';
@@ -19,7 +19,7 @@ export interface Known {
 }
 
 /** Owner-index records at or after `sinceMs`, as images. */
-export async function newerOwnerImages(session: Session, sinceMs: number): Promise<Map<string, FileImage>> {
+export async function newerOwnerImages(session: SessionHandle, sinceMs: number): Promise<Map<string, FileImage>> {
   const out = new Map<string, FileImage>();
   const owners = await readOwners(session);
   for (const [path, o] of Object.entries(owners)) {

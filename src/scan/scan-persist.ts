@@ -2,19 +2,19 @@
 // deciding whether this scan rewrites it (skipped when only a few paths were re-read: owner records
 // carry those changes, saving the write of a large index).
 import { isCkptError } from '../errors.js';
-import type { Session } from '../session/session.js';
+import type { SessionHandle } from '../session/session-handle.js';
 import { ScanIndex } from './scan-index.js';
 
 /** Below this many re-read paths the index is left as is (owner records carry the changes). */
 const REWRITE_MIN_DIRTY = 64;
 const REWRITE_MIN_BYTES = 8 * 1024 * 1024;
 
-export function scanIndexKey(session: Session): string {
+export function scanIndexKey(session: SessionHandle): string {
   return `${session.ctx.workspace.key}/scan-index.bin`;
 }
 
 /** The index, or undefined; `corrupt` when one exists but cannot be decoded (it is rebuilt as a new baseline). */
-export async function loadIndex(session: Session): Promise<{ index?: ScanIndex; corrupt?: true }> {
+export async function loadIndex(session: SessionHandle): Promise<{ index?: ScanIndex; corrupt?: true }> {
   const raw = await session.ctx.backend.read(scanIndexKey(session));
   if (!raw) return {};
   try {
@@ -26,7 +26,7 @@ export async function loadIndex(session: Session): Promise<{ index?: ScanIndex; 
 }
 
 export interface PersistInput {
-  session: Session;
+  session: SessionHandle;
   next: ScanIndex;
   prev: ScanIndex | undefined;
   ruleTexts: Map<string, string>;

@@ -5,7 +5,7 @@ import type { WorkspaceContext } from '../context.js';
 import type { FileImage } from '../format/event.js';
 import { appendCapture } from '../capture/capture.js';
 import { recordOwnership } from '../capture/owner-index.js';
-import type { Session } from '../session/session.js';
+import type { SessionHandle } from '../session/session-handle.js';
 import type { GitIndex } from '../workspace/git-index.js';
 import { findGitDirs, readGitBlob } from '../workspace/git-repo.js';
 import { countNewDirs } from './known.js';
@@ -14,7 +14,7 @@ import type { Change } from './scan-compare.js';
 import type { ScanChange } from './scan-types.js';
 
 export interface RecordInput {
-  session: Session;
+  session: SessionHandle;
   changes: Change[];
   prev: ScanIndex | undefined;
   gitIndex: GitIndex | undefined;

@@ -12,7 +12,7 @@
 // it records what changed since that index (and the owner records after it).
 import { readlinkSync } from 'node:fs';
 import type { FileImage } from '../format/event.js';
-import type { Session } from '../session/session.js';
+import type { SessionHandle } from '../session/session-handle.js';
 import { loadGitIndex, type GitIndex } from '../workspace/git-index.js';
 import { createIgnoreRules } from '../workspace/ignore-rules.js';
 import { createListPool, type ListPool } from '../workspace/list-dir.js';
@@ -35,7 +35,7 @@ const PARALLEL_MIN_ENTRIES = 40_000;
 /** From this many files to read, a worker thread reads them. */
 const READ_IN_WORKER_MIN = 1000;
 
-export async function scan(session: Session, options: ScanOptions = {}): Promise<ScanResult> {
+export async function scan(session: SessionHandle, options: ScanOptions = {}): Promise<ScanResult> {
   const t0 = performance.now();
   if (!session.ctx.options.captureEnabled) {
     return { tag: null, files: [], scanned: 0, dirs: 0, hashed: 0, gitReferenced: 0, stored: 0, skipped: [], ms: 0, disabled: true };
@@ -47,7 +47,7 @@ export async function scan(session: Session, options: ScanOptions = {}): Promise
   });
 }
 
-async function runScan(session: Session, options: ScanOptions, t0: number): Promise<ScanResult> {
+async function runScan(session: SessionHandle, options: ScanOptions, t0: number): Promise<ScanResult> {
   const resources: { pool?: ListPool } = {};
   try {
     return await scanLocked(session, options, t0, resources);
@@ -56,7 +56,7 @@ async function runScan(session: Session, options: ScanOptions, t0: number): Prom
   }
 }
 
-async function scanLocked(session: Session, options: ScanOptions, t0: number, resources: { pool?: ListPool }): Promise<ScanResult> {
+async function scanLocked(session: SessionHandle, options: ScanOptions, t0: number, resources: { pool?: ListPool }): Promise<ScanResult> {
   const { ctx } = session;
   const root = ctx.workspace.root;
   const maxBytes = ctx.options.maxBlobBytes;

@@ -1,13 +1,14 @@
 // The sessions of one workspace (DESIGN §2, §3): create (generated or given id), get, list newest
 // first, fork at a position (events copied, blobs shared), child sessions, lineage and tree, remove.
+// Generic over the handle it hands out: operations use plain SessionHandles, the public API its
+// Session facade (src/api/), without this layer knowing about either's operations.
 import { CkptError } from '../errors.js';
 import { encodeEvent, type EventBase, type SessionKind } from '../format/event.js';
 import type { WorkspaceContext } from '../context.js';
 import type { SessionMetadata } from './metadata.js';
-import { Session, sessionKey } from './session.js';
+import { SessionHandle, sessionKey } from './session-handle.js';
 import { assertSessionId, generateSessionId } from './session-id.js';
 import { prunedThrough } from './positions.js';
-import { recoverSession } from '../restore/recover.js';
 
 export interface CreateSessionOptions {
   id?: string;
@@ -29,15 +30,15 @@ export interface SessionTreeNode {
   children: SessionTreeNode[];
 }
 
-export interface SessionStore {
-  create(options?: CreateSessionOptions): Promise<Session>;
+export interface SessionStore<S extends SessionHandle = SessionHandle> {
+  create(options?: CreateSessionOptions): Promise<S>;
   /** Opens an existing session; SESSION_NOT_FOUND when there is none with that id. */
-  get(id: string): Promise<Session>;
+  get(id: string): Promise<S>;
   /** Metadata of every session of the workspace, most recently updated first. */
   list(): Promise<SessionMetadata[]>;
   /** The most recently updated session, or SESSION_NOT_FOUND when the workspace has none. */
-  latest(): Promise<Session>;
-  fork(id: string, options?: ForkOptions): Promise<Session>;
+  latest(): Promise<S>;
+  fork(id: string, options?: ForkOptions): Promise<S>;
   /** Ancestors from the root down to `id` (parents of children and forks). */
   lineage(id: string): Promise<SessionMetadata[]>;
   /** Sessions grouped under their parents. */
@@ -46,25 +47,33 @@ export interface SessionStore {
   remove(id: string): Promise<void>;
 }
 
-export function createSessionStore(ctx: WorkspaceContext): SessionStore {
+/** Makes the handle for session `id`; the default is a plain SessionHandle. */
+export type SessionFactory<S extends SessionHandle> = (ctx: WorkspaceContext, id: string) => S;
+
+export function createSessionStore(ctx: WorkspaceContext): SessionStore;
+export function createSessionStore<S extends SessionHandle>(ctx: WorkspaceContext, make: SessionFactory<S>): SessionStore<S>;
+export function createSessionStore<S extends SessionHandle>(
+  ctx: WorkspaceContext,
+  make: SessionFactory<S> = ((c, id) => new SessionHandle(c, id)) as SessionFactory<S>,
+): SessionStore<S> {
   const { backend } = ctx;
   const sessionsKey = `${ctx.workspace.key}/sessions`;
 
   /** Creates the log with its first event via create-if-absent, which makes ids exclusive across processes. */
-  async function createWithEvents(id: string, first: Omit<EventBase, 'v' | 'seq' | 'at'>, copied: EventBase[] = []): Promise<Session> {
+  async function createWithEvents(id: string, first: Omit<EventBase, 'v' | 'seq' | 'at'>, copied: EventBase[] = []): Promise<S> {
     assertSessionId(id);
     const at = new Date().toISOString();
     const lines = [encodeEvent({ ...first, v: 1, seq: 1, at } as EventBase), ...copied.map((e) => encodeEvent(e))];
     const created = await backend.create(`${sessionKey(ctx, id)}/events.jsonl`, Buffer.from(lines.join('')));
     if (!created) throw new CkptError('INVALID_ARGUMENT', `session ${id} already exists`, { id });
-    const session = new Session(ctx, id);
+    const session = make(ctx, id);
     await session.saveMetadata();
     return session;
   }
 
-  async function get(id: string): Promise<Session> {
+  async function get(id: string): Promise<S> {
     assertSessionId(id);
-    const session = new Session(ctx, id);
+    const session = make(ctx, id);
     if ((await session.log.lastSeq()) === 0) {
       throw new CkptError('SESSION_NOT_FOUND', `session ${JSON.stringify(id)} not found in workspace ${ctx.workspace.root}`, { session: id });
     }
@@ -100,7 +109,7 @@ export function createSessionStore(ctx: WorkspaceContext): SessionStore {
   }
 
   async function exists(id: string): Promise<boolean> {
-    return (await new Session(ctx, id).log.lastSeq()) > 0;
+    return (await new SessionHandle(ctx, id).log.lastSeq()) > 0;
   }
 
   return {
@@ -112,13 +121,12 @@ export function createSessionStore(ctx: WorkspaceContext): SessionStore {
       if (options.parent) first.parent = options.parent;
       return createWithEvents(options.id ?? generateSessionId(), first);
     },
-    // Opening a session finishes (or abandons) an interrupted restore before anything else (DESIGN §4).
-    get: async (id) => recoverSession(await get(id)),
+    get,
     list,
     latest: async () => {
       const [newest] = await list();
       if (!newest) throw new CkptError('SESSION_NOT_FOUND', `no session in workspace ${ctx.workspace.root}; create one with 'ckpt session new'`, { workspace: ctx.workspace.root });
-      return recoverSession(await get(newest.id));
+      return get(newest.id);
     },
     fork: async (id, options = {}) => {
       const parent = await get(id);

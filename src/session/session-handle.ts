@@ -1,24 +1,18 @@
-// A handle on one session: its event log (append under the session lock, metadata rewritten in the
-// same critical section) and its metadata. Checkpoint operations (capture, restore, …) are built on
-// this in their own modules and exposed through the public API.
+// The low-level handle on one session: its event log (append under the session lock, metadata
+// rewritten in the same critical section) and its metadata. Operations (capture, scan, restore, …)
+// take this handle; the public `Session` (src/api/session.ts) composes them on top of it, so the
+// layers run one way and no operation imports the facade.
 import { CkptError } from '../errors.js';
 import type { EventBase, NewEvent } from '../format/event.js';
 import type { WorkspaceContext } from '../context.js';
 import { createEventLog, type EventLog, type EventLogTx } from '../storage/event-log.js';
 import { foldMetadata, type SessionMetadata } from './metadata.js';
-import { capture, type CaptureOptions, type CaptureResult } from '../capture/capture.js';
-import { settle, type SettleResult } from '../capture/settle.js';
-import { startTurn, type TurnOptions } from '../capture/turn.js';
-import { listCheckpoints, type CheckpointEntry } from '../history/log.js';
-import { diffSession, type DiffResult } from '../history/diff.js';
-import { scan, type ScanOptions, type ScanResult } from '../scan/index.js';
-import { restore, rewind, undoPath, type RestoreOptions, type RestoreResult, type RewindOptions, type RewindResult } from '../restore/index.js';
 
 export function sessionKey(ctx: WorkspaceContext, id: string): string {
   return `${ctx.workspace.key}/sessions/${id}`;
 }
 
-export class Session {
+export class SessionHandle {
   readonly id: string;
   readonly ctx: WorkspaceContext;
   readonly key: string;
@@ -73,59 +67,6 @@ export class Session {
     if (last === 0) throw new CkptError('SESSION_NOT_FOUND', `session ${this.id} not found`, { session: this.id });
     if (stored && stored.eventCount === last) return stored;
     return foldMetadata(undefined, await this.log.read(), this.identity);
-  }
-
-  /** Starts the next turn (the user sent a message); returns its number and tag. */
-  turn(options?: TurnOptions): Promise<{ turn: number; tag: string; seq: number }> {
-    return startTurn(this, options);
-  }
-
-  /** Records the before-images of paths a tool is about to change; durable when it returns. */
-  capture(paths: readonly string[], options?: CaptureOptions): Promise<CaptureResult> {
-    return capture(this, paths, options);
-  }
-
-  /** Records the after-state of paths a tool has written (default tag: the last capture). */
-  settle(paths: readonly string[], options?: { tag?: string; cwd?: string }): Promise<SettleResult> {
-    return settle(this, paths, options);
-  }
-
-  /** Records what changed in the workspace since ckpt last looked (shell side effects) as one capture. */
-  scan(options?: ScanOptions): Promise<ScanResult> {
-    return scan(this, options);
-  }
-
-  /** Restores the workspace (or `options.paths`) to `tag`; the result's `undo` tag undoes it. */
-  restore(tag: string, options?: RestoreOptions): Promise<RestoreResult> {
-    return restore(this, tag, options);
-  }
-
-  /** Restores one path to `tag`. */
-  undo(tag: string, path: string, options?: Omit<RestoreOptions, 'paths'>): Promise<RestoreResult> {
-    return undoPath(this, tag, path, options);
-  }
-
-  /** Restores to `tag` and moves the conversation back (or forks there with `fork`). */
-  rewind(tag: string, options?: RewindOptions): Promise<RewindResult> {
-    return rewind(this, tag, options);
-  }
-
-  /** Every checkpoint (capture) of the session, in order. */
-  async checkpoints(): Promise<CheckpointEntry[]> {
-    return listCheckpoints(await this.events());
-  }
-
-  /** Changes between two tags, or from a tag to the present workspace. */
-  async diff(from: string, to?: string, options: { patch?: boolean } = {}): Promise<DiffResult> {
-    return diffSession({
-      events: await this.events(),
-      from,
-      to,
-      blobs: this.ctx.blobs,
-      root: this.workspaceRoot,
-      maxBytes: this.ctx.options.maxBlobBytes,
-      patch: options.patch,
-    });
   }
 
   async setTitle(title: string): Promise<SessionMetadata> {

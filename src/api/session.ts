@@ -1,0 +1,66 @@
+// The public `Session`: the low-level handle (log, metadata, transactions) plus every operation a
+// caller can run on a session — capture, settle, turn, scan, log, diff, restore, undo, rewind. This is
+// the one place that composes the operation modules; they themselves take only a SessionHandle.
+import { SessionHandle } from '../session/session-handle.js';
+import { capture, type CaptureOptions, type CaptureResult } from '../capture/capture.js';
+import { settle, type SettleResult } from '../capture/settle.js';
+import { startTurn, type TurnOptions } from '../capture/turn.js';
+import { listCheckpoints, type CheckpointEntry } from '../history/log.js';
+import { diffSession, type DiffResult } from '../history/diff.js';
+import { scan, type ScanOptions, type ScanResult } from '../scan/index.js';
+import { restore, rewind, undoPath, type RestoreOptions, type RestoreResult, type RewindOptions, type RewindResult } from '../restore/index.js';
+
+export class Session extends SessionHandle {
+  /** Starts the next turn (the user sent a message); returns its number and tag. */
+  turn(options?: TurnOptions): Promise<{ turn: number; tag: string; seq: number }> {
+    return startTurn(this, options);
+  }
+
+  /** Records the before-images of paths a tool is about to change; durable when it returns. */
+  capture(paths: readonly string[], options?: CaptureOptions): Promise<CaptureResult> {
+    return capture(this, paths, options);
+  }
+
+  /** Records the after-state of paths a tool has written (default tag: the last capture). */
+  settle(paths: readonly string[], options?: { tag?: string; cwd?: string }): Promise<SettleResult> {
+    return settle(this, paths, options);
+  }
+
+  /** Records what changed in the workspace since ckpt last looked (shell side effects) as one capture. */
+  scan(options?: ScanOptions): Promise<ScanResult> {
+    return scan(this, options);
+  }
+
+  /** Restores the workspace (or `options.paths`) to `tag`; the result's `undo` tag undoes it. */
+  restore(tag: string, options?: RestoreOptions): Promise<RestoreResult> {
+    return restore(this, tag, options);
+  }
+
+  /** Restores one path to `tag`. */
+  undo(tag: string, path: string, options?: Omit<RestoreOptions, 'paths'>): Promise<RestoreResult> {
+    return undoPath(this, tag, path, options);
+  }
+
+  /** Restores to `tag` and moves the conversation back (or forks there with `fork`). */
+  rewind(tag: string, options?: RewindOptions): Promise<RewindResult> {
+    return rewind(this, tag, options);
+  }
+
+  /** Every checkpoint (capture) of the session, in order. */
+  async checkpoints(): Promise<CheckpointEntry[]> {
+    return listCheckpoints(await this.events());
+  }
+
+  /** Changes between two tags, or from a tag to the present workspace. */
+  async diff(from: string, to?: string, options: { patch?: boolean } = {}): Promise<DiffResult> {
+    return diffSession({
+      events: await this.events(),
+      from,
+      to,
+      blobs: this.ctx.blobs,
+      root: this.workspaceRoot,
+      maxBytes: this.ctx.options.maxBlobBytes,
+      patch: options.patch,
+    });
+  }
+}
