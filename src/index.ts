@@ -15,7 +15,8 @@ export { CkptError, ERROR_CODES, exitCodeOf, httpStatusOf, isCkptError, toCkptEr
 export { Session } from './api/session.js';
 export { SessionHandle } from './session/session-handle.js';
 export type { SessionMetadata } from './session/metadata.js';
-export type { CreateSessionOptions, ForkOptions, SessionTreeNode } from './session/session-store.js';
+export type { CreateSessionOptions, ForkOptions, SessionFilter, SessionTreeNode } from './session/session-store.js';
+export { SESSION_INFO_FIELDS, type SessionInfo, type SessionInfoField, type SessionInfoPatch } from './session/session-info.js';
 export { parseTag, formatTag, compareTags, isTag, type Tag } from './format/tag.js';
 export { resolveTagSeq } from './session/positions.js';
 export type { EventBase, FileImage, FileState, NewEvent, CaptureEvent } from './format/event.js';

@@ -90,4 +90,27 @@ describe('ckpt session', () => {
     const listed = (await ckpt(['session', 'list', '--json'])).json().sessions.map((s: { id: string }) => s.id);
     expect(new Set(listed)).toEqual(ids);
   });
+
+  it('session info flags, list filters, children, tree and title', async () => {
+    const root = (await ckpt(['session', 'new', '--id', 'root1', '--agent', 'claude', '--external-id', 'c-1', '--model', 'opus', '--json'])).json().session;
+    expect(root).toMatchObject({ agent: 'claude', externalId: 'c-1', model: 'opus', depth: 0 });
+    const child = await ckpt(['session', 'new', '--id', 'kid', '--parent', 'root1', '--agent', 'claude', '--spawned-from', 'toolu_9', '--json']);
+    expect(child.json().session).toMatchObject({ kind: 'child', parent: 'root1', depth: 1, spawnedFrom: 'toolu_9' });
+    await ckpt(['session', 'new', '--id', 'other', '--agent', 'gemini', '--json']);
+
+    const ids = async (args: string[]) => (await ckpt(['session', 'list', ...args, '--json'])).json().sessions.map((m: { id: string }) => m.id).sort();
+    expect(await ids(['--agent', 'claude'])).toEqual(['kid', 'root1']);
+    expect(await ids(['--external-id', 'c-1'])).toEqual(['root1']);
+    expect(await ids(['--kind', 'child'])).toEqual(['kid']);
+    expect((await ckpt(['session', 'list', '--kind', 'bogus', '--json'])).code).toBe(2);
+    expect((await ckpt(['session', 'children', 'root1', '--json'])).json().sessions.map((m: { id: string }) => m.id)).toEqual(['kid']);
+
+    const tree = (await ckpt(['session', 'tree', '--json'])).json().tree;
+    const rootNode = tree.find((n: { session: { id: string } }) => n.session.id === 'root1');
+    expect(rootNode.children.map((n: { session: { id: string } }) => n.session.id)).toEqual(['kid']);
+    expect((await ckpt(['session', 'tree'])).stdout).toMatch(/root1[^\n]*\n\s+kid/);
+
+    expect((await ckpt(['session', 'title', 'root1', 'renamed', '--json'])).json().session.title).toBe('renamed');
+    expect((await ckpt(['session', 'title', 'root1', ' ', '--json'])).code).toBe(2);
+  });
 });

@@ -13,7 +13,7 @@ import { planAgainstWorkspace, restoreInTx } from './restore.js';
 
 /** Event types ckpt itself writes; everything else is an agent event it stores but does not interpret. */
 export const CHECKPOINT_EVENT_TYPES: ReadonlySet<string> = new Set([
-  'session', 'title', 'turn', 'capture', 'settle', 'scan', 'restore_started', 'restore_committed', 'restore_aborted',
+  'session', 'title', 'info', 'turn', 'capture', 'settle', 'scan', 'restore_started', 'restore_committed', 'restore_aborted',
   'rewind', 'conflict', 'prune', 'compaction',
 ]);
 

@@ -2,14 +2,20 @@
 // source of truth; metadata.json is rewritten under the session lock after every append, and can be
 // rebuilt from the log when it is missing (a crash between creating the log and writing it).
 import type { EventBase, SessionKind } from '../format/event.js';
+import { applyInfo, type SessionInfo } from './session-info.js';
 
-export interface SessionMetadata {
+/** Events that describe the session rather than its work: they do not make it "recently updated". */
+const DESCRIPTIVE_EVENTS: ReadonlySet<string> = new Set(['title', 'info']);
+
+export interface SessionMetadata extends SessionInfo {
   id: string;
   title: string;
   workspace: string;
   kind: SessionKind;
   parent?: string;
   forkedFrom?: { session: string; seq: number };
+  /** 0 for a root session, the parent's depth + 1 for a child or fork. */
+  depth: number;
   createdAt: string;
   updatedAt: string;
   eventCount: number;
@@ -30,6 +36,7 @@ export function foldMetadata(
         workspace: identity.workspace,
         title: '',
         kind: 'root',
+        depth: 0,
         createdAt: event.at,
         updatedAt: event.at,
         eventCount: 0,
@@ -41,10 +48,15 @@ export function foldMetadata(
       if (typeof event.title === 'string') meta.title = event.title;
       if (typeof event.parent === 'string') meta.parent = event.parent;
       if (event.forkedFrom) meta.forkedFrom = event.forkedFrom as { session: string; seq: number };
+      if (Number.isSafeInteger(event.depth) && (event.depth as number) >= 0) meta.depth = event.depth as number;
+      applyInfo(meta, event.info);
     } else if (event.type === 'title' && typeof event.title === 'string') {
       meta.title = event.title;
+    } else if (event.type === 'info') {
+      applyInfo(meta, event.set);
     }
-    meta.updatedAt = event.at;
+    // Never before createdAt: a fork's copied events keep their (older) times.
+    if ((!DESCRIPTIVE_EVENTS.has(event.type) || event.seq === 1) && event.at > meta.updatedAt) meta.updatedAt = event.at;
     meta.eventCount = event.seq;
     meta.lastEventType = event.type;
   }

@@ -7,6 +7,7 @@ import type { EventBase, NewEvent } from '../format/event.js';
 import type { WorkspaceContext } from '../context.js';
 import { createEventLog, type EventLog, type EventLogTx } from '../storage/event-log.js';
 import { foldMetadata, type SessionMetadata } from './metadata.js';
+import { checkInfoPatch, type SessionInfoPatch } from './session-info.js';
 
 export function sessionKey(ctx: WorkspaceContext, id: string): string {
   return `${ctx.workspace.key}/sessions/${id}`;
@@ -65,12 +66,21 @@ export class SessionHandle {
     const stored = await this.readStoredMetadata();
     const last = await this.log.lastSeq();
     if (last === 0) throw new CkptError('SESSION_NOT_FOUND', `session ${this.id} not found`, { session: this.id });
-    if (stored && stored.eventCount === last) return stored;
+    if (stored && stored.eventCount === last && typeof stored.depth === 'number') return stored;
     return foldMetadata(undefined, await this.log.read(), this.identity);
   }
 
+  /** Retitles the session (a blank title is refused); it does not move the session in the list. */
   async setTitle(title: string): Promise<SessionMetadata> {
+    if (typeof title !== 'string' || title.trim() === '') throw new CkptError('INVALID_ARGUMENT', 'a title must not be blank');
     await this.append([{ type: 'title', title }]);
+    return this.metadata();
+  }
+
+  /** Sets (string) or clears (null) descriptive fields: agent, externalId, model, provider, cwd, taskId, spawnedFrom. */
+  async setInfo(patch: SessionInfoPatch): Promise<SessionMetadata> {
+    const set = checkInfoPatch(patch, { allowNull: true });
+    if (Object.keys(set).length > 0) await this.append([{ type: 'info', set }]);
     return this.metadata();
   }
 

@@ -8,6 +8,7 @@ import type { WorkspaceContext } from '../context.js';
 import type { SessionMetadata } from './metadata.js';
 import { SessionHandle, sessionKey } from './session-handle.js';
 import { assertSessionId, generateSessionId } from './session-id.js';
+import { checkInfoPatch, type SessionInfo, type SessionInfoField } from './session-info.js';
 import { prunedThrough } from './positions.js';
 
 export interface CreateSessionOptions {
@@ -16,7 +17,12 @@ export interface CreateSessionOptions {
   kind?: SessionKind;
   /** Parent session of a child (kind `child`). */
   parent?: string;
+  /** What the agent says about this run (its own id, name, model, …). */
+  info?: SessionInfo;
 }
+
+/** Which sessions `list` returns: every given field must match exactly. */
+export type SessionFilter = SessionInfo & { kind?: SessionKind; parent?: string };
 
 export interface ForkOptions {
   /** Last event seq copied into the fork (default: the whole log). */
@@ -34,8 +40,8 @@ export interface SessionStore<S extends SessionHandle = SessionHandle> {
   create(options?: CreateSessionOptions): Promise<S>;
   /** Opens an existing session; SESSION_NOT_FOUND when there is none with that id. */
   get(id: string): Promise<S>;
-  /** Metadata of every session of the workspace, most recently updated first. */
-  list(): Promise<SessionMetadata[]>;
+  /** Metadata of every session of the workspace, most recently updated first (filtered when asked). */
+  list(filter?: SessionFilter): Promise<SessionMetadata[]>;
   /** The most recently updated session, or SESSION_NOT_FOUND when the workspace has none. */
   latest(): Promise<S>;
   fork(id: string, options?: ForkOptions): Promise<S>;
@@ -80,12 +86,14 @@ export function createSessionStore<S extends SessionHandle>(
     return session;
   }
 
-  async function list(): Promise<SessionMetadata[]> {
+  async function list(filter: SessionFilter = {}): Promise<SessionMetadata[]> {
+    const wanted = Object.entries(filter).filter(([, v]) => v !== undefined) as [keyof SessionMetadata, string][];
     const ids = await backend.children(sessionsKey);
     const metas: SessionMetadata[] = [];
     for (const id of ids) {
       try {
-        metas.push(await (await get(id)).metadata());
+        const meta = await (await get(id)).metadata();
+        if (wanted.every(([k, v]) => meta[k] === v)) metas.push(meta);
       } catch (err) {
         if ((err as CkptError).code === 'SESSION_NOT_FOUND' || (err as CkptError).code === 'INVALID_ARGUMENT') continue;
         throw err;
@@ -116,9 +124,12 @@ export function createSessionStore<S extends SessionHandle>(
     create: async (options = {}) => {
       const kind = options.kind ?? (options.parent ? 'child' : 'root');
       if (kind === 'child' && !options.parent) throw new CkptError('INVALID_ARGUMENT', 'a child session needs a parent');
-      if (options.parent) await get(options.parent);
+      const info = checkInfoPatch(options.info ?? {}, { allowNull: false }) as SessionInfo;
+      const parentMeta = options.parent ? await (await get(options.parent)).metadata() : undefined;
       const first: Omit<EventBase, 'v' | 'seq' | 'at'> = { type: 'session', kind, title: options.title ?? '' };
       if (options.parent) first.parent = options.parent;
+      if (parentMeta) first.depth = parentMeta.depth + 1;
+      if (Object.keys(info).length > 0) first.info = info;
       return createWithEvents(options.id ?? generateSessionId(), first);
     },
     get,
@@ -143,11 +154,18 @@ export function createSessionStore<S extends SessionHandle>(
       const copied = events.filter((e) => e.seq > 1 && e.seq <= atSeq);
       assertNoOpenRestore(copied, id, atSeq);
       const parentMeta = await parent.metadata();
-      return createWithEvents(
-        options.id ?? generateSessionId(),
-        { type: 'session', kind: 'fork', title: options.title ?? (parentMeta.title ? `${parentMeta.title} (fork)` : ''), parent: id, forkedFrom: { session: id, seq: atSeq } },
-        copied,
-      );
+      const first: Omit<EventBase, 'v' | 'seq' | 'at'> = {
+        type: 'session',
+        kind: 'fork',
+        title: options.title ?? (parentMeta.title ? `${parentMeta.title} (fork)` : ''),
+        parent: id,
+        forkedFrom: { session: id, seq: atSeq },
+        depth: parentMeta.depth + 1,
+      };
+      // A fork runs the same agent in the same place; it is not the agent's session the parent was tied to.
+      const info = pick(parentMeta, INHERITED_INFO);
+      if (Object.keys(info).length > 0) first.info = info;
+      return createWithEvents(options.id ?? generateSessionId(), first, copied);
     },
     lineage,
     tree: async () => {
@@ -165,6 +183,14 @@ export function createSessionStore<S extends SessionHandle>(
       await backend.removeTree(session.key);
     },
   };
+}
+
+const INHERITED_INFO: readonly SessionInfoField[] = ['agent', 'model', 'provider', 'cwd', 'taskId'];
+
+function pick(meta: SessionMetadata, fields: readonly SessionInfoField[]): SessionInfo {
+  const out: SessionInfo = {};
+  for (const f of fields) if (meta[f] !== undefined) out[f] = meta[f];
+  return out;
 }
 
 /** A fork must not copy half of a journaled restore: the copy would replay it onto the workspace. */

@@ -1,35 +1,74 @@
 // `ckpt session new|list|show|fork|rm` (DESIGN §9).
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { resolveTagSeq, sessionSize, type SessionMetadata } from '../../index.js';
+import { CkptError, resolveTagSeq, sessionSize, type SessionFilter, type SessionTreeNode, type SessionInfo, type SessionMetadata } from '../../index.js';
 import { action } from '../action.js';
 import { sizeLine } from './maintenance.js';
 
 export function registerSessionCommands(program: Command): void {
   const session = program.command('session').description('create, list, inspect, fork and remove sessions');
 
-  session
-    .command('new')
-    .description('start a new session in the workspace')
-    .option('--title <title>', 'a title for people')
-    .option('--id <id>', 'use this id instead of a generated one')
-    .action(
+  infoOptions(
+    session
+      .command('new')
+      .description('start a new session in the workspace')
+      .option('--title <title>', 'a title for people')
+      .option('--id <id>', 'use this id instead of a generated one')
+      .option('--parent <id>', 'make it a child session (a sub-agent run) of this session'),
+  ).action(
       action(async ([opts], ctx, out) => {
-        const { title, id } = opts as { title?: string; id?: string };
+        const { title, id, parent, ...rest } = opts as { title?: string; id?: string; parent?: string } & Record<string, string>;
         const ws = await ctx.workspace();
-        const created = await ws.create({ title, id });
+        const created = await ws.create({ title, id, parent, info: infoFrom(rest) });
         const meta = await created.metadata();
         out.result({ session: meta }, (r) => `created session ${pc.bold(r.session.id)}${r.session.title ? ` "${r.session.title}"` : ''} in ${r.session.workspace}`);
       }),
     );
 
+  infoOptions(
+    session
+      .command('list')
+      .description("list the workspace's sessions, newest first (the options filter: every one given must match)")
+      .option('--kind <kind>', 'root, fork or child')
+      .option('--parent <id>', 'children and forks of this session'),
+  ).action(
+      action(async ([opts], ctx, out) => {
+        const { kind, parent, ...rest } = opts as { kind?: SessionFilter['kind']; parent?: string } & Record<string, string>;
+        if (kind !== undefined && !['root', 'fork', 'child'].includes(kind)) throw new CkptError('INVALID_ARGUMENT', `--kind must be root, fork or child, not ${JSON.stringify(kind)}`);
+        const sessions = await (await ctx.workspace()).list({ kind, parent, ...infoFrom(rest) });
+        out.result({ sessions }, (r) => (r.sessions.length === 0 ? 'no sessions in this workspace' : r.sessions.map(line).join('\n')));
+      }),
+    );
+
   session
-    .command('list')
-    .description("list the workspace's sessions, newest first")
+    .command('children <id>')
+    .description('the child sessions and forks of a session')
+    .action(
+      action(async ([id], ctx, out) => {
+        const parent = await ctx.session(id as string);
+        const sessions = await (await ctx.workspace()).list({ parent: parent.id });
+        out.result({ sessions }, (r) => (r.sessions.length === 0 ? `session ${parent.id} has no children` : r.sessions.map(line).join('\n')));
+      }),
+    );
+
+  session
+    .command('tree')
+    .description("the workspace's sessions under their parents (children and forks)")
     .action(
       action(async (_args, ctx, out) => {
-        const sessions = await (await ctx.workspace()).list();
-        out.result({ sessions }, (r) => (r.sessions.length === 0 ? 'no sessions in this workspace' : r.sessions.map(line).join('\n')));
+        const tree = await (await ctx.workspace()).tree();
+        out.result({ tree }, (r) => (r.tree.length === 0 ? 'no sessions in this workspace' : treeLines(r.tree, '').join('\n')));
+      }),
+    );
+
+  session
+    .command('title <id> <title>')
+    .description('retitle a session (it keeps its place in the list)')
+    .action(
+      action(async ([id, title], ctx, out) => {
+        const s = await ctx.session(id as string);
+        const meta = await s.setTitle(title as string);
+        out.result({ session: meta }, (r) => `session ${r.session.id} is now "${r.session.title}"`);
       }),
     );
 
@@ -81,6 +120,33 @@ export function registerSessionCommands(program: Command): void {
         out.result({ removed: id as string }, (r) => `removed session ${r.removed}`);
       }),
     );
+}
+
+/** Flags for the descriptive session fields (SESSION_INFO_FIELDS), on `session new` and `session list`. */
+const INFO_FLAGS: [flag: string, field: keyof SessionInfo, what: string][] = [
+  ['--agent <name>', 'agent', 'the agent (claude, gemini, …)'],
+  ['--external-id <id>', 'externalId', "the agent's own session id"],
+  ['--model <name>', 'model', 'the model'],
+  ['--provider <name>', 'provider', 'the model provider'],
+  ['--cwd <dir>', 'cwd', "the agent's working folder"],
+  ['--transcript <path>', 'transcriptPath', "the agent's transcript file"],
+  ['--task <id>', 'taskId', 'the task this run works on'],
+  ['--spawned-from <ref>', 'spawnedFrom', 'what started this run (e.g. a tool call id)'],
+];
+
+function infoOptions(command: Command): Command {
+  for (const [flag, , what] of INFO_FLAGS) command.option(flag, what);
+  return command;
+}
+
+function infoFrom(opts: Record<string, string | undefined>): SessionInfo {
+  const info: SessionInfo = {};
+  for (const [, field] of INFO_FLAGS) if (opts[field] !== undefined) info[field] = opts[field];
+  return info;
+}
+
+function treeLines(nodes: readonly SessionTreeNode[], indent: string): string[] {
+  return nodes.flatMap((n) => [`${indent}${line(n.session)}`, ...treeLines(n.children, `${indent}  `)]);
 }
 
 function line(m: SessionMetadata): string {
