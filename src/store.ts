@@ -78,7 +78,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
         ...sessions,
         // Opening a session finishes (or abandons) an interrupted restore before anything else (DESIGN §4).
         get: async (id) => recoverSession(await sessions.get(id)),
-        latest: async () => recoverSession(await sessions.latest()),
+        latest: async (filter) => recoverSession(await sessions.latest(filter)),
         id: identity.id,
         root: identity.root,
         ctx: wctx,

@@ -4,7 +4,8 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { isCkptError } from '../src/errors.js';
-import { liveEvents, pendingRecovery, restore, rewind } from '../src/restore/index.js';
+import { pendingRecovery, restore, rewind } from '../src/restore/index.js';
+import { liveConversation as liveEvents } from '../src/conversation/index.js';
 import { stagePath } from '../src/restore/stage.js';
 import { eventTypes, makeWorld, snapshot, stagingLeft, type World } from './fixtures/restore-world.js';
 import { useWorlds } from './helpers/worlds.js';

@@ -8,6 +8,20 @@ import { startTurn, type TurnOptions } from '../capture/turn.js';
 import { listCheckpoints, type CheckpointEntry } from '../history/log.js';
 import { diffSession, type DiffResult } from '../history/diff.js';
 import { scan, type ScanOptions, type ScanResult } from '../scan/index.js';
+import {
+  appendConversation,
+  liveConversation,
+  messageTags,
+  planCompaction,
+  recordCompaction,
+  type AppendOptions,
+  type AppendResult,
+  type CompactionOptions,
+  type CompactionPlan,
+  type MessageTag,
+  type RecordCompactionOptions,
+} from '../conversation/index.js';
+import type { EventBase, NewEvent } from '../format/event.js';
 import { restore, rewind, undoPath, type RestoreOptions, type RestoreResult, type RewindOptions, type RewindResult } from '../restore/index.js';
 
 export class Session extends SessionHandle {
@@ -62,5 +76,30 @@ export class Session extends SessionHandle {
       maxBytes: this.ctx.options.maxBlobBytes,
       patch: options.patch,
     });
+  }
+
+  /** Appends conversation events (messages, tool calls, …) in one batch; `unlessExists` skips ids already logged. */
+  record(events: readonly NewEvent[], options?: AppendOptions): Promise<AppendResult> {
+    return appendConversation(this, events, options);
+  }
+
+  /** The live conversation: after rewinds (what they went back past is hidden) and compactions (summaries). */
+  async conversation(): Promise<EventBase[]> {
+    return liveConversation(await this.events());
+  }
+
+  /** Which live entries a compaction would summarise and which it would keep. */
+  async planCompaction(options?: CompactionOptions): Promise<CompactionPlan> {
+    return planCompaction(await this.events(), options);
+  }
+
+  /** Records a compaction: the summary replaces the planned entries when the conversation is replayed. */
+  compact(options: RecordCompactionOptions): Promise<EventBase> {
+    return recordCompaction(this, options);
+  }
+
+  /** Live conversation events that carry an id, with the tags just before and after each. */
+  async messageTags(): Promise<MessageTag[]> {
+    return messageTags(await this.events());
   }
 }

@@ -9,10 +9,15 @@ export interface TurnOptions {
   /** Messages in the agent's transcript when the turn began: the watermark a rewind returns. */
   messageCount?: number;
   text?: string;
+  /** The id of the user's message that starts the turn (ties the turn to the agent's transcript). */
+  messageId?: string;
 }
 
 export async function startTurn(session: SessionHandle, options: TurnOptions = {}): Promise<{ turn: number; tag: string; seq: number }> {
-  const { messageCount, text } = options;
+  const { messageCount, text, messageId } = options;
+  if (messageId !== undefined && (typeof messageId !== 'string' || messageId.length === 0 || messageId.length > 256)) {
+    throw new CkptError('INVALID_ARGUMENT', 'a message id must be a string of 1 to 256 characters');
+  }
   if (messageCount !== undefined && (!Number.isSafeInteger(messageCount) || messageCount < 0)) {
     throw new CkptError('INVALID_ARGUMENT', `message count must be a non-negative integer, got ${messageCount}`, { messageCount });
   }
@@ -21,7 +26,7 @@ export async function startTurn(session: SessionHandle, options: TurnOptions = {
     const events = await tx.read();
     const turn = nextTurnNumber(replay(events));
     const [stored] = await tx.append([
-      { type: 'turn', turn, ...(messageCount !== undefined ? { messageCount } : {}), ...(text !== undefined ? { text } : {}) },
+      { type: 'turn', turn, ...(messageCount !== undefined ? { messageCount } : {}), ...(text !== undefined ? { text } : {}), ...(messageId !== undefined ? { messageId } : {}) },
     ]);
     // Automatic retention (gc/prune.ts), from the events already read: no extra I/O.
     const pruneEvent = retentionEvent([...events, stored!], retention);

@@ -14,7 +14,7 @@ export function action(run: (args: unknown[], ctx: CliContext, out: Output, cmd:
 }
 
 /** The streams the program was built with (attached to the root command by buildProgram). */
-function rootIo(cmd: Command): CliIo {
+export function rootIo(cmd: Command): CliIo {
   let c: Command = cmd;
   while (c.parent) c = c.parent;
   return (c as Command & { ckptIo: CliIo }).ckptIo;

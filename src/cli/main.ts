@@ -8,6 +8,7 @@ import { registerCheckpointCommands } from './commands/checkpoint.js';
 import { registerRestoreCommands } from './commands/restore.js';
 import { registerMaintenanceCommands } from './commands/maintenance.js';
 import { registerDemoCommand } from './commands/demo.js';
+import { registerConversationCommands } from './commands/conversation.js';
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('ckpt')
@@ -28,6 +29,7 @@ export function buildProgram(io: CliIo): Command {
   registerSessionCommands(program);
   registerCheckpointCommands(program);
   registerRestoreCommands(program);
+  registerConversationCommands(program);
   registerMaintenanceCommands(program);
   registerDemoCommand(program);
   for (const cmd of program.commands) inherit(cmd, program);

@@ -107,6 +107,15 @@ export interface PruneEvent extends EventBase {
   before: number;
 }
 
+/**
+ * Event types ckpt itself writes; every other type is a conversation event (message, tool call, …)
+ * whose payload ckpt stores but does not interpret.
+ */
+export const CHECKPOINT_EVENT_TYPES: ReadonlySet<string> = new Set([
+  'session', 'title', 'info', 'end', 'turn', 'capture', 'settle', 'scan', 'restore_started', 'restore_committed',
+  'restore_aborted', 'rewind', 'conflict', 'prune', 'compaction',
+]);
+
 /** Fields a caller supplies when appending; the log assigns `v`, `seq` and `at`. */
 export type NewEvent = { type: string; [key: string]: unknown };
 

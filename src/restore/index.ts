@@ -1,11 +1,11 @@
 // The restore engine's public surface (DESIGN §2, §4, §8): plan (pure), restore (journaled apply),
-// per-file undo, rewind (optionally as a fork), recovery of interrupted restores, live agent events.
+// per-file undo, rewind (optionally as a fork), recovery of interrupted restores.
 export { planRestore, candidatePaths, summarizePlan, WHY } from './plan-restore.js';
 export type { PlannedEntry, PlanRestoreInput, RestorePlan, SkippedPath } from './plan-restore.js';
 export { applyRestore, type ApplyRestoreOptions, type RestoreResult } from './apply-restore.js';
 export { restore, type RestoreOptions } from './restore.js';
 export { undoPath, type UndoPathOptions } from './undo.js';
-export { rewind, liveEvents, watermarkAt, CHECKPOINT_EVENT_TYPES } from './rewind.js';
+export { rewind, watermarkAt } from './rewind.js';
 export type { RewindOptions, RewindResult, Watermark } from './rewind.js';
 export { recoverSession, recoverInTx, pendingRecovery, type RecoveryReport } from './recover.js';
 export { readPresentImages } from './present.js';

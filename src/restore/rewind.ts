@@ -4,18 +4,13 @@
 // its own transcript. `fork` leaves this session as it is: a fork is made at the tag and the restore
 // is recorded there. `liveEvents` replays which agent events are still live after rewinds.
 import type { EventBase, TurnEvent } from '../format/event.js';
+import { hiddenByRewind, type EventRef } from '../conversation/index.js';
 import { resolveTagSeq } from '../session/positions.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { createSessionStore } from '../session/session-store.js';
 import { driftError, type RestoreResult } from './apply-restore.js';
 import { recoverInTx } from './recover.js';
 import { planAgainstWorkspace, restoreInTx } from './restore.js';
-
-/** Event types ckpt itself writes; everything else is an agent event it stores but does not interpret. */
-export const CHECKPOINT_EVENT_TYPES: ReadonlySet<string> = new Set([
-  'session', 'title', 'info', 'turn', 'capture', 'settle', 'scan', 'restore_started', 'restore_committed', 'restore_aborted',
-  'rewind', 'conflict', 'prune', 'compaction',
-]);
 
 export interface Watermark {
   /** The turn at or before the tag (0: before the first turn). */
@@ -35,6 +30,24 @@ export interface RewindResult extends RestoreResult {
   /** The session the restore was recorded in (the fork's id with `fork`). */
   session: string;
   forked?: true;
+  /** The user's message of the turn rewound to, so an agent can put it back into its input box. */
+  userMessage: { turn: number; text: string | null; id?: string } | null;
+  /** Conversation entries the rewind hides (with a dry run: would hide); never deleted from the log. */
+  hidden: EventRef[];
+}
+
+/** What a rewind to `toSeq` does to the conversation: the user message to hand back, the entries it hides. */
+function conversationAt(events: readonly EventBase[], toSeq: number): Pick<RewindResult, 'userMessage' | 'hidden'> {
+  let turn: TurnEvent | undefined;
+  for (const e of events) {
+    if (e.seq > toSeq) break;
+    if (e.type === 'turn') turn = e as TurnEvent;
+  }
+  const userMessage = turn
+    ? { turn: turn.turn, text: typeof turn.text === 'string' ? turn.text : null, ...(typeof turn.messageId === 'string' ? { id: turn.messageId } : {}) }
+    : null;
+  const hidden = hiddenByRewind(events, toSeq).map((e) => (typeof e.id === 'string' ? { seq: e.seq, type: e.type, id: e.id } : { seq: e.seq, type: e.type }));
+  return { userMessage, hidden };
 }
 
 /** The watermark of position `toSeq`: the last `turn` event at or before it. */
@@ -47,25 +60,6 @@ export function watermarkAt(events: readonly EventBase[], toSeq: number): Waterm
   return { turn: turn?.turn ?? 0, messageCount: typeof turn?.messageCount === 'number' ? turn.messageCount : null };
 }
 
-/** Agent events (non-checkpoint types) still live: a rewind supersedes everything between its toSeq and itself. */
-export function liveEvents(events: readonly EventBase[]): EventBase[] {
-  const superseded = new Set<number>();
-  for (const e of events) {
-    if (e.type !== 'rewind') continue;
-    let toSeq = typeof e.toSeq === 'number' ? e.toSeq : undefined;
-    if (toSeq === undefined && typeof e.to === 'string') {
-      try {
-        toSeq = resolveTagSeq(events.filter((x) => x.seq < e.seq), e.to);
-      } catch {
-        continue; // an unresolvable old rewind supersedes nothing rather than everything
-      }
-    }
-    if (toSeq === undefined) continue;
-    for (const x of events) if (x.seq > toSeq && x.seq < e.seq) superseded.add(x.seq);
-  }
-  return events.filter((e) => !CHECKPOINT_EVENT_TYPES.has(e.type) && !superseded.has(e.seq));
-}
-
 export async function rewind(session: SessionHandle, tag: string, options: RewindOptions = {}): Promise<RewindResult> {
   if (options.fork) return rewindFork(session, tag, options);
   return session.transaction(async (tx) => {
@@ -75,7 +69,7 @@ export async function rewind(session: SessionHandle, tag: string, options: Rewin
     const watermark = watermarkAt(events, toSeq);
     const result = await restoreInTx(session, tx, { tag, events, force: options.force, dryRun: options.dryRun, reason: `rewind to ${tag}` });
     if (!options.dryRun) await tx.append([{ type: 'rewind', to: tag, toSeq, watermark }]);
-    return { ...result, watermark, session: session.id };
+    return { ...result, watermark, session: session.id, ...conversationAt(events, toSeq) };
   });
 }
 
@@ -91,12 +85,12 @@ async function rewindFork(session: SessionHandle, tag: string, options: RewindOp
   const { plan } = await planAgainstWorkspace(session, events, tag);
   if (options.dryRun) {
     const result = await session.transaction((tx) => restoreInTx(session, tx, { tag, events, force: true, dryRun: true, reason: '' }));
-    return { ...result, watermark, session: session.id };
+    return { ...result, watermark, session: session.id, ...conversationAt(events, toSeq) };
   }
   if (plan.drift.length > 0 && !options.force) throw driftError(tag, plan.drift);
   const fork = await createSessionStore(session.ctx).fork(session.id, { atSeq: Math.max(1, toSeq) });
   const result = await fork.transaction((tx) =>
     restoreInTx(fork, tx, { tag, events, force: options.force, reason: `rewind to ${tag} (fork of ${session.id})` }),
   );
-  return { ...result, watermark, session: fork.id, forked: true };
+  return { ...result, watermark, session: fork.id, forked: true, ...conversationAt(events, toSeq) };
 }

@@ -18,6 +18,8 @@ export interface SessionMetadata extends SessionInfo {
   depth: number;
   createdAt: string;
   updatedAt: string;
+  /** Set by an `end` event (the agent's session ended); a later turn resumes the session and clears it. */
+  endedAt?: string;
   eventCount: number;
   lastEventType: string;
 }
@@ -54,6 +56,10 @@ export function foldMetadata(
       meta.title = event.title;
     } else if (event.type === 'info') {
       applyInfo(meta, event.set);
+    } else if (event.type === 'end') {
+      meta.endedAt = event.at;
+    } else if (event.type === 'turn') {
+      delete meta.endedAt;
     }
     // Never before createdAt: a fork's copied events keep their (older) times.
     if ((!DESCRIPTIVE_EVENTS.has(event.type) || event.seq === 1) && event.at > meta.updatedAt) meta.updatedAt = event.at;

@@ -77,6 +77,12 @@ export class SessionHandle {
     return this.metadata();
   }
 
+  /** Marks the session ended (the agent's session closed); a later turn resumes it. */
+  async end(reason?: string): Promise<SessionMetadata> {
+    await this.append([{ type: 'end', ...(reason ? { reason } : {}) }]);
+    return this.metadata();
+  }
+
   /** Sets (string) or clears (null) descriptive fields: agent, externalId, model, provider, cwd, taskId, spawnedFrom. */
   async setInfo(patch: SessionInfoPatch): Promise<SessionMetadata> {
     const set = checkInfoPatch(patch, { allowNull: true });

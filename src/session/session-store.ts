@@ -21,8 +21,11 @@ export interface CreateSessionOptions {
   info?: SessionInfo;
 }
 
-/** Which sessions `list` returns: every given field must match exactly. */
-export type SessionFilter = SessionInfo & { kind?: SessionKind; parent?: string };
+/**
+ * Which sessions `list` returns: every given field must match exactly. `resumable` keeps only the
+ * sessions a user can resume as a conversation of their own: not a child (sub-agent) run, not ended.
+ */
+export type SessionFilter = SessionInfo & { kind?: SessionKind; parent?: string; resumable?: boolean };
 
 export interface ForkOptions {
   /** Last event seq copied into the fork (default: the whole log). */
@@ -42,8 +45,8 @@ export interface SessionStore<S extends SessionHandle = SessionHandle> {
   get(id: string): Promise<S>;
   /** Metadata of every session of the workspace, most recently updated first (filtered when asked). */
   list(filter?: SessionFilter): Promise<SessionMetadata[]>;
-  /** The most recently updated session, or SESSION_NOT_FOUND when the workspace has none. */
-  latest(): Promise<S>;
+  /** The most recently updated session (matching `filter`), or SESSION_NOT_FOUND when there is none. */
+  latest(filter?: SessionFilter): Promise<S>;
   fork(id: string, options?: ForkOptions): Promise<S>;
   /** Ancestors from the root down to `id` (parents of children and forks). */
   lineage(id: string): Promise<SessionMetadata[]>;
@@ -87,13 +90,14 @@ export function createSessionStore<S extends SessionHandle>(
   }
 
   async function list(filter: SessionFilter = {}): Promise<SessionMetadata[]> {
-    const wanted = Object.entries(filter).filter(([, v]) => v !== undefined) as [keyof SessionMetadata, string][];
+    const { resumable, ...fields } = filter;
+    const wanted = Object.entries(fields).filter(([, v]) => v !== undefined) as [keyof SessionMetadata, string][];
     const ids = await backend.children(sessionsKey);
     const metas: SessionMetadata[] = [];
     for (const id of ids) {
       try {
         const meta = await (await get(id)).metadata();
-        if (wanted.every(([k, v]) => meta[k] === v)) metas.push(meta);
+        if (wanted.every(([k, v]) => meta[k] === v) && (resumable === undefined || isResumable(meta) === resumable)) metas.push(meta);
       } catch (err) {
         if ((err as CkptError).code === 'SESSION_NOT_FOUND' || (err as CkptError).code === 'INVALID_ARGUMENT') continue;
         throw err;
@@ -134,9 +138,12 @@ export function createSessionStore<S extends SessionHandle>(
     },
     get,
     list,
-    latest: async () => {
-      const [newest] = await list();
-      if (!newest) throw new CkptError('SESSION_NOT_FOUND', `no session in workspace ${ctx.workspace.root}; create one with 'ckpt session new'`, { workspace: ctx.workspace.root });
+    latest: async (filter) => {
+      const [newest] = await list(filter);
+      if (!newest) {
+        const which = filter && Object.keys(filter).length > 0 ? ` matching ${JSON.stringify(filter)}` : '';
+        throw new CkptError('SESSION_NOT_FOUND', `no session${which} in workspace ${ctx.workspace.root}; create one with 'ckpt session new'`, { workspace: ctx.workspace.root });
+      }
       return get(newest.id);
     },
     fork: async (id, options = {}) => {
@@ -183,6 +190,10 @@ export function createSessionStore<S extends SessionHandle>(
       await backend.removeTree(session.key);
     },
   };
+}
+
+function isResumable(meta: SessionMetadata): boolean {
+  return meta.kind !== 'child' && meta.endedAt === undefined;
 }
 
 const INHERITED_INFO: readonly SessionInfoField[] = ['agent', 'model', 'provider', 'cwd', 'taskId'];

@@ -30,12 +30,13 @@ export function registerSessionCommands(program: Command): void {
       .command('list')
       .description("list the workspace's sessions, newest first (the options filter: every one given must match)")
       .option('--kind <kind>', 'root, fork or child')
+      .option('--resumable', 'only sessions a user can resume: not a child run, not ended')
       .option('--parent <id>', 'children and forks of this session'),
   ).action(
       action(async ([opts], ctx, out) => {
-        const { kind, parent, ...rest } = opts as { kind?: SessionFilter['kind']; parent?: string } & Record<string, string>;
+        const { kind, parent, resumable, ...rest } = opts as { kind?: SessionFilter['kind']; parent?: string; resumable?: boolean } & Record<string, string>;
         if (kind !== undefined && !['root', 'fork', 'child'].includes(kind)) throw new CkptError('INVALID_ARGUMENT', `--kind must be root, fork or child, not ${JSON.stringify(kind)}`);
-        const sessions = await (await ctx.workspace()).list({ kind, parent, ...infoFrom(rest) });
+        const sessions = await (await ctx.workspace()).list({ kind, parent, ...(resumable ? { resumable: true } : {}), ...infoFrom(rest) });
         out.result({ sessions }, (r) => (r.sessions.length === 0 ? 'no sessions in this workspace' : r.sessions.map(line).join('\n')));
       }),
     );
@@ -58,6 +59,17 @@ export function registerSessionCommands(program: Command): void {
       action(async (_args, ctx, out) => {
         const tree = await (await ctx.workspace()).tree();
         out.result({ tree }, (r) => (r.tree.length === 0 ? 'no sessions in this workspace' : treeLines(r.tree, '').join('\n')));
+      }),
+    );
+
+  session
+    .command('end [id]')
+    .description("mark a session ended (the agent's session closed); a later turn resumes it")
+    .option('--reason <text>', 'why it ended')
+    .action(
+      action(async ([id, opts], ctx, out) => {
+        const meta = await (await ctx.session(id as string | undefined)).end((opts as { reason?: string }).reason);
+        out.result({ session: meta }, (r) => `session ${r.session.id} ended`);
       }),
     );
 
