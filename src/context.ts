@@ -8,11 +8,18 @@ import type { BlobStore } from './storage/blob-store.js';
 export interface RetentionPolicy {
   keepTurns?: number;
   olderThanMs?: number;
+  /** Keep (at least) the last N checkpoints: whole turns before the turn holding the N-th latest capture retire. */
+  keepCheckpoints?: number;
 }
 
 export interface CkptOptions {
-  /** Largest file content captured (bytes); larger files are recorded as `skipped` (default 16 MiB). */
+  /**
+   * Largest file content captured (bytes; default 16 MiB, or CKPT_MAX_FILE_SIZE); larger files are
+   * recorded as `skipped` — or, with `refuseOversize`, a tool capture naming one fails BLOB_TOO_LARGE
+   * and records nothing. (Scans always record them as skipped: a shell command has already run.)
+   */
   maxBlobBytes: number;
+  refuseOversize: boolean;
   /** How long to wait for a session or workspace lock (default 10 s). */
   lockTimeoutMs: number;
   /** When false, capture/settle/scan record nothing and say so (env CKPT_DISABLE=1). */

@@ -5,6 +5,7 @@ import { mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CkptError } from './errors.js';
+import { parseSize } from './format/size.js';
 import type { CkptOptions, StoreContext, WorkspaceContext } from './context.js';
 import { createFsBackend } from './storage/fs-backend.js';
 import { createBlobStore } from './storage/blob-store.js';
@@ -36,6 +37,11 @@ export interface Store {
   openWorkspace(dir: string): Promise<Workspace>;
   /** Roots of every workspace the store knows. */
   listWorkspaces(): Promise<{ id: string; root: string; createdAt: string }[]>;
+  /**
+   * Drops a workspace (by root folder — which may no longer exist — or by id): its sessions, scan
+   * baseline and owner index. Its blobs are freed by the next GC unless something else references them.
+   */
+  removeWorkspace(target: string): Promise<{ id: string; root: string; sessions: number }>;
 }
 
 /** The default store folder from the environment (DESIGN §2). */
@@ -48,7 +54,8 @@ export function defaultStoreDir(env: NodeJS.ProcessEnv = process.env): string {
 export async function openStore(options: OpenStoreOptions = {}): Promise<Store> {
   const dir = resolve(options.dir ?? defaultStoreDir());
   const resolved: CkptOptions = {
-    maxBlobBytes: options.maxBlobBytes ?? DEFAULT_MAX_BLOB_BYTES,
+    maxBlobBytes: options.maxBlobBytes ?? (process.env.CKPT_MAX_FILE_SIZE ? parseSize(process.env.CKPT_MAX_FILE_SIZE, 'CKPT_MAX_FILE_SIZE') : DEFAULT_MAX_BLOB_BYTES),
+    refuseOversize: options.refuseOversize ?? isTruthy(process.env.CKPT_REFUSE_OVERSIZE),
     lockTimeoutMs: options.lockTimeoutMs ?? 10_000,
     captureEnabled: options.captureEnabled ?? !isTruthy(process.env.CKPT_DISABLE),
     retention: options.retention,
@@ -64,9 +71,39 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     events: new EventEmitter(),
   };
 
+  const listWorkspaces = async () => {
+    const out: { id: string; root: string; createdAt: string }[] = [];
+    for (const id of await backend.children('workspaces')) {
+      const raw = await backend.read(`workspaces/${id}/workspace.json`);
+      if (!raw) continue;
+      let info: { root?: unknown; createdAt?: unknown };
+      try {
+        info = JSON.parse(raw.toString('utf8')) as typeof info;
+      } catch {
+        throw new CkptError('LOG_CORRUPT', `workspaces/${id}/workspace.json is not valid JSON`, { file: `workspaces/${id}/workspace.json` });
+      }
+      out.push({ id, root: String(info.root), createdAt: String(info.createdAt) });
+    }
+    return out;
+  };
+
   return {
     dir,
     ctx,
+    listWorkspaces,
+    removeWorkspace: async (target) => {
+      const known = await listWorkspaces();
+      let found = known.find((w) => w.id === target || w.root === resolve(target));
+      if (!found) {
+        const identity = await resolveWorkspace(target).catch(() => undefined);
+        found = identity && known.find((w) => w.id === identity.id);
+      }
+      if (!found) throw new CkptError('NOT_FOUND', `no workspace ${JSON.stringify(target)} in the store ${dir}`, { workspace: target });
+      const key = `workspaces/${found.id}`;
+      const sessions = (await backend.children(`${key}/sessions`)).length;
+      await backend.removeTree(key);
+      return { id: found.id, root: found.root, sessions };
+    },
     openWorkspace: async (workspaceDir) => {
       const identity = await resolveWorkspace(workspaceDir);
       const key = `workspaces/${identity.id}`;
@@ -83,16 +120,6 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
         root: identity.root,
         ctx: wctx,
       };
-    },
-    listWorkspaces: async () => {
-      const out: { id: string; root: string; createdAt: string }[] = [];
-      for (const id of await backend.children('workspaces')) {
-        const raw = await backend.read(`workspaces/${id}/workspace.json`);
-        if (!raw) continue;
-        const info = JSON.parse(raw.toString('utf8')) as { root: string; createdAt: string };
-        out.push({ id, root: info.root, createdAt: info.createdAt });
-      }
-      return out;
     },
   };
 }

@@ -41,6 +41,28 @@ const read = (rel: string) => readFile(join(dirs.workspace, rel), 'utf8');
 const logPath = (id: string) => join(dirs.store, 'workspaces', ws.id, 'sessions', id, 'events.jsonl');
 
 describe('prune', () => {
+  it('--keep-checkpoints keeps at least the last N checkpoints, retiring whole turns before them', async () => {
+    const s = await ws.create({ id: 'k' });
+    await history(s, 5); // one capture per turn
+    await s.capture(['a.txt'], { tool: 'Edit' }); // a second capture in turn 5
+    const turn = (n: number) => (events.find((e) => e.type === 'turn' && e.turn === n)!).seq;
+    let events = await s.events();
+    // Last 3 captures: 4.1, 5.1, 5.2 -> turns 1..3 retire.
+    expect(prunePoint(events, { keepCheckpoints: 3 })).toBe(turn(4));
+    expect(prunePoint(events, { keepCheckpoints: 2 })).toBe(turn(5));
+    expect(prunePoint(events, { keepCheckpoints: 6 })).toBe(turn(1)); // turn 0 holds no checkpoint
+    expect(prunePoint(events, { keepCheckpoints: 7 })).toBe(0);
+    // Both limits: whatever either retires is retired.
+    expect(prunePoint(events, { keepCheckpoints: 3, keepTurns: 1 })).toBe(turn(5));
+    const r = await prune(s, { keepCheckpoints: 3 });
+    expect(r).toMatchObject({ pruned: true, before: turn(4), retiredCaptures: 3 });
+    events = await s.events();
+    expect(events.at(-1)).toMatchObject({ type: 'prune', keepCheckpoints: 3 });
+    expect(() => prunePoint(events, { keepCheckpoints: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(resolveRetention(undefined, { CKPT_KEEP_CHECKPOINTS: '50' })).toMatchObject({ keepCheckpoints: 50 });
+    expect(() => resolveRetention(undefined, { CKPT_KEEP_CHECKPOINTS: 'x' })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+  });
+
   it('retires tags before the kept turns (TAG_PRUNED, exit 3), keeps later ones restorable, appends without rewriting', async () => {
     const s = await ws.create({ id: 's' });
     await history(s, 5);

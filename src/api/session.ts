@@ -7,6 +7,7 @@ import { settle, type SettleResult } from '../capture/settle.js';
 import { startTurn, type TurnOptions } from '../capture/turn.js';
 import { listCheckpoints, type CheckpointEntry } from '../history/log.js';
 import { diffSession, type DiffResult } from '../history/diff.js';
+import { conflictsIn, ownerOf, type ConflictEntry, type OwnerReport } from '../history/conflicts.js';
 import { scan, type ScanOptions, type ScanResult } from '../scan/index.js';
 import {
   appendConversation,
@@ -101,5 +102,15 @@ export class Session extends SessionHandle {
   /** Live conversation events that carry an id, with the tags just before and after each. */
   async messageTags(): Promise<MessageTag[]> {
     return messageTags(await this.events());
+  }
+
+  /** Conflicts this session recorded (paths another session wrote since this one recorded them). */
+  async conflicts(): Promise<ConflictEntry[]> {
+    return conflictsIn(this.id, await this.events());
+  }
+
+  /** Which session of the workspace last wrote `path`. */
+  owner(path: string, options: { cwd?: string } = {}): Promise<OwnerReport> {
+    return ownerOf(this, path, options.cwd);
   }
 }

@@ -3,6 +3,7 @@
 // before the capture event is appended and fsynced; only then does the call return.
 import { lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { CkptError } from '../errors.js';
 import type { CaptureEvent, FileImage, NewEvent } from '../format/event.js';
 import { captureTag } from '../format/tag.js';
 import type { SessionHandle } from '../session/session-handle.js';
@@ -26,6 +27,13 @@ export interface CaptureResult {
   files: FileImage[];
   /** Set when capture is switched off (CKPT_DISABLE): nothing was recorded. */
   disabled?: true;
+  /** Paths another session of the workspace wrote since this session recorded them (also logged as `conflict` events). */
+  conflicts?: ConflictRef[];
+}
+
+export interface ConflictRef {
+  path: string;
+  otherSession: string;
 }
 
 /** Resolves every input beneath the root before anything is stored: one escape fails the whole call. */
@@ -79,14 +87,18 @@ export function nextCaptureEvent(state: ReplayState, images: FileImage[], fields
  * sessions of the workspace found on the way, and — when `after` is given (a scan) — the settle of
  * the same paths in the same transaction.
  */
-export async function appendCapture(session: SessionHandle, images: FileImage[], fields: CaptureFields & { after?: FileImage[] }): Promise<CaptureEvent> {
+export async function appendCapture(
+  session: SessionHandle,
+  images: FileImage[],
+  fields: CaptureFields & { after?: FileImage[] },
+): Promise<{ event: CaptureEvent; conflicts: ConflictRef[] }> {
   return session.transaction(async (tx) => {
     const state = replay(await tx.read());
     const event = nextCaptureEvent(state, images, fields);
     const conflicts = await detectConflicts(session, state, images);
     const settle = fields.after ? [{ type: 'settle', tag: event.tag, files: fields.after }] : [];
     const [stored] = await tx.append([event, ...conflicts, ...settle]);
-    return stored as CaptureEvent;
+    return { event: stored as CaptureEvent, conflicts: conflicts.map((c) => ({ path: c.path as string, otherSession: c.otherSession as string })) };
   });
 }
 
@@ -94,8 +106,15 @@ export async function capture(session: SessionHandle, inputs: readonly string[],
   const paths = await resolveInputs(session, inputs, options.cwd);
   if (!session.ctx.options.captureEnabled) return { tag: null, files: [], disabled: true };
   const images = await readImages(session, paths);
-  const event = await appendCapture(session, images, { tool: options.tool ?? 'capture', reason: options.reason });
-  return { tag: event.tag, seq: event.seq, files: images };
+  const oversize = images.filter((i) => i.state === 'skipped' && i.why === 'too-large');
+  if (session.ctx.options.refuseOversize && oversize.length > 0) {
+    throw new CkptError('BLOB_TOO_LARGE', `over the ${session.ctx.options.maxBlobBytes}-byte cap, nothing recorded: ${oversize.map((i) => i.path).join(', ')}`, {
+      paths: oversize.map((i) => i.path),
+      max: session.ctx.options.maxBlobBytes,
+    });
+  }
+  const { event, conflicts } = await appendCapture(session, images, { tool: options.tool ?? 'capture', reason: options.reason });
+  return { tag: event.tag, seq: event.seq, files: images, ...(conflicts.length > 0 ? { conflicts } : {}) };
 }
 
 /** How many ancestors of `rel` (below the root) do not exist: those a restore may remove again. */

@@ -1,7 +1,7 @@
 // Turns the global CLI flags (--store, --workspace, --session) into an open store, workspace and
 // session, the same way for every command.
 import { resolve } from 'node:path';
-import { defaultStoreDir, openStore, type Session, type Store, type Workspace } from '../index.js';
+import { defaultStoreDir, openStore, parseSize, type Session, type Store, type Workspace } from '../index.js';
 import type { CliIo } from './io.js';
 
 export interface GlobalFlags {
@@ -9,6 +9,8 @@ export interface GlobalFlags {
   workspace?: string;
   session?: string;
   json?: boolean;
+  maxFileSize?: string;
+  refuseOversize?: boolean;
 }
 
 export interface CliContext {
@@ -26,7 +28,12 @@ export function createCliContext(io: CliIo, flags: GlobalFlags): CliContext {
   const ctx: CliContext = {
     io,
     flags,
-    store: () => (store ??= openStore({ dir: flags.store ? resolve(io.cwd, flags.store) : defaultStoreDir(io.env) })),
+    store: () =>
+      (store ??= openStore({
+        dir: flags.store ? resolve(io.cwd, flags.store) : defaultStoreDir(io.env),
+        ...(flags.maxFileSize !== undefined ? { maxBlobBytes: parseSize(flags.maxFileSize, '--max-file-size') } : {}),
+        ...(flags.refuseOversize ? { refuseOversize: true } : {}),
+      })),
     workspace: () => (workspace ??= ctx.store().then((s) => s.openWorkspace(resolve(io.cwd, flags.workspace ?? '.')))),
     session: async (id) => {
       const ws = await ctx.workspace();

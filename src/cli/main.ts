@@ -9,6 +9,7 @@ import { registerRestoreCommands } from './commands/restore.js';
 import { registerMaintenanceCommands } from './commands/maintenance.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerConversationCommands } from './commands/conversation.js';
+import { registerInspectCommands } from './commands/inspect.js';
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('ckpt')
@@ -18,6 +19,8 @@ export function buildProgram(io: CliIo): Command {
     .option('--workspace <dir>', 'workspace root (default: the current folder)')
     .option('--session <id>', 'session id (default: the most recently updated session of the workspace)')
     .option('--json', 'print one JSON document on stdout (errors as JSON on stderr)')
+    .option('--max-file-size <size>', 'largest file content captured, e.g. 16M (default: $CKPT_MAX_FILE_SIZE or 16M); larger files are recorded as skipped')
+    .option('--refuse-oversize', 'a capture naming a file over the size cap fails (BLOB_TOO_LARGE) and records nothing ($CKPT_REFUSE_OVERSIZE=1)')
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({
@@ -30,6 +33,7 @@ export function buildProgram(io: CliIo): Command {
   registerCheckpointCommands(program);
   registerRestoreCommands(program);
   registerConversationCommands(program);
+  registerInspectCommands(program);
   registerMaintenanceCommands(program);
   registerDemoCommand(program);
   for (const cmd of program.commands) inherit(cmd, program);

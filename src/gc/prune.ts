@@ -19,12 +19,14 @@ export interface PruneOptions {
   keepTurns?: number;
   /** Retire the turns (turn 0 included) whose every event is older than this (ms); the current turn stays. */
   olderThanMs?: number;
+  /** Keep the last N checkpoints (N >= 1): the turns before the one holding the N-th latest capture retire. */
+  keepCheckpoints?: number;
   /** "Now" for `olderThanMs` (default Date.now()). */
   now?: number;
 }
 
 
-export const DEFAULT_RETENTION: Readonly<Required<RetentionPolicy>> = { keepTurns: 100, olderThanMs: 30 * 86_400_000 };
+export const DEFAULT_RETENTION: Readonly<Required<Omit<RetentionPolicy, 'keepCheckpoints'>>> = { keepTurns: 100, olderThanMs: 30 * 86_400_000 };
 
 export interface PruneResult {
   /** False when nothing new was retired (the point was not past the previous one). */
@@ -40,9 +42,12 @@ export interface PruneResult {
 }
 
 function assertOptions(options: PruneOptions): void {
-  const { keepTurns, olderThanMs } = options;
+  const { keepTurns, olderThanMs, keepCheckpoints } = options;
   if (keepTurns !== undefined && (!Number.isSafeInteger(keepTurns) || keepTurns < 1)) {
     throw new CkptError('INVALID_ARGUMENT', `keep-turns must be a whole number >= 1, got ${keepTurns}`, { keepTurns });
+  }
+  if (keepCheckpoints !== undefined && (!Number.isSafeInteger(keepCheckpoints) || keepCheckpoints < 1)) {
+    throw new CkptError('INVALID_ARGUMENT', `keep-checkpoints must be a whole number >= 1, got ${keepCheckpoints}`, { keepCheckpoints });
   }
   if (olderThanMs !== undefined && (!Number.isSafeInteger(olderThanMs) || olderThanMs < 0)) {
     throw new CkptError('INVALID_ARGUMENT', `older-than must be a non-negative duration, got ${olderThanMs}`, { olderThanMs });
@@ -61,6 +66,14 @@ export function prunePoint(events: readonly EventBase[], options: PruneOptions):
   if (options.keepTurns !== undefined && turns.length > options.keepTurns) {
     before = Math.max(before, turns[turns.length - options.keepTurns]!.seq);
   }
+  if (options.keepCheckpoints !== undefined) {
+    const captures = events.filter((e) => e.type === 'capture');
+    const oldestKept = captures[captures.length - options.keepCheckpoints];
+    if (oldestKept) {
+      const start = turns.filter((t) => t.seq < oldestKept.seq).at(-1);
+      if (start) before = Math.max(before, start.seq);
+    }
+  }
   if (options.olderThanMs !== undefined) {
     // A turn is old when all of it is: the event just before the next turn is older than the cutoff.
     const cutoff = (options.now ?? Date.now()) - options.olderThanMs;
@@ -76,8 +89,8 @@ export function prunePoint(events: readonly EventBase[], options: PruneOptions):
 /** Retires the history of `session` that `options` select; appends one `prune` event (the log is never rewritten). */
 export async function prune(session: SessionHandle, options: PruneOptions): Promise<PruneResult> {
   assertOptions(options);
-  if (options.keepTurns === undefined && options.olderThanMs === undefined) {
-    throw new CkptError('INVALID_ARGUMENT', 'prune needs --keep-turns and/or --older-than', {});
+  if (options.keepTurns === undefined && options.olderThanMs === undefined && options.keepCheckpoints === undefined) {
+    throw new CkptError('INVALID_ARGUMENT', 'prune needs --keep-turns, --keep-checkpoints and/or --older-than', {});
   }
   return session.transaction(async (tx) => {
     const events = await tx.read();
@@ -99,6 +112,7 @@ export function pruneEvent(events: readonly EventBase[], options: PruneOptions):
     before,
     ...(options.keepTurns !== undefined ? { keepTurns: options.keepTurns } : {}),
     ...(options.olderThanMs !== undefined ? { olderThan: formatDuration(options.olderThanMs) } : {}),
+    ...(options.keepCheckpoints !== undefined ? { keepCheckpoints: options.keepCheckpoints } : {}),
   };
 }
 
@@ -109,7 +123,7 @@ function countCaptures(events: readonly EventBase[], before: number): number {
 /**
  * The policy in force: `configured` (store option) wins, else the environment — CKPT_RETENTION=off
  * switches it off; CKPT_KEEP_TURNS (a number or `off`) and CKPT_KEEP_AGE (a duration or `off`)
- * override the defaults. Invalid values are INVALID_ARGUMENT, never silently ignored.
+ * override the defaults; CKPT_KEEP_CHECKPOINTS (a number) adds a checkpoint-count limit. Invalid values are INVALID_ARGUMENT, never silently ignored.
  */
 export function resolveRetention(configured: RetentionPolicy | false | undefined, env: NodeJS.ProcessEnv = process.env): RetentionPolicy | false {
   if (configured !== undefined) return configured;
@@ -121,6 +135,11 @@ export function resolveRetention(configured: RetentionPolicy | false | undefined
     else if (/^[1-9][0-9]{0,8}$/.test(turns)) policy.keepTurns = Number(turns);
     else throw new CkptError('INVALID_ARGUMENT', `CKPT_KEEP_TURNS must be a whole number >= 1 or "off", got ${JSON.stringify(turns)}`, { env: 'CKPT_KEEP_TURNS' });
   }
+  const checkpoints = env.CKPT_KEEP_CHECKPOINTS;
+  if (checkpoints !== undefined && checkpoints !== '' && !/^off$/i.test(checkpoints)) {
+    if (/^[1-9][0-9]{0,8}$/.test(checkpoints)) policy.keepCheckpoints = Number(checkpoints);
+    else throw new CkptError('INVALID_ARGUMENT', `CKPT_KEEP_CHECKPOINTS must be a whole number >= 1 or "off", got ${JSON.stringify(checkpoints)}`, { env: 'CKPT_KEEP_CHECKPOINTS' });
+  }
   const age = env.CKPT_KEEP_AGE;
   if (age !== undefined && age !== '') {
     if (/^off$/i.test(age)) delete policy.olderThanMs;
@@ -131,7 +150,7 @@ export function resolveRetention(configured: RetentionPolicy | false | undefined
 
 /** Pure: the prune event the automatic policy wants after `events` (called when a turn starts). */
 export function retentionEvent(events: readonly EventBase[], policy: RetentionPolicy | false, now = Date.now()): NewEvent | undefined {
-  if (!policy || (policy.keepTurns === undefined && policy.olderThanMs === undefined)) return undefined;
+  if (!policy || (policy.keepTurns === undefined && policy.olderThanMs === undefined && policy.keepCheckpoints === undefined)) return undefined;
   const event = pruneEvent(events, { ...policy, now });
   return event && { ...event, auto: true };
 }

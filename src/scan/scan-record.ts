@@ -67,8 +67,8 @@ export async function recordChanges(input: RecordInput): Promise<RecordResult> {
   let seq: number | undefined;
   if (files.length > 0) {
     const { tool } = input;
-    const stored = await appendCapture(session, before, { tool, reason: 'scan', after });
-    ({ tag, seq } = stored);
+    const { event } = await appendCapture(session, before, { tool, reason: 'scan', after });
+    ({ tag, seq } = event);
     await recordOwnership(session, after);
   }
 

@@ -28,8 +28,12 @@ export function registerCheckpointCommands(program: Command): void {
       action(async ([paths, opts], ctx, out) => {
         const session = await ctx.session();
         const r = await session.capture(paths as string[], { tool: (opts as { tool: string }).tool, cwd: ctx.io.cwd });
-        const body = { tag: r.tag, files: r.files.map(publicImage), ...(r.disabled ? { disabled: true } : {}) };
-        out.result(body, (v) => (v.tag === null ? 'capture is disabled (CKPT_DISABLE): nothing recorded' : `captured ${pc.bold(v.tag)}\n${v.files.map(fileLine).join('\n')}`));
+        const body = { tag: r.tag, files: r.files.map(publicImage), ...(r.disabled ? { disabled: true } : {}), ...(r.conflicts ? { conflicts: r.conflicts } : {}) };
+        out.result(body, (v) =>
+          v.tag === null
+            ? 'capture is disabled (CKPT_DISABLE): nothing recorded'
+            : [`captured ${pc.bold(v.tag)}`, ...v.files.map(fileLine), ...(v.conflicts ?? []).map((c) => pc.yellow(`conflict: ${c.path} was written by session ${c.otherSession} since this session recorded it`))].join('\n'),
+        );
       }),
     );
 

@@ -72,18 +72,20 @@ export function registerMaintenanceCommands(program: Command): void {
     .command('prune')
     .description("retire a session's early history (its tags stop restoring; gc then frees what only they used)")
     .option('--keep-turns <n>', 'keep the last N turns')
+    .option('--keep-checkpoints <n>', 'keep (at least) the last N checkpoints (whole turns before them retire)')
     .option('--older-than <duration>', 'retire turns with no activity for this long (e.g. 30d)')
     .action(
       action(async ([opts], ctx, out) => {
-        const flags = opts as { keepTurns?: string; olderThan?: string };
-        const keepTurns = flags.keepTurns === undefined ? undefined : parseTurns(flags.keepTurns);
+        const flags = opts as { keepTurns?: string; keepCheckpoints?: string; olderThan?: string };
+        const keepTurns = flags.keepTurns === undefined ? undefined : parseCount(flags.keepTurns, '--keep-turns');
+        const keepCheckpoints = flags.keepCheckpoints === undefined ? undefined : parseCount(flags.keepCheckpoints, '--keep-checkpoints');
         const olderThanMs = flags.olderThan === undefined ? undefined : parseDuration(flags.olderThan, '--older-than');
-        let options = { keepTurns, olderThanMs };
-        if (keepTurns === undefined && olderThanMs === undefined) {
-          // No flags: apply the automatic policy now (defaults, or CKPT_KEEP_TURNS / CKPT_KEEP_AGE).
+        let options = { keepTurns, keepCheckpoints, olderThanMs };
+        if (keepTurns === undefined && olderThanMs === undefined && keepCheckpoints === undefined) {
+          // No flags: apply the automatic policy now (defaults, or CKPT_KEEP_TURNS / CKPT_KEEP_AGE / CKPT_KEEP_CHECKPOINTS).
           const policy = resolveRetention(undefined, ctx.io.env);
-          if (!policy) throw new CkptError('INVALID_ARGUMENT', 'retention is off (CKPT_RETENTION); give --keep-turns or --older-than', {});
-          options = { keepTurns: policy.keepTurns, olderThanMs: policy.olderThanMs };
+          if (!policy) throw new CkptError('INVALID_ARGUMENT', 'retention is off (CKPT_RETENTION); give --keep-turns, --keep-checkpoints or --older-than', {});
+          options = { keepTurns: policy.keepTurns, keepCheckpoints: policy.keepCheckpoints, olderThanMs: policy.olderThanMs };
         }
         const session = await ctx.session();
         const r = await prune(session, options);
@@ -154,7 +156,7 @@ function problemLine(p: VerifyProblem): string {
   return `  ${pc.red(p.kind)}${where} ${what}`;
 }
 
-function parseTurns(text: string): number {
-  if (!/^[1-9][0-9]{0,8}$/.test(text)) throw new CkptError('INVALID_ARGUMENT', `--keep-turns must be a whole number >= 1, got ${JSON.stringify(text)}`, { value: text });
+function parseCount(text: string, flag: string): number {
+  if (!/^[1-9][0-9]{0,8}$/.test(text)) throw new CkptError('INVALID_ARGUMENT', `${flag} must be a whole number >= 1, got ${JSON.stringify(text)}`, { value: text });
   return Number(text);
 }

@@ -1,0 +1,61 @@
+// `ckpt conflicts`, `ckpt owner PATH`, `ckpt workspace list|rm` (issue 15): who wrote what across the
+// sessions of a workspace, and the workspaces a store knows.
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import pc from 'picocolors';
+import { CkptError, workspaceConflicts } from '../../index.js';
+import { action } from '../action.js';
+
+export function registerInspectCommands(program: Command): void {
+  program
+    .command('conflicts')
+    .description('paths one session found written by another session of the workspace since it recorded them')
+    .action(
+      action(async (_args, ctx, out) => {
+        const ws = await ctx.workspace();
+        const conflicts = ctx.flags.session ? await (await ctx.session()).conflicts() : await workspaceConflicts(ws);
+        out.result({ conflicts }, (r) =>
+          r.conflicts.length === 0
+            ? 'no conflicts'
+            : r.conflicts.map((c) => `${c.at}  ${pc.bold(c.path)}  session ${c.session} found a write by ${c.otherSession}`).join('\n'),
+        );
+      }),
+    );
+
+  program
+    .command('owner <path>')
+    .description('which session of the workspace last wrote a path')
+    .action(
+      action(async ([path], ctx, out) => {
+        const report = await (await ctx.session()).owner(path as string, { cwd: ctx.io.cwd });
+        out.result(report, (r) => (r.owner ? `${r.path}: last written by session ${r.owner.session} at ${r.owner.at}` : `${r.path}: no session recorded writing it`));
+      }),
+    );
+
+  const workspace = program.command('workspace').description('the workspaces the store knows');
+  workspace
+    .command('list')
+    .description('every workspace in the store')
+    .action(
+      action(async (_args, ctx, out) => {
+        const workspaces = await (await ctx.store()).listWorkspaces();
+        out.result({ workspaces }, (r) => r.workspaces.map((w) => `${w.id}  ${w.root}`).join('\n') || 'no workspaces');
+      }),
+    );
+  workspace
+    .command('rm [dir]')
+    .description('drop a workspace (default: --workspace or the current folder; or a root or id from `workspace list`): every session, the scan baseline and the owner index; gc frees the content')
+    .option('--yes', 'really remove it (required: this deletes the whole history of the workspace)')
+    .action(
+      action(async ([dir, opts], ctx, out) => {
+        const store = await ctx.store();
+        const given = (dir as string | undefined) ?? ctx.flags.workspace ?? '.';
+        const target = /^[0-9a-f]{20}$/.test(given) ? given : resolve(ctx.io.cwd, given);
+        if (!(opts as { yes?: boolean }).yes) {
+          throw new CkptError('INVALID_ARGUMENT', `this removes every session of workspace ${target} and its history; pass --yes to do it`, { workspace: target });
+        }
+        const removed = await store.removeWorkspace(target);
+        out.result({ removed }, (r) => `removed workspace ${r.removed.root} (${r.removed.sessions} session(s)); run 'ckpt gc' to free its content`);
+      }),
+    );
+}

@@ -1,0 +1,41 @@
+// End-to-end: the size cap by flag and environment, and refusing an oversize capture instead of
+// recording it as skipped.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from './helpers/cli.js';
+import { makeTempDirs, type TempDirs } from './helpers/temp.js';
+
+let dirs: TempDirs;
+const ckpt = (args: string[], env?: NodeJS.ProcessEnv) => runCli(['--store', dirs.store, ...args], { cwd: dirs.workspace, env });
+
+beforeEach(async () => {
+  dirs = await makeTempDirs('ckpt-cli-cap-');
+  await writeFile(join(dirs.workspace, 'big.bin'), Buffer.alloc(3000, 1));
+  await writeFile(join(dirs.workspace, 'small.txt'), 'hi');
+  await ckpt(['session', 'new']);
+});
+afterEach(() => dirs.cleanup());
+
+describe('size cap', () => {
+  it('--max-file-size and CKPT_MAX_FILE_SIZE record larger files as skipped', async () => {
+    const byFlag = (await ckpt(['--max-file-size', '2k', 'capture', 'big.bin', 'small.txt', '--json'])).json();
+    expect(byFlag.files.map((f: { path: string; state: string }) => [f.path, f.state])).toEqual([['big.bin', 'skipped'], ['small.txt', 'file']]);
+    const byEnv = (await ckpt(['capture', 'big.bin', '--json'], { CKPT_MAX_FILE_SIZE: '1k' })).json();
+    expect(byEnv.files[0].state).toBe('skipped');
+    expect((await ckpt(['capture', 'big.bin', '--json'])).json().files[0].state).toBe('file');
+    const bad = await ckpt(['--max-file-size', 'lots', 'capture', 'big.bin', '--json']);
+    expect(bad.code).toBe(2);
+    expect((await ckpt(['capture', 'big.bin', '--json'], { CKPT_MAX_FILE_SIZE: '0' })).code).toBe(2);
+  });
+
+  it('--refuse-oversize (or CKPT_REFUSE_OVERSIZE=1) fails the capture with BLOB_TOO_LARGE and records nothing', async () => {
+    const before = (await ckpt(['log', '--json'])).json().checkpoints.length;
+    const r = await ckpt(['--max-file-size', '2k', '--refuse-oversize', 'capture', 'big.bin', 'small.txt', '--json']);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'BLOB_TOO_LARGE', data: { paths: ['big.bin'] } });
+    const env = await ckpt(['capture', 'big.bin', '--json'], { CKPT_MAX_FILE_SIZE: '2k', CKPT_REFUSE_OVERSIZE: '1' });
+    expect(env.code).toBe(2);
+    expect((await ckpt(['log', '--json'])).json().checkpoints.length).toBe(before);
+  });
+});
