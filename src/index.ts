@@ -14,6 +14,8 @@ export { openStore, defaultStoreDir, type OpenStoreOptions, type Store, type Wor
 export { CkptError, ERROR_CODES, exitCodeOf, httpStatusOf, isCkptError, toCkptError, type ErrorCode } from './errors.js';
 export { Session } from './api/session.js';
 export { SessionHandle } from './session/session-handle.js';
+export { findSession } from './session/find-session.js';
+export { locateWorkspace, type LocatedWorkspace } from './locate-workspace.js';
 export type { SessionMetadata } from './session/metadata.js';
 export type { CreateSessionOptions, ForkOptions, SessionFilter, SessionTreeNode } from './session/session-store.js';
 export { SESSION_INFO_FIELDS, type SessionInfo, type SessionInfoField, type SessionInfoPatch } from './session/session-info.js';
@@ -27,6 +29,7 @@ export type { SettleResult } from './capture/settle.js';
 export type { TurnOptions } from './capture/turn.js';
 export type { CheckpointEntry } from './history/log.js';
 export type { DiffChange, DiffResult } from './history/diff.js';
+export { sessionStatus, type SessionStatus, type StatusOptions } from './history/status.js';
 export type { ScanOptions, ScanResult, ScanChange } from './scan/index.js';
 export { scan } from './scan/index.js';
 export { restore, undoPath, rewind, planRestore, recoverSession } from './restore/index.js';

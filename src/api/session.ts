@@ -8,6 +8,7 @@ import { startTurn, type TurnOptions } from '../capture/turn.js';
 import { listCheckpoints, type CheckpointEntry } from '../history/log.js';
 import { diffSession, type DiffResult } from '../history/diff.js';
 import { conflictsIn, ownerOf, type ConflictEntry, type OwnerReport } from '../history/conflicts.js';
+import { sessionStatus, type SessionStatus, type StatusOptions } from '../history/status.js';
 import { scan, type ScanOptions, type ScanResult } from '../scan/index.js';
 import {
   appendConversation,
@@ -77,6 +78,11 @@ export class Session extends SessionHandle {
       maxBytes: this.ctx.options.maxBlobBytes,
       patch: options.patch,
     });
+  }
+
+  /** Where the session stands: turn, unsettled captures, paths changed since ckpt last recorded them. Read-only. */
+  status(options?: StatusOptions): Promise<SessionStatus> {
+    return sessionStatus(this, options);
   }
 
   /** Appends conversation events (messages, tool calls, …) in one batch; `unlessExists` skips ids already logged. */

@@ -1,7 +1,8 @@
 // Turns the global CLI flags (--store, --workspace, --session) into an open store, workspace and
-// session, the same way for every command.
+// session, the same way for every command. Without --workspace the workspace is found upward from
+// the current folder (locateWorkspace); --session takes an id or a unique prefix of one.
 import { resolve } from 'node:path';
-import { defaultStoreDir, openStore, parseSize, type Session, type Store, type Workspace } from '../index.js';
+import { defaultStoreDir, findSession, locateWorkspace, openStore, parseSize, type Session, type Store, type Workspace } from '../index.js';
 import type { CliIo } from './io.js';
 
 export interface GlobalFlags {
@@ -18,7 +19,7 @@ export interface CliContext {
   flags: GlobalFlags;
   store(): Promise<Store>;
   workspace(): Promise<Workspace>;
-  /** The session named by `id`, else by --session, else the workspace's most recently updated one. */
+  /** The session named by `id` (or a unique prefix), else by --session, else the workspace's most recently updated one. */
   session(id?: string): Promise<Session>;
 }
 
@@ -34,11 +35,12 @@ export function createCliContext(io: CliIo, flags: GlobalFlags): CliContext {
         ...(flags.maxFileSize !== undefined ? { maxBlobBytes: parseSize(flags.maxFileSize, '--max-file-size') } : {}),
         ...(flags.refuseOversize ? { refuseOversize: true } : {}),
       })),
-    workspace: () => (workspace ??= ctx.store().then((s) => s.openWorkspace(resolve(io.cwd, flags.workspace ?? '.')))),
+    workspace: () =>
+      (workspace ??= ctx.store().then(async (s) => s.openWorkspace(flags.workspace ? resolve(io.cwd, flags.workspace) : (await locateWorkspace(s, io.cwd)).root))),
     session: async (id) => {
       const ws = await ctx.workspace();
       const chosen = id ?? flags.session;
-      return chosen ? ws.get(chosen) : ws.latest();
+      return chosen ? findSession(ws, chosen) : ws.latest();
     },
   };
   return ctx;

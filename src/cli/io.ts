@@ -9,6 +9,8 @@ export interface CliIo {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** How this process was started (`ckpt`, or `node /path/bin/ckpt.js`), for hints printed as commands. */
+  invokedAs?: string;
 }
 
 export interface Output {
@@ -18,13 +20,17 @@ export interface Output {
   /** A progress or info line for people (stderr; silent with --json). */
   info(line: string): void;
   error(err: unknown): void;
-  interactive: boolean;
+  /**
+   * A person can answer a question: stdin is a terminal. Only stdin decides — `ckpt restore 1 | tee x`
+   * still asks (on stderr), while hooks and scripts (stdin not a terminal) are never asked.
+   */
+  canAsk: boolean;
 }
 
 export function createOutput(io: CliIo, json: boolean): Output {
   return {
     json,
-    interactive: Boolean(io.stdin.isTTY && io.stdout.isTTY) && !json,
+    canAsk: Boolean(io.stdin.isTTY),
     result(value, human) {
       if (json) io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
       else {

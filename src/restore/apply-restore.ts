@@ -31,6 +31,8 @@ export interface RestoreResult {
   undo: string | null;
   unchanged: string[];
   dryRun?: true;
+  /** A dry run only: the real run would refuse with this code (DRIFT: these paths drifted; `force` overrides). */
+  wouldRefuse?: { code: 'DRIFT'; paths: string[] };
   plan?: RestorePlan;
   /** The restore's id in the log (`restore_started` / `restore_committed`). */
   id?: string;
@@ -77,7 +79,10 @@ async function readRecoveryImages(session: SessionHandle, entries: readonly Plan
 export async function applyRestore(session: SessionHandle, tx: EventLogTx, options: ApplyRestoreOptions): Promise<RestoreResult> {
   const { plan } = options;
   const root = session.workspaceRoot;
-  if (options.dryRun) return { ...baseResult(options, plan.entries, [...plan.skipped], [...plan.drift]), dryRun: true, plan };
+  if (options.dryRun) {
+    const refuse = plan.drift.length > 0 && !options.force ? { wouldRefuse: { code: 'DRIFT' as const, paths: [...plan.drift] } } : {};
+    return { ...baseResult(options, plan.entries, [...plan.skipped], [...plan.drift]), dryRun: true, ...refuse, plan };
+  }
   if (plan.drift.length > 0 && !options.force) throw driftError(options.to, plan.drift);
   if (plan.entries.length === 0) return baseResult(options, [], [...plan.skipped], [...plan.drift]);
 

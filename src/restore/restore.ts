@@ -1,8 +1,9 @@
 // The restore operation (DESIGN §2 "Restore to a tag", §9 `ckpt restore`): resolve the tag and the
 // optional path filter, read the present images of the candidate paths, plan (pure), and apply the
 // plan journaled — all under the session lock, after finishing any interrupted restore.
-import type { EventBase, FileImage } from '../format/event.js';
-import { resolveTagSeq } from '../session/positions.js';
+import { CkptError } from '../errors.js';
+import type { CaptureEvent, EventBase, FileImage } from '../format/event.js';
+import { matchesFilter, resolveTagSeq } from '../session/positions.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import type { EventLogTx } from '../storage/event-log.js';
 import { resolveBeneath } from '../workspace/resolve-path.js';
@@ -57,7 +58,24 @@ export async function planAgainstWorkspace(
 /** Plans and applies inside a transaction on `session` (where the restore is recorded). */
 export async function restoreInTx(session: SessionHandle, tx: EventLogTx, options: RestoreInTxOptions): Promise<RestoreResult> {
   const { plan, present } = await planAgainstWorkspace(session, options.events, options.tag, options.filter);
+  if (options.filter) assertRecorded(options.events, options.filter);
   return applyRestore(session, tx, { to: options.tag, plan, present, force: options.force, dryRun: options.dryRun, reason: options.reason, onProgress: options.onProgress });
+}
+
+/**
+ * A path named in a restore that no capture of the session ever recorded (before or after the tag) is
+ * NOT_FOUND: a typo must not read as a restore that succeeded with nothing to do. A path captured only
+ * before the tag is known and unchanged since: it is reported as skipped, not an error.
+ */
+function assertRecorded(events: readonly EventBase[], filter: readonly string[]): void {
+  const recorded = new Set<string>();
+  for (const e of events) if (e.type === 'capture') for (const f of (e as CaptureEvent).files) recorded.add(f.path);
+  const unknown = filter.filter((f) => !recorded.has(f) && ![...recorded].some((p) => matchesFilter(p, [f])));
+  if (unknown.length > 0) {
+    throw new CkptError('NOT_FOUND', `no capture in this session recorded ${unknown.map((p) => JSON.stringify(p)).join(', ')}: nothing to restore there`, {
+      paths: unknown,
+    });
+  }
 }
 
 /**

@@ -84,7 +84,7 @@ async function rewindFork(session: SessionHandle, tag: string, options: RewindOp
   // Refuse before creating anything: a drift refusal must leave no stray fork behind.
   const { plan } = await planAgainstWorkspace(session, events, tag);
   if (options.dryRun) {
-    const result = await session.transaction((tx) => restoreInTx(session, tx, { tag, events, force: true, dryRun: true, reason: '' }));
+    const result = await session.transaction((tx) => restoreInTx(session, tx, { tag, events, force: options.force, dryRun: true, reason: '' }));
     return { ...result, watermark, session: session.id, ...conversationAt(events, toSeq) };
   }
   if (plan.drift.length > 0 && !options.force) throw driftError(tag, plan.drift);

@@ -1,11 +1,17 @@
-// `ckpt restore|undo|rewind` (DESIGN §9). On a terminal the plan is shown and confirmed first
-// (`--yes` skips the question); without a terminal they act, since hooks and scripts call them.
-import { createInterface } from 'node:readline/promises';
+// `ckpt restore|undo|rewind` (DESIGN §9). When stdin is a terminal the plan is shown and confirmed
+// first (`--yes` skips the question); without one they act, since hooks and scripts call them.
+// Answering no changes nothing and exits EXIT_CANCELLED. A dry run says whether the real run would be
+// refused (DRIFT) and why. The printed undo hint is a command that works as printed.
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { Option, type Command } from 'commander';
 import pc from 'picocolors';
-import { CkptError, restore, rewind, undoPath, type RestoreResult } from '../../index.js';
+import { restore, rewind, undoPath, type RestoreResult } from '../../index.js';
 import { action } from '../action.js';
+import type { CliContext } from '../context.js';
+import { CliExit, EXIT_CANCELLED } from '../exit.js';
 import { progressBar, type Progress } from '../progress.js';
+import { shellCommand } from '../shell.js';
 import type { CliIo, Output } from '../io.js';
 
 interface RestoreFlags {
@@ -30,10 +36,10 @@ export function registerRestoreCommands(program: Command): void {
         const flags = opts as RestoreFlags;
         const session = await ctx.session();
         const list = paths as string[];
-        const result = await confirmThenRun(ctx.io, out, flags, (dryRun, onProgress) =>
+        const result = await confirmThenRun(ctx.io, out, flags, tag as string, (dryRun, onProgress) =>
           restore(session, tag as string, { paths: list.length ? list : undefined, cwd: ctx.io.cwd, force: flags.force, dryRun, onProgress }),
         );
-        out.result(publicResult(result), humanResult);
+        out.result(publicResult(result), (r) => humanResult(r, undoHint(ctx, r.undo, ctx.flags.session !== undefined ? session.id : undefined)));
       }),
     );
 
@@ -47,16 +53,16 @@ export function registerRestoreCommands(program: Command): void {
       action(async ([tag, path, opts], ctx, out) => {
         const flags = opts as RestoreFlags;
         const session = await ctx.session();
-        const result = await confirmThenRun(ctx.io, out, flags, (dryRun, onProgress) =>
+        const result = await confirmThenRun(ctx.io, out, flags, tag as string, (dryRun, onProgress) =>
           undoPath(session, tag as string, path as string, { cwd: ctx.io.cwd, force: flags.force, dryRun, onProgress }),
         );
-        out.result(publicResult(result), humanResult);
+        out.result(publicResult(result), (r) => humanResult(r, undoHint(ctx, r.undo, ctx.flags.session !== undefined ? session.id : undefined)));
       }),
     );
 
   program
     .command('rewind <tag>')
-    .description('restore to TAG and move the conversation back to it (or fork there with --fork)')
+    .description('restore to TAG and move the conversation back (or fork there with --fork)')
     .option('--fork', 'leave this session as it is and continue in a new fork at TAG')
     .addOption(DRY_RUN)
     .option('--force', 'overwrite paths changed since ckpt last recorded them')
@@ -65,9 +71,11 @@ export function registerRestoreCommands(program: Command): void {
       action(async ([tag, opts], ctx, out) => {
         const flags = opts as RestoreFlags;
         const session = await ctx.session();
-        const result = await confirmThenRun(ctx.io, out, flags, (dryRun) => rewind(session, tag as string, { fork: flags.fork, force: flags.force, dryRun }));
+        const result = await confirmThenRun(ctx.io, out, flags, tag as string, (dryRun) => rewind(session, tag as string, { fork: flags.fork, force: flags.force, dryRun }));
+        // The restore is recorded in the fork with --fork: its undo tag is the fork's.
+        const hint = undoHint(ctx, result.undo, result.forked || ctx.flags.session !== undefined ? result.session : undefined);
         out.result({ ...publicResult(result), watermark: result.watermark, session: result.session, ...(result.forked ? { forked: true } : {}) }, (r) =>
-          `${humanResult(r)}\nconversation watermark: turn ${r.watermark.turn}, ${r.watermark.messageCount ?? '?'} messages${r.forked ? `\ncontinuing in fork ${r.session}` : ''}`,
+          `${humanResult(r, hint)}\nconversation watermark: turn ${r.watermark.turn}, ${r.watermark.messageCount ?? '?'} messages${r.forked ? `\ncontinuing in fork ${r.session}` : ''}`,
         );
       }),
     );
@@ -76,12 +84,19 @@ export function registerRestoreCommands(program: Command): void {
 type RunRestore<R> = (dryRun: boolean, onProgress?: (p: Progress) => void) => Promise<R>;
 
 /**
- * Shows the plan and asks on an interactive terminal unless --yes/--dry-run; then runs for real,
- * with a progress bar on a terminal.
+ * Asks (stdin a terminal, no --yes, not a dry run) before a restore that changes anything, showing
+ * the plan; then runs for real, with a progress bar on a terminal. A plan the real run would refuse
+ * (drift without --force) is not asked about: the real run reports the refusal.
  */
-async function confirmThenRun<R extends RestoreResult>(io: CliIo, out: Output, flags: RestoreFlags, run: RunRestore<R>): Promise<R> {
+async function confirmThenRun<R extends RestoreResult>(io: CliIo, out: Output, flags: RestoreFlags, tag: string, run: RunRestore<R>): Promise<R> {
   if (flags.dryRun) return run(true);
-  if (out.interactive && !flags.yes) await confirm(io, await run(true));
+  if (out.canAsk && !flags.yes) {
+    const preview = await run(true);
+    if (!preview.wouldRefuse && preview.restored.length + preview.deleted.length > 0 && !(await confirm(io, preview))) {
+      out.result({ cancelled: true, to: tag }, () => 'cancelled, nothing changed');
+      throw new CliExit(EXIT_CANCELLED);
+    }
+  }
   const bar = progressBar(io, out.json);
   try {
     return await run(false, bar.update);
@@ -90,17 +105,25 @@ async function confirmThenRun<R extends RestoreResult>(io: CliIo, out: Output, f
   }
 }
 
-/** Asks before a restore that changes anything; cancelling throws and changes nothing. */
-async function confirm(io: CliIo, preview: RestoreResult): Promise<void> {
-  if (preview.restored.length + preview.deleted.length === 0) return;
+/** Shows the plan on stderr and asks; true only for an explicit yes (end of input or Ctrl-C is no). */
+function confirm(io: CliIo, preview: RestoreResult): Promise<boolean> {
   io.stderr.write(`${humanPlan(preview)}\n`);
   const rl = createInterface({ input: io.stdin, output: io.stderr });
-  try {
-    const answer = await rl.question('Restore these paths? [y/N] ');
-    if (!/^y(es)?$/i.test(answer.trim())) throw new CkptError('INVALID_ARGUMENT', 'restore cancelled: nothing was changed', { cancelled: true });
-  } finally {
-    rl.close();
-  }
+  return new Promise((resolve) => {
+    let answered = false;
+    const finish = (yes: boolean) => {
+      if (answered) return;
+      answered = true;
+      rl.close();
+      resolve(yes);
+    };
+    rl.on('SIGINT', () => {
+      io.stderr.write('\n');
+      finish(false);
+    });
+    rl.on('close', () => finish(false));
+    rl.question('Restore these paths? [y/N] ', (answer) => finish(/^y(es)?$/i.test(answer.trim())));
+  });
 }
 
 /** The §9 result fields, in order, plus what a script may find useful. */
@@ -109,20 +132,51 @@ function publicResult(r: RestoreResult): Record<string, unknown> & RestoreResult
   return { ...rest, ...(plan ? { plan: plan.entries.map(({ path, action }) => ({ path, action })) } : {}) } as Record<string, unknown> & RestoreResult;
 }
 
+/**
+ * `ckpt restore TAG` as this process was started, keeping the --store, --workspace and --session it
+ * was given (the session by its full id; a fork's when the restore was recorded there), each quoted
+ * for the shell.
+ */
+function undoHint(ctx: CliContext, undo: string | null, session: string | undefined): string | undefined {
+  if (!undo) return undefined;
+  const words: string[] = [];
+  if (ctx.flags.store !== undefined) words.push('--store', absolute(ctx, ctx.flags.store));
+  if (ctx.flags.workspace !== undefined) words.push('--workspace', absolute(ctx, ctx.flags.workspace));
+  if (session !== undefined) words.push('--session', session);
+  words.push('restore', undo);
+  return `${ctx.io.invokedAs ?? 'ckpt'} ${shellCommand(words)}`;
+}
+
+function absolute(ctx: CliContext, dir: string): string {
+  return resolve(ctx.io.cwd, dir);
+}
+
 function humanPlan(r: RestoreResult): string {
   const lines = [`Plan: restore to ${pc.bold(r.to)}`];
   for (const p of r.restored) lines.push(`  ${pc.green('write ')} ${p}`);
   for (const p of r.deleted) lines.push(`  ${pc.red('delete')} ${p}`);
   for (const s of r.skipped) lines.push(`  ${pc.yellow('skip  ')} ${s.path} (${s.why})`);
   for (const p of r.drift) lines.push(`  ${pc.yellow('drift ')} ${p} (changed since ckpt last recorded it)`);
+  if (r.restored.length + r.deleted.length === 0) lines.push('  nothing to change');
   return lines.join('\n');
 }
 
-function humanResult(r: RestoreResult): string {
-  if (r.dryRun) return `${humanPlan(r)}\n(dry run: nothing changed)`;
+function humanResult(r: RestoreResult, hint: string | undefined): string {
+  if (r.dryRun) {
+    const lines = [humanPlan(r)];
+    if (r.wouldRefuse) {
+      lines.push(
+        pc.yellow(
+          `the real run would be refused (${r.wouldRefuse.code}, exit 4): ${r.wouldRefuse.paths.length} path(s) changed since ckpt last recorded them; add --force to restore anyway (their content is kept for undo)`,
+        ),
+      );
+    }
+    lines.push('(dry run: nothing changed)');
+    return lines.join('\n');
+  }
   const lines = [`restored to ${pc.bold(r.to)}: ${r.restored.length} written, ${r.deleted.length} deleted, ${r.skipped.length} skipped`];
   for (const s of r.skipped) lines.push(`  skipped ${s.path} (${s.why})`);
   if (r.drift.length) lines.push(`  overwrote ${r.drift.length} drifted path(s); their content is in the undo capture`);
-  lines.push(r.undo ? `undo with: ckpt restore ${r.undo}` : 'nothing to change');
+  lines.push(hint ? `undo with: ${hint}` : 'nothing to change');
   return lines.join('\n');
 }

@@ -128,8 +128,9 @@ export function registerSessionCommands(program: Command): void {
     .description('remove a session (its content is freed by the next gc)')
     .action(
       action(async ([id], ctx, out) => {
-        await (await ctx.workspace()).remove(id as string);
-        out.result({ removed: id as string }, (r) => `removed session ${r.removed}`);
+        const { id: full } = await ctx.session(id as string); // a unique prefix names the session too
+        await (await ctx.workspace()).remove(full);
+        out.result({ removed: full }, (r) => `removed session ${r.removed}`);
       }),
     );
 }

@@ -1,0 +1,38 @@
+// `ckpt status` (DESIGN §9): the workspace and session in force, the current turn, captures not yet
+// settled, and what changed since ckpt last recorded it. Read-only.
+import type { Command } from 'commander';
+import pc from 'picocolors';
+import { CkptError } from '../../index.js';
+import { action } from '../action.js';
+import { relativeTime } from '../format-time.js';
+
+export function registerStatusCommand(program: Command): void {
+  program
+    .command('status')
+    .description('workspace, session and turn in force; unsettled captures; files changed since ckpt last recorded them')
+    .option('--limit <n>', 'list at most this many changed paths', '20')
+    .action(
+      action(async ([opts], ctx, out) => {
+        const { limit } = opts as { limit: string };
+        if (!/^(0|[1-9][0-9]{0,8})$/.test(limit)) throw new CkptError('INVALID_ARGUMENT', `--limit must be a non-negative integer, got ${JSON.stringify(limit)}`, { limit });
+        const session = await ctx.session();
+        const status = await session.status({ limit: Number(limit) });
+        out.result(status, (s) => {
+          const lines = [
+            `workspace ${s.workspace}`,
+            `session   ${pc.bold(s.session)}`,
+            `turn      ${s.turn}${s.lastCapture ? `, last capture ${pc.bold(s.lastCapture.tag)} ${pc.dim(relativeTime(s.lastCapture.at))}` : ', no captures yet'}`,
+          ];
+          if (s.unsettled.length) lines.push(pc.yellow(`${s.unsettled.length} captured path(s) not settled:`), ...s.unsettled.map((p) => `  ${p}`));
+          if (s.changed.count === 0) lines.push(s.baseline ? 'no changes since ckpt last recorded the workspace' : "no changes to the paths ckpt recorded (no scan baseline yet: run 'ckpt scan')");
+          else {
+            lines.push(`${s.changed.count} path(s) changed since ckpt last recorded them${s.baseline ? '' : ' (only recorded paths checked: no scan baseline yet)'}:`);
+            lines.push(...s.changed.paths.map((p) => `  ${p}`));
+            if (s.changed.count > s.changed.paths.length) lines.push(pc.dim(`  … and ${s.changed.count - s.changed.paths.length} more (--limit)`));
+            lines.push(pc.dim("record them with 'ckpt scan'"));
+          }
+          return lines.join('\n');
+        });
+      }),
+    );
+}
