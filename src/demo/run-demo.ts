@@ -1,23 +1,48 @@
 // `ckpt demo`: a scripted agent session in a scratch folder, narrated step by step. It uses only the
 // public API, exactly as an agent integration would: turns, captures before writes, settles after,
 // a scan after a shell command, a diff, a restore, and the undo of that restore. It checks each
-// outcome and fails loudly if ckpt did not do what it promised.
+// outcome and fails loudly if ckpt did not do what it promised. The scratch folder and the demo's
+// session are removed at the end (also on failure) unless `keep` is set.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CkptError, restore, scan, type Session, type Store } from '../index.js';
+import { CkptError, formatLog, listCheckpoints, listRewinds, listTurns, restore, scan, type LogStyle, type Session, type Store } from '../index.js';
 
 export interface DemoReport {
   workspace: string;
   store: string;
   session: string;
   steps: { step: string; detail: Record<string, unknown> }[];
+  /** The scratch folder and the session were kept (`keep`); otherwise both are gone. */
+  kept: boolean;
 }
 
-/** `command` is how the reader runs ckpt (printed in the closing hint). */
-export async function runDemo(store: Store, say: (line: string) => void, command = 'ckpt'): Promise<DemoReport> {
+export interface DemoOptions {
+  /** The closing hint with `keep`: how to look at the kept folder (the CLI quotes it for the shell). */
+  exploreHint?: (workspace: string) => string;
+  /** Keep the scratch folder and the session to explore afterwards. */
+  keep?: boolean;
+  /** Colours for the log (the CLI passes its own on a terminal). */
+  style?: LogStyle;
+}
+
+export async function runDemo(store: Store, say: (line: string) => void, options: DemoOptions = {}): Promise<DemoReport> {
   const root = await mkdtemp(join(tmpdir(), 'ckpt-demo-'));
-  const report: DemoReport = { workspace: root, store: store.dir, session: '', steps: [] };
+  const report: DemoReport = { workspace: root, store: store.dir, session: '', steps: [], kept: Boolean(options.keep) };
+  try {
+    await script(store, root, report, say, options);
+  } finally {
+    if (!options.keep) {
+      if (report.session) await (await store.openWorkspace(root)).remove(report.session);
+      await rm(root, { recursive: true, force: true });
+    }
+  }
+  if (options.keep) say(`\nAll steps checked. Explore it yourself: ${options.exploreHint?.(root) ?? `cd ${root} && ckpt --store ${store.dir} log`}`);
+  else say(`\nAll steps checked; the scratch folder and the demo session were removed (run with --keep to explore them).`);
+  return report;
+}
+
+async function script(store: Store, root: string, report: DemoReport, say: (line: string) => void, options: DemoOptions): Promise<void> {
   const step = (name: string, text: string, detail: Record<string, unknown> = {}) => {
     report.steps.push({ step: name, detail });
     say(text);
@@ -68,10 +93,13 @@ export async function runDemo(store: Store, say: (line: string) => void, command
     deleted: undone.deleted,
   });
 
-  const log = await session.checkpoints();
-  step('log', `\nckpt log\n${log.map((c) => `  ${c.tag.padEnd(5)} ${c.tool.padEnd(8)} ${c.files.map((f) => `${f.path}(${f.state})`).join(' ')}`).join('\n')}`, { checkpoints: log.length });
-  say(`\nAll steps checked. Explore it yourself: cd ${root} && ${command} --store ${store.dir} log`);
-  return report;
+  const events = await session.events();
+  const log = { checkpoints: listCheckpoints(events), turns: listTurns(events), rewinds: listRewinds(events) };
+  const text = formatLog(log, { style: options.style })
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+  step('log', `\nckpt log\n${text}`, { checkpoints: log.checkpoints.length });
 }
 
 async function agentWrite(session: Session, rel: string, content: string, tool: string, step: (n: string, t: string, d?: Record<string, unknown>) => void) {

@@ -19,6 +19,10 @@ export interface DiffChange {
   binary?: true;
   /** The line counts were given up on (input too large or too slow to diff). */
   truncated?: true;
+  /** Permission bits changed (a file at both ends), as octal strings: `{from: "644", to: "755"}`. */
+  mode?: { from: string; to: string };
+  /** The kind of entry changed (a symlink became a file, or the reverse). */
+  type?: { from: 'file' | 'symlink'; to: 'file' | 'symlink' };
 }
 
 export interface DiffResult {
@@ -72,11 +76,41 @@ export async function diffSession(input: DiffInput): Promise<DiffResult> {
     if (a !== undefined && b !== undefined && a.equals(b) && before.mode === after.mode) continue;
     const status = a === undefined ? 'A' : b === undefined ? 'D' : 'M';
     const change = lineChange(path, status, a, b);
-    result.changes.push(change.change);
-    if (input.patch && change.patch) patches.push(change.patch);
+    const kinds = status === 'M' ? kindChange(before, after) : {};
+    result.changes.push({ ...change.change, ...kinds });
+    if (input.patch && change.patch) patches.push(withModeLines(change.patch, status === 'M' ? before : undefined, status === 'M' ? after : undefined));
   }
   if (input.patch) result.patch = patches.join('');
   return result;
+}
+
+/** Permission bits as written in text and JSON alike: octal, at least three digits (`644`, `4755`). */
+export function formatMode(mode: number): string {
+  return (mode & 0o7777).toString(8).padStart(3, '0');
+}
+
+/** The mode or type change between two present images of a path (both files or symlinks). */
+function kindChange(before: FileImage, after: FileImage): Pick<DiffChange, 'mode' | 'type'> {
+  if (before.state !== after.state) return { type: { from: before.state as 'file' | 'symlink', to: after.state as 'file' | 'symlink' } };
+  if (before.state === 'file' && before.mode !== undefined && after.mode !== undefined && before.mode !== after.mode) {
+    return { mode: { from: formatMode(before.mode), to: formatMode(after.mode) } };
+  }
+  return {};
+}
+
+/** Git's full mode of an image (type bits included), as patches write it. */
+function gitMode(image: FileImage): string {
+  return image.state === 'symlink' ? '120000' : `100${formatMode(image.mode ?? 0o644).padStart(4, '0').slice(1)}`;
+}
+
+/** A modified path's patch gets git's `old mode` / `new mode` lines when its mode or type changed. */
+function withModeLines(patch: string, before: FileImage | undefined, after: FileImage | undefined): string {
+  if (!before || !after) return patch;
+  const a = gitMode(before);
+  const b = gitMode(after);
+  if (a === b) return patch;
+  const cut = patch.indexOf('\n') + 1; // after the `===` separator line
+  return `${patch.slice(0, cut)}old mode ${a}\nnew mode ${b}\n${patch.slice(cut)}`;
 }
 
 /** Bytes an image stands for (link target text for symlinks), undefined when absent; `disk` reads the present file. */

@@ -1,7 +1,8 @@
 // `ckpt turn|capture|settle|log|diff` (DESIGN §9): recording checkpoints and reading them back.
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { CkptError, scan, type FileImage } from '../../index.js';
+import { CkptError, formatLog, formatMode, listCheckpoints, listRewinds, listTurns, scan, type DiffChange, type FileImage } from '../../index.js';
+import { colorPatch, colorsFor, type Colors } from '../colors.js';
 import { action } from '../action.js';
 import { progressBar } from '../progress.js';
 
@@ -94,15 +95,14 @@ export function registerCheckpointCommands(program: Command): void {
 
   program
     .command('log')
-    .description("list the session's checkpoints")
+    .description("the session's turns and checkpoints (tags to restore to), newest last")
+    .option('--files', 'list every file of every checkpoint (default: the first few)')
     .action(
-      action(async (_args, ctx, out) => {
-        const checkpoints = await (await ctx.session()).checkpoints();
-        out.result({ checkpoints }, (v) =>
-          v.checkpoints.length === 0
-            ? 'no checkpoints yet'
-            : v.checkpoints.map((c) => `${pc.bold(c.tag.padEnd(7))} ${c.at}  ${c.tool.padEnd(10)} ${c.files.map((f) => f.path).join(', ')}`).join('\n'),
-        );
+      action(async ([opts], ctx, out) => {
+        const events = await (await ctx.session()).events();
+        const body = { checkpoints: listCheckpoints(events), turns: listTurns(events), rewinds: listRewinds(events) };
+        const c = colorsFor(ctx.io.stdout, ctx.io.env);
+        out.result(body, (v) => formatLog(v, { allFiles: Boolean((opts as { files?: boolean }).files), moreHint: ' (--files)', style: c }));
       }),
     );
 
@@ -115,14 +115,22 @@ export function registerCheckpointCommands(program: Command): void {
         const session = await ctx.session();
         const r = await session.diff(from as string, to as string | undefined, { patch: Boolean((opts as { patch?: boolean }).patch) });
         const body = { changes: r.changes, ...(r.skipped.length ? { skipped: r.skipped } : {}), ...(r.patch !== undefined ? { patch: r.patch } : {}) };
+        const c = colorsFor(ctx.io.stdout, ctx.io.env);
         out.result(body, (v) => {
-          const lines = v.changes.map((c) => `${c.status} ${c.path}  ${c.binary ? pc.dim('binary') : `${pc.green(`+${c.added}`)} ${pc.red(`-${c.removed}`)}`}`);
+          const lines = v.changes.map((ch) => `${ch.status} ${ch.path}  ${ch.binary ? c.dim('binary') : `${c.green(`+${ch.added}`)} ${c.red(`-${ch.removed}`)}`}${kindText(ch, c)}`);
           if (v.changes.length === 0) lines.push('no changes');
-          if (v.patch) lines.push('', v.patch);
+          if (v.patch) lines.push('', colorPatch(v.patch, c));
           return lines.join('\n');
         });
       }),
     );
+}
+
+/** `mode 644 → 755` / `symlink → file`: written as DiffChange carries them in JSON. */
+function kindText(ch: DiffChange, c: Colors): string {
+  if (ch.type) return `  ${c.yellow(`${ch.type.from} → ${ch.type.to}`)}`;
+  if (ch.mode) return `  ${c.yellow(`mode ${ch.mode.from} → ${ch.mode.to}`)}`;
+  return '';
 }
 
 /** The public per-file shape of §9: path, state and, when known, bytes, mode, target and why. */
@@ -136,7 +144,7 @@ export function publicImage(f: FileImage): Record<string, unknown> {
 }
 
 function fileLine(f: Record<string, unknown>): string {
-  const detail = f.state === 'file' ? `${f.bytes} bytes, mode ${(f.mode as number).toString(8)}` : f.state === 'symlink' ? `-> ${f.target}` : f.state === 'skipped' ? `skipped: ${f.why}` : 'absent';
+  const detail = f.state === 'file' ? `${f.bytes} bytes, mode ${formatMode(f.mode as number)}` : f.state === 'symlink' ? `-> ${f.target}` : f.state === 'skipped' ? `skipped: ${f.why}` : 'absent';
   return `  ${f.path}  ${pc.dim(detail)}`;
 }
 

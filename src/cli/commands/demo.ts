@@ -1,18 +1,27 @@
 // `ckpt demo` (DESIGN §9): runs the scripted agent session of src/demo on the store in force
-// (the default store unless --store is given) and narrates it.
+// (the default store unless --store is given) and narrates it. The scratch folder and the demo's
+// session are removed afterwards unless --keep.
 import type { Command } from 'commander';
 import { runDemo } from '../../demo/run-demo.js';
 import { action } from '../action.js';
+import { colorsFor } from '../colors.js';
+import { shellQuote } from '../shell.js';
 
 export function registerDemoCommand(program: Command): void {
   program
     .command('demo')
     .description('run a scripted agent session in a scratch folder and show what ckpt records and restores')
+    .option('--keep', 'keep the scratch folder and the session to explore them afterwards')
     .action(
-      action(async (_args, ctx, out) => {
-        // How this process was started, so the closing hint can be pasted as is.
-        const command = process.argv[1] ? `node ${process.argv[1]}` : 'ckpt';
-        const report = await runDemo(await ctx.store(), (line) => (out.json ? undefined : ctx.io.stdout.write(`${line}\n`)), command);
+      action(async ([opts], ctx, out) => {
+        const store = await ctx.store();
+        const command = ctx.io.invokedAs ?? 'ckpt';
+        const report = await runDemo(store, (line) => (out.json ? undefined : ctx.io.stdout.write(`${line}\n`)), {
+          keep: Boolean((opts as { keep?: boolean }).keep),
+          style: colorsFor(ctx.io.stdout, ctx.io.env),
+          // A command that works as printed: the folder is found as the workspace from inside it.
+          exploreHint: (root) => `cd ${shellQuote(root)} && ${command} --store ${shellQuote(store.dir)} log`,
+        });
         out.result(report, () => '');
       }),
     );

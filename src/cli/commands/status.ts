@@ -2,9 +2,8 @@
 // settled, and what changed since ckpt last recorded it. Read-only.
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { CkptError } from '../../index.js';
+import { CkptError, relativeTime } from '../../index.js';
 import { action } from '../action.js';
-import { relativeTime } from '../format-time.js';
 
 export function registerStatusCommand(program: Command): void {
   program

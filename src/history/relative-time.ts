@@ -1,4 +1,4 @@
-// Times for people: how long ago, in the local time zone once it is more than a day back.
+// Times for people (log, status): how long ago, in the local time zone once it is more than a day back.
 
 export function relativeTime(iso: string, now = Date.now()): string {
   const t = Date.parse(iso);

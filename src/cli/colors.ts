@@ -1,0 +1,24 @@
+// Colours only where a person reads them: the stream is a terminal, NO_COLOR is not set and the
+// terminal is not `dumb` (FORCE_COLOR forces them). Piped output stays plain text.
+import pc from 'picocolors';
+
+export type Colors = ReturnType<typeof pc.createColors>;
+
+export function colorsFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): Colors {
+  const forced = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0';
+  return pc.createColors(forced || (Boolean(stream.isTTY) && env.NO_COLOR === undefined && env.TERM !== 'dumb'));
+}
+
+/** A unified patch with git's colours: headers bold, hunk lines cyan, additions green, removals red. */
+export function colorPatch(patch: string, c: Colors): string {
+  return patch
+    .split('\n')
+    .map((line) => {
+      if (line.startsWith('+++') || line.startsWith('---') || line.startsWith('===') || /^(old|new) mode /.test(line)) return c.bold(line);
+      if (line.startsWith('@@')) return c.cyan(line);
+      if (line.startsWith('+')) return c.green(line);
+      if (line.startsWith('-')) return c.red(line);
+      return line;
+    })
+    .join('\n');
+}

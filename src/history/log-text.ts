@@ -1,0 +1,71 @@
+// The log as people read it (`ckpt log`, `ckpt demo`): turn headers with the user's message,
+// checkpoints under their turn with relative local times, long file lists shortened, restores naming
+// the tag they went to, rewinds where they happened, pruned and rewound-away entries marked. Pure:
+// the caller passes the entries (log.ts), the clock and, for a terminal, the colours.
+import type { CheckpointEntry, RewindEntry, TurnEntry } from './log.js';
+import { relativeTime } from './relative-time.js';
+
+export interface LogStyle {
+  bold(s: string): string;
+  dim(s: string): string;
+  yellow(s: string): string;
+}
+
+export interface LogTextOptions {
+  /** List every file of every checkpoint (default: the first `maxFiles`). */
+  allFiles?: boolean;
+  maxFiles?: number;
+  /** Appended to "… N more" (e.g. ` (--files)`). */
+  moreHint?: string;
+  now?: number;
+  style?: LogStyle;
+}
+
+export interface LogEntries {
+  turns: readonly TurnEntry[];
+  checkpoints: readonly CheckpointEntry[];
+  rewinds?: readonly RewindEntry[];
+}
+
+const plain: LogStyle = { bold: (s) => s, dim: (s) => s, yellow: (s) => s };
+
+export function formatLog(entries: LogEntries, options: LogTextOptions = {}): string {
+  const style = options.style ?? plain;
+  const now = options.now ?? Date.now();
+  const max = options.allFiles ? Infinity : (options.maxFiles ?? 3);
+  const when = (at: string) => style.dim(`· ${relativeTime(at, now)}`);
+  const marks = (e: { pruned?: true; rewound?: true }) =>
+    (e.pruned ? ` ${style.yellow('[pruned]')}` : '') + (e.rewound ? ` ${style.yellow('[rewound]')}` : '');
+  const rows: { seq: number; text: string }[] = [];
+  const firstTurnSeq = entries.turns[0]?.seq ?? Infinity;
+  const early = entries.checkpoints.find((c) => c.seq < firstTurnSeq);
+  if (early) rows.push({ seq: early.seq - 0.5, text: style.bold('before the first turn') });
+  for (const t of entries.turns) {
+    const text = t.text !== undefined ? `  "${oneLine(t.text)}"` : '';
+    rows.push({ seq: t.seq, text: `${style.bold(`turn ${t.turn}`)}${marks(t)}${text}  ${when(t.at)}` });
+  }
+  const tagWidth = Math.max(3, ...entries.checkpoints.map((c) => c.tag.length));
+  const toolWidth = Math.max(4, ...entries.checkpoints.map((c) => Math.min(c.tool.length, 12)));
+  for (const c of entries.checkpoints) {
+    const what = c.restoreTo !== undefined ? `${style.bold(`to ${c.restoreTo}`)} ${style.dim(`(undo: restore ${c.tag})`)}: ` : '';
+    rows.push({ seq: c.seq, text: `  ${style.bold(c.tag.padEnd(tagWidth))}  ${c.tool.slice(0, 12).padEnd(toolWidth)}  ${what}${fileList(c, max, style, options.moreHint ?? '')}${marks(c)}  ${when(c.at)}` });
+  }
+  for (const r of entries.rewinds ?? []) rows.push({ seq: r.seq, text: `  ${style.yellow(`⤺ rewound to ${r.to}`)}  ${when(r.at)}` });
+  if (rows.length === 0) return 'no checkpoints yet';
+  return rows
+    .sort((a, b) => a.seq - b.seq)
+    .map((r) => r.text)
+    .join('\n');
+}
+
+function fileList(c: CheckpointEntry, max: number, style: LogStyle, moreHint: string): string {
+  if (c.files.length === 0) return style.dim('(no files)');
+  const shown = c.files.slice(0, max).map((f) => (f.state === 'absent' ? `${f.path} ${style.dim('(new)')}` : f.state === 'skipped' ? `${f.path} ${style.dim('(not recorded)')}` : f.path));
+  const more = c.files.length - shown.length;
+  return shown.join(', ') + (more > 0 ? style.dim(`, … ${more} more${moreHint}`) : '');
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 60 ? `${flat.slice(0, 59)}…` : flat;
+}
