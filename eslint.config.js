@@ -28,6 +28,12 @@ export default tseslint.config(
     },
   },
   {
+    // Sources and tests print nothing of their own: the CLI writes through its injected streams, and
+    // `npm test` shows no debug lines (the bench reports on the console by design).
+    files: ['src/**/*.ts', 'test/**/*.ts'],
+    rules: { 'no-console': 'error' },
+  },
+  {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-empty': ['error', { allowEmptyCatch: true }],

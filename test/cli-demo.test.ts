@@ -1,29 +1,54 @@
-// `ckpt demo` end to end: the scripted session runs, checks itself, and reports its steps as JSON.
-import { rm } from 'node:fs/promises';
+// `ckpt demo` end to end: the scripted session runs, checks itself, and reports its steps as JSON;
+// it leaves no scratch folder (nor its session) behind unless --keep; its log is the `ckpt log` text.
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { runCli } from './helpers/cli.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 
 let dirs: TempDirs;
+let tmp: string;
 beforeEach(async () => {
   dirs = await makeTempDirs('ckpt-demo-test-');
+  tmp = join(dirs.base, 'tmp'); // the demo's scratch folders go here (TMPDIR)
+  await mkdir(tmp);
 });
 afterEach(() => dirs.cleanup());
 
-it('runs the demo on the default store ($CKPT_HOME) and shows capture, scan, diff, restore and its undo', async () => {
-  const r = await runCli(['demo', '--json'], { cwd: dirs.base, env: { CKPT_HOME: dirs.store } });
+const env = () => ({ CKPT_HOME: dirs.store, TMPDIR: tmp });
+
+it('with --keep runs on the default store ($CKPT_HOME), shows capture, scan, diff, restore and its undo, and keeps the folder', async () => {
+  const r = await runCli(['demo', '--keep', '--json'], { cwd: dirs.base, env: env() });
   expect(r.code, r.stderr).toBe(0);
   const report = r.json();
   try {
     expect(report.store).toBe(dirs.store);
+    expect(report.kept).toBe(true);
     const steps = report.steps.map((s: { step: string }) => s.step);
     for (const step of ['capture', 'scan', 'diff', 'restore', 'undo']) expect(steps).toContain(step);
     const restore = report.steps.find((s: { step: string }) => s.step === 'restore').detail;
     expect(restore.deleted).toEqual(['build/out.js', 'src/greet.ts']);
     expect(restore.undo).toMatch(/^\d+\.\d+$/);
-    const list = await runCli(['--workspace', report.workspace, 'log', '--json'], { cwd: dirs.base, env: { CKPT_HOME: dirs.store } });
+    // From inside the kept folder the workspace is found: the printed hint works as is.
+    const list = await runCli(['log', '--json'], { cwd: join(report.workspace, 'src'), env: env() });
     expect(list.json().checkpoints.length).toBeGreaterThanOrEqual(4);
   } finally {
     await rm(report.workspace, { recursive: true, force: true });
   }
+});
+
+it('without --keep leaves no scratch folder and no session behind; its log is the ckpt log text', async () => {
+  const r = await runCli(['demo'], { cwd: dirs.base, env: env() });
+  expect(r.code, r.stderr).toBe(0);
+  expect(await readdir(tmp)).toEqual([]);
+  const workspace = /^workspace (.+)$/m.exec(r.stdout)![1]!;
+  expect(r.stdout).toMatch(/^ {2}turn 1 {2}"add a greeting" {2}· just now$/m);
+  expect(r.stdout).toMatch(/^ {4}2\.2 +restore +to 1 \(undo: restore 2\.2\)/m);
+  expect(r.stdout).toContain('--keep');
+  expect(workspace.startsWith(tmp)).toBe(true);
+  const sessions: string[] = [];
+  for (const wid of await readdir(join(dirs.store, 'workspaces'))) {
+    sessions.push(...(await readdir(join(dirs.store, 'workspaces', wid, 'sessions')).catch(() => [])));
+  }
+  expect(sessions).toEqual([]);
 });

@@ -185,10 +185,11 @@ describe('restore crash safety', () => {
       restoreMs: calibrations.map((c) => Math.round(c.ms ?? 0)),
       seconds: Math.round((performance.now() - t0) / 100) / 10,
     };
-    console.log('crash-restore', JSON.stringify(summary), outcomes.map((o) => `${Math.round(o.delayMs ?? 0)}:${o.state[0]}`).join(' '));
-    expect(summary.killed).toBeGreaterThanOrEqual(total * 0.9);
+    // The run's summary goes into the failure messages (a passing run prints nothing).
+    const why = `crash-restore ${JSON.stringify(summary)} ${outcomes.map((o) => `${Math.round(o.delayMs ?? 0)}:${o.state[0]}`).join(' ')}`;
+    expect(summary.killed, why).toBeGreaterThanOrEqual(total * 0.9);
     // Both ends must be reached: kills before the point of no return and after it.
-    expect(summary.before).toBeGreaterThan(0);
-    expect(summary.after).toBeGreaterThan(0);
+    expect(summary.before, why).toBeGreaterThan(0);
+    expect(summary.after, why).toBeGreaterThan(0);
   }, 120_000);
 });

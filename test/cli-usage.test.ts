@@ -1,0 +1,87 @@
+// Usage errors and help (issue 10, items 14 and 19): no subcommand prints help, not an error; with
+// --json every run prints exactly one JSON document (usage errors included, no usage text around
+// it); `<cmd> --help` lists the global options and the tag syntax.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from './helpers/cli.js';
+import { makeTempDirs, type TempDirs } from './helpers/temp.js';
+
+let dirs: TempDirs;
+const ckpt = (args: string[]) => runCli(['--store', dirs.store, ...args], { cwd: dirs.workspace });
+
+beforeEach(async () => {
+  dirs = await makeTempDirs('ckpt-cli-usage-');
+});
+afterEach(() => dirs.cleanup());
+
+/** Asserts the run printed one JSON document in all (on `stream`) and nothing on the other stream. */
+function oneDocument(r: { stdout: string; stderr: string }, stream: 'stdout' | 'stderr'): Record<string, unknown> {
+  const other = stream === 'stdout' ? r.stderr : r.stdout;
+  expect(other).toBe('');
+  return JSON.parse(r[stream]) as Record<string, unknown>;
+}
+
+describe('no subcommand', () => {
+  it('prints the help and exits 0 (no "(outputHelp)" error); a command group without its subcommand too', async () => {
+    const r = await ckpt([]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Usage: ckpt');
+    expect(r.stdout).toContain('restore');
+    expect(r.stderr).toBe('');
+    const group = await ckpt(['session']);
+    expect(group.code).toBe(0);
+    expect(group.stdout).toContain('Usage: ckpt session');
+    expect(group.stdout + group.stderr).not.toMatch(/outputHelp|INVALID_ARGUMENT/);
+  });
+
+  it('with --json is one JSON error: INVALID_ARGUMENT, exit 2', async () => {
+    const r = await ckpt(['--json']);
+    expect(r.code).toBe(2);
+    expect(oneDocument(r, 'stderr')).toMatchObject({ error: { code: 'INVALID_ARGUMENT', message: 'no command given' } });
+  });
+});
+
+describe('--json means one JSON document', () => {
+  it.each([
+    [['restore', '--json'], "missing required argument 'tag'"],
+    [['bogus', '--json'], "unknown command 'bogus'"],
+    [['session', 'list', '--bogus', '--json'], "unknown option '--bogus'"],
+    [['--json', 'diff'], "missing required argument 'from'"],
+  ])('usage error %j: the JSON error alone on stderr, no usage text', async (args, message) => {
+    const r = await ckpt(args);
+    expect(r.code).toBe(2);
+    const doc = oneDocument(r, 'stderr') as { error: { code: string; message: string } };
+    expect(doc.error.code).toBe('INVALID_ARGUMENT');
+    expect(doc.error.message).toContain(message);
+  });
+
+  it('--help and --version with --json are JSON documents on stdout', async () => {
+    const help = await ckpt(['restore', '--help', '--json']);
+    expect(help.code).toBe(0);
+    expect((oneDocument(help, 'stdout') as { help: string }).help).toContain('Usage: ckpt restore');
+    const version = await ckpt(['--version', '--json']);
+    expect(oneDocument(version, 'stdout')).toEqual({ version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+  });
+
+  it('without --json a usage error is one line with the code and a pointer to the help', async () => {
+    const r = await ckpt(['restore']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^error \[INVALID_ARGUMENT\] missing required argument 'tag'\nrun 'ckpt restore --help' for usage\n$/);
+  });
+});
+
+describe('help of a command', () => {
+  it.each([['restore'], ['undo'], ['diff'], ['rewind'], ['session fork']])('%s --help lists the global options and the tag syntax', async (cmd) => {
+    const r = await ckpt([...cmd.split(' '), '--help']);
+    expect(r.code).toBe(0);
+    for (const global of ['--store <dir>', '--workspace <dir>', '--session <id>', '--json']) expect(r.stdout).toContain(global);
+    expect(r.stdout).toMatch(/N\.K +just before the K-th capture of turn N/);
+    expect(r.stdout).toMatch(/@S +just after the event with sequence number S/);
+  });
+
+  it('status --help lists the global options too', async () => {
+    const r = await ckpt(['status', '--help']);
+    expect(r.stdout).toContain('Global Options');
+    expect(r.stdout).toContain('--session <id>');
+  });
+});
