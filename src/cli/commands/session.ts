@@ -19,7 +19,8 @@ export function registerSessionCommands(program: Command): void {
       action(async ([opts], ctx, out) => {
         const { title, id, parent, ...rest } = opts as { title?: string; id?: string; parent?: string } & Record<string, string>;
         const ws = await ctx.workspace();
-        const created = await ws.create({ title, id, parent, info: infoFrom(rest) });
+        const parentId = parent === undefined ? undefined : (await ctx.session(parent)).id; // a unique prefix names it too
+        const created = await ws.create({ title, id, parent: parentId, info: infoFrom(rest) });
         const meta = await created.metadata();
         out.result({ session: meta }, (r) => `created session ${pc.bold(r.session.id)}${r.session.title ? ` "${r.session.title}"` : ''} in ${r.session.workspace}`);
       }),
