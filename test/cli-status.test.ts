@@ -51,6 +51,8 @@ describe('ckpt status', () => {
     expect(text.stdout).toContain('session   st');
     expect(text.stdout).toMatch(/1 captured path\(s\) not settled:\n {2}b\.txt/);
     expect(text.stdout).toMatch(/1 path\(s\) changed since ckpt last recorded them.*\n {2}a\.txt/);
+    // The suggested command works as printed: it names the store this run used.
+    expect(text.stdout).toMatch(new RegExp(`record them with: .*ckpt\\.js --store ${dirs.store} scan`));
   });
 
   it('with a baseline: created, modified, deleted and mode changes over the whole tree, without recording anything', async () => {

@@ -17,6 +17,7 @@ import {
   type VerifyProblem,
 } from '../../index.js';
 import { action } from '../action.js';
+import { commandHint } from '../hint.js';
 import { progressBar } from '../progress.js';
 
 export function registerMaintenanceCommands(program: Command): void {
@@ -91,7 +92,7 @@ export function registerMaintenanceCommands(program: Command): void {
         const r = await prune(session, options);
         out.result({ session: session.id, ...r }, (v) =>
           v.pruned
-            ? `pruned session ${pc.bold(v.session)} before @${v.before}: ${v.retiredCaptures} capture(s) retired; run 'ckpt gc' to free their space`
+            ? `pruned session ${pc.bold(v.session)} before @${v.before}: ${v.retiredCaptures} capture(s) retired; free their space with: ${commandHint(ctx, ['gc'])}`
             : `nothing to prune in session ${v.session}${v.before ? ` (already pruned before @${v.before})` : ''}`,
         );
       }),

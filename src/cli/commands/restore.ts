@@ -1,8 +1,7 @@
 // `ckpt restore|undo|rewind` (DESIGN §9). When stdin is a terminal the plan is shown and confirmed
 // first (`--yes` skips the question); without one they act, since hooks and scripts call them.
 // Answering no changes nothing and exits EXIT_CANCELLED. A dry run says whether the real run would be
-// refused (DRIFT) and why. The printed undo hint is a command that works as printed.
-import { resolve } from 'node:path';
+// refused (DRIFT) and why. The printed undo hint is a command that works as printed (hint.ts).
 import { createInterface } from 'node:readline';
 import { Option, type Command } from 'commander';
 import pc from 'picocolors';
@@ -11,7 +10,7 @@ import { action } from '../action.js';
 import type { CliContext } from '../context.js';
 import { CliExit, EXIT_CANCELLED } from '../exit.js';
 import { progressBar, type Progress } from '../progress.js';
-import { shellCommand } from '../shell.js';
+import { commandHint } from '../hint.js';
 import type { CliIo, Output } from '../io.js';
 
 interface RestoreFlags {
@@ -132,23 +131,9 @@ function publicResult(r: RestoreResult): Record<string, unknown> & RestoreResult
   return { ...rest, ...(plan ? { plan: plan.entries.map(({ path, action }) => ({ path, action })) } : {}) } as Record<string, unknown> & RestoreResult;
 }
 
-/**
- * `ckpt restore TAG` as this process was started, keeping the --store, --workspace and --session it
- * was given (the session by its full id; a fork's when the restore was recorded there), each quoted
- * for the shell.
- */
+/** `ckpt restore UNDO`, runnable as printed (the session by full id when one was named, or the fork's). */
 function undoHint(ctx: CliContext, undo: string | null, session: string | undefined): string | undefined {
-  if (!undo) return undefined;
-  const words: string[] = [];
-  if (ctx.flags.store !== undefined) words.push('--store', absolute(ctx, ctx.flags.store));
-  if (ctx.flags.workspace !== undefined) words.push('--workspace', absolute(ctx, ctx.flags.workspace));
-  if (session !== undefined) words.push('--session', session);
-  words.push('restore', undo);
-  return `${ctx.io.invokedAs ?? 'ckpt'} ${shellCommand(words)}`;
-}
-
-function absolute(ctx: CliContext, dir: string): string {
-  return resolve(ctx.io.cwd, dir);
+  return undo ? commandHint(ctx, ['restore', undo], { session }) : undefined;
 }
 
 function humanPlan(r: RestoreResult): string {

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import pc from 'picocolors';
 import { CkptError, relativeTime } from '../../index.js';
 import { action } from '../action.js';
+import { commandHint } from '../hint.js';
 
 export function registerStatusCommand(program: Command): void {
   program
@@ -23,12 +24,13 @@ export function registerStatusCommand(program: Command): void {
             `turn      ${s.turn}${s.lastCapture ? `, last capture ${pc.bold(s.lastCapture.tag)} ${pc.dim(relativeTime(s.lastCapture.at))}` : ', no captures yet'}`,
           ];
           if (s.unsettled.length) lines.push(pc.yellow(`${s.unsettled.length} captured path(s) not settled:`), ...s.unsettled.map((p) => `  ${p}`));
-          if (s.changed.count === 0) lines.push(s.baseline ? 'no changes since ckpt last recorded the workspace' : "no changes to the paths ckpt recorded (no scan baseline yet: run 'ckpt scan')");
+          const scanHint = commandHint(ctx, ['scan'], { session: ctx.flags.session !== undefined ? s.session : undefined });
+          if (s.changed.count === 0) lines.push(s.baseline ? 'no changes since ckpt last recorded the workspace' : `no changes to the paths ckpt recorded (no scan baseline yet; record one with: ${scanHint})`);
           else {
             lines.push(`${s.changed.count} path(s) changed since ckpt last recorded them${s.baseline ? '' : ' (only recorded paths checked: no scan baseline yet)'}:`);
             lines.push(...s.changed.paths.map((p) => `  ${p}`));
             if (s.changed.count > s.changed.paths.length) lines.push(pc.dim(`  … and ${s.changed.count - s.changed.paths.length} more (--limit)`));
-            lines.push(pc.dim("record them with 'ckpt scan'"));
+            lines.push(pc.dim(`record them with: ${scanHint}`));
           }
           return lines.join('\n');
         });
