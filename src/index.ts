@@ -27,7 +27,7 @@ export type { CaptureOptions, CaptureResult, ConflictRef } from './capture/captu
 export { workspaceConflicts, type ConflictEntry, type OwnerReport } from './history/conflicts.js';
 export type { SettleResult } from './capture/settle.js';
 export type { TurnOptions } from './capture/turn.js';
-export { listCheckpoints, listTurns, listRewinds, type CheckpointEntry, type TurnEntry, type RewindEntry } from './history/log.js';
+export { listCheckpoints, listTurns, listRewinds, earliestRestorableTag, type CheckpointEntry, type TurnEntry, type RewindEntry } from './history/log.js';
 export { formatLog, type LogStyle, type LogTextOptions, type LogEntries } from './history/log-text.js';
 export { relativeTime, localTime } from './history/relative-time.js';
 export { formatMode, type DiffChange, type DiffResult } from './history/diff.js';

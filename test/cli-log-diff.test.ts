@@ -5,42 +5,45 @@
 import { chmod, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Session } from '../src/index.js';
 import { runCli } from './helpers/cli.js';
+import { libSession } from './helpers/lib-session.js';
 import { CKPT_SH, quote, runInPty } from './helpers/pty.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 
 let dirs: TempDirs;
+let s: Session;
 const ckpt = (args: string[]) => runCli(['--store', dirs.store, ...args], { cwd: dirs.workspace });
 const w = (rel: string) => join(dirs.workspace, rel);
 const ESC = '\u001b[';
 
 beforeEach(async () => {
   dirs = await makeTempDirs('ckpt-cli-logdiff-');
-  await ckpt(['session', 'new', '--id', 'ld']);
+  s = await libSession(dirs.store, dirs.workspace, 'ld');
 });
 afterEach(() => dirs.cleanup());
 
 describe('ckpt log', () => {
   it('shows turns with their text, shortens long file lists, names restore targets, marks rewound entries', async () => {
-    await ckpt(['turn', '--text', 'add the parser']);
+    await s.turn({ text: 'add the parser' });
     const many = Array.from({ length: 7 }, (_, i) => `f${i}.txt`);
     for (const f of many) await writeFile(w(f), 'x\n');
-    await ckpt(['capture', '--tool', 'Edit', ...many]);
+    await s.capture(many, { tool: 'Edit' });
     for (const f of many) await writeFile(w(f), 'y\n');
-    await ckpt(['settle', ...many]);
-    await ckpt(['turn', '--text', 'now undo it']);
-    const restored = (await ckpt(['restore', '1', '--json'])).json();
-    await ckpt(['turn', '--text', 'third']);
-    await ckpt(['capture', 'late.txt']);
+    await s.settle(many);
+    await s.turn({ text: 'now undo it' });
+    const restored = await s.restore('1');
+    await s.turn({ text: 'third' });
+    await s.capture(['late.txt']);
     await writeFile(w('late.txt'), 'late\n');
     await ckpt(['rewind', '2']);
 
     const text = (await ckpt(['log'])).stdout;
     expect(text).toMatch(/^turn 1 {2}"add the parser" {2}· (just now|\d+ s ago)$/m);
     expect(text).toMatch(/^ {2}1\.1 +Edit +f0\.txt, f1\.txt, f2\.txt, … 4 more \(--files\)/m);
-    expect(text).toMatch(new RegExp(`^ {2}${restored.undo.replace('.', '\\.')} +restore +to 1 \\(undo: restore ${restored.undo.replace('.', '\\.')}\\)`, 'm'));
+    expect(text).toMatch(new RegExp(`^ {2}${restored.undo!.replace('.', '\\.')} +restore +to 1 \\(undo: restore ${restored.undo!.replace('.', '\\.')}\\)`, 'm'));
     expect(text).toMatch(/^turn 3 \[rewound\] {2}"third"/m);
-    expect(text).toMatch(new RegExp(`^ {2}${restored.undo.replace('.', '\\.')} .*\\[rewound\\]`, 'm')); // turn 2's restore, before the rewind's target
+    expect(text).toMatch(new RegExp(`^ {2}${restored.undo!.replace('.', '\\.')} .*\\[rewound\\]`, 'm')); // turn 2's restore, before the rewind's target
     expect(text).toMatch(/^ {2}3\.1 +capture +late\.txt \(new\) \[rewound\]/m);
     expect(text).toMatch(/⤺ rewound to 2/);
     const all = (await ckpt(['log', '--files'])).stdout;
@@ -66,9 +69,9 @@ describe('ckpt log', () => {
 
   it('marks pruned entries', async () => {
     for (let t = 1; t <= 3; t++) {
-      await ckpt(['turn']);
+      await s.turn();
       await writeFile(w('a.txt'), `v${t}\n`);
-      await ckpt(['capture', 'a.txt']);
+      await s.capture(['a.txt']);
     }
     await ckpt(['prune', '--keep-turns', '1']);
     const json = (await ckpt(['log', '--json'])).json();
@@ -77,7 +80,10 @@ describe('ckpt log', () => {
       ['2.1', true],
       ['3.1', false],
     ]);
-    expect((await ckpt(['log'])).stdout).toMatch(/^ {2}1\.1 .*\[pruned\]/m);
+    expect(json.earliestTag).toBe('3');
+    const text = (await ckpt(['log'])).stdout;
+    expect(text).toMatch(/^ {2}1\.1 .*\[pruned\]/m);
+    expect(text).toMatch(/^history before tag 3 was pruned: 3 is the earliest tag that restores$/m);
   });
 });
 
@@ -87,14 +93,14 @@ describe('ckpt diff', () => {
     await chmod(w('run.sh'), 0o644);
     await symlink('run.sh', w('link'));
     await writeFile(w('plain'), 'text\n');
-    await ckpt(['turn']);
-    await ckpt(['capture', 'run.sh', 'link', 'plain']);
+    await s.turn();
+    await s.capture(['run.sh', 'link', 'plain']);
     await chmod(w('run.sh'), 0o755);
     await rm(w('link'));
     await writeFile(w('link'), 'now a file\n');
     await rm(w('plain'));
     await symlink('run.sh', w('plain'));
-    await ckpt(['settle', 'run.sh', 'link', 'plain']);
+    await s.settle(['run.sh', 'link', 'plain']);
 
     const json = (await ckpt(['diff', '1', '--patch', '--json'])).json();
     expect(json.changes).toEqual([
@@ -115,8 +121,8 @@ describe('ckpt diff', () => {
 
   it('colours --patch on a terminal, never when piped', async () => {
     await writeFile(w('a.txt'), 'one\n');
-    await ckpt(['turn']);
-    await ckpt(['capture', 'a.txt']);
+    await s.turn();
+    await s.capture(['a.txt']);
     await writeFile(w('a.txt'), 'two\n');
     const piped = await ckpt(['diff', '1', '--patch']);
     expect(piped.stdout).toContain('+two');

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cli.js';
+import { libSession, openLibSession } from './helpers/lib-session.js';
 import { CKPT_SH, quote, runInPty } from './helpers/pty.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 
@@ -15,14 +16,14 @@ let dirs: TempDirs;
 const ckpt = (args: string[], cwd = dirs.workspace) => runCli(['--store', dirs.store, ...args], { cwd });
 const w = (rel: string) => join(dirs.workspace, rel);
 
-/** Turn 1 changes a.txt from v1 to v2 (captured and settled). */
+/** Turn 1 changes a.txt from v1 to v2 (captured and settled; set up in-process). */
 async function oneEdit(): Promise<void> {
-  await ckpt(['session', 'new', '--id', 'flow-session']);
+  const session = await libSession(dirs.store, dirs.workspace, 'flow-session');
   await writeFile(w('a.txt'), 'v1\n');
-  await ckpt(['turn']);
-  await ckpt(['capture', 'a.txt']);
+  await session.turn();
+  await session.capture(['a.txt']);
   await writeFile(w('a.txt'), 'v2\n');
-  await ckpt(['settle', 'a.txt']);
+  await session.settle(['a.txt']);
 }
 
 beforeEach(async () => {
@@ -93,7 +94,7 @@ describe('undo of a path with no record (item 13)', () => {
     expect(JSON.parse(partly.stderr).error.data.paths).toEqual(['typo.txt']);
     expect(await readFile(w('a.txt'), 'utf8')).toBe('v2\n');
 
-    await ckpt(['turn']);
+    await (await openLibSession(dirs.store, dirs.workspace, 'flow-session')).turn();
     const later = await ckpt(['undo', '2', 'a.txt', '--json']);
     expect(later.code, later.stderr).toBe(0);
     expect(later.json()).toMatchObject({ restored: [], skipped: [{ path: 'a.txt', why: 'not-captured-after-tag' }] });
@@ -106,14 +107,14 @@ describe('the undo hint (item 21)', () => {
     const ws = join(dirs.base, 'my ws');
     await mkdir(join(ws, 'sub'), { recursive: true });
     const run = (args: string[]) => runCli(['--store', '../my store', '--workspace', '../my ws', ...args], { cwd: join(dirs.base, 'ws') });
-    await run(['session', 'new', '--id', 'hint-1']);
-    await run(['session', 'new', '--id', 'other-2']);
+    const hinted = await libSession(spaced, ws, 'hint-1');
+    const other = await libSession(spaced, ws, 'other-2');
     await writeFile(join(ws, 'b c.txt'), 'old\n');
-    await run(['--session', 'hint', 'turn']);
-    await run(['--session', 'hint', 'capture', join(ws, 'b c.txt')]);
+    await hinted.turn();
+    await hinted.capture(['b c.txt']);
     await writeFile(join(ws, 'b c.txt'), 'new\n');
-    await run(['--session', 'hint', 'settle', join(ws, 'b c.txt')]);
-    await run(['--session', 'other', 'turn']); // the hinted session is no longer the newest
+    await hinted.settle(['b c.txt']);
+    await other.turn(); // the hinted session is no longer the newest
 
     const restored = await run(['--session', 'hint', 'restore', '1']);
     expect(restored.code, restored.stderr).toBe(0);

@@ -4,17 +4,19 @@
 import { chmod, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore } from '../src/index.js';
+import { openStore, type Session } from '../src/index.js';
+import { libSession } from './helpers/lib-session.js';
 import { runCli } from './helpers/cli.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 
 let dirs: TempDirs;
+let s: Session;
 const ckpt = (args: string[]) => runCli(['--store', dirs.store, ...args], { cwd: dirs.workspace });
 const w = (rel: string) => join(dirs.workspace, rel);
 
 beforeEach(async () => {
   dirs = await makeTempDirs('ckpt-cli-status-');
-  await ckpt(['session', 'new', '--id', 'st']);
+  s = await libSession(dirs.store, dirs.workspace, 'st');
 });
 afterEach(() => dirs.cleanup());
 
@@ -30,12 +32,12 @@ describe('ckpt status', () => {
   it('without a baseline: turn, unsettled captures, and recorded paths that changed', async () => {
     await writeFile(w('a.txt'), 'one\n');
     await writeFile(w('b.txt'), 'one\n');
-    await ckpt(['turn']);
-    await ckpt(['capture', 'a.txt', 'b.txt']);
+    await s.turn();
+    await s.capture(['a.txt', 'b.txt']);
     await writeFile(w('a.txt'), 'two\n');
-    await ckpt(['settle', 'a.txt']);
-    let s = (await ckpt(['status', '--json'])).json();
-    expect(s).toEqual({
+    await s.settle(['a.txt']);
+    let st = (await ckpt(['status', '--json'])).json();
+    expect(st).toEqual({
       workspace: dirs.workspace,
       session: 'st',
       turn: 1,
@@ -45,8 +47,8 @@ describe('ckpt status', () => {
       baseline: false,
     });
     await writeFile(w('a.txt'), 'edited by hand\n');
-    s = (await ckpt(['status', '--json'])).json();
-    expect(s.changed).toEqual({ count: 1, paths: ['a.txt'] });
+    st = (await ckpt(['status', '--json'])).json();
+    expect(st.changed).toEqual({ count: 1, paths: ['a.txt'] });
     const text = await ckpt(['status']);
     expect(text.stdout).toContain('session   st');
     expect(text.stdout).toMatch(/1 captured path\(s\) not settled:\n {2}b\.txt/);
@@ -57,7 +59,7 @@ describe('ckpt status', () => {
 
   it('with a baseline: created, modified, deleted and mode changes over the whole tree, without recording anything', async () => {
     for (const f of ['keep.txt', 'mod.txt', 'gone.txt', 'run.sh']) await writeFile(w(f), `${f}\n`);
-    await ckpt(['scan']);
+    await s.scan();
     expect((await ckpt(['status', '--json'])).json()).toMatchObject({ baseline: true, changed: { count: 0, paths: [] }, unsettled: [] });
 
     await writeFile(w('mod.txt'), 'changed\n');
@@ -65,9 +67,9 @@ describe('ckpt status', () => {
     await writeFile(w('new.txt'), 'new\n');
     await chmod(w('run.sh'), 0o755);
     const before = await storeFiles();
-    const s = (await ckpt(['status', '--json', '--limit', '2'])).json();
-    expect(s.changed.count).toBe(4);
-    expect(s.changed.paths).toEqual(['gone.txt', 'mod.txt']);
+    const st = (await ckpt(['status', '--json', '--limit', '2'])).json();
+    expect(st.changed.count).toBe(4);
+    expect(st.changed.paths).toEqual(['gone.txt', 'mod.txt']);
     expect(await storeFiles()).toEqual(before);
 
     // What status reported is what the next scan records.
@@ -76,15 +78,13 @@ describe('ckpt status', () => {
     expect((await ckpt(['status', '--json'])).json().changed.count).toBe(0);
   });
 
-  it('a settled write is not a change; the library facade returns the same plain object', async () => {
+  it('a settled write is not a change (library facade: a plain JSON-able object)', async () => {
     await writeFile(w('a.txt'), 'one\n');
-    await ckpt(['scan']);
-    await ckpt(['capture', 'a.txt']);
+    await s.scan();
+    await s.capture(['a.txt']);
     await writeFile(w('a.txt'), 'two\n');
-    await ckpt(['settle', 'a.txt']);
-    const store = await openStore({ dir: dirs.store });
-    const session = await (await store.openWorkspace(dirs.workspace)).get('st');
-    const status = await session.status();
+    await s.settle(['a.txt']);
+    const status = await s.status();
     expect(status).toMatchObject({ session: 'st', turn: 0, unsettled: [], changed: { count: 0, paths: [] }, baseline: true });
     expect(JSON.parse(JSON.stringify(status))).toEqual(status);
   });

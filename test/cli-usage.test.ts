@@ -71,7 +71,7 @@ describe('--json means one JSON document', () => {
 });
 
 describe('help of a command', () => {
-  it.each([['restore'], ['undo'], ['diff'], ['rewind'], ['session fork']])('%s --help lists the global options and the tag syntax', async (cmd) => {
+  it.each([['restore'], ['diff'], ['session fork']])('%s --help lists the global options and the tag syntax', async (cmd) => {
     const r = await ckpt([...cmd.split(' '), '--help']);
     expect(r.code).toBe(0);
     for (const global of ['--store <dir>', '--workspace <dir>', '--session <id>', '--json']) expect(r.stdout).toContain(global);

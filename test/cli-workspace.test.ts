@@ -7,6 +7,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cli.js';
+import { libSession } from './helpers/lib-session.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 
 let dirs: TempDirs;
@@ -20,13 +21,13 @@ afterEach(() => dirs.cleanup());
 
 describe('workspace discovery', () => {
   it('from a subfolder finds the nearest folder upward that has a session, and records paths relative to it', async () => {
-    await ckpt(['session', 'new', '--id', 'top']);
+    const top = await libSession(dirs.store, dirs.workspace, 'top');
     const deep = join(dirs.workspace, 'src', 'deep');
     await mkdir(deep, { recursive: true });
     await writeFile(join(deep, 'x.ts'), 'one\n');
     const shown = (await ckpt(['session', 'show', '--json'], deep)).json();
     expect(shown.session).toMatchObject({ id: 'top', workspace: dirs.workspace });
-    await ckpt(['turn'], deep);
+    await top.turn();
     const cap = (await ckpt(['capture', 'x.ts', '--json'], deep)).json();
     expect(cap.files[0].path).toBe('src/deep/x.ts');
     await writeFile(join(deep, 'x.ts'), 'two\n');
@@ -64,9 +65,7 @@ describe('workspace discovery', () => {
 
 describe('session id prefixes', () => {
   it('a unique prefix names the session (--session, show, fork, rm); an ambiguous one lists the candidates', async () => {
-    await ckpt(['session', 'new', '--id', 'alpha-1111']);
-    await ckpt(['session', 'new', '--id', 'alpha-2222']);
-    await ckpt(['session', 'new', '--id', 'beta-3333']);
+    for (const id of ['alpha-1111', 'alpha-2222', 'beta-3333']) await libSession(dirs.store, dirs.workspace, id);
     expect((await ckpt(['--session', 'alpha-1', 'session', 'show', '--json'])).json().session.id).toBe('alpha-1111');
     expect((await ckpt(['session', 'show', 'beta', '--json'])).json().session.id).toBe('beta-3333');
     expect((await ckpt(['--session', 'alpha-2', 'turn', '--json'])).json()).toEqual({ turn: 1, tag: '1' });

@@ -229,7 +229,7 @@ describe('restore to a tag', () => {
     expect(await w.read('f1.txt')).toBe('original 1');
   });
 
-  it('restricts to paths and folders, rejects escapes, reports paths never captured after the tag', async () => {
+  it('restricts to paths and folders, rejects escapes, reports paths not captured after the tag, NOT_FOUND for never recorded ones', async () => {
     const w = await world();
     await w.write('src/a.ts', 'a1');
     await w.write('src/b.ts', 'b1');
@@ -245,7 +245,12 @@ describe('restore to a tag', () => {
     expect(await w.read('top.txt')).toBe('t2');
     const u = await undoPath(w.session, '1', join(w.root, 'top.txt'));
     expect(u.restored).toEqual(['top.txt']);
-    expect((await undoPath(w.session, '1', 'never.txt')).skipped).toEqual([{ path: 'never.txt', why: 'not-captured-after-tag' }]);
+    // A path no capture ever recorded is NOT_FOUND (a typo is not a restore with nothing to do); one
+    // recorded only before the tag is unchanged since: skipped, not an error.
+    const never = await caught(undoPath(w.session, '1', 'never.txt'));
+    expect(isCkptError(never, 'NOT_FOUND') && never.data.paths).toEqual(['never.txt']);
+    await w.turn();
+    expect((await undoPath(w.session, '2', 'top.txt')).skipped).toEqual([{ path: 'top.txt', why: 'not-captured-after-tag' }]);
     expect(isCkptError(await caught(undoPath(w.session, '1', '../x')), 'PATH_ESCAPE')).toBe(true);
     expect(isCkptError(await caught(restore(w.session, '9')), 'TAG_NOT_FOUND')).toBe(true);
     expect(isCkptError(await caught(restore(w.session, 'x.y')), 'INVALID_ARGUMENT')).toBe(true);

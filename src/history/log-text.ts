@@ -25,6 +25,8 @@ export interface LogEntries {
   turns: readonly TurnEntry[];
   checkpoints: readonly CheckpointEntry[];
   rewinds?: readonly RewindEntry[];
+  /** Set when the session was pruned: the earliest tag that still restores. */
+  earliestTag?: string;
 }
 
 const plain: LogStyle = { bold: (s) => s, dim: (s) => s, yellow: (s) => s };
@@ -52,10 +54,8 @@ export function formatLog(entries: LogEntries, options: LogTextOptions = {}): st
   }
   for (const r of entries.rewinds ?? []) rows.push({ seq: r.seq, text: `  ${style.yellow(`⤺ rewound to ${r.to}`)}  ${when(r.at)}` });
   if (rows.length === 0) return 'no checkpoints yet';
-  return rows
-    .sort((a, b) => a.seq - b.seq)
-    .map((r) => r.text)
-    .join('\n');
+  const head = entries.earliestTag !== undefined ? [style.yellow(`history before tag ${entries.earliestTag} was pruned: ${entries.earliestTag} is the earliest tag that restores`)] : [];
+  return [...head, ...rows.sort((a, b) => a.seq - b.seq).map((r) => r.text)].join('\n');
 }
 
 function fileList(c: CheckpointEntry, max: number, style: LogStyle, moreHint: string): string {

@@ -75,6 +75,14 @@ export function listTurns(events: readonly EventBase[]): TurnEntry[] {
     }));
 }
 
+/** The earliest tag that still restores when the session was pruned (`N` of the turn at the prune point), else undefined. */
+export function earliestRestorableTag(events: readonly EventBase[]): string | undefined {
+  const before = prunedThrough(events);
+  if (before === 0) return undefined;
+  const turn = events.find((e) => e.type === 'turn' && e.seq === before);
+  return turn ? String(turn.turn) : `@${before}`;
+}
+
 export function listRewinds(events: readonly EventBase[]): RewindEntry[] {
   return events.filter((e) => e.type === 'rewind').map((e) => ({ seq: e.seq, at: e.at, to: String(e.to) }));
 }

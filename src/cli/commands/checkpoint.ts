@@ -1,7 +1,7 @@
 // `ckpt turn|capture|settle|log|diff` (DESIGN §9): recording checkpoints and reading them back.
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { CkptError, formatLog, formatMode, listCheckpoints, listRewinds, listTurns, scan, type DiffChange, type FileImage } from '../../index.js';
+import { CkptError, earliestRestorableTag, formatLog, formatMode, listCheckpoints, listRewinds, listTurns, scan, type DiffChange, type FileImage } from '../../index.js';
 import { colorPatch, colorsFor, type Colors } from '../colors.js';
 import { action } from '../action.js';
 import { progressBar } from '../progress.js';
@@ -100,7 +100,8 @@ export function registerCheckpointCommands(program: Command): void {
     .action(
       action(async ([opts], ctx, out) => {
         const events = await (await ctx.session()).events();
-        const body = { checkpoints: listCheckpoints(events), turns: listTurns(events), rewinds: listRewinds(events) };
+        const earliestTag = earliestRestorableTag(events);
+        const body = { checkpoints: listCheckpoints(events), turns: listTurns(events), rewinds: listRewinds(events), ...(earliestTag !== undefined ? { earliestTag } : {}) };
         const c = colorsFor(ctx.io.stdout, ctx.io.env);
         out.result(body, (v) => formatLog(v, { allFiles: Boolean((opts as { files?: boolean }).files), moreHint: ' (--files)', style: c }));
       }),
