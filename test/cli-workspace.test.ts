@@ -33,6 +33,9 @@ describe('workspace discovery', () => {
     await writeFile(join(deep, 'x.ts'), 'two\n');
     expect((await ckpt(['undo', '1', 'x.ts'], deep)).code).toBe(0);
     expect(await readFile(join(deep, 'x.ts'), 'utf8')).toBe('one\n');
+    // `workspace rm` without a folder drops the workspace found the same way, not the subfolder.
+    const removed = (await ckpt(['workspace', 'rm', '--yes', '--json'], deep)).json();
+    expect(removed.removed).toMatchObject({ root: dirs.workspace, sessions: 1 });
   });
 
   it('without a session above, takes the git top level; outside git, the current folder; --workspace overrides', async () => {

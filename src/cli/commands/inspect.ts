@@ -3,8 +3,9 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { CkptError, workspaceConflicts } from '../../index.js';
+import { CkptError, locateWorkspace, workspaceConflicts } from '../../index.js';
 import { action } from '../action.js';
+import { commandHint } from '../hint.js';
 
 export function registerInspectCommands(program: Command): void {
   program
@@ -44,18 +45,19 @@ export function registerInspectCommands(program: Command): void {
     );
   workspace
     .command('rm [dir]')
-    .description('drop a workspace (default: --workspace or the current folder; or a root or id from `workspace list`): every session, the scan baseline and the owner index; gc frees the content')
+    .description('drop a workspace (default: --workspace or the workspace of the current folder; or a root or id from `workspace list`): every session, the scan baseline and the owner index; gc frees the content')
     .option('--yes', 'really remove it (required: this deletes the whole history of the workspace)')
     .action(
       action(async ([dir, opts], ctx, out) => {
         const store = await ctx.store();
-        const given = (dir as string | undefined) ?? ctx.flags.workspace ?? '.';
+        // Without a folder: the workspace this folder belongs to, found upward as every command finds it.
+        const given = (dir as string | undefined) ?? ctx.flags.workspace ?? (await locateWorkspace(store, ctx.io.cwd)).root;
         const target = /^[0-9a-f]{20}$/.test(given) ? given : resolve(ctx.io.cwd, given);
         if (!(opts as { yes?: boolean }).yes) {
           throw new CkptError('INVALID_ARGUMENT', `this removes every session of workspace ${target} and its history; pass --yes to do it`, { workspace: target });
         }
         const removed = await store.removeWorkspace(target);
-        out.result({ removed }, (r) => `removed workspace ${r.removed.root} (${r.removed.sessions} session(s)); run 'ckpt gc' to free its content`);
+        out.result({ removed }, (r) => `removed workspace ${r.removed.root} (${r.removed.sessions} session(s)); free its content with: ${commandHint(ctx, ['gc'])}`);
       }),
     );
 }
