@@ -103,7 +103,7 @@ describe('recovery on open', () => {
     // What a process killed while staging leaves: a recovery capture with a restoreId and stage files.
     const id = 'deadbeefdeadbeef';
     await w.session.append([
-      { type: 'capture', tag: '1.9', turn: 1, k: 9, tool: 'restore', reason: 'restore to 1', restoreId: id, stageDirs: ['n', 'n/m'], files: [{ path: 'a.txt', state: 'file' }, { path: 'n/m/b.txt', state: 'absent', newDirs: 2 }] },
+      { type: 'capture', tag: '1.9', turn: 1, k: 9, tool: 'restore', reason: 'restore to 1', restoreId: id, stageDirs: ['n', 'n/m'], files: [{ path: 'a.txt', state: 'skipped', why: 'test' }, { path: 'n/m/b.txt', state: 'absent', newDirs: 2 }] },
     ]);
     for (const [rel, i] of [['a.txt', 0], ['n/m/b.txt', 1]] as const) {
       const p = stagePath(w.root, rel, id, i);

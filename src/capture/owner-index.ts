@@ -1,7 +1,9 @@
 // The workspace's owner index (DESIGN §2, §5): for each path, which session last recorded writing it
 // and the state it left. It survives restarts (workspaces/<wid>/owners.json, written atomically under
 // its own lock) and lets a capture in one session notice that another session changed a path since.
+import { CkptError } from '../errors.js';
 import type { FileImage, NewEvent } from '../format/event.js';
+import { validateStoredPath } from '../format/stored-path.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import type { ReplayState } from '../session/replay.js';
 import { sameImage } from '../workspace/read-image.js';
@@ -29,13 +31,33 @@ function ownersKey(session: SessionHandle): string {
 }
 
 export async function readOwners(session: SessionHandle): Promise<OwnerMap> {
-  const raw = await session.ctx.backend.read(ownersKey(session));
+  const key = ownersKey(session);
+  const raw = await session.ctx.backend.read(key);
   if (!raw) return {};
+  let parsed: unknown;
   try {
-    return JSON.parse(raw.toString('utf8')) as OwnerMap;
+    parsed = JSON.parse(raw.toString('utf8'));
   } catch {
     return {}; // a lost index only means fewer conflicts detected; it is rebuilt by later writes
   }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};
+  return validateOwners(parsed as Record<string, unknown>, key);
+}
+
+/**
+ * Every record names a path a scan will stat and compare: a forged `../x` or a malformed record is
+ * LOG_CORRUPT (nothing is done from it); the index is a cache, so removing the file repairs it.
+ */
+function validateOwners(owners: Record<string, unknown>, key: string): OwnerMap {
+  for (const [path, o] of Object.entries(owners)) {
+    const rec = o as Partial<OwnerEntry> | null;
+    const ok =
+      typeof rec === 'object' && rec !== null && typeof rec.session === 'string' && typeof rec.state === 'string' && typeof rec.at === 'string' &&
+      (rec.mode === undefined || Number.isSafeInteger(rec.mode));
+    if (!ok) throw new CkptError('LOG_CORRUPT', `owner index ${key}: malformed record for ${JSON.stringify(path)} (remove the file to rebuild it)`, { key, path });
+    validateStoredPath(path, { what: `owner index ${key} (remove the file to rebuild it)`, key });
+  }
+  return owners as OwnerMap;
 }
 
 /** Records that `session` left `images` as the present state of their paths. */

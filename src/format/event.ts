@@ -1,5 +1,6 @@
 // The event-log record types (DESIGN §3) and their pure line encoding/decoding. No I/O here.
 import { CkptError } from '../errors.js';
+import { validateFileImages, validateRestorePlan, validateStoredPath } from './stored-path.js';
 
 export const EVENT_VERSION = 1;
 
@@ -138,7 +139,70 @@ export function decodeEvent(line: string, where: { file?: string; line: number }
   if (!isEventShape(value)) {
     throw new CkptError('LOG_CORRUPT', `event at line ${where.line} lacks v/seq/type/at`, where);
   }
+  validatePayload(value, where);
   return value;
+}
+
+/**
+ * Checks an event about to be appended the way `decodeEvent` will check it when read back, so the
+ * log never holds a line that would make the whole session unreadable. INVALID_ARGUMENT otherwise.
+ */
+export function checkNewEvent(event: EventBase): void {
+  try {
+    validatePayload(event, { line: event.seq });
+  } catch (err) {
+    if (err instanceof CkptError) throw new CkptError('INVALID_ARGUMENT', `refusing to append: ${err.message}`, err.data, { cause: err });
+    throw err;
+  }
+}
+
+/** A restore id names staging files (`.<name>.ckpt-stage-<id>-<i>`): never a separator or a dot. */
+export function isRestoreId(id: unknown): id is string {
+  return typeof id === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(id);
+}
+
+/**
+ * The fields ckpt acts on must be well-formed before anything reads them: every path a capture,
+ * settle, restore plan or conflict names is a clean workspace-relative path (a forged `../x` in a
+ * plan would otherwise be replayed outside the workspace by recovery), blob ids are hashes. Agent
+ * events ckpt does not interpret are only checked for the common shape.
+ */
+function validatePayload(e: EventBase, where: { file?: string; line: number }): void {
+  const at = { what: `event ${e.type} at line ${where.line}${where.file ? ` of ${where.file}` : ''}`, ...where };
+  const bad = (field: string) => new CkptError('LOG_CORRUPT', `${at.what}: invalid ${field}`, { ...where, field });
+  switch (e.type) {
+    case 'capture':
+      if (typeof e.tag !== 'string') throw bad('tag');
+      if (!Number.isSafeInteger(e.turn) || !Number.isSafeInteger(e.k)) throw bad('turn/k');
+      validateFileImages(e.files, at);
+      if (e.restoreId !== undefined && !isRestoreId(e.restoreId)) throw bad('restoreId');
+      if (e.stageDirs !== undefined) {
+        if (!Array.isArray(e.stageDirs)) throw bad('stageDirs');
+        for (const d of e.stageDirs) validateStoredPath(d, at);
+      }
+      return;
+    case 'settle':
+      validateFileImages(e.files, at);
+      return;
+    case 'restore_started':
+      if (!isRestoreId(e.id)) throw bad('id');
+      validateRestorePlan(e.plan, at);
+      return;
+    case 'restore_committed':
+    case 'restore_aborted':
+      if (!isRestoreId(e.id)) throw bad('id');
+      return;
+    case 'conflict':
+      validateStoredPath(e.path, at);
+      return;
+    case 'turn':
+      if (!Number.isSafeInteger(e.turn) || (e.turn as number) < 0) throw bad('turn');
+      return;
+    case 'prune':
+      if (!Number.isSafeInteger(e.before)) throw bad('before');
+      return;
+    default:
+  }
 }
 
 function isEventShape(value: unknown): value is EventBase {

@@ -121,11 +121,15 @@ export async function removeStaged(root: string, paths: readonly string[], id: s
   return removed;
 }
 
-/** Removes folders (deepest first) that are empty; a non-empty or missing one is left alone. */
+/**
+ * Removes folders (deepest first) that are empty; a non-empty or missing one is left alone, and so is
+ * one reached through a symlinked ancestor (the list comes from the log: never followed out).
+ */
 export async function removeEmptyFolders(root: string, dirs: readonly string[]): Promise<void> {
   const ordered = [...dirs].sort((a, b) => b.split('/').length - a.split('/').length);
   for (const dir of ordered) {
     try {
+      if (!(await checkParentChain(root, dir)).ok) continue;
       const info = await lstat(join(root, dir));
       if (!info.isDirectory()) continue;
       await rmdir(join(root, dir));

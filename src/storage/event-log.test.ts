@@ -119,8 +119,8 @@ describe('event log', () => {
   it('runs read-decide-append transactions and beforeUnlock hooks under one lock', async () => {
     const nextK = (): Promise<number> =>
       log.transaction(async (tx) => {
-        const k = (await tx.read()).filter((e) => e.type === 'capture').length + 1;
-        await tx.append([{ type: 'capture', k }]);
+        const k = (await tx.read()).filter((e) => e.type === 'step').length + 1;
+        await tx.append([{ type: 'step', k }]);
         expect(await tx.lastSeq()).toBe(k);
         return k;
       });

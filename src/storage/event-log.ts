@@ -3,7 +3,7 @@
 // appending, strict decoding (LOG_CORRUPT, never a silent skip), and transactions for
 // "read state, decide, append" without nested locking.
 import { CkptError } from '../errors.js';
-import { EVENT_VERSION, decodeEvent, encodeEvent, type EventBase, type NewEvent } from '../format/event.js';
+import { EVENT_VERSION, checkNewEvent, decodeEvent, encodeEvent, type EventBase, type NewEvent } from '../format/event.js';
 import type { LockOptions, StoreBackend } from './backend.js';
 
 export interface EventLogOptions {
@@ -159,7 +159,9 @@ export function createEventLog(options: EventLogOptions): EventLog {
       }
       // The log owns v/seq/at: whatever the caller put there is replaced, and they lead the line.
       const { v: _v, seq: _seq, at: _at, type, ...rest } = e;
-      return { v: EVENT_VERSION, seq: firstSeq + i, type, at, ...rest };
+      const stored: EventBase = { v: EVENT_VERSION, seq: firstSeq + i, type, at, ...rest };
+      checkNewEvent(stored);
+      return stored;
     });
   }
 

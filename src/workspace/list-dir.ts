@@ -39,7 +39,9 @@ export function listDir(dirAbs: string): DirListing {
       continue;
     }
     if (st === undefined) {
-      stats[o] = MISSING;
+      // Listed but not found by its name: a name that is not valid UTF-8 (decoded with U+FFFD). It
+      // cannot be recorded or restored, so it is reported (unreadable), never taken as gone.
+      stats[o] = (names[i] as string).includes('\uFFFD') ? UNREADABLE : MISSING;
       continue;
     }
     stats[o] = st.size;
@@ -160,7 +162,7 @@ parentPort.on('message', ({ id, dir, read, sizes }) => {
   for (let i = 0, o = 0; i < names.length; i++, o += 5) {
     let st;
     try { st = lstatSync(prefix + names[i], opts); } catch { stats[o] = -2; continue; }
-    if (st === undefined) { stats[o] = -1; continue; }
+    if (st === undefined) { stats[o] = names[i].includes('\\uFFFD') ? -2 : -1; continue; }
     stats[o] = st.size; stats[o + 1] = st.mtimeMs; stats[o + 2] = st.ctimeMs; stats[o + 3] = st.ino; stats[o + 4] = st.mode;
   }
   parentPort.postMessage({ id, names: names.join('\\0'), count: names.length, stats }, [stats.buffer]);

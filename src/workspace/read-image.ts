@@ -3,7 +3,9 @@
 // reason. A permission or read error is `skipped`, never `absent`.
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { lstat, open, readlink } from 'node:fs/promises';
+import { isUtf8 } from 'node:buffer';
+import { lstat, open, readdir, readlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { FileImage } from '../format/event.js';
 import type { BlobStore } from '../storage/blob-store.js';
 
@@ -19,7 +21,12 @@ export async function readImage(abs: string, rel: string, options: ReadImageOpti
     info = await lstat(abs);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { path: rel, state: 'absent' };
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      // A name that is not valid UTF-8 reaches ckpt with U+FFFD in it and looks absent: recording it
+      // as absent would make a restore "delete" what it never saw. It cannot be recorded: skipped.
+      if (rel.includes('\uFFFD') && (await hasUndecodableName(abs, rel))) return { path: rel, state: 'skipped', why: NOT_UTF8 };
+      return { path: rel, state: 'absent' };
+    }
     return { path: rel, state: 'skipped', why: `unreadable: ${code ?? String(err)}` };
   }
   if (info.isSymbolicLink()) {
@@ -47,6 +54,27 @@ export async function readImage(abs: string, rel: string, options: ReadImageOpti
     return { path: rel, state: 'file', blob: put.id, bytes: data.length, mode };
   }
   return { path: rel, state: 'file', blob: sha256(data), bytes: data.length, mode };
+}
+
+/** Why a path whose name (or a folder's name on the way) is not valid UTF-8 is skipped. */
+export const NOT_UTF8 = 'name-not-utf8';
+
+/** True when a segment of `rel` (beneath the root `abs` ends in) stands for a name that is not UTF-8. */
+async function hasUndecodableName(abs: string, rel: string): Promise<boolean> {
+  let dir = abs.slice(0, abs.length - rel.length - 1);
+  for (const part of rel.split('/')) {
+    if (part.includes('\uFFFD')) {
+      let names: Buffer[];
+      try {
+        names = await readdir(dir, { encoding: 'buffer' });
+      } catch {
+        return false;
+      }
+      if (names.some((b) => !isUtf8(b) && b.toString('utf8') === part)) return true;
+    }
+    dir = join(dir, part);
+  }
+  return false;
 }
 
 export function sha256(data: Uint8Array): string {

@@ -64,7 +64,7 @@ describe('resolveBeneath', () => {
 });
 
 describe('assertRelativePath', () => {
-  it.each(['', '/a', 'a/../b', './a', 'a//b', 'a\\b', 'a/'])('refuses %j', (p) => {
+  it.each(['', '/a', 'a/../b', './a', 'a//b', 'a/'])('refuses %j', (p) => {
     expect(() => assertRelativePath(p)).toThrowError(expect.objectContaining({ code: 'PATH_ESCAPE' }));
   });
   it('accepts clean paths', () => {

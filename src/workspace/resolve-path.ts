@@ -4,6 +4,7 @@
 import { lstat, realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { CkptError } from '../errors.js';
+import { isStoredPath } from '../format/stored-path.js';
 
 export interface ResolvedPath {
   /** Workspace-relative, `/`-separated, no `.`/`..` segments, never empty. */
@@ -69,14 +70,11 @@ async function isSymlink(path: string): Promise<boolean> {
   }
 }
 
-/** Validates a stored workspace-relative path (from a log or a plan) without touching the disk. */
+/**
+ * Validates a stored workspace-relative path (from a log or a plan) without touching the disk: the
+ * same rule the event decoder applies (format/stored-path.ts). A backslash is an ordinary character.
+ */
 export function assertRelativePath(rel: string): string {
-  const bad =
-    rel.length === 0 ||
-    rel.includes('\0') ||
-    rel.includes('\\') ||
-    rel.startsWith('/') ||
-    rel.split('/').some((s) => s === '' || s === '.' || s === '..');
-  if (bad) throw new CkptError('PATH_ESCAPE', `recorded path ${JSON.stringify(rel)} is not a clean workspace-relative path`, { path: rel });
+  if (!isStoredPath(rel)) throw new CkptError('PATH_ESCAPE', `recorded path ${JSON.stringify(rel)} is not a clean workspace-relative path`, { path: rel });
   return rel;
 }

@@ -1,0 +1,49 @@
+// The workspace caches in the store (scan index, owner index) are untrusted input like the logs
+// (issue 10 item 1): a forged path there is never stat'ed, recorded or restored outside the root.
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { restore } from '../src/restore/index.js';
+import { scan } from '../src/scan/index.js';
+import { ScanIndex, KIND_FILE, HASH_SHA256 } from '../src/scan/scan-index.js';
+import { makeWorld } from './fixtures/restore-world.js';
+import { useWorlds } from './helpers/worlds.js';
+
+const world = useWorlds(makeWorld);
+
+async function setup() {
+  const w = await world();
+  const outside = join(w.dirs.base, 'outside');
+  await mkdir(outside);
+  await writeFile(join(outside, 'victim.txt'), 'keep me');
+  await w.write('a.txt', 'a');
+  await scan(w.session);
+  const wsDir = join(w.dirs.store, 'workspaces', (await readdir(join(w.dirs.store, 'workspaces')))[0]!);
+  return { w, outside, wsDir };
+}
+
+describe('forged workspace caches', () => {
+  it('a scan index naming ../outside is refused (rebuilt as a new baseline); nothing outside is recorded or restored', async () => {
+    const { w, outside, wsDir } = await setup();
+    const forged = new ScanIndex(4, Date.now() - 60_000);
+    const i = forged.push('../outside/victim.txt', KIND_FILE, { size: 7, mtimeMs: 1, ctimeMs: 1, ino: 1, mode: 0o100644 });
+    forged.setHash(i, HASH_SHA256, 'b'.repeat(64));
+    await writeFile(join(wsDir, 'scan-index.bin'), forged.encode());
+    await w.turn();
+    const r = await scan(w.session);
+    expect(r.files.map((f) => f.path)).not.toContain('../outside/victim.txt');
+    await restore(w.session, '1', { force: true });
+    expect(await readFile(join(outside, 'victim.txt'), 'utf8')).toBe('keep me');
+    for (const e of await w.session.events()) expect(JSON.stringify(e)).not.toContain('outside');
+  });
+
+  it('an owner index naming ../outside is LOG_CORRUPT for the scan that would use it', async () => {
+    const { w, outside, wsDir } = await setup();
+    const owners = { '../outside/victim.txt': { session: 'x', state: 'absent', at: new Date(Date.now() + 60_000).toISOString() } };
+    await writeFile(join(wsDir, 'owners.json'), JSON.stringify(owners));
+    await w.turn();
+    await expect(scan(w.session)).rejects.toMatchObject({ code: 'LOG_CORRUPT' });
+    expect(await readFile(join(outside, 'victim.txt'), 'utf8')).toBe('keep me');
+    for (const e of await w.session.events()) expect(JSON.stringify(e)).not.toContain('outside');
+  });
+});
