@@ -28,7 +28,7 @@ import { restore, rewind, undoPath, type RestoreOptions, type RestoreResult, typ
 
 export class Session extends SessionHandle {
   /** Starts the next turn (the user sent a message); returns its number and tag. */
-  turn(options?: TurnOptions): Promise<{ turn: number; tag: string; seq: number }> {
+  turn(options?: TurnOptions): Promise<{ turn: number; tag: string; seq: number; warnings?: string[] }> {
     return startTurn(this, options);
   }
 

@@ -10,6 +10,7 @@ import type { SessionHandle } from '../session/session-handle.js';
 import { replay, type ReplayState } from '../session/replay.js';
 import { readImage } from '../workspace/read-image.js';
 import { resolveBeneath } from '../workspace/resolve-path.js';
+import { withWarnings } from '../session/warnings.js';
 import { detectConflicts } from './owner-index.js';
 
 export interface CaptureOptions {
@@ -29,6 +30,8 @@ export interface CaptureResult {
   disabled?: true;
   /** Paths another session of the workspace wrote since this session recorded them (also logged as `conflict` events). */
   conflicts?: ConflictRef[];
+  /** Cache writes that failed after the capture was recorded (it was: see session/warnings.ts). */
+  warnings?: string[];
 }
 
 export interface ConflictRef {
@@ -66,6 +69,8 @@ export interface CaptureFields {
   reason?: string;
   /** Extra fields of the event (e.g. a restore's `restoreId`). */
   extra?: Record<string, unknown>;
+  /** Where failures of cache writes after the append go. */
+  warnings?: string[];
 }
 
 /** The next capture event of a session whose replayed state is `state` (pure): tag `N.K` in the current turn. */
@@ -99,7 +104,7 @@ export async function appendCapture(
     const settle = fields.after ? [{ type: 'settle', tag: event.tag, files: fields.after }] : [];
     const [stored] = await tx.append([event, ...conflicts, ...settle]);
     return { event: stored as CaptureEvent, conflicts: conflicts.map((c) => ({ path: c.path as string, otherSession: c.otherSession as string })) };
-  });
+  }, { warnings: fields.warnings });
 }
 
 export async function capture(session: SessionHandle, inputs: readonly string[], options: CaptureOptions = {}): Promise<CaptureResult> {
@@ -113,8 +118,9 @@ export async function capture(session: SessionHandle, inputs: readonly string[],
       max: session.ctx.options.maxBlobBytes,
     });
   }
-  const { event, conflicts } = await appendCapture(session, images, { tool: options.tool ?? 'capture', reason: options.reason });
-  return { tag: event.tag, seq: event.seq, files: images, ...(conflicts.length > 0 ? { conflicts } : {}) };
+  const warnings: string[] = [];
+  const { event, conflicts } = await appendCapture(session, images, { tool: options.tool ?? 'capture', reason: options.reason, warnings });
+  return withWarnings({ tag: event.tag, seq: event.seq, files: images, ...(conflicts.length > 0 ? { conflicts } : {}) }, warnings);
 }
 
 /** How many ancestors of `rel` (below the root) do not exist: those a restore may remove again. */

@@ -7,12 +7,15 @@ import { parseTag } from '../format/tag.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { replay } from '../session/replay.js';
 import { readImages, resolveInputs } from './capture.js';
+import { afterCommit, withWarnings } from '../session/warnings.js';
 import { recordOwnership } from './owner-index.js';
 
 export interface SettleResult {
   tag: string | null;
   files: FileImage[];
   disabled?: true;
+  /** Cache writes that failed after the settle was recorded. */
+  warnings?: string[];
 }
 
 export async function settle(session: SessionHandle, inputs: readonly string[], options: { tag?: string; cwd?: string } = {}): Promise<SettleResult> {
@@ -20,6 +23,7 @@ export async function settle(session: SessionHandle, inputs: readonly string[], 
   const paths = await resolveInputs(session, inputs, options.cwd);
   if (!session.ctx.options.captureEnabled) return { tag: null, files: [], disabled: true };
   const images = await readImages(session, paths);
+  const warnings: string[] = [];
   const tag = await session.transaction(async (tx) => {
     const state = replay(await tx.read());
     const tag = options.tag ?? state.captures.at(-1)?.tag;
@@ -28,7 +32,7 @@ export async function settle(session: SessionHandle, inputs: readonly string[], 
     }
     await tx.append([{ type: 'settle', tag: tag ?? null, files: images }]);
     return tag ?? null;
-  });
-  await recordOwnership(session, images);
-  return { tag, files: images };
+  }, { warnings });
+  await afterCommit(warnings, 'owner index not updated', () => recordOwnership(session, images));
+  return withWarnings({ tag, files: images }, warnings);
 }

@@ -4,6 +4,7 @@ import { CkptError } from '../errors.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { nextTurnNumber, replay } from '../session/replay.js';
 import { resolveRetention, retentionEvent } from '../gc/prune.js';
+import { withWarnings } from '../session/warnings.js';
 
 export interface TurnOptions {
   /** Messages in the agent's transcript when the turn began: the watermark a rewind returns. */
@@ -13,7 +14,7 @@ export interface TurnOptions {
   messageId?: string;
 }
 
-export async function startTurn(session: SessionHandle, options: TurnOptions = {}): Promise<{ turn: number; tag: string; seq: number }> {
+export async function startTurn(session: SessionHandle, options: TurnOptions = {}): Promise<{ turn: number; tag: string; seq: number; warnings?: string[] }> {
   const { messageCount, text, messageId } = options;
   if (messageId !== undefined && (typeof messageId !== 'string' || messageId.length === 0 || messageId.length > 256)) {
     throw new CkptError('INVALID_ARGUMENT', 'a message id must be a string of 1 to 256 characters');
@@ -22,7 +23,8 @@ export async function startTurn(session: SessionHandle, options: TurnOptions = {
     throw new CkptError('INVALID_ARGUMENT', `message count must be a non-negative integer, got ${messageCount}`, { messageCount });
   }
   const retention = resolveRetention(session.ctx.options.retention);
-  return session.transaction(async (tx) => {
+  const warnings: string[] = [];
+  const result = await session.transaction(async (tx) => {
     const events = await tx.read();
     const turn = nextTurnNumber(replay(events));
     const [stored] = await tx.append([
@@ -32,5 +34,6 @@ export async function startTurn(session: SessionHandle, options: TurnOptions = {
     const pruneEvent = retentionEvent([...events, stored!], retention);
     if (pruneEvent) await tx.append([pruneEvent]);
     return { turn, tag: String(turn), seq: stored!.seq };
-  });
+  }, { warnings });
+  return withWarnings(result, warnings);
 }

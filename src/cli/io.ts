@@ -36,6 +36,9 @@ export function createOutput(io: CliIo, json: boolean): Output {
       else {
         const text = human(value);
         if (text) io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+        // Failures after the operation happened (cache writes on a full disk): said, not fatal.
+        const warnings = (value as { warnings?: unknown } | null)?.warnings;
+        if (Array.isArray(warnings)) for (const w of warnings) io.stderr.write(`${pc.yellow('warning')} ${String(w)}\n`);
       }
     },
     info(line) {

@@ -10,6 +10,7 @@ import { CkptError } from '../errors.js';
 import type { CaptureEvent, FileImage } from '../format/event.js';
 import { nextCaptureEvent, readImages } from '../capture/capture.js';
 import type { SessionHandle } from '../session/session-handle.js';
+import { afterCommit } from '../session/warnings.js';
 import { imageOfPlanEntry, replay } from '../session/replay.js';
 import { recordOwnership } from '../capture/owner-index.js';
 import type { EventLogTx } from '../storage/event-log.js';
@@ -36,6 +37,8 @@ export interface RestoreResult {
   plan?: RestorePlan;
   /** The restore's id in the log (`restore_started` / `restore_committed`). */
   id?: string;
+  /** What failed after the restore was committed (cache writes, the closing record); it happened. */
+  warnings?: string[];
 }
 
 export interface ApplyRestoreOptions {
@@ -50,6 +53,8 @@ export interface ApplyRestoreOptions {
   reason: string;
   /** Called as files are staged (the long part of a big restore), for progress bars. */
   onProgress?: (progress: { phase: string; done: number; total: number }) => void;
+  /** Where failures after the point of no return go (the restore happened: they are not its error). */
+  warnings?: string[];
 }
 
 const RECOVERY_SLICE = 32;
@@ -141,9 +146,15 @@ export async function applyRestore(session: SessionHandle, tx: EventLogTx, optio
     id,
   };
   const { unchanged, ...recorded } = result;
-  await tx.append([{ type: 'restore_committed', id, result: { ...recorded, unchanged: unchanged.length } }]);
+  // Past the point of no return the workspace is restored whatever happens next: a failure to write
+  // the closing record (disk full) is a warning — recovery writes it when the session is next opened.
+  await afterCommit(options.warnings, 'restore done, but its commit record was not written (recovery will write it)', () =>
+    tx.append([{ type: 'restore_committed', id, result: { ...recorded, unchanged: unchanged.length } }]),
+  );
   // This session wrote these paths now: other sessions' captures can detect conflicts with it.
   const done = new Set([...placed.restored, ...placed.deleted]);
-  await recordOwnership(session, staged.entries.filter((e) => done.has(e.path)).map(imageOfPlanEntry)).catch(() => {});
+  await afterCommit(options.warnings, 'owner index not updated', () =>
+    recordOwnership(session, staged.entries.filter((e) => done.has(e.path)).map(imageOfPlanEntry)),
+  );
   return result;
 }

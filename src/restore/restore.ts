@@ -6,6 +6,7 @@ import type { CaptureEvent, EventBase, FileImage } from '../format/event.js';
 import { matchesFilter, resolveTagSeq } from '../session/positions.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import type { EventLogTx } from '../storage/event-log.js';
+import { withWarnings } from '../session/warnings.js';
 import { resolveBeneath } from '../workspace/resolve-path.js';
 import { applyRestore, type RestoreResult } from './apply-restore.js';
 import { candidatePaths, planRestore, type RestorePlan } from './plan-restore.js';
@@ -33,6 +34,8 @@ export interface RestoreInTxOptions {
   dryRun?: boolean;
   reason: string;
   onProgress?: RestoreOptions['onProgress'];
+  /** Where failures after the point of no return go (see session/warnings.ts). */
+  warnings?: string[];
 }
 
 /** Resolves filter inputs to workspace-relative paths (PATH_ESCAPE for anything outside the root). */
@@ -59,7 +62,16 @@ export async function planAgainstWorkspace(
 export async function restoreInTx(session: SessionHandle, tx: EventLogTx, options: RestoreInTxOptions): Promise<RestoreResult> {
   const { plan, present } = await planAgainstWorkspace(session, options.events, options.tag, options.filter);
   if (options.filter) assertRecorded(options.events, options.filter);
-  return applyRestore(session, tx, { to: options.tag, plan, present, force: options.force, dryRun: options.dryRun, reason: options.reason, onProgress: options.onProgress });
+  return applyRestore(session, tx, {
+    to: options.tag,
+    plan,
+    present,
+    force: options.force,
+    dryRun: options.dryRun,
+    reason: options.reason,
+    onProgress: options.onProgress,
+    warnings: options.warnings,
+  });
 }
 
 /**
@@ -84,7 +96,8 @@ function assertRecorded(events: readonly EventBase[], filter: readonly string[])
  */
 export async function restore(session: SessionHandle, tag: string, options: RestoreOptions = {}): Promise<RestoreResult> {
   const filter = options.paths ? await resolveFilter(session, options.paths, options.cwd) : undefined;
-  return session.transaction(async (tx) => {
+  const warnings: string[] = [];
+  const result = await session.transaction(async (tx) => {
     await recoverInTx(session, tx);
     return restoreInTx(session, tx, {
       tag,
@@ -94,6 +107,8 @@ export async function restore(session: SessionHandle, tag: string, options: Rest
       dryRun: options.dryRun,
       onProgress: options.onProgress,
       reason: filter ? `restore to ${tag}: ${filter.join(' ')}` : `restore to ${tag}`,
+      warnings,
     });
-  });
+  }, { warnings });
+  return withWarnings(result, warnings);
 }

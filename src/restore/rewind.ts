@@ -8,6 +8,7 @@ import { hiddenByRewind, type EventRef } from '../conversation/index.js';
 import { resolveTagSeq } from '../session/positions.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { createSessionStore } from '../session/session-store.js';
+import { withWarnings } from '../session/warnings.js';
 import { driftError, type RestoreResult } from './apply-restore.js';
 import { recoverInTx } from './recover.js';
 import { planAgainstWorkspace, restoreInTx } from './restore.js';
@@ -62,15 +63,17 @@ export function watermarkAt(events: readonly EventBase[], toSeq: number): Waterm
 
 export async function rewind(session: SessionHandle, tag: string, options: RewindOptions = {}): Promise<RewindResult> {
   if (options.fork) return rewindFork(session, tag, options);
-  return session.transaction(async (tx) => {
+  const warnings: string[] = [];
+  const result = await session.transaction(async (tx) => {
     await recoverInTx(session, tx);
     const events = await tx.read();
     const toSeq = resolveTagSeq(events, tag);
     const watermark = watermarkAt(events, toSeq);
-    const result = await restoreInTx(session, tx, { tag, events, force: options.force, dryRun: options.dryRun, reason: `rewind to ${tag}` });
+    const result = await restoreInTx(session, tx, { tag, events, force: options.force, dryRun: options.dryRun, reason: `rewind to ${tag}`, warnings });
     if (!options.dryRun) await tx.append([{ type: 'rewind', to: tag, toSeq, watermark }]);
     return { ...result, watermark, session: session.id, ...conversationAt(events, toSeq) };
-  });
+  }, { warnings });
+  return withWarnings(result, warnings);
 }
 
 /** Fork at the tag; the restore is planned from this session's history and recorded in the fork. */
@@ -89,8 +92,10 @@ async function rewindFork(session: SessionHandle, tag: string, options: RewindOp
   }
   if (plan.drift.length > 0 && !options.force) throw driftError(tag, plan.drift);
   const fork = await createSessionStore(session.ctx).fork(session.id, { atSeq: Math.max(1, toSeq) });
-  const result = await fork.transaction((tx) =>
-    restoreInTx(fork, tx, { tag, events, force: options.force, reason: `rewind to ${tag} (fork of ${session.id})` }),
+  const warnings: string[] = [];
+  const result = await fork.transaction(
+    (tx) => restoreInTx(fork, tx, { tag, events, force: options.force, reason: `rewind to ${tag} (fork of ${session.id})`, warnings }),
+    { warnings },
   );
-  return { ...result, watermark, session: fork.id, forked: true, ...conversationAt(events, toSeq) };
+  return withWarnings({ ...result, watermark, session: fork.id, forked: true as const, ...conversationAt(events, toSeq) }, warnings);
 }

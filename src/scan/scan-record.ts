@@ -6,6 +6,7 @@ import type { FileImage } from '../format/event.js';
 import { appendCapture } from '../capture/capture.js';
 import { recordOwnership } from '../capture/owner-index.js';
 import type { SessionHandle } from '../session/session-handle.js';
+import { afterCommit } from '../session/warnings.js';
 import type { GitIndex } from '../workspace/git-index.js';
 import { findGitDirs, readGitBlob } from '../workspace/git-repo.js';
 import { countNewDirs } from './known.js';
@@ -19,6 +20,8 @@ export interface RecordInput {
   prev: ScanIndex | undefined;
   gitIndex: GitIndex | undefined;
   tool: string;
+  /** Where failures of cache writes after the capture was recorded go. */
+  warnings: string[];
 }
 
 export interface RecordResult {
@@ -67,9 +70,9 @@ export async function recordChanges(input: RecordInput): Promise<RecordResult> {
   let seq: number | undefined;
   if (files.length > 0) {
     const { tool } = input;
-    const { event } = await appendCapture(session, before, { tool, reason: 'scan', after });
+    const { event } = await appendCapture(session, before, { tool, reason: 'scan', after, warnings: input.warnings });
     ({ tag, seq } = event);
-    await recordOwnership(session, after);
+    await afterCommit(input.warnings, 'owner index not updated', () => recordOwnership(session, after));
   }
 
   return { tag, ...(seq !== undefined ? { seq } : {}), files, stored };

@@ -60,4 +60,6 @@ export interface ScanResult {
   ms: number;
   /** Set when capture is switched off (CKPT_DISABLE): nothing was scanned. */
   disabled?: true;
+  /** Cache writes (scan index, owner index, metadata) that failed after the changes were recorded. */
+  warnings?: string[];
 }

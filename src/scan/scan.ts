@@ -21,6 +21,7 @@ import { markSkipped, newerOwnerImages } from './known.js';
 import { HASH_BYTES, HASH_GIT, KIND_SKIPPED, KIND_SYMLINK } from './scan-index.js';
 import { compareWithKnown } from './scan-compare.js';
 import { loadIndex, persistIndex } from './scan-persist.js';
+import { afterCommit } from '../session/warnings.js';
 import { recordChanges } from './scan-record.js';
 import type { ScanOptions, ScanResult } from './scan-types.js';
 import { walkPhase } from './scan-walk.js';
@@ -160,12 +161,15 @@ async function scanLocked(session: SessionHandle, options: ScanOptions, t0: numb
   const { changes, unbaselinedChanged } = compareWithKnown({ phase, prev, owners, rules, gitSha1 });
 
   // ---- record: before-images, one capture + its settle ----
-  const recorded = await recordChanges({ session, changes, prev, gitIndex, tool: options.tool ?? 'scan' });
+  const warnings: string[] = [];
+  const recorded = await recordChanges({ session, changes, prev, gitIndex, tool: options.tool ?? 'scan', warnings });
   stored += recorded.stored;
   const { tag, seq, files } = recorded;
 
   // ---- persist the index (skipped when only a few paths were re-read: owner records carry them) ----
-  await persistIndex({
+  // Once a capture is recorded the scan has happened: an index that cannot be written is a warning
+  // (the next scan re-reads more). With nothing recorded (a baseline) the index is the result.
+  const persist = () => persistIndex({
     session,
     next,
     prev,
@@ -177,6 +181,8 @@ async function scanLocked(session: SessionHandle, options: ScanOptions, t0: numb
     unbaselinedChanged,
     always: options.rewriteIndex === 'always',
   });
+  if (tag !== null) await afterCommit(warnings, 'scan index not updated', persist);
+  else await persist();
 
   return {
     tag,
@@ -192,5 +198,6 @@ async function scanLocked(session: SessionHandle, options: ScanOptions, t0: numb
     skipped,
     ...(walk.truncated ? { truncated: true as const, pending: walk.pending } : {}),
     ms: Math.round(performance.now() - t0),
+    ...(warnings.length > 0 ? { warnings } : {}),
   };
 }

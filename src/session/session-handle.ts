@@ -8,6 +8,7 @@ import type { WorkspaceContext } from '../context.js';
 import { createEventLog, type EventLog, type EventLogTx } from '../storage/event-log.js';
 import { foldMetadata, type SessionMetadata } from './metadata.js';
 import { checkInfoPatch, type SessionInfoPatch } from './session-info.js';
+import { afterCommit } from './warnings.js';
 
 export function sessionKey(ctx: WorkspaceContext, id: string): string {
   return `${ctx.workspace.key}/sessions/${id}`;
@@ -42,21 +43,33 @@ export class SessionHandle {
 
   /**
    * Runs `fn` holding the session lock: read the log, decide, append — atomically with respect to
-   * every other process. Metadata is rewritten before the lock is released when anything was appended.
+   * every other process. Metadata is rewritten before the lock is released when anything was appended
+   * (also when `fn` throws after appending); a failure to rewrite it goes to `options.warnings`.
    */
-  async transaction<T>(fn: (tx: EventLogTx) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: EventLogTx) => Promise<T>, options: { warnings?: string[] } = {}): Promise<T> {
     return this.log.transaction(async (tx) => {
       const appended: EventBase[] = [];
-      const result = await fn({
-        read: tx.read,
-        lastSeq: tx.lastSeq,
-        append: async (events: NewEvent[]) => {
-          const stored = await tx.append(events);
-          appended.push(...stored);
-          return stored;
-        },
-      });
-      if (appended.length > 0) await this.writeMetadata(appended);
+      let result: T;
+      try {
+        result = await fn({
+          read: tx.read,
+          lastSeq: tx.lastSeq,
+          append: async (events: NewEvent[]) => {
+            const stored = await tx.append(events);
+            appended.push(...stored);
+            return stored;
+          },
+        });
+      } catch (err) {
+        // Events appended before the failure are in the log for good (e.g. a restore's capture and
+        // `restore_aborted`): metadata must follow them, or the store reads as inconsistent. The
+        // caller's error wins over a failure to rewrite the cache.
+        if (appended.length > 0) await this.writeMetadata(appended).catch(() => {});
+        throw err;
+      }
+      // Past the commit point: metadata.json is a cache rebuilt from the log when behind it, so a
+      // failure to rewrite it is a warning, not the operation's failure.
+      if (appended.length > 0) await afterCommit(options.warnings, 'session metadata not updated', () => this.writeMetadata(appended));
       return result;
     });
   }

@@ -17,7 +17,7 @@ export function registerCheckpointCommands(program: Command): void {
         const { messageCount, text } = opts as { messageCount?: string; text?: string };
         const session = await ctx.session();
         const r = await session.turn({ messageCount: messageCount === undefined ? undefined : parseCount(messageCount), text });
-        out.result({ turn: r.turn, tag: r.tag }, (v) => `turn ${pc.bold(String(v.turn))} started`);
+        out.result({ turn: r.turn, tag: r.tag, ...(r.warnings ? { warnings: r.warnings } : {}) }, (v) => `turn ${pc.bold(String(v.turn))} started`);
       }),
     );
 
@@ -29,7 +29,7 @@ export function registerCheckpointCommands(program: Command): void {
       action(async ([paths, opts], ctx, out) => {
         const session = await ctx.session();
         const r = await session.capture(paths as string[], { tool: (opts as { tool: string }).tool, cwd: ctx.io.cwd });
-        const body = { tag: r.tag, files: r.files.map(publicImage), ...(r.disabled ? { disabled: true } : {}), ...(r.conflicts ? { conflicts: r.conflicts } : {}) };
+        const body = { tag: r.tag, files: r.files.map(publicImage), ...(r.disabled ? { disabled: true } : {}), ...(r.conflicts ? { conflicts: r.conflicts } : {}), ...(r.warnings ? { warnings: r.warnings } : {}) };
         out.result(body, (v) =>
           v.tag === null
             ? 'capture is disabled (CKPT_DISABLE): nothing recorded'
@@ -46,7 +46,7 @@ export function registerCheckpointCommands(program: Command): void {
       action(async ([paths, opts], ctx, out) => {
         const session = await ctx.session();
         const r = await session.settle(paths as string[], { tag: (opts as { tag?: string }).tag, cwd: ctx.io.cwd });
-        const body = { tag: r.tag, files: r.files.map(publicImage), ...(r.disabled ? { disabled: true } : {}) };
+        const body = { tag: r.tag, files: r.files.map(publicImage), ...(r.disabled ? { disabled: true } : {}), ...(r.warnings ? { warnings: r.warnings } : {}) };
         out.result(body, (v) => `settled ${v.files.length} path(s)${v.tag ? ` of ${v.tag}` : ''}`);
       }),
     );
@@ -77,6 +77,7 @@ export function registerCheckpointCommands(program: Command): void {
           ...(r.truncated ? { truncated: true, pending: r.pending } : {}),
           ...(r.skipped.length ? { skipped: r.skipped } : {}),
           ...(r.disabled ? { disabled: true } : {}),
+          ...(r.warnings ? { warnings: r.warnings } : {}),
         };
         out.result(body, (v) => {
           if (v.disabled) return 'capture is disabled (CKPT_DISABLE): nothing scanned';
