@@ -24,4 +24,14 @@ describe('errors', () => {
     expect(wrapped.message).toContain('writing blob');
     expect(toCkptError(new TypeError('bug')).code).toBe('INTERNAL');
   });
+
+  it('maps an unwrapped errno error the way it prints: IO, exit 6, HTTP 503 (issue 10 item 7)', () => {
+    for (const code of ['ELOOP', 'EEXIST', 'ENAMETOOLONG', 'ENOTDIR']) {
+      const raw = Object.assign(new Error(code), { code, syscall: 'open', path: '/x' });
+      expect(toCkptError(raw).code).toBe('IO');
+      expect(exitCodeOf(raw)).toBe(exitCodeOf(toCkptError(raw)));
+      expect(exitCodeOf(raw)).toBe(6);
+      expect(httpStatusOf(raw)).toBe(503);
+    }
+  });
 });

@@ -44,12 +44,16 @@ export function isCkptError(err: unknown, code?: ErrorCode): err is CkptError {
   return err instanceof CkptError && (code === undefined || err.code === code);
 }
 
+/**
+ * The exit code of any thrown value, through the same conversion adapters print (`toCkptError`): a
+ * node errno error that prints as `IO` exits as `IO`, never as INTERNAL.
+ */
 export function exitCodeOf(err: unknown): number {
-  return err instanceof CkptError ? ERROR_CODES[err.code].exit : ERROR_CODES.INTERNAL.exit;
+  return ERROR_CODES[toCkptError(err).code].exit;
 }
 
 export function httpStatusOf(err: unknown): number {
-  return err instanceof CkptError ? ERROR_CODES[err.code].http : ERROR_CODES.INTERNAL.http;
+  return ERROR_CODES[toCkptError(err).code].http;
 }
 
 /** Wraps any thrown value as a CkptError: node errno errors become `IO` (retryable when they are), the rest `INTERNAL`. */

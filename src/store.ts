@@ -1,9 +1,9 @@
 // Opening a store (DESIGN §2, §3): where it lives, its store.json, the backend and blob store, and
 // the workspaces inside it. The entry point of the library.
 import { EventEmitter } from 'node:events';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { CkptError } from './errors.js';
 import { parseSize } from './format/size.js';
 import type { CkptOptions, StoreContext, WorkspaceContext } from './context.js';
@@ -60,7 +60,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     captureEnabled: options.captureEnabled ?? !isTruthy(process.env.CKPT_DISABLE),
     retention: options.retention,
   };
-  await mkdir(dir, { recursive: true });
+  await makeStoreDir(dir);
   const backend = createFsBackend({ dir, lockTimeoutMs: resolved.lockTimeoutMs });
   await ensureStoreJson(backend);
   const ctx: StoreContext = {
@@ -122,6 +122,42 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
       };
     },
   };
+}
+
+/**
+ * Creates the store folder and its missing parents one level at a time. Not `mkdir -p`: Node's
+ * recursive mkdir retries forever where mkdir fails ENOENT under an existing parent (`/proc/x`).
+ * A path that is not a folder, or cannot be made one, fails fast with IO naming it.
+ */
+async function makeStoreDir(dir: string): Promise<void> {
+  const fail = (err: unknown, what: string) => {
+    const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
+    return new CkptError('IO', `store folder ${dir}: ${what} (${code})`, { errno: code, path: dir, retryable: false }, { cause: err });
+  };
+  const missing: string[] = [];
+  for (let at = dir; ; at = dirname(at)) {
+    let info;
+    try {
+      info = await stat(at);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' && dirname(at) !== at) {
+        missing.push(at);
+        continue;
+      }
+      throw fail(err, `cannot reach ${at}`);
+    }
+    if (!info.isDirectory()) throw fail(Object.assign(new Error('not a folder'), { code: 'ENOTDIR' }), `${at} is not a folder`);
+    break;
+  }
+  for (const d of missing.reverse()) {
+    try {
+      await mkdir(d);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST' && (await stat(d).catch(() => undefined))?.isDirectory()) continue;
+      throw fail(err, `cannot create ${d}`);
+    }
+  }
 }
 
 async function ensureStoreJson(backend: StoreContext['backend']): Promise<void> {

@@ -2,7 +2,7 @@
 // session, the same way for every command. Without --workspace the workspace is found upward from
 // the current folder (locateWorkspace); --session takes an id or a unique prefix of one.
 import { resolve } from 'node:path';
-import { defaultStoreDir, findSession, locateWorkspace, openStore, parseSize, type Session, type Store, type Workspace } from '../index.js';
+import { CkptError, defaultStoreDir, findSession, locateWorkspace, openStore, parseSize, type Session, type Store, type Workspace } from '../index.js';
 import type { CliIo } from './io.js';
 
 export interface GlobalFlags {
@@ -23,7 +23,17 @@ export interface CliContext {
   session(id?: string): Promise<Session>;
 }
 
+/** An empty value (a script's unset variable) must not silently mean "the default". */
+function checkNotEmpty(flag: string, value: string | undefined): void {
+  if (value !== undefined && value.trim() === '') {
+    throw new CkptError('INVALID_ARGUMENT', `${flag} needs a value, got an empty string`, { flag });
+  }
+}
+
 export function createCliContext(io: CliIo, flags: GlobalFlags): CliContext {
+  checkNotEmpty('--store', flags.store);
+  checkNotEmpty('--workspace', flags.workspace);
+  checkNotEmpty('--session', flags.session);
   let store: Promise<Store> | undefined;
   let workspace: Promise<Workspace> | undefined;
   const ctx: CliContext = {
@@ -39,8 +49,9 @@ export function createCliContext(io: CliIo, flags: GlobalFlags): CliContext {
       (workspace ??= ctx.store().then(async (s) => s.openWorkspace(flags.workspace ? resolve(io.cwd, flags.workspace) : (await locateWorkspace(s, io.cwd)).root))),
     session: async (id) => {
       const ws = await ctx.workspace();
+      checkNotEmpty('session id', id);
       const chosen = id ?? flags.session;
-      return chosen ? findSession(ws, chosen) : ws.latest();
+      return chosen !== undefined ? findSession(ws, chosen) : ws.latest();
     },
   };
   return ctx;

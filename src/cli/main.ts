@@ -3,7 +3,7 @@
 // the process prints exactly one JSON document: the result, `{"help":…}`/`{"version":…}`, or the error.
 import { basename } from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { CkptError, exitCodeOf } from '../index.js';
+import { CkptError, exitCodeOf, toCkptError } from '../index.js';
 import { createOutput, type CliIo } from './io.js';
 import { CliExit } from './exit.js';
 import { shellQuote } from './shell.js';
@@ -86,8 +86,10 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
   } catch (err) {
     if (err instanceof CliExit) return err.exitCode;
     if (!(err instanceof CommanderError)) {
-      out.error(err);
-      return exitCodeOf(err);
+      // Converted once: what is printed and the exit code come from the same error.
+      const error = toCkptError(err);
+      out.error(error);
+      return exitCodeOf(error);
     }
     if (err.code === 'commander.version') {
       out.result({ version: VERSION }, () => captured.out);

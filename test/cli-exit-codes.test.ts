@@ -1,0 +1,55 @@
+// Printed codes and exit codes agree (issue 10 items 7, 8): an error is converted once, so a node
+// errno error that prints `IO` exits 6; empty --store/--session/--workspace values are
+// INVALID_ARGUMENT (a script's unset variable never falls back to the default); a store folder that
+// cannot exist (`/proc/x`, under a file) fails fast.
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ERROR_CODES, type ErrorCode } from '../src/errors.js';
+import { runCli } from './helpers/cli.js';
+import { makeTempDirs, type TempDirs } from './helpers/temp.js';
+
+let dirs: TempDirs;
+beforeEach(async () => {
+  dirs = await makeTempDirs('ckpt-exit-');
+});
+afterEach(() => dirs.cleanup());
+
+/** Runs ckpt with --json and checks the printed code against the exit code; returns the code. */
+async function failure(args: string[]): Promise<ErrorCode> {
+  const r = await runCli([...args, '--json'], { cwd: dirs.workspace });
+  expect(r.stdout).toBe('');
+  const code = JSON.parse(r.stderr).error.code as ErrorCode;
+  expect(r.code, `${args.join(' ')} printed ${code}`).toBe(ERROR_CODES[code].exit);
+  return code;
+}
+
+describe('exit codes', () => {
+  it('node errors print IO and exit 6: store path is a file, under a file, in /proc, a symlink-loop workspace, a path over PATH_MAX', async () => {
+    const file = join(dirs.base, 'file');
+    await writeFile(file, 'x');
+    expect(await failure(['--store', file, 'session', 'list'])).toBe('IO');
+    expect(await failure(['--store', join(file, 'sub'), 'session', 'list'])).toBe('IO');
+    const started = Date.now();
+    expect(await failure(['--store', '/proc/ckpt-no-such/x', 'session', 'list'])).toBe('IO');
+    expect(Date.now() - started).toBeLessThan(8_000);
+    await symlink('loop', join(dirs.base, 'loop'));
+    expect(await failure(['--store', dirs.store, '--workspace', join(dirs.base, 'loop'), 'session', 'list'])).toBe('IO');
+    expect((await runCli(['--store', dirs.store, 'session', 'new'], { cwd: dirs.workspace })).code).toBe(0);
+    await mkdir(join(dirs.workspace, 'd'));
+    await symlink('l2', join(dirs.workspace, 'd', 'l1'));
+    await symlink('l1', join(dirs.workspace, 'd', 'l2'));
+    const looped = await failure(['--store', dirs.store, 'capture', 'd/l1/x']);
+    expect(['IO', 'PATH_ESCAPE']).toContain(looped);
+    const tooLong = join(dirs.workspace, ...Array.from({ length: 25 }, () => 'a'.repeat(200)));
+    expect(['IO', 'INVALID_ARGUMENT']).toContain(await failure(['--store', dirs.store, '--workspace', tooLong, 'session', 'list']));
+  });
+
+  it('empty --store, --session, --workspace and session ids are INVALID_ARGUMENT', async () => {
+    expect((await runCli(['--store', dirs.store, 'session', 'new'], { cwd: dirs.workspace })).code).toBe(0);
+    expect(await failure(['--store', '', 'session', 'list'])).toBe('INVALID_ARGUMENT');
+    expect(await failure(['--store', dirs.store, '--session', '', 'log'])).toBe('INVALID_ARGUMENT');
+    expect(await failure(['--store', dirs.store, '--workspace', '', 'log'])).toBe('INVALID_ARGUMENT');
+    expect(await failure(['--store', dirs.store, 'session', 'show', ''])).toBe('INVALID_ARGUMENT');
+  });
+});
