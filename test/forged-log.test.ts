@@ -107,6 +107,7 @@ describe('forged log lines', () => {
       // verify names the problem (and changes nothing either).
       const v = await ckpt(['verify', '--json']);
       expect(v.code).toBe(5);
+      expect(v.json().problems).toEqual([expect.objectContaining({ kind: 'log_corrupt', session: 's1' })]);
       expect(await listing(dirs.base)).toEqual(before);
     });
   });

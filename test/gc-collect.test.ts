@@ -1,7 +1,7 @@
 // GC on real temp stores: what it keeps (everything live sessions, owner and scan indexes
 // reference), what it frees (what a removed session alone used), the grace period, packs, leftovers,
 // dry runs, idempotence, and failing closed on an unreadable log.
-import { mkdir, readdir, readFile, writeFile, appendFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile, appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type Store, type Workspace } from '../src/store.js';
@@ -174,6 +174,22 @@ describe('gc', () => {
     await mkdir(join(dirs.store, 'workspaces', ws.id), { recursive: true });
     await writeFile(join(dirs.store, 'workspaces', ws.id, 'scan-index.bin'), Buffer.concat([Buffer.from('CKSI'), Buffer.alloc(60)]));
     await expect(runGc(store.ctx)).rejects.toThrow(/scan index/);
+  });
+
+  it('never deletes a pack whose index is missing while a referenced blob is missing (issue 10 item 8)', async () => {
+    const writer = store.ctx.blobs.createPackWriter({ threads: 0 });
+    await writer.add(Buffer.from('only in the pack'));
+    const { pack } = await writer.commit();
+    const s = await ws.create({ id: 's' });
+    await writeFile(join(dirs.workspace, 'p.txt'), 'only in the pack');
+    await s.capture(['p.txt']); // referenced, stored only in the pack
+    await rm(join(dirs.store, 'packs', `${pack}.idx`));
+    await ageStore(dirs.store, 48 * 3_600_000);
+    const { plan, result } = await runGc(store.ctx);
+    expect(plan.missing).toEqual([sha('only in the pack')]);
+    expect(plan.orphans).toEqual([]);
+    expect(result.orphansRemoved).toBe(0);
+    expect(await readdir(join(dirs.store, 'packs'))).toEqual([`${pack}.pack`]);
   });
 
   it('removes leftover temp and staging files and partial packs older than their grace', async () => {

@@ -113,7 +113,12 @@ export function planGc(inventory: GcInventory, options: GcOptions = {}): GcPlan 
   const partialCutoff = now - Math.max(graceMs, options.partialPackGraceMs ?? PARTIAL_PACK_GRACE_MS);
   // A live blob left in quarantine by a crashed collector is listed whatever its age: it goes back.
   const relink = (o: OrphanFile): boolean => live.has(quarantinedId(o.quarantineOf) ?? '');
-  const orphans = inventory.orphans.filter((o) => relink(o) || o.mtimeMs < (o.kind === 'partial-pack' ? partialCutoff : cutoffMs));
+  const missing = [...live].filter((id) => !present.has(id)).sort();
+  // A pack without its index may be a complete pack whose index was lost: while any referenced blob
+  // is missing, it may be in there, so no such pack is deleted (verify reports the missing blobs).
+  const orphans = inventory.orphans.filter(
+    (o) => (o.kind !== 'partial-pack' || missing.length === 0) && (relink(o) || o.mtimeMs < (o.kind === 'partial-pack' ? partialCutoff : cutoffMs)),
+  );
   const packList = [...packs.values()].filter((p) => p.dead.length > 0);
   const deleteCount = loose.length + packList.reduce((n, p) => n + p.dead.length, 0);
   const bytesToFree =
@@ -132,7 +137,7 @@ export function planGc(inventory: GcInventory, options: GcOptions = {}): GcPlan 
     deleteCount,
     bytesToFree,
     kept: inventory.blobs.length - deleteCount,
-    missing: [...live].filter((id) => !present.has(id)).sort(),
+    missing,
   };
 }
 

@@ -225,3 +225,45 @@ describe('blob store: packs', () => {
     expect(await store.has(sha(text(6)))).toBe(false);
   });
 });
+
+describe('blob store: damage (issue 10 item 8)', () => {
+  it('a corrupt loose blob is replaced by the next put of the same content', async () => {
+    const data = text(11);
+    const { id } = await store.put(data);
+    const file = path.join(dir, looseKey(id));
+    const bytes = await fs.readFile(file);
+    bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 0xff;
+    await fs.writeFile(file, bytes);
+    await expect(store.get(id)).rejects.toThrow(code('BLOB_CORRUPT'));
+    expect(await store.put(data)).toMatchObject({ id, created: true });
+    expect((await store.get(id)).equals(data)).toBe(true);
+    expect(await store.put(data)).toMatchObject({ id, created: false });
+  });
+
+  it('a corrupt packed copy gets a good loose copy in front of it on the next put', async () => {
+    const w = store.createPackWriter();
+    await w.add(text(12));
+    const { pack } = await w.commit();
+    const file = path.join(dir, 'packs', `${pack}.pack`);
+    const bytes = await fs.readFile(file);
+    bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 0xff;
+    await fs.writeFile(file, bytes);
+    await expect(open().get(sha(text(12)))).rejects.toThrow(code('BLOB_CORRUPT'));
+    await store.put(text(12));
+    expect((await open().get(sha(text(12)))).equals(text(12))).toBe(true);
+  });
+
+  it('a deleted or corrupt pack index reads as BLOB_CORRUPT, not BLOB_NOT_FOUND', async () => {
+    const w = store.createPackWriter();
+    await w.add(text(13));
+    const { pack } = await w.commit();
+    const idx = path.join(dir, 'packs', `${pack}.idx`);
+    const good = await fs.readFile(idx);
+    await fs.writeFile(idx, good.subarray(0, 20));
+    await expect(open().get(sha(text(13)))).rejects.toThrow(code('BLOB_CORRUPT'));
+    await fs.rm(idx);
+    await expect(open().get(sha(text(13)))).rejects.toThrow(code('BLOB_CORRUPT'));
+    await fs.writeFile(idx, good);
+    expect((await open().get(sha(text(13)))).equals(text(13))).toBe(true);
+  });
+});

@@ -8,7 +8,7 @@ import { compress, decompress, type CodecPreference } from '../format/blob-codec
 import { decodeBlobHeader, encodeBlob } from '../format/blob-header.js';
 import type { StoreBackend } from './backend.js';
 import { rewritePack, type RewritePackResult } from './pack-rewrite.js';
-import { createPackSet, indexKey, packKey, type Refresh } from './pack-set.js';
+import { createPackSet, indexKey, PACK_NAME, PACKS_DIR, packKey, type Refresh } from './pack-set.js';
 import { createPackWriter, type PackWriter } from './pack-writer.js';
 
 export interface BlobStoreOptions {
@@ -153,6 +153,53 @@ export function createBlobStore(options: BlobStoreOptions): BlobStore {
     return loc && pst ? { where: 'pack', stored: loc.length, mtimeMs: pst.mtimeMs, pack: loc.pack } : undefined;
   }
 
+  /** Packs with a missing index (a `.pack` alone) or an index that could not be decoded. */
+  async function unindexedPacks(): Promise<string[]> {
+    const names = new Set(await backend.children(PACKS_DIR));
+    const out = new Set(packs.broken().keys());
+    for (const n of names) {
+      const pack = n.slice(0, -'.pack'.length);
+      if (n.endsWith('.pack') && PACK_NAME.test(pack) && !names.has(`${pack}.idx`)) out.add(pack);
+    }
+    return [...out].sort();
+  }
+
+  /** The raw bytes, verified; BLOB_NOT_FOUND / BLOB_CORRUPT (see BlobStore.get). */
+  async function get(id: string): Promise<Buffer> {
+    assertBlobId(id);
+    const loose = await backend.read(looseKey(id));
+    if (loose) return decodeVerified(id, loose, 'loose');
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const loc = await packs.locate(id, 'miss');
+      if (!loc) break;
+      const raw = await readPacked(id, loc);
+      if (raw) return raw;
+      await packs.refresh();
+    }
+    // Not found — but a pack whose index is missing or unreadable may hold it: that is damage to
+    // the store (an index is a pack's commit point), not an absent blob.
+    const unindexed = await unindexedPacks();
+    if (unindexed.length > 0) {
+      throw new CkptError(
+        'BLOB_CORRUPT',
+        `blob ${id} not found, and pack(s) ${unindexed.join(', ')} have no readable index: it may be in one of them (run 'ckpt verify')`,
+        { blob: id, packs: unindexed },
+      );
+    }
+    throw new CkptError('BLOB_NOT_FOUND', `blob ${id} not found`, { blob: id });
+  }
+
+  /** True when `id` reads back whole (the copy readers get is intact). */
+  async function readsBack(id: string): Promise<boolean> {
+    try {
+      await get(id);
+      return true;
+    } catch (err) {
+      if (isCkptError(err, 'BLOB_CORRUPT') || isCkptError(err, 'BLOB_NOT_FOUND')) return false;
+      throw err;
+    }
+  }
+
   /** Reads a packed record; undefined when the pack vanished (rewritten meanwhile by another process). */
   async function readPacked(id: string, loc: { pack: string; offset: number; length: number }): Promise<Buffer | undefined> {
     const rec = await backend.readRange(packKey(loc.pack), loc.offset, loc.length);
@@ -174,27 +221,23 @@ export function createBlobStore(options: BlobStoreOptions): BlobStore {
       }
       const id = sha256(data);
       const existing = await freshenExisting(id, 'throttled');
-      if (existing !== undefined) return { id, bytes: data.length, stored: existing, created: false };
+      // The copy a reader would get is checked: a corrupt one is replaced by these (good) bytes
+      // rather than kept forever because "it exists".
+      const intact = existing !== undefined && (await readsBack(id));
+      if (intact) return { id, bytes: data.length, stored: existing, created: false };
       const { codec, payload } = compress(data, options.codec ?? 'auto', 'default');
       const record = encodeBlob(data.length, codec, payload);
+      if (existing !== undefined) {
+        // Atomic replace of the damaged loose copy (or a loose copy in front of a damaged packed one).
+        await backend.write(looseKey(id), record);
+        return { id, bytes: data.length, stored: record.length, created: true };
+      }
       // create() is the race arbiter: a concurrent put of the same content freshens instead.
       const created = await backend.create(looseKey(id), record);
       return { id, bytes: data.length, stored: record.length, created };
     },
 
-    async get(id) {
-      assertBlobId(id);
-      const loose = await backend.read(looseKey(id));
-      if (loose) return decodeVerified(id, loose, 'loose');
-      for (let attempt = 0; attempt < 3; attempt++) {
-        const loc = await packs.locate(id, 'miss');
-        if (!loc) break;
-        const raw = await readPacked(id, loc);
-        if (raw) return raw;
-        await packs.refresh();
-      }
-      throw new CkptError('BLOB_NOT_FOUND', `blob ${id} not found`, { blob: id });
-    },
+    get,
 
     has: async (id) => (await info(id)) !== undefined,
 
