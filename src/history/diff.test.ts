@@ -1,4 +1,4 @@
-import { rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDirs, type TempDirs } from '../../test/helpers/temp.js';
@@ -80,5 +80,21 @@ describe('diff', () => {
   it('rejects unknown and malformed tags', async () => {
     await expect(session.diff('7')).rejects.toMatchObject({ code: 'TAG_NOT_FOUND' });
     await expect(session.diff('x')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
+
+  it('never reads the present side through a captured folder replaced by a symlink (issue 10 item 2)', async () => {
+    const outside = join(dirs.base, 'outside');
+    await mkdir(outside);
+    await writeFile(join(outside, 'f.txt'), 'SECRET outside the workspace\n');
+    await mkdir(w('d'));
+    await writeFile(w('d/f.txt'), 'inside\n');
+    await session.turn();
+    await agentWrite('d/f.txt', 'inside changed\n');
+    await rm(w('d'), { recursive: true });
+    await symlink(outside, w('d'));
+    const r = await session.diff('1', undefined, { patch: true });
+    expect(r.patch).not.toContain('SECRET');
+    expect(r.changes).toEqual([]);
+    expect(r.skipped).toEqual([{ path: 'd/f.txt', why: 'symlinked-parent' }]);
   });
 });

@@ -3,13 +3,14 @@
 // after that position; paths with no capture between FROM and TO did not change. Line counts and the
 // unified patch come from the `diff` package with an edit-length cap and a timeout, so huge inputs
 // stay bounded; binary content is reported as binary.
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatPatch, structuredPatch } from 'diff';
 import type { CaptureEvent, EventBase, FileImage } from '../format/event.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { imagesAt, resolveTagSeq } from '../session/positions.js';
-import { readImage } from '../workspace/read-image.js';
+import { isStoredPath } from '../format/stored-path.js';
+import { readPresent } from '../restore/present.js';
+import { readNoFollow, sha256 } from '../workspace/read-image.js';
 
 export interface DiffChange {
   path: string;
@@ -57,10 +58,16 @@ export async function diffSession(input: DiffInput): Promise<DiffResult> {
 
   const result: DiffResult = { from: input.from, to: input.to ?? null, changes: [], skipped: [] };
   const patches: string[] = [];
-  const present = (path: string) => readImage(join(input.root, path), path, { maxBytes: input.maxBytes });
+  // The present side is read the way a restore reads it: through real folders only (a captured
+  // folder replaced by a symlink to elsewhere is `symlinked-parent`, never followed).
+  const present = (path: string) => readPresent(input.root, path, input.maxBytes);
   const atFrom = imagesAt(captures, fromSeq);
   const atToMap = toSeq === Infinity ? new Map<string, FileImage>() : imagesAt(captures, toSeq);
   for (const path of [...changed].sort()) {
+    if (!isStoredPath(path)) {
+      result.skipped.push({ path, why: 'invalid-path' }); // the decoder refuses these; never read
+      continue;
+    }
     const before = atFrom.get(path);
     const atTo = atToMap.get(path);
     const after = atTo ?? (await present(path));
@@ -72,6 +79,10 @@ export async function diffSession(input: DiffInput): Promise<DiffResult> {
     }
     const a = await contentOf(before, blobs, undefined);
     const b = await contentOf(after, blobs, atTo ? undefined : join(input.root, path));
+    if (a === null || b === null) {
+      result.skipped.push({ path, why: 'changed-while-reading' });
+      continue;
+    }
     if (a === undefined && b === undefined) continue;
     if (a !== undefined && b !== undefined && a.equals(b) && before.mode === after.mode) continue;
     const status = a === undefined ? 'A' : b === undefined ? 'D' : 'M';
@@ -113,11 +124,16 @@ function withModeLines(patch: string, before: FileImage | undefined, after: File
   return `${patch.slice(0, cut)}old mode ${a}\nnew mode ${b}\n${patch.slice(cut)}`;
 }
 
-/** Bytes an image stands for (link target text for symlinks), undefined when absent; `disk` reads the present file. */
-async function contentOf(image: FileImage, blobs: BlobStore, disk: string | undefined): Promise<Buffer | undefined> {
+/**
+ * Bytes an image stands for (link target text for symlinks), undefined when absent; `disk` reads the
+ * present file (no symlink followed) — null when it no longer holds the content its image hashed.
+ */
+async function contentOf(image: FileImage, blobs: BlobStore, disk: string | undefined): Promise<Buffer | undefined | null> {
   if (image.state === 'absent') return undefined;
   if (image.state === 'symlink') return Buffer.from(`-> ${image.target ?? ''}\n`);
-  return disk ? readFile(disk) : blobs.get(image.blob!);
+  if (!disk) return blobs.get(image.blob!);
+  const data = await readNoFollow(disk).catch(() => null);
+  return data && sha256(data) === image.blob ? data : null;
 }
 
 function isBinary(data: Buffer | undefined): boolean {

@@ -82,7 +82,7 @@ export function sha256(data: Uint8Array): string {
 }
 
 /** Reads a regular file without following a symlink swapped in after the lstat. */
-async function readNoFollow(abs: string): Promise<Buffer> {
+export async function readNoFollow(abs: string): Promise<Buffer> {
   const handle = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
     return await handle.readFile();
