@@ -82,6 +82,32 @@ describe('rewind', () => {
     expect(await w.read('made.txt')).toBe('new');
   });
 
+  it('after --fork, what the fork wrote is not drift for the original session, even once the fork is removed (issue 10 item 9)', async () => {
+    const w = await world();
+    await w.write('a.txt', 'v0');
+    await w.turn(0);
+    await w.tool(['a.txt', 'made.txt'], async () => {
+      await w.write('a.txt', 'v1');
+      await w.write('made.txt', 'new');
+    });
+    await w.turn(0);
+    await w.tool(['a.txt'], () => w.write('a.txt', 'v2'));
+    const r = await rewind(w.session, '2', { fork: true });
+    expect(await w.read('a.txt')).toBe('v1');
+    // The original session restores to its turn 1: a.txt holds what the fork's restore wrote.
+    const dry = await restore(w.session, '1', { dryRun: true });
+    expect(dry.drift).toEqual([]);
+    expect(dry.otherSessions).toEqual([{ path: 'a.txt', session: r.session }]);
+    await w.ws.remove(r.session);
+    const done = await restore(w.session, '1');
+    expect(done.drift).toEqual([]);
+    expect(await w.read('a.txt')).toBe('v0');
+    // A hand edit after that is drift again.
+    await restore(w.session, done.undo!);
+    await w.write('a.txt', 'by hand');
+    expect((await restore(w.session, '1', { dryRun: true })).drift).toEqual(['a.txt']);
+  });
+
   it('--fork refuses on drift before creating a fork', async () => {
     const w = await world();
     await w.turn(0);

@@ -19,6 +19,14 @@ export interface OwnerEntry {
 
 type OwnerMap = Record<string, OwnerEntry>;
 
+/** The image an owner record stands for (undefined for a state it cannot express). */
+export function ownerImage(path: string, o: OwnerEntry): FileImage | undefined {
+  if (o.state === 'absent') return { path, state: 'absent' };
+  if (o.state.startsWith('symlink:')) return { path, state: 'symlink', target: o.state.slice(8) };
+  if (/^[0-9a-f]{64}$/.test(o.state)) return { path, state: 'file', blob: o.state, ...(o.mode !== undefined ? { mode: o.mode } : {}) };
+  return undefined;
+}
+
 export function imageKey(image: FileImage | null | undefined): string | null {
   if (!image) return null;
   if (image.state === 'file') return image.blob ?? null;

@@ -37,6 +37,8 @@ export interface RestoreResult {
   plan?: RestorePlan;
   /** The restore's id in the log (`restore_started` / `restore_committed`). */
   id?: string;
+  /** Planned paths holding another session's last write (not drift: see RestorePlan.otherSessions). */
+  otherSessions?: { path: string; session: string }[];
   /** What failed after the restore was committed (cache writes, the closing record); it happened. */
   warnings?: string[];
 }
@@ -68,8 +70,12 @@ export function driftError(to: string, drift: readonly string[]): CkptError {
   );
 }
 
+function others(plan: RestorePlan): Pick<RestoreResult, 'otherSessions'> {
+  return plan.otherSessions?.length ? { otherSessions: [...plan.otherSessions] } : {};
+}
+
 function baseResult(options: ApplyRestoreOptions, entries: readonly PlannedEntry[], skipped: SkippedPath[], drift: string[]): RestoreResult {
-  return { to: options.to, ...summarizePlan(entries), skipped, drift, undo: null, unchanged: [...options.plan.unchanged] };
+  return { to: options.to, ...summarizePlan(entries), skipped, drift, undo: null, unchanged: [...options.plan.unchanged], ...others(options.plan) };
 }
 
 /** readImages over slices in parallel: each image is a read, a blob write and an fsync. */
@@ -143,6 +149,7 @@ export async function applyRestore(session: SessionHandle, tx: EventLogTx, optio
     drift,
     undo,
     unchanged: [...plan.unchanged],
+    ...others(plan),
     id,
   };
   const { unchanged, ...recorded } = result;

@@ -29,6 +29,12 @@ export interface RestorePlan {
   skipped: SkippedPath[];
   /** Planned paths whose present image differs from what ckpt last recorded for them. */
   drift: string[];
+  /**
+   * Planned paths whose present content differs from this session's record but is exactly what
+   * another session of the workspace last wrote there (a fork's restore, a concurrent agent): ckpt
+   * holds that content, so it is not drift; reported so the caller can say whose write it replaces.
+   */
+  otherSessions?: { path: string; session: string }[];
 }
 
 /**
@@ -47,6 +53,8 @@ export interface PlanRestoreInput {
   paths?: readonly string[];
   /** Present images of every candidate path (keyed by path). */
   present: ReadonlyMap<string, PresentImage>;
+  /** Latest writes of other sessions of the workspace (owner index), keyed by path. */
+  otherWrites?: ReadonlyMap<string, { session: string; image: FileImage }>;
 }
 
 /** Why strings for paths the plan leaves alone (stable: printed and returned as JSON). */
@@ -92,6 +100,12 @@ function isDrift(known: FileImage | null | undefined, present: FileImage): boole
   return !sameImage(known, present);
 }
 
+/** Same state and content; an owner record without a mode (older writers) says nothing about it. */
+function sameContent(recorded: FileImage, present: FileImage): boolean {
+  if (recorded.state === 'file' && present.state === 'file' && recorded.mode === undefined) return recorded.blob === present.blob;
+  return sameImage(recorded, present);
+}
+
 function presentWhy(present: FileImage): string {
   if (present.why === WHY.symlinkedParent || present.why === WHY.parentNotDirectory) return present.why;
   return `present-unrecoverable: ${present.why ?? 'unreadable'}`;
@@ -126,7 +140,11 @@ export function planRestore(input: PlanRestoreInput): RestorePlan {
       continue;
     }
     plan.entries.push(entry);
-    if (isDrift(known.get(path), present)) plan.drift.push(path);
+    if (isDrift(known.get(path), present)) {
+      const other = input.otherWrites?.get(path);
+      if (other && sameContent(other.image, present)) (plan.otherSessions ??= []).push({ path, session: other.session });
+      else plan.drift.push(path);
+    }
   }
   // Paths asked for by name that no capture after the position recorded: reported, never touched.
   for (const f of input.paths ?? []) {

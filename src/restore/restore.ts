@@ -8,6 +8,7 @@ import type { SessionHandle } from '../session/session-handle.js';
 import type { EventLogTx } from '../storage/event-log.js';
 import { withWarnings } from '../session/warnings.js';
 import { resolveBeneath } from '../workspace/resolve-path.js';
+import { ownerImage, readOwners } from '../capture/owner-index.js';
 import { applyRestore, type RestoreResult } from './apply-restore.js';
 import { candidatePaths, planRestore, type RestorePlan } from './plan-restore.js';
 import { readPresentImages } from './present.js';
@@ -55,7 +56,20 @@ export async function planAgainstWorkspace(
   const toSeq = resolveTagSeq(events, tag);
   const candidates = candidatePaths(events, toSeq, filter);
   const present = await readPresentImages(session.workspaceRoot, candidates, session.ctx.options.maxBlobBytes);
-  return { plan: planRestore({ events, toSeq, paths: filter, present }), present };
+  const otherWrites = await otherSessionWrites(session, candidates);
+  return { plan: planRestore({ events, toSeq, paths: filter, present, otherWrites }), present };
+}
+
+/** The owner index's records of `paths` whose latest writer is another session (drift is judged with them). */
+async function otherSessionWrites(session: SessionHandle, paths: readonly string[]): Promise<Map<string, { session: string; image: FileImage }>> {
+  const owners = await readOwners(session);
+  const out = new Map<string, { session: string; image: FileImage }>();
+  for (const path of paths) {
+    const o = Object.hasOwn(owners, path) ? owners[path] : undefined;
+    const image = o && o.session !== session.id ? ownerImage(path, o) : undefined;
+    if (image) out.set(path, { session: o!.session, image });
+  }
+  return out;
 }
 
 /** Plans and applies inside a transaction on `session` (where the restore is recorded). */

@@ -3,7 +3,7 @@
 // the change kinds, and the small index-entry helpers the scan shares.
 import { dirname } from 'node:path';
 import type { FileImage } from '../format/event.js';
-import { readOwners } from '../capture/owner-index.js';
+import { ownerImage, readOwners } from '../capture/owner-index.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { HASH_GIT, HASH_NONE, HASH_SHA256, KIND_DIR, KIND_FILE, KIND_SKIPPED, KIND_SYMLINK, type ScanIndex } from './scan-index.js';
 
@@ -24,10 +24,7 @@ export async function newerOwnerImages(session: SessionHandle, sinceMs: number):
   const owners = await readOwners(session);
   for (const [path, o] of Object.entries(owners)) {
     if (!o || Date.parse(o.at) < sinceMs) continue;
-    let image: FileImage | undefined;
-    if (o.state === 'absent') image = { path, state: 'absent' };
-    else if (o.state.startsWith('symlink:')) image = { path, state: 'symlink', target: o.state.slice(8) };
-    else if (/^[0-9a-f]{64}$/.test(o.state)) image = { path, state: 'file', blob: o.state, ...(o.mode !== undefined ? { mode: o.mode } : {}) };
+    const image = ownerImage(path, o);
     if (image) out.set(path, image);
   }
   return out;
