@@ -4,7 +4,26 @@
 // `..`, not absolute, no NUL. Pure checks only; the on-disk re-check (symlinked ancestors) happens in
 // the workspace layer before any effect. A violation is LOG_CORRUPT: nothing is done from it.
 import { CkptError } from '../errors.js';
-import type { FileImage, RestorePlanEntry } from './event.js';
+
+// Structural twins of event.ts's FileImage / RestorePlanEntry (assignable both ways), declared here
+// so that the event codec can use these checks without an import cycle.
+interface FileImage {
+  path: string;
+  state: 'file' | 'symlink' | 'absent' | 'skipped';
+  blob?: string;
+  bytes?: number;
+  mode?: number;
+  target?: string;
+  why?: string;
+  newDirs?: number;
+}
+interface RestorePlanEntry {
+  path: string;
+  action: 'write' | 'symlink' | 'delete';
+  blob?: string;
+  mode?: number;
+  target?: string;
+}
 
 const BLOB_ID = /^[0-9a-f]{64}$/;
 const FILE_STATES = new Set(['file', 'symlink', 'absent', 'skipped']);
