@@ -3,6 +3,7 @@
 // a name that is not valid UTF-8 cannot be named by ckpt at all, so it is reported skipped by capture
 // and scan and never deleted by a restore.
 import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 import { restore } from '../src/restore/index.js';
@@ -59,3 +60,23 @@ describe('odd but legal names', () => {
   });
 });
 
+
+describe('names that are Object.prototype members', () => {
+  it('`constructor`, `toString` and `__proto__` are plain owner-index keys: no bogus conflict, records kept', async () => {
+    const w = await world();
+    const names = ['constructor', 'toString', '__proto__'];
+    for (const n of names) await w.write(n, 'v0');
+    await w.turn();
+    await w.tool(names, async () => {
+      for (const n of names) await w.write(n, 'v1');
+    });
+    for (const n of names) await w.write(n, 'by hand');
+    const c = await w.session.capture(names);
+    expect(c.conflicts).toBeUndefined();
+    const events = await w.session.events();
+    expect(events.filter((e) => e.type === 'conflict')).toEqual([]);
+    const wsDir = join(w.dirs.store, 'workspaces', (await readdir(join(w.dirs.store, 'workspaces')))[0]!);
+    const owners = JSON.parse(await readFile(join(wsDir, 'owners.json'), 'utf8'));
+    expect(Object.keys(owners).sort()).toEqual([...names].sort());
+  });
+});

@@ -38,18 +38,23 @@ function ownersKey(session: SessionHandle): string {
   return `${session.ctx.workspace.key}/owners.json`;
 }
 
+/**
+ * The owner map, keyed by path. Null-prototype: file names like `constructor` or `__proto__` are
+ * plain keys (with `{}` they read Object.prototype members as records and vanish on write).
+ */
 export async function readOwners(session: SessionHandle): Promise<OwnerMap> {
   const key = ownersKey(session);
   const raw = await session.ctx.backend.read(key);
-  if (!raw) return {};
+  const owners = Object.create(null) as OwnerMap;
+  if (!raw) return owners;
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw.toString('utf8'));
   } catch {
-    return {}; // a lost index only means fewer conflicts detected; it is rebuilt by later writes
+    return owners; // a lost index only means fewer conflicts detected; it is rebuilt by later writes
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};
-  return validateOwners(parsed as Record<string, unknown>, key);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return owners;
+  return validateOwners(Object.assign(owners, parsed), key);
 }
 
 /**
