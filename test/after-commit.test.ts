@@ -78,4 +78,13 @@ describe('failures after the commit point', () => {
     const problems = v.json().problems.map((p: { kind: string }) => p.kind);
     expect(problems).not.toContain('metadata_mismatch');
   });
+
+  it('a session whose metadata.json cannot be written is still created and usable', async () => {
+    await breakCache(join(await wsDir(), 'sessions', 's2', 'metadata.json'));
+    const r = await runCli(['--store', dirs.store, 'session', 'new', '--id', 's2', '--json'], { cwd: dirs.workspace });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json().session).toMatchObject({ id: 's2', eventCount: 1 });
+    const t = await runCli(['--store', dirs.store, '--session', 's2', 'turn', '--json'], { cwd: dirs.workspace });
+    expect(t.code, t.stderr).toBe(0);
+  });
 });

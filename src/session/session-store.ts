@@ -3,6 +3,7 @@
 // Generic over the handle it hands out: operations use plain SessionHandles, the public API its
 // Session facade (src/api/), without this layer knowing about either's operations.
 import { CkptError } from '../errors.js';
+import { afterCommit } from './warnings.js';
 import { encodeEvent, type EventBase, type SessionKind } from '../format/event.js';
 import type { WorkspaceContext } from '../context.js';
 import type { SessionMetadata } from './metadata.js';
@@ -76,7 +77,9 @@ export function createSessionStore<S extends SessionHandle>(
     const created = await backend.create(`${sessionKey(ctx, id)}/events.jsonl`, Buffer.from(lines.join('')));
     if (!created) throw new CkptError('INVALID_ARGUMENT', `session ${id} already exists`, { id });
     const session = make(ctx, id);
-    await session.saveMetadata();
+    // The log holds the session now: metadata.json is a cache rebuilt from it when missing, so a
+    // failure to write it (disk full) does not make the create fail.
+    await afterCommit(undefined, 'session metadata not written', () => session.saveMetadata());
     return session;
   }
 
