@@ -16,7 +16,7 @@ import { recordOwnership } from '../capture/owner-index.js';
 import type { EventLogTx } from '../storage/event-log.js';
 import { sameImage } from '../workspace/read-image.js';
 import { placeEntries } from './place.js';
-import { mapLimit } from './present.js';
+import { checkParentChain, mapLimit } from './present.js';
 import { summarizePlan, type PlannedEntry, type RestorePlan, type SkippedPath } from './plan-restore.js';
 import { foldersToCreate, removeEmptyFolders } from './stage.js';
 import { stageAll } from './stage-all.js';
@@ -83,7 +83,18 @@ async function readRecoveryImages(session: SessionHandle, entries: readonly Plan
   const slices: PlannedEntry[][] = [];
   for (let i = 0; i < entries.length; i += RECOVERY_SLICE) slices.push(entries.slice(i, i + RECOVERY_SLICE));
   const root = session.workspaceRoot;
-  const images = await mapLimit(slices, 8, (slice) => readImages(session, slice.map((e) => ({ rel: e.path, abs: join(root, e.path) }))));
+  const images = await mapLimit(slices, 8, async (slice) => {
+    // The parent chain is checked again (it may have changed since the plan): content reached
+    // through a symlinked folder is never read into the store; the entry is skipped instead.
+    const chains = await Promise.all(slice.map((e) => checkParentChain(root, e.path)));
+    const readable = slice.filter((_, i) => chains[i]!.ok);
+    const read = await readImages(session, readable.map((e) => ({ rel: e.path, abs: join(root, e.path) })));
+    let next = 0;
+    return slice.map((e, i): FileImage => {
+      const chain = chains[i]!;
+      return chain.ok ? read[next++]! : { path: e.path, state: 'skipped', why: chain.why };
+    });
+  });
   return images.flat();
 }
 
