@@ -27,7 +27,7 @@ it('with --keep runs on the default store ($CKPT_HOME), shows capture, scan, dif
     const steps = report.steps.map((s: { step: string }) => s.step);
     for (const step of ['capture', 'scan', 'diff', 'restore', 'undo']) expect(steps).toContain(step);
     const restore = report.steps.find((s: { step: string }) => s.step === 'restore').detail;
-    expect(restore.deleted).toEqual(['build/out.js', 'src/greet.ts']);
+    expect(restore.deleted).toEqual(['build/out.js', 'src/greet.ts', 'build']); // the folder the build made goes too
     expect(restore.undo).toMatch(/^\d+\.\d+$/);
     // From inside the kept folder the workspace is found: the printed hint works as is.
     const list = await runCli(['log', '--json'], { cwd: join(report.workspace, 'src'), env: env() });

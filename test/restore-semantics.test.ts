@@ -44,7 +44,7 @@ describe('restore to a tag', () => {
     });
     await w.write('untracked.txt', 'changed without capture');
     const r = await restore(w.session, '1');
-    expect(r.deleted.sort()).toEqual(['keep/y.txt', 'new/deep/x.txt']);
+    expect(r.deleted.sort()).toEqual(['keep/y.txt', 'new', 'new/deep', 'new/deep/x.txt']);
     const snap = await snapshot(w.root);
     expect(Object.keys(snap).sort()).toEqual(['keep', 'keep/existing.txt', 'untracked.txt']);
     expect(await w.read('untracked.txt')).toBe('changed without capture');

@@ -73,6 +73,9 @@ describe('shell effects are captured and undone', () => {
       'keep/new-name.txt': 'created',
       'gen/deep/out.js': 'created',
       'keep/created.txt': 'created',
+      // Folders are recorded as paths of their own (issue 9 C): a restore removes exactly these.
+      gen: 'created',
+      'gen/deep': 'created',
     });
     const events = await w.session.events();
     const cap = events.find((e) => e.type === 'capture') as CaptureEvent;
@@ -81,8 +84,11 @@ describe('shell effects are captured and undone', () => {
     expect(settleEvent).toMatchObject({ type: 'settle', tag: '1.1' });
     expect(settleEvent.files.map((f) => f.path).sort()).toEqual(cap.files.map((f) => f.path).sort());
     const created = cap.files.find((f) => f.path === 'gen/deep/out.js');
-    expect(created).toMatchObject({ state: 'absent', newDirs: 2 });
-    expect(cap.files.find((f) => f.path === 'keep/created.txt')?.newDirs).toBeUndefined();
+    expect(created).toEqual({ path: 'gen/deep/out.js', state: 'absent' });
+    expect(cap.files.filter((f) => f.path === 'gen' || f.path === 'gen/deep')).toEqual([
+      { path: 'gen', state: 'absent' },
+      { path: 'gen/deep', state: 'absent' },
+    ]);
 
     // Nothing new: the next scan records nothing.
     expect((await scan(w.session)).tag).toBeNull();
@@ -190,6 +196,7 @@ describe('ignore rules', () => {
     const r2 = await scan(w.session);
     expect(r2.files.map((f) => [f.path, f.change])).toEqual([
       ['.gitignore', 'modified'],
+      ['dist', 'created'],
       ['dist/a.js', 'created'],
     ]);
   });
@@ -274,7 +281,7 @@ describe('sharing, size cap, budget', () => {
     await w.write('f3.txt', 'changed');
     await sleep(20);
     const inline = await scan(w.session, { racyMs: 0, threads: 0, rewriteIndex: 'always' });
-    expect(inline.files).toHaveLength(2102);
+    expect(inline.files).toHaveLength(2102 + 8); // and the 8 new folders
     await w.remove('f4.txt');
     await w.write('many/d1/g1.txt', 'changed');
     const parallel = await scan(w.session, { racyMs: 0, threads: 1 });

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { chmod, utimes } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import type { CaptureEvent } from '../src/format/event.js';
+import { startTurn } from '../src/capture/turn.js';
 import { restore } from '../src/restore/index.js';
 import { scan } from '../src/scan/index.js';
 import { loadGitIndex, parseGitIndex } from '../src/workspace/git-index.js';
@@ -159,8 +160,33 @@ describe('git-aware baseline', () => {
     await w.write('m1/f1.txt', 'changed\n');
     await w.write('m2/new.txt', 'new\n');
     const r = await scan(w.session);
-    expect(r.files).toHaveLength(8);
+    expect(r.files).toHaveLength(8 + 2); // and the folders m0 (deleted) and m2 (created)
     await restore(w.session, r.tag!, {});
+    expect(await treeOf(w.root)).toEqual(before);
+  });
+});
+
+describe('found by the history oracle (issue 9)', () => {
+  it('a mode-only change of a file matching git\'s index records its content id, so a restore sees no drift', async () => {
+    // The baseline must reference git's blobs (the path under test); git's index is racily clean now
+    // and then on a loaded machine (see the baseline tests above), so a fresh repository is tried again.
+    let w = await world();
+    for (let attempt = 0; ; attempt++) {
+      await repo(w, { run: '#!/bin/sh\necho hi\n', 'keep.txt': 'k\n' });
+      if ((await scan(w.session)).gitReferenced === 2) break;
+      expect(attempt).toBeLessThan(4);
+      w = await world();
+    }
+    const before = await treeOf(w.root);
+    const turn = await startTurn(w.session);
+    // What `git checkout` of a commit that only sets +x does: chmod in place, git's index updated.
+    await chmod(w.at('run'), 0o755);
+    w.git('add', 'run');
+    const r = await scan(w.session);
+    expect(r.files).toMatchObject([{ path: 'run', change: 'mode', mode: 0o755 }]);
+    expect(r.files[0]!.blob).toMatch(/^[0-9a-f]{64}$/);
+    const back = await restore(w.session, turn.tag);
+    expect(back.drift).toEqual([]);
     expect(await treeOf(w.root)).toEqual(before);
   });
 });

@@ -24,7 +24,7 @@ afterEach(() => dirs.cleanup());
 const w = (rel: string) => join(dirs.workspace, rel);
 
 describe('capture', () => {
-  it('records file (blob + exact mode), symlink (target, not followed), absent and directory as skipped', async () => {
+  it('records file (blob + exact mode), symlink (target, not followed), absent and a folder as dir', async () => {
     await writeFile(w('a.txt'), 'alpha');
     await chmod(w('a.txt'), 0o751);
     await symlink('a.txt', w('link'));
@@ -37,7 +37,7 @@ describe('capture', () => {
     expect(byPath['link']).toEqual({ path: 'link', state: 'symlink', target: 'a.txt' });
     expect(byPath['outside-link']).toEqual({ path: 'outside-link', state: 'symlink', target: '/etc/passwd' });
     expect(byPath['new/deep/file.ts']).toEqual({ path: 'new/deep/file.ts', state: 'absent', newDirs: 2 });
-    expect(byPath['dir']).toMatchObject({ state: 'skipped', why: 'directory' });
+    expect(byPath['dir']).toEqual({ path: 'dir', state: 'dir' });
     expect((await ws.ctx.blobs.get(byPath['a.txt']!.blob!)).toString()).toBe('alpha');
   });
 

@@ -10,10 +10,12 @@ import { sameImage } from '../workspace/read-image.js';
 
 export interface OwnerEntry {
   session: string;
-  /** Image key of the state that session left: blob id, `absent` or `symlink:<target>`. */
+  /** Image key of the state that session left: blob id, `absent`, `dir` or `symlink:<target>`. */
   state: string;
   /** Mode of a `file` state (with the state, the full image: scans use it as the path's previous state). */
   mode?: number;
+  /** Size of a `file` state: with it a scan's before-image from this record equals one from its index. */
+  bytes?: number;
   at: string;
 }
 
@@ -22,8 +24,9 @@ type OwnerMap = Record<string, OwnerEntry>;
 /** The image an owner record stands for (undefined for a state it cannot express). */
 export function ownerImage(path: string, o: OwnerEntry): FileImage | undefined {
   if (o.state === 'absent') return { path, state: 'absent' };
+  if (o.state === 'dir') return { path, state: 'dir' };
   if (o.state.startsWith('symlink:')) return { path, state: 'symlink', target: o.state.slice(8) };
-  if (/^[0-9a-f]{64}$/.test(o.state)) return { path, state: 'file', blob: o.state, ...(o.mode !== undefined ? { mode: o.mode } : {}) };
+  if (/^[0-9a-f]{64}$/.test(o.state)) return { path, state: 'file', blob: o.state, ...(o.bytes !== undefined ? { bytes: o.bytes } : {}), ...(o.mode !== undefined ? { mode: o.mode } : {}) };
   return undefined;
 }
 
@@ -82,7 +85,13 @@ export async function recordOwnership(session: SessionHandle, images: readonly F
     const owners = await readOwners(session);
     const at = new Date().toISOString();
     for (const image of recorded) {
-      owners[image.path] = { session: session.id, state: imageKey(image) ?? 'unknown', ...(image.mode !== undefined ? { mode: image.mode } : {}), at };
+      owners[image.path] = {
+        session: session.id,
+        state: imageKey(image) ?? 'unknown',
+        ...(image.mode !== undefined ? { mode: image.mode } : {}),
+        ...(image.state === 'file' && image.bytes !== undefined ? { bytes: image.bytes } : {}),
+        at,
+      };
     }
     await backend.write(ownersKey(session), Buffer.from(JSON.stringify(owners)));
   });

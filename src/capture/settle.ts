@@ -2,7 +2,9 @@
 // diffs show what the agent wrote). Settles tell ckpt what the workspace should hold now: drift is
 // measured against them, and the workspace's owner index learns who wrote each path.
 import { CkptError } from '../errors.js';
-import type { FileImage } from '../format/event.js';
+import { lstat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { CaptureEvent, FileImage } from '../format/event.js';
 import { parseTag } from '../format/tag.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { replay } from '../session/replay.js';
@@ -30,9 +32,38 @@ export async function settle(session: SessionHandle, inputs: readonly string[], 
     if (options.tag !== undefined && !state.captures.some((c) => c.tag === options.tag)) {
       throw new CkptError('TAG_NOT_FOUND', `no capture with tag ${options.tag} to settle`, { tag: options.tag });
     }
+    const captured = [...state.captures].reverse().find((c) => c.tag === tag);
+    if (captured) {
+      // Only paths the capture recorded: an after-state without a before-image would make ckpt
+      // "know" a path whose earlier state it never recorded (a path resolved through a symlink at
+      // capture time and through a real folder now is a different path). A scan records the rest.
+      const paths = new Set(captured.files.map((f) => f.path));
+      const kept = images.filter((i) => paths.has(i.path));
+      images.length = 0;
+      images.push(...kept, ...(await createdFolders(session.workspaceRoot, captured, kept)));
+    }
     await tx.append([{ type: 'settle', tag: tag ?? null, files: images }]);
     return tag ?? null;
   }, { warnings });
   await afterCommit(warnings, 'owner index not updated', () => recordOwnership(session, images));
   return withWarnings({ tag, files: images }, warnings);
+}
+
+/**
+ * The folders the capture found missing (`newDirs`) that exist now: the tool created them. Settled
+ * as `dir` so ckpt knows them (a scan must not record them as created later, with a wrong before-image).
+ */
+async function createdFolders(root: string, captured: CaptureEvent, settled: readonly FileImage[]): Promise<FileImage[]> {
+  const seen = new Set(settled.map((i) => i.path));
+  const out: FileImage[] = [];
+  for (const f of captured.files) {
+    if (f.state !== 'absent' || !f.newDirs || !seen.has(f.path)) continue;
+    for (let d = dirname(f.path), n = f.newDirs; n > 0 && d !== '.' && d !== ''; d = dirname(d), n--) {
+      if (seen.has(d)) continue;
+      seen.add(d);
+      const info = await lstat(join(root, d)).catch(() => undefined);
+      if (info?.isDirectory()) out.push({ path: d, state: 'dir' });
+    }
+  }
+  return out;
 }

@@ -4,8 +4,11 @@ import { validateFileImages, validateRestorePlan, validateStoredPath } from './s
 
 export const EVENT_VERSION = 1;
 
-/** The state of one path in a capture (before-image) or a settle/scan (after-state). */
-export type FileState = 'file' | 'symlink' | 'absent' | 'skipped';
+/**
+ * The state of one path in a capture (before-image) or a settle/scan (after-state). `dir`: a folder
+ * (its content is recorded path by path; the folder's own image only says that it exists).
+ */
+export type FileState = 'file' | 'symlink' | 'dir' | 'absent' | 'skipped';
 
 /** One captured path. `blob` is the sha256 of the content (state `file`); `target` the link text (`symlink`). */
 export interface FileImage {
@@ -18,8 +21,9 @@ export interface FileImage {
   /** Why a path is `skipped` (e.g. `too-large`, `unreadable`, `not-regular`). */
   why?: string;
   /**
-   * For `absent` images: how many of the path's ancestor folders did not exist either (0 or missing:
-   * the parent existed). A restore that deletes the path removes that many folders once empty.
+   * For `absent` images of a tool capture: how many of the path's ancestor folders did not exist
+   * either (0 or missing: the parent existed). Planning reads it as `absent` images of those folders
+   * (scans record folders explicitly instead).
    */
   newDirs?: number;
 }
@@ -67,8 +71,11 @@ export interface SettleEvent extends EventBase {
 
 export interface RestorePlanEntry {
   path: string;
-  action: 'write' | 'symlink' | 'delete';
+  /** `mkdir`: a folder must exist there; `delete` removes a file, a symlink or an empty folder. */
+  action: 'write' | 'symlink' | 'mkdir' | 'delete';
   blob?: string;
+  /** Size of a `write`'s content (recorded so what the restore leaves is a full image). */
+  bytes?: number;
   mode?: number;
   target?: string;
 }

@@ -59,6 +59,33 @@ describe('diff', () => {
     expect((await session.diff('2', '2')).changes).toEqual([]);
   });
 
+  it('is symmetric: FROM after TO gives the reverse diff (issue 9 D), also against the present', async () => {
+    await writeFile(w('a.txt'), 'v1\n');
+    await writeFile(w('gone.txt'), 'bye\n');
+    await session.turn();
+    await agentWrite('a.txt', 'v2\nmore\n');
+    await agentWrite('gone.txt', null);
+    await agentWrite('new.txt', 'fresh\n');
+    await session.turn();
+    await agentWrite('a.txt', 'v3\n');
+    const forward = await session.diff('1', '2', { patch: true });
+    expect(forward.changes).toEqual([
+      { path: 'a.txt', status: 'M', added: 2, removed: 1 },
+      { path: 'gone.txt', status: 'D', added: 0, removed: 1 },
+      { path: 'new.txt', status: 'A', added: 1, removed: 0 },
+    ]);
+    const back = await session.diff('2', '1', { patch: true });
+    expect(back.changes).toEqual([
+      { path: 'a.txt', status: 'M', added: 1, removed: 2 },
+      { path: 'gone.txt', status: 'A', added: 1, removed: 0 },
+      { path: 'new.txt', status: 'D', added: 0, removed: 1 },
+    ]);
+    expect(back.patch).toContain('-more');
+    // From turn 2 to turn 1 while the present is later still: images, not the present, at both ends.
+    expect((await session.diff('2', '1')).changes).toEqual(back.changes);
+    expect((await session.diff('2')).changes).toEqual([{ path: 'a.txt', status: 'M', added: 1, removed: 2 }]);
+  });
+
   it('reports binary files as binary', async () => {
     await session.turn();
     await agentWrite('img.bin', '\0\x01\x02binary');

@@ -52,39 +52,43 @@ export async function diffSession(input: DiffInput): Promise<DiffResult> {
   const { events, blobs } = input;
   const fromSeq = resolveTagSeq(events, input.from);
   const toSeq = input.to === undefined ? Infinity : resolveTagSeq(events, input.to);
+  // Symmetric: FROM after TO gives the reverse of `diff TO FROM` (what changes going back).
+  const lo = Math.min(fromSeq, toSeq);
+  const hi = Math.max(fromSeq, toSeq);
   const captures = events.filter((e): e is CaptureEvent => e.type === 'capture');
   const changed = new Set<string>();
-  for (const c of captures) if (c.seq > fromSeq && c.seq <= toSeq) for (const f of c.files) changed.add(f.path);
+  for (const c of captures) if (c.seq > lo && c.seq <= hi) for (const f of c.files) changed.add(f.path);
 
   const result: DiffResult = { from: input.from, to: input.to ?? null, changes: [], skipped: [] };
   const patches: string[] = [];
   // The present side is read the way a restore reads it: through real folders only (a captured
   // folder replaced by a symlink to elsewhere is `symlinked-parent`, never followed).
   const present = (path: string) => readPresent(input.root, path, input.maxBytes);
-  const atFrom = imagesAt(captures, fromSeq);
+  const atFrom = fromSeq === Infinity ? new Map<string, FileImage>() : imagesAt(captures, fromSeq);
   const atToMap = toSeq === Infinity ? new Map<string, FileImage>() : imagesAt(captures, toSeq);
   for (const path of [...changed].sort()) {
     if (!isStoredPath(path)) {
       result.skipped.push({ path, why: 'invalid-path' }); // the decoder refuses these; never read
       continue;
     }
-    const before = atFrom.get(path);
-    const atTo = atToMap.get(path);
-    const after = atTo ?? (await present(path));
-    if (!before) continue;
+    // The state at a position is the earliest image after it; none after it: the path is as it is now.
+    const fromImage = atFrom.get(path);
+    const toImage = atToMap.get(path);
+    const before = fromImage ?? (await present(path));
+    const after = toImage ?? (await present(path));
     const bad = [before, after].find((i) => i.state === 'skipped');
     if (bad) {
       result.skipped.push({ path, why: bad.why ?? 'skipped' });
       continue;
     }
-    const a = await contentOf(before, blobs, undefined);
-    const b = await contentOf(after, blobs, atTo ? undefined : join(input.root, path));
+    const a = await contentOf(before, blobs, fromImage ? undefined : join(input.root, path));
+    const b = await contentOf(after, blobs, toImage ? undefined : join(input.root, path));
     if (a === null || b === null) {
       result.skipped.push({ path, why: 'changed-while-reading' });
       continue;
     }
     if (a === undefined && b === undefined) continue;
-    if (a !== undefined && b !== undefined && a.equals(b) && before.mode === after.mode) continue;
+    if (a !== undefined && b !== undefined && a.equals(b) && before.state === after.state && before.mode === after.mode) continue;
     const status = a === undefined ? 'A' : b === undefined ? 'D' : 'M';
     const change = lineChange(path, status, a, b);
     const kinds = status === 'M' ? kindChange(before, after) : {};
@@ -129,7 +133,8 @@ function withModeLines(patch: string, before: FileImage | undefined, after: File
  * present file (no symlink followed) — null when it no longer holds the content its image hashed.
  */
 async function contentOf(image: FileImage, blobs: BlobStore, disk: string | undefined): Promise<Buffer | undefined | null> {
-  if (image.state === 'absent') return undefined;
+  // A folder has no content of its own (its files are paths of their own), as in git.
+  if (image.state === 'absent' || image.state === 'dir') return undefined;
   if (image.state === 'symlink') return Buffer.from(`-> ${image.target ?? ''}\n`);
   if (!disk) return blobs.get(image.blob!);
   const data = await readNoFollow(disk).catch(() => null);

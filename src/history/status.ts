@@ -122,7 +122,7 @@ async function changedSinceIndex(session: SessionHandle, prev: ScanIndex): Promi
         }
       });
     }
-    return compareWithKnown({ phase, prev, owners, rules, gitSha1 }).changes.map((c) => c.after.path);
+    return compareWithKnown({ root, phase, prev, owners, rules, gitSha1 }).changes.map((c) => c.after.path);
   } finally {
     resources.pool?.close();
   }

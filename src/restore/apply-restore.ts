@@ -17,8 +17,7 @@ import type { EventLogTx } from '../storage/event-log.js';
 import { sameImage } from '../workspace/read-image.js';
 import { placeEntries } from './place.js';
 import { checkParentChain, mapLimit } from './present.js';
-import { summarizePlan, type PlannedEntry, type RestorePlan, type SkippedPath } from './plan-restore.js';
-import { foldersToCreate, removeEmptyFolders } from './stage.js';
+import { summarizePlan, WHY, type PlannedEntry, type PresentImage, type RestorePlan, type SkippedPath } from './plan-restore.js';
 import { stageAll } from './stage-all.js';
 
 /** The result of a restore (DESIGN §9), plus `unchanged` and, for a dry run, the plan. */
@@ -48,7 +47,7 @@ export interface ApplyRestoreOptions {
   to: string;
   plan: RestorePlan;
   /** The present images the plan was made from (hash-only). */
-  present: ReadonlyMap<string, FileImage>;
+  present: ReadonlyMap<string, PresentImage>;
   force?: boolean;
   dryRun?: boolean;
   /** Reason recorded on the recovery capture, e.g. `restore to 3`. */
@@ -78,24 +77,35 @@ function baseResult(options: ApplyRestoreOptions, entries: readonly PlannedEntry
   return { to: options.to, ...summarizePlan(entries), skipped, drift, undo: null, unchanged: [...options.plan.unchanged], ...others(options.plan) };
 }
 
-/** readImages over slices in parallel: each image is a read, a blob write and an fsync. */
+/**
+ * readImages over slices in parallel: each image is a read, a blob write and an fsync. A path beneath
+ * a file or symlink (which this restore replaces) holds nothing: it is recorded absent, never read
+ * through the symlink.
+ */
 async function readRecoveryImages(session: SessionHandle, entries: readonly PlannedEntry[]): Promise<FileImage[]> {
   const slices: PlannedEntry[][] = [];
   for (let i = 0; i < entries.length; i += RECOVERY_SLICE) slices.push(entries.slice(i, i + RECOVERY_SLICE));
   const root = session.workspaceRoot;
   const images = await mapLimit(slices, 8, async (slice) => {
-    // The parent chain is checked again (it may have changed since the plan): content reached
-    // through a symlinked folder is never read into the store; the entry is skipped instead.
-    const chains = await Promise.all(slice.map((e) => checkParentChain(root, e.path)));
+    // The parent chain is checked again (it may have changed since the plan): content reached through
+    // a symlinked folder is never read into the store (skipped); beneath a file nothing can exist (absent).
+    const chains = await Promise.all(slice.map((e) => (e.path.includes('/') ? checkParentChain(root, e.path) : { ok: true as const })));
     const readable = slice.filter((_, i) => chains[i]!.ok);
     const read = await readImages(session, readable.map((e) => ({ rel: e.path, abs: join(root, e.path) })));
-    let next = 0;
+    const byPath = new Map(read.map((i) => [i.path, i]));
     return slice.map((e, i): FileImage => {
       const chain = chains[i]!;
-      return chain.ok ? read[next++]! : { path: e.path, state: 'skipped', why: chain.why };
+      if (chain.ok) return byPath.get(e.path) ?? { path: e.path, state: 'absent' };
+      return chain.why === WHY.parentNotDirectory ? { path: e.path, state: 'absent' } : { path: e.path, state: 'skipped', why: chain.why };
     });
   });
   return images.flat();
+}
+
+/** The present image the plan was made from; a blocked chain the plan frees counts as absent. */
+function plannedPresent(present: ReadonlyMap<string, PresentImage>, path: string): FileImage | undefined {
+  const p = present.get(path);
+  return p?.state === 'skipped' && p.at !== undefined ? { path, state: 'absent' } : p;
 }
 
 export async function applyRestore(session: SessionHandle, tx: EventLogTx, options: ApplyRestoreOptions): Promise<RestoreResult> {
@@ -120,7 +130,7 @@ export async function applyRestore(session: SessionHandle, tx: EventLogTx, optio
       skipped.push({ path: entry.path, why: `present-unrecoverable: ${now.why ?? 'unreadable'}` });
       return;
     }
-    if (!sameImage(now, options.present.get(entry.path))) {
+    if (!sameImage(now, plannedPresent(options.present, entry.path))) {
       changedMeanwhile.push(entry.path);
       if (!drift.includes(entry.path)) drift.push(entry.path);
     }
@@ -131,10 +141,10 @@ export async function applyRestore(session: SessionHandle, tx: EventLogTx, optio
   const recoveryImages = recovery.filter((r) => r.state !== 'skipped');
 
   const id = randomBytes(8).toString('hex');
-  const stageDirs = await foldersToCreate(root, entries);
   const state = replay(await tx.read());
-  // Folders staging may create are recorded so an abandoned restore removes them again.
-  const captureEvent = nextCaptureEvent(state, recoveryImages, { tool: 'restore', reason: options.reason, extra: { restoreId: id, stageDirs } });
+  // Staging creates no folder (it stages in the deepest existing one): an abandoned restore only
+  // leaves staging files, which recovery finds by the restore id.
+  const captureEvent = nextCaptureEvent(state, recoveryImages, { tool: 'restore', reason: options.reason, extra: { restoreId: id } });
   const [stored] = (await tx.append([captureEvent])) as CaptureEvent[];
   const undo = stored!.tag;
 
@@ -143,7 +153,6 @@ export async function applyRestore(session: SessionHandle, tx: EventLogTx, optio
   try {
     staged = await stageAll(ctx, entries, 'strict', options.onProgress);
   } catch (err) {
-    await removeEmptyFolders(root, stageDirs);
     const code = err instanceof CkptError ? err.code : 'INTERNAL';
     await tx.append([{ type: 'restore_aborted', id, reason: code }]);
     throw err;

@@ -1,12 +1,14 @@
-// Placing a staged restore (DESIGN §4 step 4), after the point of no return: rename each staged file
-// or link over its target, unlink deleted paths, remove the folders that did not exist at the target
-// (`newDirs`) once empty, and fsync every touched folder. Idempotent, so recovery after a crash runs
+// Placing a staged restore (DESIGN §4 step 4), after the point of no return, in plan order (deletes
+// deepest first, then folders, files and symlinks shallowest first): unlink deleted paths and remove
+// emptied folders, create folders (replacing a file or symlink), rename each staged file or link over
+// its target (replacing an emptied folder), and fsync every touched folder. Idempotent, so recovery after a crash runs
 // exactly this again: an already-renamed entry is simply re-placed, an already-absent path is fine.
-import { lstat, rename, rm, rmdir, unlink } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { lstat, mkdir, rename, rm, rmdir, unlink } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
 import type { PlannedEntry, SkippedPath } from './plan-restore.js';
 import { WHY } from './plan-restore.js';
 import { checkParentChain, fsyncDir } from './present.js';
+import { ensureParents } from './stage.js';
 
 export interface PlaceOutcome {
   restored: string[];
@@ -43,7 +45,12 @@ export async function placeEntries(root: string, entries: readonly PlannedEntry[
       // not empty (someone's files live there) or already gone: left alone
     }
   }
-  for (const dir of touched) await fsyncDir(dir);
+  // A touched folder that a later entry removed or replaced (by a file or a symlink) is not one any
+  // more: its parent, touched by that change, is what must be durable; never open through a symlink.
+  for (const dir of touched) {
+    const rel = relative(root, dir);
+    if (rel === '' || (await checkParentChain(root, `${rel}/x`)).ok) await fsyncDir(dir);
+  }
   return out;
 }
 
@@ -58,6 +65,7 @@ async function placeOne(
   const abs = join(root, entry.path);
   // lstat the real parent chain right before acting: a symlink that replaced a folder since the
   // plan is never written through (a symlink that replaced the target itself is just replaced).
+  // Entries run in plan order, so a file or symlink the plan replaces by a folder is gone by now.
   const chain = await checkParentChain(root, entry.path);
   if (!chain.ok) {
     if (stagedPath) await rm(stagedPath, { force: true });
@@ -65,46 +73,74 @@ async function placeOne(
     return;
   }
   if (entry.action === 'delete') {
-    if (chain.missing.length === 0 && (await isDirectory(abs))) {
-      out.skipped.push({ path: entry.path, why: 'present-unrecoverable: directory' });
-      return;
+    if (chain.missing.length === 0) {
+      const removed = await removeEntry(abs);
+      if (removed === 'not-empty') {
+        // Something no capture recorded lives there (ignored or unscanned files): left alone.
+        out.skipped.push({ path: entry.path, why: 'present-unrecoverable: directory not empty' });
+        return;
+      }
     }
-    if (chain.missing.length === 0) await removeEntry(abs);
     touched.add(dirname(abs));
     out.deleted.push(entry.path);
     for (let d = dirname(entry.path), n = entry.newDirs ?? 0; n > 0 && d !== '.'; d = dirname(d), n--) emptied.push(d);
     return;
   }
-  if (!stagedPath) {
-    out.skipped.push({ path: entry.path, why: chain.missing.length > 0 ? 'parent-missing' : WHY.parentNotDirectory });
+  if (entry.action !== 'mkdir' && !stagedPath) {
+    out.skipped.push({ path: entry.path, why: 'not-staged' });
     return;
   }
-  if (await isDirectory(abs)) {
-    // A folder appeared where the file goes: never removed wholesale.
-    await rm(stagedPath, { force: true });
-    out.skipped.push({ path: entry.path, why: 'present-unrecoverable: directory' });
+  // The chain was just checked: folders are created only when some are missing.
+  if (chain.missing.length > 0 && !(await ensureParents(root, entry.path, touched))) {
+    if (stagedPath) await rm(stagedPath, { force: true });
+    out.skipped.push({ path: entry.path, why: WHY.parentNotDirectory });
     return;
   }
-  await rename(stagedPath, abs);
+  const info = await lstat(abs).catch(() => undefined);
+  if (entry.action === 'mkdir') {
+    if (!info?.isDirectory()) {
+      // A file or symlink there is in the recovery capture: replaced by the folder.
+      if (info) await unlink(abs);
+      await mkdir(abs);
+      touched.add(dirname(abs));
+    }
+    out.restored.push(entry.path);
+    return;
+  }
+  if (info?.isDirectory()) {
+    // The folder's recorded content was deleted before (plan order); a folder still holding
+    // something no capture recorded is never removed wholesale.
+    try {
+      await rmdir(abs);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
+      await rm(stagedPath!, { force: true });
+      out.skipped.push({ path: entry.path, why: 'present-unrecoverable: directory not empty' });
+      return;
+    }
+  }
+  await rename(stagedPath!, abs);
   touched.add(dirname(abs));
+  touched.add(dirname(stagedPath!));
   out.restored.push(entry.path);
 }
 
-/** Unlinks a file or symlink (never followed); a missing path is fine. */
-async function removeEntry(abs: string): Promise<void> {
+/** Unlinks a file or symlink (never followed) or removes an empty folder; a missing path is fine. */
+async function removeEntry(abs: string): Promise<'removed' | 'not-empty'> {
+  const info = await lstat(abs).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return undefined;
+    throw err;
+  });
+  if (!info) return 'removed';
   try {
-    await unlink(abs);
+    if (info.isDirectory()) await rmdir(abs);
+    else await unlink(abs);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return 'removed';
+    if (code === 'ENOTEMPTY' || code === 'EEXIST') return 'not-empty';
     throw err;
   }
-}
-
-async function isDirectory(abs: string): Promise<boolean> {
-  try {
-    return (await lstat(abs)).isDirectory();
-  } catch {
-    return false;
-  }
+  return 'removed';
 }

@@ -24,12 +24,15 @@ function history(): EventBase[] {
 describe('planRestore', () => {
   it('uses the earliest image after the position, including paths first captured late', () => {
     const events = history();
-    expect(candidatePaths(events, 2)).toEqual(['a', 'big', 'late', 'n/x']);
+    // `newDirs: 1` on n/x: the folder n was absent at that capture too (a candidate of its own).
+    expect(candidatePaths(events, 2)).toEqual(['a', 'big', 'late', 'n', 'n/x']);
     expect(candidatePaths(events, 5)).toEqual(['a', 'big', 'late']);
-    const present = new Map([file('a', 'A3'), file('late', 'L1'), file('big', 'B1'), file('n/x', 'X')].map((i) => [i.path, i]));
+    const present = new Map([file('a', 'A3'), file('late', 'L1'), file('big', 'B1'), file('n/x', 'X'), { path: 'n', state: 'dir' } as FileImage].map((i) => [i.path, i]));
     const plan = planRestore({ events, toSeq: 2, present });
+    // Deletes deepest first (the folder after its content), then writes shallowest first.
     expect(plan.entries).toEqual([
-      { path: 'n/x', action: 'delete', newDirs: 1 },
+      { path: 'n/x', action: 'delete' },
+      { path: 'n', action: 'delete' },
       { path: 'a', action: 'write', blob: 'A1', mode: 0o644 },
       { path: 'late', action: 'write', blob: 'L0', mode: 0o644 },
     ]);
@@ -63,5 +66,37 @@ describe('planRestore', () => {
     expect(filtered.skipped).toEqual([{ path: 'nope', why: 'not-captured-after-tag' }]);
     const bad = [...events, ev('capture', { tag: '2.3', turn: 2, k: 3, tool: 'x', files: [file('../etc/passwd', 'P')] })];
     expect(planRestore({ events: bad, toSeq: 8, present }).skipped).toEqual([{ path: '../etc/passwd', why: 'invalid-path' }]);
+  });
+
+  it('orders type changes: folders emptied and removed before a file takes their place, files removed before a folder takes theirs', () => {
+    seq = 0;
+    const dir = (path: string): FileImage => ({ path, state: 'dir' });
+    const events = [
+      ev('session', { kind: 'root' }),
+      ev('turn', { turn: 1 }),
+      // A scan: p was a file (now a folder holding p/a), q a folder holding q/b (now a file), l a symlink (now a folder).
+      ev('capture', { tag: '1.1', turn: 1, k: 1, tool: 'scan', files: [file('p', 'P'), absent('p/a'), dir('q'), file('q/b', 'B'), { path: 'l', state: 'symlink', target: 'x' }, absent('l/m'), absent('l/m/n')] }),
+      ev('settle', { tag: '1.1', files: [dir('p'), file('p/a', 'A'), file('q', 'Q'), absent('q/b'), dir('l'), dir('l/m'), file('l/m/n', 'N')] }),
+    ];
+    const present = new Map<string, FileImage & { at?: string }>([
+      ['p', dir('p')],
+      ['p/a', file('p/a', 'A')],
+      ['q', file('q', 'Q')],
+      ['q/b', { path: 'q/b', state: 'skipped', why: 'parent-not-directory', at: 'q' }],
+      ['l', dir('l')],
+      ['l/m', dir('l/m')],
+      ['l/m/n', file('l/m/n', 'N')],
+    ]);
+    const plan = planRestore({ events, toSeq: 2, present });
+    expect(plan.skipped).toEqual([]);
+    expect(plan.entries).toEqual([
+      { path: 'l/m/n', action: 'delete' },
+      { path: 'l/m', action: 'delete' },
+      { path: 'p/a', action: 'delete' },
+      { path: 'l', action: 'symlink', target: 'x' },
+      { path: 'p', action: 'write', blob: 'P', mode: 0o644 },
+      { path: 'q', action: 'mkdir' },
+      { path: 'q/b', action: 'write', blob: 'B', mode: 0o644 },
+    ]);
   });
 });

@@ -8,7 +8,10 @@ import { replay, type ReplayState } from '../session/replay.js';
 import { sameImage } from '../workspace/read-image.js';
 import { assertRelativePath } from '../workspace/resolve-path.js';
 
-/** One planned change. `newDirs` (deletes): how many ancestor folders did not exist at the target either. */
+/**
+ * One planned change. `newDirs` (deletes) appears only in plans journaled by older versions: how many
+ * ancestor folders to remove once empty (folders are planned as entries of their own now).
+ */
 export interface PlannedEntry extends RestorePlanEntry {
   newDirs?: number;
 }
@@ -21,7 +24,11 @@ export interface SkippedPath {
 export interface RestorePlan {
   /** The position restored to: the state just after the event with this seq. */
   toSeq: number;
-  /** What to write/symlink/delete, deletes first (a write may need a deleted path's folder gone). */
+  /**
+   * What to delete/mkdir/write/symlink, in the order it must happen: deletes deepest first (a folder
+   * is emptied before it is removed, and before a file or symlink takes its place), then folders,
+   * files and symlinks shallowest first (a folder exists before what goes into it).
+   */
   entries: PlannedEntry[];
   /** Candidate paths whose present image already equals the target image. */
   unchanged: string[];
@@ -42,7 +49,10 @@ export interface RestorePlan {
  * and a path whose parent chain holds a symlink or a file (`why: 'symlinked-parent'` /
  * `'parent-not-directory'`): nothing can be recovered there, so nothing may be overwritten.
  */
-export type PresentImage = FileImage;
+export type PresentImage = FileImage & {
+  /** For a blocked parent chain: the outermost ancestor that is a symlink or a file. */
+  at?: string;
+};
 
 export interface PlanRestoreInput {
   /** The session's events, or their replay (only `captures` and `known` are used). */
@@ -87,11 +97,28 @@ function isCleanPath(path: string): boolean {
 /** The plan entry that puts `image` in place, or undefined when the image cannot be restored. */
 export function entryForImage(image: FileImage): PlannedEntry | undefined {
   if (image.state === 'file' && typeof image.blob === 'string') {
-    return { path: image.path, action: 'write', blob: image.blob, mode: (image.mode ?? 0o644) & 0o7777 };
+    return { path: image.path, action: 'write', blob: image.blob, ...(image.bytes !== undefined ? { bytes: image.bytes } : {}), mode: (image.mode ?? 0o644) & 0o7777 };
   }
   if (image.state === 'symlink' && typeof image.target === 'string') return { path: image.path, action: 'symlink', target: image.target };
-  if (image.state === 'absent') return { path: image.path, action: 'delete', ...(image.newDirs ? { newDirs: image.newDirs } : {}) };
+  if (image.state === 'dir') return { path: image.path, action: 'mkdir' };
+  if (image.state === 'absent') return { path: image.path, action: 'delete' };
   return undefined;
+}
+
+/** Plan order (see RestorePlan.entries): deletes deepest first, then the rest shallowest first. */
+export function comparePlanOrder(a: RestorePlanEntry, b: RestorePlanEntry): number {
+  const da = a.action === 'delete';
+  const db = b.action === 'delete';
+  if (da !== db) return da ? -1 : 1;
+  const depth = depthOf(a.path) - depthOf(b.path);
+  if (depth !== 0) return da ? -depth : depth;
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}
+
+function depthOf(path: string): number {
+  let n = 0;
+  for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1)) n++;
+  return n;
 }
 
 /** Drift: ckpt recorded an after-state for the path (a settle, a scan, a restore) and the present differs. */
@@ -115,6 +142,14 @@ export function planRestore(input: PlanRestoreInput): RestorePlan {
   const { captures, known } = capturesOf(input.events);
   const targets = imagesAt(captures, input.toSeq, input.paths);
   const plan: RestorePlan = { toSeq: input.toSeq, entries: [], unchanged: [], skipped: [], drift: [] };
+  // A path beneath a file or symlink that this restore replaces by a folder (or removes) holds
+  // nothing now: it is planned as absent, and placing it creates its folders once they are free.
+  const freed = (at: string | undefined): boolean => {
+    if (at === undefined) return false;
+    const t = targets.get(at);
+    const p = input.present.get(at);
+    return (t?.state === 'dir' || t?.state === 'absent') && p !== undefined && (p.state === 'file' || p.state === 'symlink') && isCleanPath(at);
+  };
   for (const [path, target] of targets) {
     if (!isCleanPath(path)) {
       plan.skipped.push({ path, why: WHY.invalidPath });
@@ -125,7 +160,16 @@ export function planRestore(input: PlanRestoreInput): RestorePlan {
       plan.skipped.push({ path, why: `not-recorded: ${target.why ?? target.state}` });
       continue;
     }
-    const present = input.present.get(path);
+    let present = input.present.get(path);
+    // Beneath a file nothing can exist, nor beneath what was a file or symlink at the target: with an
+    // absent target that is already right. Beneath a file or symlink that the plan replaces by a
+    // folder (or removes), the path is writable once freed. Beneath a symlink no record explains,
+    // nothing is touched (and it is reported).
+    if (present?.state === 'skipped' && present.at !== undefined) {
+      const atTarget = targets.get(present.at)?.state;
+      const nothingThere = present.why === WHY.parentNotDirectory || atTarget === 'file' || atTarget === 'symlink';
+      if ((target.state === 'absent' && nothingThere) || freed(present.at)) present = { path, state: 'absent' };
+    }
     if (!present) {
       plan.skipped.push({ path, why: WHY.notRead });
       continue;
@@ -150,7 +194,7 @@ export function planRestore(input: PlanRestoreInput): RestorePlan {
   for (const f of input.paths ?? []) {
     if (![...targets.keys()].some((p) => matchesFilter(p, [f]))) plan.skipped.push({ path: f, why: WHY.notCaptured });
   }
-  plan.entries.sort((a, b) => Number(b.action === 'delete') - Number(a.action === 'delete'));
+  plan.entries.sort(comparePlanOrder);
   return plan;
 }
 

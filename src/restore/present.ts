@@ -4,9 +4,8 @@
 // helpers the restore steps share: bounded parallel map, directory fsync, parent-chain checks.
 import { lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FileImage } from '../format/event.js';
 import { readImage } from '../workspace/read-image.js';
-import { WHY } from './plan-restore.js';
+import { WHY, type PresentImage } from './plan-restore.js';
 
 /** Workspace-relative ancestors of `rel`, outermost first (`a/b/c` -> `a`, `a/b`). */
 export function ancestorsOf(rel: string): string[] {
@@ -39,20 +38,20 @@ export async function checkParentChain(root: string, rel: string): Promise<Paren
   return { ok: true, missing: [] };
 }
 
-/** Hash-only present image of one path; a blocked parent chain makes it `skipped` with the reason. */
-export async function readPresent(root: string, rel: string, maxBytes: number): Promise<FileImage> {
+/** Hash-only present image of one path; a blocked parent chain makes it `skipped` with the reason (and where). */
+export async function readPresent(root: string, rel: string, maxBytes: number): Promise<PresentImage> {
   let chain: ParentChain;
   try {
     chain = await checkParentChain(root, rel);
   } catch (err) {
     return { path: rel, state: 'skipped', why: `unreadable: ${(err as NodeJS.ErrnoException).code ?? String(err)}` };
   }
-  if (!chain.ok) return { path: rel, state: 'skipped', why: chain.why };
+  if (!chain.ok) return { path: rel, state: 'skipped', why: chain.why, at: chain.at };
   if (chain.missing.length > 0) return { path: rel, state: 'absent' };
   return readImage(join(root, rel), rel, { maxBytes });
 }
 
-export async function readPresentImages(root: string, paths: readonly string[], maxBytes: number): Promise<Map<string, FileImage>> {
+export async function readPresentImages(root: string, paths: readonly string[], maxBytes: number): Promise<Map<string, PresentImage>> {
   const images = await mapLimit(paths, 16, (p) => readPresent(root, p, maxBytes));
   return new Map(images.map((i) => [i.path, i]));
 }
@@ -79,13 +78,17 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
   return out;
 }
 
-/** Makes a folder's entries durable (renames, unlinks, creations inside it). Missing folders are fine. */
+/**
+ * Makes a folder's entries durable (renames, unlinks, creations inside it). Missing folders are fine
+ * (a restore may remove a folder it touched, or put a file in its place: its parent is fsynced too).
+ */
 export async function fsyncDir(abs: string): Promise<void> {
   let handle;
   try {
     handle = await open(abs, 'r');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return;
     throw err;
   }
   try {

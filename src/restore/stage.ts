@@ -13,11 +13,30 @@ import { ancestorsOf, checkParentChain } from './present.js';
 
 export const STAGE_MARK = '.ckpt-stage-';
 
-/** The staging file name of entry `index` of restore `id` (name kept short: NAME_MAX is 255 bytes). */
-export function stagePath(root: string, rel: string, id: string, index: number): string {
+/**
+ * The staging file of entry `index` of restore `id` (name kept short: NAME_MAX is 255 bytes), in
+ * `folder` (workspace-relative; default: beside the target).
+ */
+export function stagePath(root: string, rel: string, id: string, index: number, folder: string = dirname(rel)): string {
   const name = basename(rel);
   const short = Buffer.byteLength(name) > 120 ? Buffer.from(name).subarray(0, 120).toString('utf8').replace(/\uFFFD+$/, '') : name;
-  return join(root, dirname(rel), `.${short}${STAGE_MARK}${id}-${index}`);
+  return join(root, folder, `.${short}${STAGE_MARK}${id}-${index}`);
+}
+
+/**
+ * Where the staging file of `rel` goes: its parent when that is a real folder, else the deepest
+ * ancestor that is one ('' = the root). A parent that is missing, or a file or symlink the restore
+ * replaces by a folder, only comes into being after the point of no return; staging must not create
+ * or write through anything, and a rename within the workspace moves the file there afterwards.
+ */
+export async function stagingFolder(root: string, rel: string): Promise<string> {
+  let folder = '';
+  for (const dir of ancestorsOf(rel)) {
+    const info = await lstat(join(root, dir)).catch(() => undefined);
+    if (!info?.isDirectory()) break;
+    folder = dir;
+  }
+  return folder;
 }
 
 /** True for any staging file name (any restore). */
@@ -25,22 +44,11 @@ export function isStageName(name: string): boolean {
   return name.startsWith('.') && name.includes(STAGE_MARK);
 }
 
-/** Folders a staged write will have to create (workspace-relative, outermost first, deduplicated). */
-export async function foldersToCreate(root: string, entries: readonly PlannedEntry[]): Promise<string[]> {
-  const out = new Set<string>();
-  for (const e of entries) {
-    if (e.action === 'delete') continue;
-    const chain = await checkParentChain(root, e.path);
-    if (chain.ok) for (const d of chain.missing) out.add(d);
-  }
-  return [...out].sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : 1));
-}
-
 /**
  * Creates the missing parent folders of `rel`, one segment at a time, re-checking with lstat that no
  * symlink or file took a folder's place. Returns false (nothing written) when the chain is blocked.
  */
-export async function ensureParents(root: string, rel: string): Promise<boolean> {
+export async function ensureParents(root: string, rel: string, created?: Set<string>): Promise<boolean> {
   for (const dir of ancestorsOf(rel)) {
     const abs = join(root, dir);
     let info;
@@ -50,6 +58,7 @@ export async function ensureParents(root: string, rel: string): Promise<boolean>
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       try {
         await mkdir(abs);
+        created?.add(dirname(abs));
       } catch (mkErr) {
         if ((mkErr as NodeJS.ErrnoException).code !== 'EEXIST') throw mkErr;
       }
@@ -67,14 +76,13 @@ export interface StageContext {
 }
 
 /**
- * Stages one write/symlink entry and returns the staging path, or undefined when its parent chain is
- * blocked (the entry is then skipped). A leftover staging file of the same name is replaced.
- * BLOB_CORRUPT / BLOB_NOT_FOUND propagate: the caller fails closed.
+ * Stages one write/symlink entry and returns the staging path (undefined for deletes and folders).
+ * A leftover staging file of the same name is replaced. BLOB_CORRUPT / BLOB_NOT_FOUND propagate:
+ * the caller fails closed.
  */
 export async function stageEntry(ctx: StageContext, entry: PlannedEntry, index: number): Promise<string | undefined> {
-  if (entry.action === 'delete') return undefined;
-  if (!(await ensureParents(ctx.root, entry.path))) return undefined;
-  const staged = stagePath(ctx.root, entry.path, ctx.id, index);
+  if (entry.action === 'delete' || entry.action === 'mkdir') return undefined;
+  const staged = stagePath(ctx.root, entry.path, ctx.id, index, await stagingFolder(ctx.root, entry.path));
   await rm(staged, { force: true });
   if (entry.action === 'symlink') {
     if (typeof entry.target !== 'string') throw new CkptError('INTERNAL', `plan entry ${entry.path} has no link target`);
@@ -99,11 +107,13 @@ export async function stageEntry(ctx: StageContext, entry: PlannedEntry, index: 
   return staged;
 }
 
-/** Removes every staging file of restore `id` in the parent folders of `paths`. Returns how many. */
+/** Removes every staging file of restore `id` beside `paths` and in their ancestors (see stagingFolder). Returns how many. */
 export async function removeStaged(root: string, paths: readonly string[], id: string): Promise<number> {
   const marker = `${STAGE_MARK}${id}-`;
   let removed = 0;
-  for (const dir of new Set(paths.map((p) => dirname(p)))) {
+  const dirs = new Set<string>(['.']);
+  for (const p of paths) for (const a of ancestorsOf(p)) dirs.add(a);
+  for (const dir of dirs) {
     const chain = dir === '.' ? { ok: true } : await checkParentChain(root, `${dir}/x`);
     if (!chain.ok) continue; // never list or unlink through a symlinked folder
     let names: string[];

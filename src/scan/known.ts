@@ -1,7 +1,6 @@
 // What ckpt last knew of a path, and how a scan compares it with what it finds (DESIGN §2): images
 // from the scan index (whose file content may be a git blob reference) and from owner-index records,
 // the change kinds, and the small index-entry helpers the scan shares.
-import { dirname } from 'node:path';
 import type { FileImage } from '../format/event.js';
 import { ownerImage, readOwners } from '../capture/owner-index.js';
 import type { SessionHandle } from '../session/session-handle.js';
@@ -32,6 +31,7 @@ export async function newerOwnerImages(session: SessionHandle, sinceMs: number):
 
 export function imageOfSlot(idx: ScanIndex, i: number, path: string): Known {
   const kind = idx.kind[i];
+  if (kind === KIND_DIR) return { image: { path, state: 'dir' } };
   if (kind === KIND_SYMLINK) return { image: { path, state: 'symlink', target: idx.targets.get(i) ?? '' } };
   if (kind === KIND_SKIPPED) {
     return { image: { path, state: 'skipped', why: idx.why.get(i) ?? 'unreadable', bytes: idx.size[i] as number } };
@@ -61,7 +61,11 @@ export function markSkipped(idx: ScanIndex, i: number, why: string, skipped: Ski
 
 /** An entry known only from an owner record (beyond a truncated walk): content kept, stat unknown. */
 export function carryOwnerImage(idx: ScanIndex, image: FileImage): void {
-  if (image.state === 'symlink') {
+  if (image.state === 'dir') {
+    const d = idx.push(image.path, KIND_DIR, undefined);
+    idx.flags[d] = 0;
+    idx.size[d] = -1;
+  } else if (image.state === 'symlink') {
     const i = idx.push(image.path, KIND_SYMLINK, undefined);
     idx.targets.set(i, image.target ?? '');
   } else if (image.state === 'file' && image.blob) {
@@ -79,23 +83,11 @@ export function compare(known: Known, now: Known, nowGitSha1: string | undefined
   if (b.state === 'absent') return 'deleted';
   if (a.state !== b.state) return a.state === 'skipped' || b.state === 'skipped' ? 'modified' : 'type';
   if (a.state === 'symlink') return a.target === b.target ? undefined : 'modified';
-  if (a.state === 'skipped') return undefined;
+  if (a.state === 'skipped' || a.state === 'dir') return undefined;
   let sameBytes: boolean;
   if (known.gitOid !== undefined) sameBytes = known.gitOid === (now.gitOid ?? nowGitSha1);
   else sameBytes = now.gitOid === undefined && a.blob === b.blob;
   if (!sameBytes) return 'modified';
   // An owner record without a mode (older writers) says nothing about it.
   return a.mode !== undefined && b.mode !== undefined && a.mode !== b.mode ? 'mode' : undefined;
-}
-
-/** How many ancestors of a created path the previous index did not know as folders. */
-export function countNewDirs(path: string, prev: ScanIndex | undefined): number {
-  if (!prev) return 0;
-  let n = 0;
-  for (let d = dirname(path); d !== '.' && d !== ''; d = dirname(d)) {
-    const s = prev.slotOf(d);
-    if (s >= 0 && prev.kind[s] === KIND_DIR) break;
-    n++;
-  }
-  return n;
 }

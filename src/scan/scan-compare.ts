@@ -2,7 +2,8 @@
 // index, or an owner-index record (settle, restore, scan) newer than it. Paths read this scan are
 // compared with their known state; known paths the walk did not see are deleted, ignored now, or
 // beyond a cut-short walk (carried over into the next index as ckpt knows them).
-import { dirname } from 'node:path';
+import { lstatSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { FileImage } from '../format/event.js';
 import type { IgnoreRules } from '../workspace/ignore-rules.js';
 import { carryOwnerImage, compare, imageOfSlot, type Known, type ScanChangeKind } from './known.js';
@@ -12,10 +13,14 @@ import type { WalkPhase } from './scan-walk.js';
 export interface Change {
   before: Known;
   after: FileImage;
+  /** Git blob id of the after-state when its content is only referenced in git's object store. */
+  afterGitOid?: string;
   change: ScanChangeKind;
 }
 
 export interface CompareInput {
+  /** The workspace root (paths that became ignored are looked up there). */
+  root: string;
   phase: WalkPhase;
   prev: ScanIndex | undefined;
   owners: ReadonlyMap<string, FileImage>;
@@ -35,13 +40,13 @@ export interface CompareResult {
 /** Every change since what ckpt last knew (nothing for a baseline); sets `next.unbaselined` and carries unreached entries over. */
 export function compareWithKnown(input: CompareInput): CompareResult {
   const { phase, prev, owners, rules, gitSha1 } = input;
-  const { next, work, workPrev, seenPrev, ownerSeen, walk } = phase;
+  const { next, work, workPrev, seenPrev, ownerSeen, dirSlots, dirPrev, walk } = phase;
   const baseline = prev === undefined;
-  const changes: { before: Known; after: FileImage; change: ScanChangeKind }[] = [];
+  const changes: Change[] = [];
   const knownOf = (path: string, p: number): Known | undefined => {
     const o = owners.get(path);
     if (o) return { image: o };
-    return p >= 0 && prev!.kind[p] !== KIND_DIR ? imageOfSlot(prev!, p, path) : undefined;
+    return p >= 0 ? imageOfSlot(prev!, p, path) : undefined;
   };
   // Folders a cut-short scan never reached while they held no known paths: what is found there later
   // is baseline, not "created" (a restore must not delete files that were there all along).
@@ -68,14 +73,32 @@ export function compareWithKnown(input: CompareInput): CompareResult {
       const change = compare(known, now, gitSha1.get(i));
       // A new file ckpt cannot store is reported, not recorded: a restore must not delete what it cannot bring back.
       if (change === 'created' && now.image.state === 'skipped') continue;
-      if (change) changes.push({ before: known, after: now.image, change });
+      if (change) changes.push({ before: known, after: now.image, ...(now.gitOid !== undefined ? { afterGitOid: now.gitOid } : {}), change });
+    }
+    // Folders: their existence is recorded like a path's (created, deleted, or a type change).
+    for (let k = 0; k < dirSlots.length; k++) {
+      const d = dirSlots[k] as number;
+      const p = dirPrev[k] as number;
+      const path = next.paths[d] as string;
+      if (p >= 0 && prev!.kind[p] === KIND_DIR && !owners.has(path)) continue; // a folder still
+      const previously = knownOf(path, p);
+      if (!previously && within(unbaselined, path, false)) {
+        adopted++;
+        continue;
+      }
+      const known = previously ?? { image: { path, state: 'absent' } };
+      const change = compare(known, { image: { path, state: 'dir' } }, undefined);
+      if (change) changes.push({ before: known, after: { path, state: 'dir' }, change });
     }
   }
 
   const pendingDirs = new Set(walk.pending);
   const underPending = (path: string): boolean => within(pendingDirs, path, false);
+  // A folder that could not be listed hides what it holds: what is found there later was not
+  // recorded before, so it is adopted (never "created": a restore must not delete what ckpt could not see).
+  const unreadableDirs = new Set(walk.unreadable.map((u) => u.path));
   next.unbaselined = [
-    ...walk.pending.filter((d) => baseline || within(unbaselined, d, true)),
+    ...walk.pending.filter((d) => baseline || within(unbaselined, d, true) || unreadableDirs.has(d)),
     ...[...unbaselined].filter((d) => within(pendingDirs, d, true) && !pendingDirs.has(d)),
   ];
   const handled = new Set<string>();
@@ -88,16 +111,19 @@ export function compareWithKnown(input: CompareInput): CompareResult {
       else if (p >= 0) next.copyEntry(prev!, p);
       return;
     }
-    if (rules.isIgnoredPath(path)) return;
     const known = knownOf(path, p);
     if (!known || known.image.state === 'absent') return;
+    // A path that became ignored is left alone while it is there; one that is gone as well was
+    // deleted (a checkout that deletes a tracked file and ignores its name in the same step).
+    if (rules.isIgnoredPath(path, known.image.state === 'dir') && existsNoFollow(join(input.root, path))) return;
     changes.push({ before: known, after: { path, state: 'absent' }, change: 'deleted' });
   };
   if (prev) {
     for (let p = 0; p < prev.count; p++) {
       if (seenPrev[p]) continue;
-      if (prev.kind[p] === KIND_DIR) {
-        if (underPending(prev.paths[p] as string)) next.copyEntry(prev, p);
+      if (prev.kind[p] === KIND_DIR && underPending(prev.paths[p] as string)) {
+        next.copyEntry(prev, p);
+        handled.add(prev.paths[p] as string);
         continue;
       }
       unseen(prev.paths[p] as string, p);
@@ -109,4 +135,14 @@ export function compareWithKnown(input: CompareInput): CompareResult {
   }
 
   return { changes, adopted, unbaselinedChanged: adopted > 0 || next.unbaselined.length !== unbaselined.size };
+}
+
+function existsNoFollow(abs: string): boolean {
+  try {
+    lstatSync(abs);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code !== 'ENOENT' && code !== 'ENOTDIR';
+  }
 }

@@ -9,15 +9,12 @@ import type { SessionHandle } from '../session/session-handle.js';
 import { afterCommit } from '../session/warnings.js';
 import type { GitIndex } from '../workspace/git-index.js';
 import { findGitDirs, readGitBlob } from '../workspace/git-repo.js';
-import { countNewDirs } from './known.js';
-import type { ScanIndex } from './scan-index.js';
 import type { Change } from './scan-compare.js';
 import type { ScanChange } from './scan-types.js';
 
 export interface RecordInput {
   session: SessionHandle;
   changes: Change[];
-  prev: ScanIndex | undefined;
   gitIndex: GitIndex | undefined;
   tool: string;
   /** Where failures of cache writes after the capture was recorded go. */
@@ -33,7 +30,7 @@ export interface RecordResult {
 }
 
 export async function recordChanges(input: RecordInput): Promise<RecordResult> {
-  const { session, changes, prev, gitIndex } = input;
+  const { session, changes, gitIndex } = input;
   const ctx: WorkspaceContext = session.ctx;
   const root = ctx.workspace.root;
   const maxBytes = ctx.options.maxBlobBytes;
@@ -43,7 +40,7 @@ export async function recordChanges(input: RecordInput): Promise<RecordResult> {
   const after: FileImage[] = [];
   if (changes.length > 0) {
     changes.sort((a, b) => (a.after.path < b.after.path ? -1 : a.after.path > b.after.path ? 1 : 0));
-    const gitDirs = changes.some((c) => c.before.gitOid !== undefined) ? (gitIndex?.objectsGitdir ?? findGitDirs(root)?.commondir) : undefined;
+    const gitDirs = changes.some((c) => c.before.gitOid !== undefined || c.afterGitOid !== undefined) ? (gitIndex?.objectsGitdir ?? findGitDirs(root)?.commondir) : undefined;
     for (const c of changes) {
       let image = c.before.image;
       if (c.before.gitOid !== undefined) {
@@ -56,13 +53,23 @@ export async function recordChanges(input: RecordInput): Promise<RecordResult> {
           image = { path: image.path, state: 'skipped', why: data ? 'too-large' : 'git-object-missing' };
         }
       }
-      if (image.state === 'absent') {
-        const newDirs = countNewDirs(image.path, prev);
-        image = { path: image.path, state: 'absent', ...(newDirs > 0 ? { newDirs } : {}) };
+      // An after-state known only as a git blob (a mode-only change of a file matching git's index):
+      // its sha256 id is recorded like any other, else the settle would not say what the file holds.
+      let now = c.after;
+      if (c.afterGitOid !== undefined && now.state === 'file' && now.blob === undefined) {
+        if (c.afterGitOid === c.before.gitOid && image.state === 'file' && image.blob) now = { ...now, blob: image.blob };
+        else {
+          const data = gitDirs ? await readGitBlob(gitDirs, c.afterGitOid) : undefined;
+          if (data && data.length <= maxBytes) {
+            const r = await ctx.blobs.put(data);
+            if (r.created) stored++;
+            now = { ...now, blob: r.id };
+          }
+        }
       }
       before.push(image);
-      after.push(c.after);
-      files.push({ ...c.after, change: c.change });
+      after.push(now);
+      files.push({ ...now, change: c.change });
     }
   }
 

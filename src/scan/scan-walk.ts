@@ -49,6 +49,9 @@ export interface WalkPhase {
   scanned: number;
   /** Owner-record paths the walk saw. */
   ownerSeen: Set<string>;
+  /** Folder slots of `next` with their previous-index slot (or -1): folders are compared like files. */
+  dirSlots: number[];
+  dirPrev: number[];
   /** Files referenced from git's index (not work items). */
   gitReferenced: number;
   walk: WalkResult;
@@ -67,6 +70,8 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
   const skipped: SkippedList = [];
   let scanned = 0;
   const ownerSeen = new Set<string>();
+  const dirSlots: number[] = [];
+  const dirPrev: number[] = [];
   const gitTable = input.git?.table;
   const gitIndexMtimeMs = input.git?.indexMtimeMs ?? 0;
   const maxBytes = input.maxBytes ?? Infinity;
@@ -125,11 +130,15 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
           }
         },
         dir(rel, slot) {
+          // Seen whatever it was: a file or symlink that became a folder is compared (a type change).
           if (slot >= 0) seenPrev[slot] = 1;
+          if (owners.size > 0 && owners.has(rel)) ownerSeen.add(rel);
           const d = next.push(rel, KIND_DIR, undefined);
           next.flags[d] = 0;
           next.size[d] = -1;
           dirPrevSlot[d] = slot;
+          dirSlots.push(d);
+          dirPrev.push(slot);
           return d;
         },
         entry(rel, abs, stats, o, slot, name) {
@@ -181,5 +190,5 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
     throw err;
   }
   for (const u of walk.unreadable) skipped.push(u);
-  return { next, seenPrev, work, workPrev, workAbs, skipped, scanned, ownerSeen, gitReferenced, walk };
+  return { next, seenPrev, work, workPrev, workAbs, skipped, scanned, ownerSeen, dirSlots, dirPrev, gitReferenced, walk };
 }

@@ -18,7 +18,7 @@ import { createIgnoreRules } from '../workspace/ignore-rules.js';
 import { createListPool, type ListPool } from '../workspace/list-dir.js';
 import { readAndStore, type StoreContentResult } from './store-content.js';
 import { markSkipped, newerOwnerImages } from './known.js';
-import { HASH_BYTES, HASH_GIT, KIND_SKIPPED, KIND_SYMLINK } from './scan-index.js';
+import { HASH_BYTES, HASH_GIT, KIND_SKIPPED, KIND_SYMLINK, type ScanIndex } from './scan-index.js';
 import { compareWithKnown } from './scan-compare.js';
 import { loadIndex, persistIndex } from './scan-persist.js';
 import { afterCommit } from '../session/warnings.js';
@@ -158,11 +158,11 @@ async function scanLocked(session: SessionHandle, options: ScanOptions, t0: numb
   let { stored } = readResult;
 
   // ---- compare with what ckpt last knew ----
-  const { changes, unbaselinedChanged } = compareWithKnown({ phase, prev, owners, rules, gitSha1 });
+  const { changes, unbaselinedChanged } = compareWithKnown({ root, phase, prev, owners, rules, gitSha1 });
 
   // ---- record: before-images, one capture + its settle ----
   const warnings: string[] = [];
-  const recorded = await recordChanges({ session, changes, prev, gitIndex, tool: options.tool ?? 'scan', warnings });
+  const recorded = await recordChanges({ session, changes, gitIndex, tool: options.tool ?? 'scan', warnings });
   stored += recorded.stored;
   const { tag, seq, files } = recorded;
 
@@ -179,6 +179,7 @@ async function scanLocked(session: SessionHandle, options: ScanOptions, t0: numb
     dirtyBytes,
     truncated: walk.truncated,
     unbaselinedChanged,
+    skippedNew: newlySkipped(next, work, workPrev, prev, owners),
     always: options.rewriteIndex === 'always',
   });
   if (tag !== null) await afterCommit(warnings, 'scan index not updated', persist);
@@ -200,4 +201,19 @@ async function scanLocked(session: SessionHandle, options: ScanOptions, t0: numb
     ms: Math.round(performance.now() - t0),
     ...(warnings.length > 0 ? { warnings } : {}),
   };
+}
+
+/**
+ * True when a path became one ckpt cannot record (too large, unreadable). Owner records never hold
+ * such a state, so the index must: else the next scan would take the path's older state (or none:
+ * "created") as what ckpt knew, and a restore could delete what ckpt never recorded.
+ */
+function newlySkipped(next: ScanIndex, work: readonly number[], workPrev: readonly number[], prev: ScanIndex | undefined, owners: ReadonlyMap<string, FileImage>): boolean {
+  for (let w = 0; w < work.length; w++) {
+    const i = work[w] as number;
+    if (next.kind[i] !== KIND_SKIPPED) continue;
+    const p = workPrev[w] as number;
+    if (p < 0 || prev!.kind[p] !== KIND_SKIPPED || owners.has(next.paths[i] as string)) return true;
+  }
+  return false;
 }

@@ -44,7 +44,14 @@ export function imagesAt(captures: readonly CaptureEvent[], position: number, fi
   const out = new Map<string, FileImage>();
   for (const c of captures) {
     if (c.seq <= position) continue;
-    for (const f of c.files) if (!out.has(f.path) && matchesFilter(f.path, filter)) out.set(f.path, f);
+    for (const f of c.files) {
+      if (!out.has(f.path) && matchesFilter(f.path, filter)) out.set(f.path, f);
+      // A tool capture's `newDirs`: its missing ancestor folders are absent images of this capture too.
+      if (f.state !== 'absent' || !f.newDirs) continue;
+      for (let d = parentOf(f.path), n = f.newDirs; n > 0 && d !== ''; d = parentOf(d), n--) {
+        if (!out.has(d) && matchesFilter(d, filter)) out.set(d, { path: d, state: 'absent' });
+      }
+    }
   }
   return new Map([...out.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
@@ -53,4 +60,9 @@ export function imagesAt(captures: readonly CaptureEvent[], position: number, fi
 export function matchesFilter(path: string, filter: readonly string[] | undefined): boolean {
   if (!filter) return true;
   return filter.some((f) => path === f || path.startsWith(`${f}/`));
+}
+
+function parentOf(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i < 0 ? '' : path.slice(0, i);
 }

@@ -74,8 +74,9 @@ export function replay(events: readonly EventBase[]): ReplayState {
 
 /** The state a plan entry leaves its path in. */
 export function imageOfPlanEntry(entry: RestorePlanEntry): FileImage {
-  if (entry.action === 'write') return { path: entry.path, state: 'file', blob: entry.blob, mode: entry.mode };
+  if (entry.action === 'write') return { path: entry.path, state: 'file', blob: entry.blob, ...(entry.bytes !== undefined ? { bytes: entry.bytes } : {}), mode: entry.mode };
   if (entry.action === 'symlink') return { path: entry.path, state: 'symlink', target: entry.target };
+  if (entry.action === 'mkdir') return { path: entry.path, state: 'dir' };
   return { path: entry.path, state: 'absent' };
 }
 

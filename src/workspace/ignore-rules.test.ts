@@ -27,6 +27,16 @@ async function walked(root: string, storeDir?: string): Promise<{ files: string[
 }
 
 describe('ignore rules and the walker', () => {
+  it.skipIf(process.platform === 'darwin' || process.platform === 'win32')('match case-sensitively, as git does here (`*.[aos]` does not ignore `x.S`)', async () => {
+    const d = await makeTempDirs('ckpt-ignore-');
+    dirs.push(d);
+    tree(d.workspace, { '.gitignore': '*.[aos]\n', 'ppc/sha1ppc.S': 'asm', 'ppc/x.o': 'obj', 'Build.LOG': 'b' });
+    const rules = createIgnoreRules({ root: d.workspace });
+    expect(rules.isIgnoredPath('ppc/sha1ppc.S')).toBe(false);
+    expect(rules.isIgnoredPath('ppc/x.o')).toBe(true);
+    expect((await walked(d.workspace)).files).toEqual(['.gitignore', 'Build.LOG', 'ppc/sha1ppc.S']);
+  });
+
   it('applies .gitignore at every level with negation, .ckptignore, info/exclude, defaults and the store', async () => {
     const d = await makeTempDirs('ckpt-ignore-');
     dirs.push(d);

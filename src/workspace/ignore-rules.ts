@@ -8,6 +8,9 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 
+/** git's core.ignorecase default: true where filesystems are case-insensitive by default. */
+const IGNORE_CASE = process.platform === 'darwin' || process.platform === 'win32';
+
 /** Folder names never entered, at any depth. */
 export const DEFAULT_IGNORED_DIRS: ReadonlySet<string> = new Set(['.git', 'node_modules']);
 /** Names of the per-folder rule files, in increasing precedence. */
@@ -127,7 +130,9 @@ export function createIgnoreRules(options: IgnoreRulesOptions): IgnoreRules {
     // Only texts with a rule count: comment-only files (git's default info/exclude) test nothing.
     const present = texts.filter((t): t is string => t !== undefined && hasRules(t));
     // One string: `add()` splits a string into lines, but takes each element of an array as one pattern.
-    const matcher = present.length > 0 ? ignore({ allowRelativePaths: true }).add(present.join('\n')) : undefined;
+    // Case-sensitive as git is on a case-sensitive filesystem (core.ignorecase false): the package's
+    // default would make `*.[aos]` ignore `sha1ppc.S`, whose changes would then go unrecorded.
+    const matcher = present.length > 0 ? ignore({ allowRelativePaths: true, ignorecase: IGNORE_CASE }).add(present.join('\n')) : undefined;
     return { parent, base, prefix, matcher, active: matcher !== undefined || (parent?.active ?? false) };
   }
 

@@ -1,6 +1,6 @@
 // Reading the present state of one workspace path as a FileImage (DESIGN §2): `file` (content stored
-// as a blob, exact mode), `symlink` (target text, never followed), `absent`, or `skipped` with a
-// reason. A permission or read error is `skipped`, never `absent`.
+// as a blob, exact mode), `symlink` (target text, never followed), `dir`, `absent`, or `skipped` with
+// a reason. A permission or read error is `skipped`, never `absent`.
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
@@ -36,7 +36,7 @@ export async function readImage(abs: string, rel: string, options: ReadImageOpti
       return { path: rel, state: 'skipped', why: `unreadable: ${(err as NodeJS.ErrnoException).code ?? String(err)}` };
     }
   }
-  if (info.isDirectory()) return { path: rel, state: 'skipped', why: 'directory' };
+  if (info.isDirectory()) return { path: rel, state: 'dir' };
   if (!info.isFile()) return { path: rel, state: 'skipped', why: 'not-regular' };
   if (info.size > options.maxBytes) {
     return { path: rel, state: 'skipped', why: 'too-large', bytes: info.size };
@@ -97,5 +97,5 @@ export function sameImage(a: FileImage | undefined, b: FileImage | undefined): b
   if (a.state !== b.state) return false;
   if (a.state === 'file') return a.blob === b.blob && a.mode === b.mode;
   if (a.state === 'symlink') return a.target === b.target;
-  return a.state === 'absent';
+  return a.state === 'absent' || a.state === 'dir';
 }

@@ -146,7 +146,7 @@ export function publicImage(f: FileImage): Record<string, unknown> {
 }
 
 function fileLine(f: Record<string, unknown>): string {
-  const detail = f.state === 'file' ? `${f.bytes} bytes, mode ${formatMode(f.mode as number)}` : f.state === 'symlink' ? `-> ${f.target}` : f.state === 'skipped' ? `skipped: ${f.why}` : 'absent';
+  const detail = f.state === 'file' ? `${f.bytes} bytes, mode ${formatMode(f.mode as number)}` : f.state === 'symlink' ? `-> ${f.target}` : f.state === 'skipped' ? `skipped: ${f.why}` : f.state === 'dir' ? 'folder' : 'absent';
   return `  ${f.path}  ${pc.dim(detail)}`;
 }
 
