@@ -9,7 +9,7 @@ import { CkptError } from '../errors.js';
 // so that the event codec can use these checks without an import cycle.
 interface FileImage {
   path: string;
-  state: 'file' | 'symlink' | 'absent' | 'skipped';
+  state: 'file' | 'symlink' | 'dir' | 'absent' | 'skipped';
   blob?: string;
   bytes?: number;
   mode?: number;
@@ -19,15 +19,15 @@ interface FileImage {
 }
 interface RestorePlanEntry {
   path: string;
-  action: 'write' | 'symlink' | 'delete';
+  action: 'write' | 'symlink' | 'mkdir' | 'delete';
   blob?: string;
   mode?: number;
   target?: string;
 }
 
 const BLOB_ID = /^[0-9a-f]{64}$/;
-const FILE_STATES = new Set(['file', 'symlink', 'absent', 'skipped']);
-const PLAN_ACTIONS = new Set(['write', 'symlink', 'delete']);
+const FILE_STATES = new Set(['file', 'symlink', 'dir', 'absent', 'skipped']);
+const PLAN_ACTIONS = new Set(['write', 'symlink', 'mkdir', 'delete']);
 
 /** Where a stored value came from, for error messages (`file`, `line`, `field`). */
 export type StoredWhere = Record<string, unknown> & { what?: string };

@@ -17,7 +17,7 @@ import type { EventLogTx } from '../storage/event-log.js';
 import { sameImage } from '../workspace/read-image.js';
 import { placeEntries } from './place.js';
 import { checkParentChain, mapLimit } from './present.js';
-import { summarizePlan, WHY, type PlannedEntry, type PresentImage, type RestorePlan, type SkippedPath } from './plan-restore.js';
+import { summarizePlan, type PlannedEntry, type PresentImage, type RestorePlan, type SkippedPath } from './plan-restore.js';
 import { stageAll } from './stage-all.js';
 
 /** The result of a restore (DESIGN §9), plus `unchanged` and, for a dry run, the plan. */
@@ -88,7 +88,7 @@ async function readRecoveryImages(session: SessionHandle, entries: readonly Plan
   const root = session.workspaceRoot;
   const images = await mapLimit(slices, 8, async (slice) => {
     // The parent chain is checked again (it may have changed since the plan): content reached through
-    // a symlinked folder is never read into the store (skipped); beneath a file nothing can exist (absent).
+    // a symlinked folder is never read into the store.
     const chains = await Promise.all(slice.map((e) => (e.path.includes('/') ? checkParentChain(root, e.path) : { ok: true as const })));
     const readable = slice.filter((_, i) => chains[i]!.ok);
     const read = await readImages(session, readable.map((e) => ({ rel: e.path, abs: join(root, e.path) })));
@@ -96,7 +96,8 @@ async function readRecoveryImages(session: SessionHandle, entries: readonly Plan
     return slice.map((e, i): FileImage => {
       const chain = chains[i]!;
       if (chain.ok) return byPath.get(e.path) ?? { path: e.path, state: 'absent' };
-      return chain.why === WHY.parentNotDirectory ? { path: e.path, state: 'absent' } : { path: e.path, state: 'skipped', why: chain.why };
+      // Beneath a file or a symlink there is no such path in the workspace: absent (never read through).
+      return { path: e.path, state: 'absent' };
     });
   });
   return images.flat();
