@@ -20,6 +20,8 @@ const world = useWorlds(makeScanWorld);
 async function settleGit(w: ScanWorld, paths: string[]): Promise<void> {
   const old = new Date(Date.now() - 60_000);
   for (const p of paths) await utimes(w.at(p), old, old);
+  // git's index must be written a clock tick after those ctimes, or its entries are racily clean.
+  await new Promise((r) => setTimeout(r, 30));
   w.git('update-index', '--refresh');
 }
 

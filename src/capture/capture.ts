@@ -49,9 +49,17 @@ export async function resolveInputs(session: SessionHandle, inputs: readonly str
   return [...resolved.values()];
 }
 
-/** Reads the present images of resolved paths, storing content (durably) in the blob store. */
-export async function readImages(session: SessionHandle, paths: readonly { rel: string; abs: string }[]): Promise<FileImage[]> {
-  const { blobs, options } = session.ctx;
+/**
+ * Reads the present images of resolved paths, storing content (durably) in the blob store — or into
+ * `sink` (a pack writer: durable once the caller commits it).
+ */
+export async function readImages(
+  session: SessionHandle,
+  paths: readonly { rel: string; abs: string }[],
+  sink?: { put(data: Uint8Array): Promise<{ id: string }> },
+): Promise<FileImage[]> {
+  const { options } = session.ctx;
+  const blobs = sink ?? session.ctx.blobs;
   const images: FileImage[] = [];
   for (const p of paths) {
     const image = await readImage(p.abs, p.rel, { blobs, maxBytes: options.maxBlobBytes });
@@ -98,9 +106,10 @@ export async function appendCapture(
   fields: CaptureFields & { after?: FileImage[] },
 ): Promise<{ event: CaptureEvent; conflicts: ConflictRef[] }> {
   return session.transaction(async (tx) => {
-    const state = replay(await tx.read());
+    const events = await tx.read();
+    const state = replay(events);
     const event = nextCaptureEvent(state, images, fields);
-    const conflicts = await detectConflicts(session, state, images);
+    const conflicts = await detectConflicts(session, events, images);
     const settle = fields.after ? [{ type: 'settle', tag: event.tag, files: fields.after }] : [];
     const [stored] = await tx.append([event, ...conflicts, ...settle]);
     return { event: stored as CaptureEvent, conflicts: conflicts.map((c) => ({ path: c.path as string, otherSession: c.otherSession as string })) };

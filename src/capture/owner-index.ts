@@ -2,10 +2,11 @@
 // and the state it left. It survives restarts (workspaces/<wid>/owners.json, written atomically under
 // its own lock) and lets a capture in one session notice that another session changed a path since.
 import { CkptError } from '../errors.js';
-import type { FileImage, NewEvent } from '../format/event.js';
+import type { EventBase, FileImage, NewEvent } from '../format/event.js';
 import { validateStoredPath } from '../format/stored-path.js';
 import type { SessionHandle } from '../session/session-handle.js';
-import type { ReplayState } from '../session/replay.js';
+import { knownForPaths } from '../session/replay.js';
+import { loadPlans, planOf } from '../session/restore-plans.js';
 import { sameImage } from '../workspace/read-image.js';
 
 export interface OwnerEntry {
@@ -102,10 +103,21 @@ export async function recordOwnership(session: SessionHandle, images: readonly F
  * whose present state differs from what this session last recorded. Listeners in this process are
  * notified; the returned events are appended with the capture.
  */
-export async function detectConflicts(session: SessionHandle, state: ReplayState, images: readonly FileImage[]): Promise<NewEvent[]> {
+export async function detectConflicts(session: SessionHandle, events: readonly EventBase[], images: readonly FileImage[]): Promise<NewEvent[]> {
+  // Only these paths' records are needed: old restore plans in blobs are read only when one of them
+  // is a path's latest record (a capture must not cost the whole history).
+  const known = await knownForPaths(
+    events,
+    images.map((i) => i.path),
+    async (started) => {
+      await loadPlans(session.ctx.blobs, [started]);
+      return planOf(started);
+    },
+  );
+  const state = { known };
   const candidates = images.filter((i) => {
-    const known = state.known.get(i.path);
-    return known && i.state !== 'skipped' && !sameImage(known, i);
+    const k = known.get(i.path);
+    return k && i.state !== 'skipped' && !sameImage(k, i);
   });
   if (candidates.length === 0) return [];
   const owners = await readOwners(session);

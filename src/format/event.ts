@@ -85,7 +85,11 @@ export interface RestoreStartedEvent extends EventBase {
   id: string;
   to: string;
   recovery: string;
-  plan: RestorePlanEntry[];
+  /** The plan inline (small restores, and every log written before plan blobs)… */
+  plan?: RestorePlanEntry[];
+  /** …or the id of a blob holding it, with its entry count (session/restore-plans.ts). */
+  planBlob?: string;
+  planCount?: number;
 }
 
 export interface RestoreCommittedEvent extends EventBase {

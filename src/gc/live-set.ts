@@ -8,6 +8,8 @@
 //        committed restore) — drift detection and the next scan compare against it and may use it
 //        as a before-image;
 //      - the plans of interrupted restores (restore_started without restore_committed);
+//      - every plan blob itself (`restore_started.planBlob`, retired or not): replay reads the plans
+//        of committed restores for `known`; the ids inside a live event's plan blob are live too;
 //      every other retired capture is dead: a restore to a kept position P uses the earliest
 //      capture after P, and P >= prune.before, so those captures are never read again;
 //   3. every sha256 content id of the scan's stat index (`scan-index*`, binary: decoded with
@@ -23,6 +25,7 @@ import type { StoreContext } from '../context.js';
 import { createEventLog } from '../storage/event-log.js';
 import { prunedThrough } from '../session/positions.js';
 import { replay } from '../session/replay.js';
+import { hasPlanBlob, loadPlans, planOf } from '../session/restore-plans.js';
 import { HASH_SHA256, ScanIndex } from '../scan/scan-index.js';
 
 const SCAN_MAGIC = 'CKSI';
@@ -55,16 +58,22 @@ export function blobIdsInText(text: string, out: Set<string>): void {
   for (const m of text.matchAll(BLOB_IDS_IN_TEXT)) out.add(m[0]);
 }
 
-/** Pure: the live and retired references of one session's events (rules 1 and 2 above). */
+/** Pure: the live and retired references of one session's events (rules 1 and 2 above); their plan blobs must be loaded (`loadPlans`). */
 export function refsOfEvents(events: readonly EventBase[]): LogRefs {
   const prunedBefore = prunedThrough(events);
   const live = new Set<string>();
   const old = new Set<string>();
-  for (const e of events) collectBlobIds(e, e.seq > prunedBefore ? live : old);
+  for (const e of events) {
+    collectBlobIds(e, e.seq > prunedBefore ? live : old);
+    if (hasPlanBlob(e)) {
+      live.add(String(e.planBlob));
+      if (e.seq > prunedBefore) collectBlobIds(planOf(e), live);
+    }
+  }
   if (prunedBefore > 0) {
     const state = replay(events);
     for (const image of state.known.values()) if (image?.state === 'file' && image.blob && BLOB_ID.test(image.blob)) live.add(image.blob);
-    for (const open of state.openRestores as RestoreStartedEvent[]) collectBlobIds(open.plan, live);
+    for (const open of state.openRestores as RestoreStartedEvent[]) collectBlobIds(planOf(open), live);
   }
   const retired = new Set([...old].filter((id) => !live.has(id)));
   return { prunedBefore, live, retired };
@@ -112,7 +121,7 @@ const isSessionFile = (key: string): boolean => /^workspaces\/[^/]+\/sessions\//
 const isScanIndex = (key: string): boolean => /^workspaces\/[^/]+\/scan-index[^/]*$/.test(key);
 
 /** Reads every log and workspace file of the store and returns the live set. Throws LOG_CORRUPT on any unreadable log. */
-export async function collectLiveSet(ctx: Pick<StoreContext, 'backend'>, options: CollectOptions = {}): Promise<LiveSet> {
+export async function collectLiveSet(ctx: Pick<StoreContext, 'backend' | 'blobs'>, options: CollectOptions = {}): Promise<LiveSet> {
   const { backend } = ctx;
   const ids = new Set<string>();
   const sessions: SessionRefs[] = [];
@@ -129,6 +138,7 @@ export async function collectLiveSet(ctx: Pick<StoreContext, 'backend'>, options
   let done = 0;
   for (const t of targets) {
     const events = await readSessionLog(ctx, t.key);
+    await loadPlans(ctx.blobs, events); // LOG_CORRUPT (GC aborts) when a plan blob is missing or bad
     const refs = refsOfEvents(events);
     for (const id of refs.live) ids.add(id);
     sessions.push({ workspace: t.wid, session: t.id, key: t.key, events, ...refs });

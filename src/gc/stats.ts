@@ -5,6 +5,7 @@
 import type { StoreContext } from '../context.js';
 import type { EventBase, FileImage } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
+import { loadPlans } from '../session/restore-plans.js';
 import { collectLiveSet, refsOfEvents } from './live-set.js';
 
 export interface SizeReport {
@@ -91,6 +92,7 @@ function sizeOf(
 /** The size report of one session (one stat per distinct blob). */
 export async function sessionSize(session: SessionHandle): Promise<SessionSize> {
   const events = await session.events();
+  await loadPlans(session.ctx.blobs, events);
   const refs = refsOfEvents(events);
   const rec = recordedSizes(events);
   const storedOf = new Map<string, number>();

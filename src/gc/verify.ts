@@ -9,6 +9,7 @@ import { decodePackIndex } from '../format/pack-index.js';
 import type { EventBase } from '../format/event.js';
 import { foldMetadata, type SessionMetadata } from '../session/metadata.js';
 import { replay } from '../session/replay.js';
+import { loadPlans } from '../session/restore-plans.js';
 import { createEventLog } from '../storage/event-log.js';
 import { indexKey, packKey, PACK_NAME } from '../storage/pack-set.js';
 import { blobIdsInText, collectBlobIds, refsOfEvents, scanIndexBlobIds, sessionKeys } from './live-set.js';
@@ -109,6 +110,7 @@ export async function verify(ctx: Pick<StoreContext, 'backend' | 'blobs'>, optio
     try {
       // Under the session lock: the log and its metadata are compared at one instant.
       [events, stored] = await log.transaction(async (tx) => [await tx.read(), await backend.read(`${s.key}/metadata.json`)] as const);
+      await loadPlans(blobs, events); // a restore plan blob that is missing or invalid makes the log unusable
     } catch (err) {
       if (!isCkptError(err, 'LOG_CORRUPT') && !isCkptError(err, 'IO')) throw err;
       problems.push({ kind: 'log_corrupt', workspace: s.wid, session: s.id, message: messageOf(err) });

@@ -12,6 +12,7 @@ import { nextCaptureEvent, readImages } from '../capture/capture.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { afterCommit } from '../session/warnings.js';
 import { imageOfPlanEntry, replay } from '../session/replay.js';
+import { planFields, resultFields } from '../session/restore-plans.js';
 import { recordOwnership } from '../capture/owner-index.js';
 import type { EventLogTx } from '../storage/event-log.js';
 import { sameImage } from '../workspace/read-image.js';
@@ -59,6 +60,8 @@ export interface ApplyRestoreOptions {
 }
 
 const RECOVERY_SLICE = 32;
+/** From this many planned paths on, the recovery capture's content goes into one pack. */
+const RECOVERY_PACK_MIN = 64;
 
 export function driftError(to: string, drift: readonly string[]): CkptError {
   const shown = drift.slice(0, 5).join(', ') + (drift.length > 5 ? `, … (${drift.length} in all)` : '');
@@ -78,29 +81,34 @@ function baseResult(options: ApplyRestoreOptions, entries: readonly PlannedEntry
 }
 
 /**
- * readImages over slices in parallel: each image is a read, a blob write and an fsync. A path beneath
- * a file or symlink (which this restore replaces) holds nothing: it is recorded absent, never read
- * through the symlink.
+ * readImages over slices in parallel. Many paths go into one pack (one fsync for all, durable at its
+ * commit, before the capture that references them is appended); a few become loose blobs. A path
+ * beneath a file or symlink (which this restore replaces) holds nothing: it is recorded absent, never
+ * read through the symlink.
  */
 async function readRecoveryImages(session: SessionHandle, entries: readonly PlannedEntry[]): Promise<FileImage[]> {
   const slices: PlannedEntry[][] = [];
   for (let i = 0; i < entries.length; i += RECOVERY_SLICE) slices.push(entries.slice(i, i + RECOVERY_SLICE));
   const root = session.workspaceRoot;
-  const images = await mapLimit(slices, 8, async (slice) => {
-    // The parent chain is checked again (it may have changed since the plan): content reached through
-    // a symlinked folder is never read into the store.
-    const chains = await Promise.all(slice.map((e) => (e.path.includes('/') ? checkParentChain(root, e.path) : { ok: true as const })));
-    const readable = slice.filter((_, i) => chains[i]!.ok);
-    const read = await readImages(session, readable.map((e) => ({ rel: e.path, abs: join(root, e.path) })));
-    const byPath = new Map(read.map((i) => [i.path, i]));
-    return slice.map((e, i): FileImage => {
-      const chain = chains[i]!;
-      if (chain.ok) return byPath.get(e.path) ?? { path: e.path, state: 'absent' };
-      // Beneath a file or a symlink there is no such path in the workspace: absent (never read through).
-      return { path: e.path, state: 'absent' };
+  // Compressed on this thread: worker start-up would cost more than a restore's worth of brotli level 0.
+  const writer = entries.length >= RECOVERY_PACK_MIN ? session.ctx.blobs.createPackWriter({ threads: 0 }) : undefined;
+  const sink = writer ? { put: (data: Uint8Array) => writer.add(data) } : undefined;
+  try {
+    const images = await mapLimit(slices, 8, async (slice) => {
+      // The parent chain is checked again (it may have changed since the plan): content reached
+      // through a symlinked folder is never read into the store.
+      const chains = await Promise.all(slice.map((e) => (e.path.includes('/') ? checkParentChain(root, e.path) : { ok: true as const })));
+      const readable = slice.filter((_, k) => chains[k]!.ok);
+      const read = await readImages(session, readable.map((e) => ({ rel: e.path, abs: join(root, e.path) })), sink);
+      const byPath = new Map(read.map((img) => [img.path, img]));
+      return slice.map((e, k): FileImage => (chains[k]!.ok ? (byPath.get(e.path) ?? { path: e.path, state: 'absent' }) : { path: e.path, state: 'absent' }));
     });
-  });
-  return images.flat();
+    await writer?.commit();
+    return images.flat();
+  } catch (err) {
+    await writer?.abort();
+    throw err;
+  }
 }
 
 /** The present image the plan was made from; a blocked chain the plan frees counts as absent. */
@@ -160,7 +168,8 @@ export async function applyRestore(session: SessionHandle, tx: EventLogTx, optio
   }
 
   // The point of no return: from here on, a crash is finished from this plan on the next open.
-  await tx.append([{ type: 'restore_started', id, to: options.to, recovery: undo, plan: entries }]);
+  // A big plan goes into a blob (durable before this line is appended), referenced by id.
+  await tx.append([{ type: 'restore_started', id, to: options.to, recovery: undo, ...(await planFields(session.ctx.blobs, entries)) }]);
   const placed = await placeEntries(root, staged.entries, staged.staged);
   const result: RestoreResult = {
     to: options.to,
@@ -176,8 +185,8 @@ export async function applyRestore(session: SessionHandle, tx: EventLogTx, optio
   const { unchanged, ...recorded } = result;
   // Past the point of no return the workspace is restored whatever happens next: a failure to write
   // the closing record (disk full) is a warning — recovery writes it when the session is next opened.
-  await afterCommit(options.warnings, 'restore done, but its commit record was not written (recovery will write it)', () =>
-    tx.append([{ type: 'restore_committed', id, result: { ...recorded, unchanged: unchanged.length } }]),
+  await afterCommit(options.warnings, 'restore done, but its commit record was not written (recovery will write it)', async () =>
+    tx.append([{ type: 'restore_committed', id, result: await resultFields(session.ctx.blobs, { ...recorded, unchanged: unchanged.length }) }]),
   );
   // This session wrote these paths now: other sessions' captures can detect conflicts with it.
   const done = new Set([...placed.restored, ...placed.deleted]);

@@ -7,6 +7,7 @@
 //   and `restore_aborted` is appended. The workspace is then exactly as before that restore.
 import type { CaptureEvent, EventBase, RestoreStartedEvent } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
+import { loadPlans, planOf, resultFields } from '../session/restore-plans.js';
 import type { EventLogTx } from '../storage/event-log.js';
 import { placeEntries } from './place.js';
 import type { PlannedEntry } from './plan-restore.js';
@@ -57,7 +58,10 @@ export async function recoverSession<S extends SessionHandle>(session: S): Promi
 
 /** The same, inside a transaction the caller holds (the log is re-read under the lock). */
 export async function recoverInTx(session: SessionHandle, tx: EventLogTx): Promise<RecoveryReport> {
-  const pending = pendingRecovery(await tx.read());
+  const events = await tx.read();
+  const pending = pendingRecovery(events);
+  // The journal of an open restore may be in a blob: read and checked (LOG_CORRUPT if bad) before anything is done from it.
+  await loadPlans(session.ctx.blobs, pending.open);
   const report: RecoveryReport = { finished: [], aborted: [] };
   for (const capture of pending.abandoned) {
     await abandon(session, tx, capture);
@@ -81,7 +85,7 @@ async function abandon(session: SessionHandle, tx: EventLogTx, capture: CaptureE
 
 async function finish(session: SessionHandle, tx: EventLogTx, started: RestoreStartedEvent): Promise<void> {
   const root = session.workspaceRoot;
-  const entries = started.plan as PlannedEntry[];
+  const entries = planOf(started) as PlannedEntry[];
   const paths = entries.map((e) => e.path);
   // Leftovers of the interrupted run are replaced by fresh stages: their content may be partial.
   await removeStaged(root, paths, started.id);
@@ -98,5 +102,5 @@ async function finish(session: SessionHandle, tx: EventLogTx, started: RestoreSt
     id: started.id,
     recovered: true,
   };
-  await tx.append([{ type: 'restore_committed', id: started.id, result }]);
+  await tx.append([{ type: 'restore_committed', id: started.id, result: await resultFields(session.ctx.blobs, result) }]);
 }

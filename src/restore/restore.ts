@@ -4,6 +4,8 @@
 import { CkptError } from '../errors.js';
 import type { CaptureEvent, EventBase, FileImage } from '../format/event.js';
 import { matchesFilter, resolveTagSeq } from '../session/positions.js';
+import { knownForPaths, replay } from '../session/replay.js';
+import { loadPlans, planOf } from '../session/restore-plans.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import type { EventLogTx } from '../storage/event-log.js';
 import { withWarnings } from '../session/warnings.js';
@@ -54,12 +56,18 @@ export async function planAgainstWorkspace(
   filter?: readonly string[],
 ): Promise<{ plan: RestorePlan; present: Map<string, FileImage> }> {
   const toSeq = resolveTagSeq(events, tag);
-  const candidates = candidatePaths(events, toSeq, filter);
+  const { captures } = replay(events);
+  const candidates = candidatePaths({ captures, known: new Map() }, toSeq, filter);
   const present = await readPresentImages(session.workspaceRoot, candidates, session.ctx.options.maxBlobBytes);
   const otherWrites = await otherSessionWrites(session, candidates);
-  return { plan: planRestore({ events, toSeq, paths: filter, present, otherWrites }), present };
+  // Drift needs what ckpt last recorded for the candidates only: earlier restores' plans in blobs are
+  // read only when one is a candidate's latest record (not every plan of the session's history).
+  const known = await knownForPaths(events, candidates, async (started) => {
+    await loadPlans(session.ctx.blobs, [started]);
+    return planOf(started);
+  });
+  return { plan: planRestore({ events: { captures, known }, toSeq, paths: filter, present, otherWrites }), present };
 }
-
 /** The owner index's records of `paths` whose latest writer is another session (drift is judged with them). */
 async function otherSessionWrites(session: SessionHandle, paths: readonly string[]): Promise<Map<string, { session: string; image: FileImage }>> {
   const owners = await readOwners(session);

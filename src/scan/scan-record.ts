@@ -7,15 +7,16 @@ import { appendCapture } from '../capture/capture.js';
 import { recordOwnership } from '../capture/owner-index.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { afterCommit } from '../session/warnings.js';
-import type { GitIndex } from '../workspace/git-index.js';
-import { findGitDirs, readGitBlob } from '../workspace/git-repo.js';
+import type { GitObjects } from '../workspace/git-objects.js';
+import { copyGitBlobs } from './git-copy.js';
 import type { Change } from './scan-compare.js';
 import type { ScanChange } from './scan-types.js';
 
 export interface RecordInput {
   session: SessionHandle;
   changes: Change[];
-  gitIndex: GitIndex | undefined;
+  /** Git's object store (made on first use): the before-content of files known by git blob id. */
+  gitObjects: () => GitObjects | undefined;
   tool: string;
   /** Where failures of cache writes after the capture was recorded go. */
   warnings: string[];
@@ -27,30 +28,42 @@ export interface RecordResult {
   files: ScanChange[];
   /** Blobs newly written (git content copied into the store). */
   stored: number;
+  /** Paths whose before-content was a git blob that could not be read: recorded `skipped`, reported loudly. */
+  lost: { path: string; why: string; bytes?: number }[];
 }
 
 export async function recordChanges(input: RecordInput): Promise<RecordResult> {
-  const { session, changes, gitIndex } = input;
+  const { session, changes } = input;
   const ctx: WorkspaceContext = session.ctx;
-  const root = ctx.workspace.root;
-  const maxBytes = ctx.options.maxBlobBytes;
   let stored = 0;
   const files: ScanChange[] = [];
   const before: FileImage[] = [];
   const after: FileImage[] = [];
+  const lost: RecordResult['lost'] = [];
   if (changes.length > 0) {
     changes.sort((a, b) => (a.after.path < b.after.path ? -1 : a.after.path > b.after.path ? 1 : 0));
-    const gitDirs = changes.some((c) => c.before.gitOid !== undefined || c.afterGitOid !== undefined) ? (gitIndex?.objectsGitdir ?? findGitDirs(root)?.commondir) : undefined;
+    const gitOids = changes.flatMap((c) => (c.before.gitOid !== undefined ? [c.before.gitOid] : []));
+    const needsGit = gitOids.length > 0 || changes.some((c) => c.afterGitOid !== undefined);
+    const objects = needsGit ? input.gitObjects() : undefined;
+    const git = await copyGitBlobs(ctx, objects, gitOids);
+    stored += git.stored;
     for (const c of changes) {
       let image = c.before.image;
       if (c.before.gitOid !== undefined) {
-        const data = gitDirs ? await readGitBlob(gitDirs, c.before.gitOid) : undefined;
-        if (data && data.length <= maxBytes) {
-          const r = await ctx.blobs.put(data);
-          if (r.created) stored++;
-          image = { ...image, blob: r.id, bytes: data.length };
+        const copy = git.copied.get(c.before.gitOid);
+        if (copy) {
+          image = { ...image, blob: copy.blob, bytes: copy.bytes };
         } else {
-          image = { path: image.path, state: 'skipped', why: data ? 'too-large' : 'git-object-missing' };
+          // The content before this change lived only in git and is gone: a restore must leave the path
+          // alone (never delete it as if it had been absent), and the user must hear about it.
+          const data = git.tooLarge.has(c.before.gitOid);
+          const why = data ? 'too-large' : 'git-object-missing';
+          image = { path: image.path, state: 'skipped', why, ...(image.bytes !== undefined ? { bytes: image.bytes } : {}) };
+          lost.push({
+            path: image.path,
+            why: data ? why : `${why}: git blob ${c.before.gitOid} is in none of ${objects ? objects.dirs.join(', ') : 'the repository (no git folder found)'}`,
+            ...(image.bytes !== undefined ? { bytes: image.bytes } : {}),
+          });
         }
       }
       // An after-state known only as a git blob (a mode-only change of a file matching git's index):
@@ -59,8 +72,8 @@ export async function recordChanges(input: RecordInput): Promise<RecordResult> {
       if (c.afterGitOid !== undefined && now.state === 'file' && now.blob === undefined) {
         if (c.afterGitOid === c.before.gitOid && image.state === 'file' && image.blob) now = { ...now, blob: image.blob };
         else {
-          const data = gitDirs ? await readGitBlob(gitDirs, c.afterGitOid) : undefined;
-          if (data && data.length <= maxBytes) {
+          const data = objects ? await objects.readBlob(c.afterGitOid) : undefined;
+          if (data && data.length <= ctx.options.maxBlobBytes) {
             const r = await ctx.blobs.put(data);
             if (r.created) stored++;
             now = { ...now, blob: r.id };
@@ -82,5 +95,5 @@ export async function recordChanges(input: RecordInput): Promise<RecordResult> {
     await afterCommit(input.warnings, 'owner index not updated', () => recordOwnership(session, after));
   }
 
-  return { tag, ...(seq !== undefined ? { seq } : {}), files, stored };
+  return { tag, ...(seq !== undefined ? { seq } : {}), files, stored, lost };
 }

@@ -60,6 +60,10 @@ export interface ScanResult {
   ms: number;
   /** Set when capture is switched off (CKPT_DISABLE): nothing was scanned. */
   disabled?: true;
-  /** Cache writes (scan index, owner index, metadata) that failed after the changes were recorded. */
+  /**
+   * Problems the user must hear about: previous content that was lost (a changed file whose before-image
+   * lived only in git's object store and is gone), unusable git alternates, and cache writes (scan
+   * index, owner index, metadata) that failed after the changes were recorded.
+   */
   warnings?: string[];
 }

@@ -10,6 +10,7 @@ import { UNREADABLE, type ListPool } from '../workspace/list-dir.js';
 import { walkWorkspace, type WalkResult } from '../workspace/walk.js';
 import { notRacy, type SkippedList } from './known.js';
 import type { GitIndex } from '../workspace/git-index.js';
+import type { GitObjects } from '../workspace/git-objects.js';
 import { HASH_GIT, KIND_DIR, KIND_FILE, KIND_SKIPPED, KIND_SYMLINK, ScanIndex } from './scan-index.js';
 
 export interface WalkPhaseInput {
@@ -33,6 +34,8 @@ export interface WalkPhaseInput {
    * is not racily clean there) references git's blob instead of becoming a work item.
    */
   git?: GitIndex | undefined;
+  /** Git's object store: an entry whose blob is not in it (a broken alternate) is read instead. */
+  gitObjects?: GitObjects | undefined;
   maxBytes?: number;
 }
 
@@ -74,6 +77,7 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
   const dirPrev: number[] = [];
   const gitTable = input.git?.table;
   const gitIndexMtimeMs = input.git?.indexMtimeMs ?? 0;
+  const gitObjects = input.gitObjects;
   const maxBytes = input.maxBytes ?? Infinity;
   let gitReferenced = 0;
   // An ASCII-only git index is matched by name within the folder being listed (no map of every path).
@@ -166,7 +170,7 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
           const i = next.push(rel, kind, st);
           if (gitTable !== undefined && kind === KIND_FILE && size <= maxBytes) {
             const j = gitNames !== undefined ? (gitNames.get(name) ?? -1) : gitTable.slotOf(rel);
-            if (j >= 0 && gitTable.matches(j, size, st.mtimeMs, st.ctimeMs, st.ino, st.mode, gitIndexMtimeMs)) {
+            if (j >= 0 && gitTable.matches(j, size, st.mtimeMs, st.ctimeMs, st.ino, st.mode, gitIndexMtimeMs) && gitObjects?.has(gitTable.bytes, gitTable.oidAt(j)) === true) {
               next.setHashBytes(i, HASH_GIT, gitTable.bytes, gitTable.oidAt(j), 20);
               gitReferenced++;
               return;

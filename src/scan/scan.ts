@@ -14,6 +14,8 @@ import { readlinkSync } from 'node:fs';
 import type { FileImage } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { loadGitIndex, type GitIndex } from '../workspace/git-index.js';
+import { openGitObjects, type GitObjects } from '../workspace/git-objects.js';
+import { findGitDirs } from '../workspace/git-repo.js';
 import { createIgnoreRules } from '../workspace/ignore-rules.js';
 import { createListPool, type ListPool } from '../workspace/list-dir.js';
 import { readAndStore, type StoreContentResult } from './store-content.js';
@@ -77,6 +79,16 @@ async function scanLocked(session: SessionHandle, options: ScanOptions, t0: numb
     }
     return gitIndex;
   };
+  // Git's object store (with its alternates), opened once per scan: a git blob is referenced only when
+  // it is really there, and changed files' before-content is read from it (one pack cache per scan).
+  const opened: { objects?: GitObjects | undefined } = {};
+  const objects = (): GitObjects | undefined => {
+    if (!('objects' in opened)) {
+      const dir = gitIndex?.objectsGitdir ?? findGitDirs(root)?.commondir;
+      opened.objects = dir !== undefined ? openGitObjects(dir) : undefined;
+    }
+    return opened.objects;
+  };
 
   // A baseline references git's blobs for files matching git's index: matched during the walk.
   const baselineGit = baseline ? git() : undefined;
@@ -100,6 +112,7 @@ async function scanLocked(session: SessionHandle, options: ScanOptions, t0: numb
     makePool,
     resources,
     git: baselineGit,
+    gitObjects: baselineGit ? objects() : undefined,
     maxBytes,
   });
   const { next, work, workPrev, workAbs, skipped, walk } = phase;
@@ -135,7 +148,8 @@ async function scanLocked(session: SessionHandle, options: ScanOptions, t0: numb
       if (
         j >= 0 &&
         t.sameOid(j, prev!.hash, p * HASH_BYTES) &&
-        t.matches(j, size, next.mtime[i] as number, next.ctime[i] as number, next.ino[i] as number, next.mode[i] as number, gitIndex!.indexMtimeMs)
+        t.matches(j, size, next.mtime[i] as number, next.ctime[i] as number, next.ino[i] as number, next.mode[i] as number, gitIndex!.indexMtimeMs) &&
+        objects()?.has(t.bytes, t.oidAt(j)) === true
       ) {
         next.setHashBytes(i, HASH_GIT, t.bytes, t.oidAt(j), 20);
         gitReferenced++;
@@ -161,10 +175,14 @@ async function scanLocked(session: SessionHandle, options: ScanOptions, t0: numb
   const { changes, unbaselinedChanged } = compareWithKnown({ root, phase, prev, owners, rules, gitSha1 });
 
   // ---- record: before-images, one capture + its settle ----
-  const warnings: string[] = [];
-  const recorded = await recordChanges({ session, changes, gitIndex, tool: options.tool ?? 'scan', warnings });
+  const warnings = [...(opened.objects?.problems ?? [])];
+  const recorded = await recordChanges({ session, changes, gitObjects: objects, tool: options.tool ?? 'scan', warnings });
   stored += recorded.stored;
   const { tag, seq, files } = recorded;
+  skipped.push(...recorded.lost);
+  if (recorded.lost.length > 0) {
+    warnings.push(`${recorded.lost.length} changed path(s) lost their previous content: it was only in git's object store and cannot be read there (recorded as skipped; a restore leaves them as they are)`);
+  }
 
   // ---- persist the index (skipped when only a few paths were re-read: owner records carry them) ----
   // Once a capture is recorded the scan has happened: an index that cannot be written is a warning
@@ -197,6 +215,7 @@ async function scanLocked(session: SessionHandle, options: ScanOptions, t0: numb
     gitReferenced,
     stored,
     skipped,
+    ...(warnings.length > 0 ? { warnings } : {}),
     ...(walk.truncated ? { truncated: true as const, pending: walk.pending } : {}),
     ms: Math.round(performance.now() - t0),
     ...(warnings.length > 0 ? { warnings } : {}),

@@ -2,7 +2,9 @@
 // captures, the next capture tag, what ckpt last recorded for each path (for drift), interrupted
 // restores, the pruning watermark and the agent events still live after rewinds.
 import type { CaptureEvent, EventBase, FileImage, RestorePlanEntry, RestoreStartedEvent, TurnEvent } from '../format/event.js';
+import { CkptError } from '../errors.js';
 import { prunedThrough } from './positions.js';
+import { loadedPlan } from './restore-plans.js';
 
 export interface ReplayState {
   lastSeq: number;
@@ -15,6 +17,8 @@ export interface ReplayState {
   /**
    * What ckpt last recorded as the present state of each path (settle, scan, restore). `null` means
    * a tool captured the path and its after-state was not recorded yet: unknown, so never drift.
+   * Reading it throws INTERNAL when a committed restore's plan is in a blob that was not loaded
+   * (session/restore-plans.ts `loadPlans`): it would be wrong, and silently so.
    */
   known: Map<string, FileImage | null>;
   /** `restore_started` events with no `restore_committed`: to be finished before anything else. */
@@ -35,6 +39,7 @@ export function replay(events: readonly EventBase[]): ReplayState {
   };
   const open = new Map<string, RestoreStartedEvent>();
   let maxTurn = 0;
+  let unloaded: RestoreStartedEvent | undefined;
   for (const e of events) {
     switch (e.type) {
       case 'turn': {
@@ -62,14 +67,63 @@ export function replay(events: readonly EventBase[]): ReplayState {
       case 'restore_committed': {
         const started = open.get(String(e.id));
         open.delete(String(e.id));
-        if (started) for (const entry of started.plan) state.known.set(entry.path, imageOfPlanEntry(entry));
+        if (!started) break;
+        const plan = loadedPlan(started);
+        if (plan) for (const entry of plan) state.known.set(entry.path, imageOfPlanEntry(entry));
+        else unloaded ??= started;
         break;
       }
     }
   }
   state.turn = Math.max(state.turn, maxTurn);
   state.openRestores = [...open.values()];
+  if (unloaded) {
+    const missing = unloaded;
+    Object.defineProperty(state, 'known', {
+      get() {
+        throw new CkptError('INTERNAL', `what ckpt knows of the workspace needs the plan of restore ${String(missing.id)} (seq ${missing.seq}), which was not loaded`, { seq: missing.seq });
+      },
+    });
+  }
   return state;
+}
+
+/**
+ * What ckpt last recorded for each of `paths` (replay's `known`, for a few paths): the log is walked
+ * backwards and stops once every path is found, so old restore plans in blobs are loaded (by
+ * `planFor`) only when a path's latest record is that restore. A path never recorded is not in the map.
+ */
+export async function knownForPaths(
+  events: readonly EventBase[],
+  paths: readonly string[],
+  planFor: (started: RestoreStartedEvent) => Promise<RestorePlanEntry[]>,
+): Promise<Map<string, FileImage | null>> {
+  const out = new Map<string, FileImage | null>();
+  const want = new Set(paths);
+  if (want.size === 0) return out;
+  const started = new Map<string, RestoreStartedEvent>();
+  for (const e of events) if (e.type === 'restore_started' && !started.has(String(e.id))) started.set(String(e.id), e as RestoreStartedEvent);
+  const found = (path: string, image: FileImage | null): void => {
+    if (!want.has(path)) return;
+    want.delete(path);
+    out.set(path, image);
+  };
+  for (let k = events.length - 1; k >= 0 && want.size > 0; k--) {
+    const e = events[k]!;
+    if (e.type === 'settle') {
+      const files = (e.files as FileImage[]) ?? [];
+      // Within one event the last record of a path wins, as in replay.
+      for (let j = files.length - 1; j >= 0; j--) found(files[j]!.path, files[j]!);
+    } else if (e.type === 'capture' && (e as CaptureEvent).tool !== 'restore') {
+      for (const f of (e as CaptureEvent).files) found(f.path, null);
+    } else if (e.type === 'restore_committed') {
+      const s = started.get(String(e.id));
+      if (!s || s.seq > e.seq) continue;
+      const plan = await planFor(s);
+      for (let j = plan.length - 1; j >= 0; j--) found(plan[j]!.path, imageOfPlanEntry(plan[j]!));
+    }
+  }
+  return out;
 }
 
 /** The state a plan entry leaves its path in. */

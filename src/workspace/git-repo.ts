@@ -1,6 +1,6 @@
 // A git repository as ckpt sees it, in-process (never by spawning git): the folders of the work tree
-// enclosing a path (`.git` folder or a worktree's `.git` file) and its object store (loose and packed,
-// through isomorphic-git), from which a scan copies a blob into ckpt's store when the file changed.
+// enclosing a path (`.git` folder or a worktree's `.git` file) and git's blob ids. Its object store
+// (alternates, loose and packed objects) is git-objects.ts.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -34,19 +34,4 @@ export function findGitDirs(root: string): GitDirs | undefined {
 /** Git's blob id of `data`. */
 export function gitBlobId(data: Uint8Array): string {
   return createHash('sha1').update(`blob ${data.length}\0`).update(data).digest('hex');
-}
-
-/**
- * Reads a blob from git's object store (loose or packed) and verifies it hashes to `oid`; undefined
- * when it is missing, unreadable or does not match.
- */
-export async function readGitBlob(objectsGitdir: string, oid: string): Promise<Buffer | undefined> {
-  try {
-    const git = await import('isomorphic-git');
-    const { blob } = await git.readBlob({ fs, gitdir: objectsGitdir, oid });
-    const data = Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength);
-    return gitBlobId(data) === oid ? data : undefined;
-  } catch {
-    return undefined;
-  }
 }

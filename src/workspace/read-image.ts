@@ -10,8 +10,8 @@ import type { FileImage } from '../format/event.js';
 import type { BlobStore } from '../storage/blob-store.js';
 
 export interface ReadImageOptions {
-  /** Where content goes; without it only the hash is computed (drift checks). */
-  blobs?: BlobStore;
+  /** Where content goes (the blob store, or a pack writer); without it only the hash is computed (drift checks). */
+  blobs?: Pick<BlobStore, 'put'> | { put(data: Uint8Array): Promise<{ id: string }> };
   maxBytes: number;
 }
 

@@ -76,6 +76,7 @@ export function registerCheckpointCommands(program: Command): void {
           ...(r.baseline ? { baseline: true } : {}),
           ...(r.truncated ? { truncated: true, pending: r.pending } : {}),
           ...(r.skipped.length ? { skipped: r.skipped } : {}),
+          ...(r.warnings?.length ? { warnings: r.warnings } : {}),
           ...(r.disabled ? { disabled: true } : {}),
           ...(r.warnings ? { warnings: r.warnings } : {}),
         };
@@ -89,6 +90,7 @@ export function registerCheckpointCommands(program: Command): void {
           const lines = [head, ...v.files.map((f) => `  ${String(f.change).padEnd(8)} ${f.path}`)];
           if (v.truncated) lines.push(pc.yellow(`scan cut short by --budget: ${v.pending?.length ?? 0} folder(s) not reached, nothing recorded for them`));
           for (const s of v.skipped ?? []) lines.push(pc.yellow(`  skipped ${s.path} (${s.why})`));
+          for (const m of v.warnings ?? []) lines.push(pc.red(`warning: ${m}`));
           return lines.join('\n');
         });
       }),

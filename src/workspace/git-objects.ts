@@ -1,0 +1,197 @@
+// A git repository's object store as a scan reads it (DESIGN §10 "Scans"): the repository's own
+// `objects/` folder and every alternate it borrows from (`git clone --shared` / `--reference`,
+// `objects/info/alternates`, nested and relative, as git resolves them), each with loose objects and
+// packs. `has` answers from the pack indexes and the loose fan-out folders (no object is read), so a
+// scan references git only for objects that are really there; `readBlob` reads one blob (loose, or in
+// place from a pack: git-pack.ts, which caches delta bases per store) and checks its id. Nothing here
+// writes to the repository.
+import * as fs from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { inflateSync } from 'node:zlib';
+import { GitPack, type GitObject } from './git-pack.js';
+import { gitBlobId } from './git-repo.js';
+
+/** git refuses alternates nested deeper than this (odb.c), and so does ckpt. */
+const MAX_ALTERNATE_DEPTH = 5;
+/** No object (or delta base) inflates past this: a corrupt or hostile object must not exhaust memory. */
+export const MAX_OBJECT_BYTES = 512 * 1024 * 1024;
+
+export interface GitObjects {
+  /** Objects folders searched, in git's order: the repository's own, then its alternates (depth first). */
+  readonly dirs: readonly string[];
+  /** What was wrong with the alternates (a missing folder, nesting too deep): reported by scans. */
+  readonly problems: readonly string[];
+  /** True when object `oid` (20 raw bytes at `bytes[offset]`) is present, loose or packed. */
+  has(bytes: Uint8Array, offset: number): boolean;
+  hasHex(oid: string): boolean;
+  /** The blob's bytes, verified to hash to `oid`; undefined when it is missing, unreadable or wrong. */
+  readBlob(oid: string): Promise<Buffer | undefined>;
+}
+
+/** The object store of the repository whose common git folder is `commondir`. */
+export function openGitObjects(commondir: string): GitObjects {
+  const problems: string[] = [];
+  const dirs = objectDirs(join(commondir, 'objects'), problems);
+  const stores = dirs.map((d) => new ObjectDir(d));
+  const locate = (bytes: Uint8Array, offset: number): number => stores.findIndex((s) => s.has(bytes, offset));
+  /** The object from any folder (where the indexes say it is first); `hops` bounds ref-delta bases across packs. */
+  const readAny = (raw: Buffer, hops: number): GitObject | undefined => {
+    if (hops > 64) throw new Error('ref-delta bases loop across packs');
+    const found = locate(raw, 0);
+    const order = found >= 0 ? [found, ...stores.keys()].filter((k, n) => n === 0 || k !== found) : [...stores.keys()];
+    for (const k of order) {
+      const obj = stores[k]!.read(raw, (base) => readAny(base, hops + 1));
+      if (obj) return obj;
+    }
+    return undefined;
+  };
+  return {
+    dirs,
+    problems,
+    has: (bytes, offset) => locate(bytes, offset) >= 0,
+    hasHex(oid) {
+      const raw = rawOid(oid);
+      return raw !== undefined && locate(raw, 0) >= 0;
+    },
+    async readBlob(oid) {
+      const raw = rawOid(oid);
+      if (!raw) return undefined;
+      try {
+        const obj = readAny(raw, 0);
+        return obj && obj.type === 'blob' && gitBlobId(obj.data) === oid ? obj.data : undefined;
+      } catch {
+        return undefined; // unreadable or malformed: missing as far as ckpt can tell
+      }
+    },
+  };
+}
+
+function rawOid(oid: string): Buffer | undefined {
+  return /^[0-9a-f]{40}$/.test(oid) ? Buffer.from(oid, 'hex') : undefined;
+}
+
+/** `objects` followed by its alternates, depth first, each folder once (by real path). */
+function objectDirs(objects: string, problems: string[]): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const add = (dir: string, depth: number): void => {
+    let real: string;
+    try {
+      real = fs.realpathSync(dir);
+      if (!fs.statSync(real).isDirectory()) throw new Error('not a folder');
+    } catch {
+      problems.push(`git object folder ${dir} does not exist (an alternate of a shared clone that was moved or removed?)`);
+      return;
+    }
+    if (seen.has(real)) return;
+    seen.add(real);
+    out.push(real);
+    let text: string;
+    try {
+      text = fs.readFileSync(join(real, 'info', 'alternates'), 'utf8');
+    } catch {
+      return; // no alternates
+    }
+    const entries = parseAlternates(text);
+    if (entries.length > 0 && depth >= MAX_ALTERNATE_DEPTH) {
+      problems.push(`${join(real, 'info', 'alternates')}: alternates nested too deep, ignored (as git does)`);
+      return;
+    }
+    // A relative entry is relative to the objects folder whose alternates file names it.
+    for (const e of entries) add(isAbsolute(e) ? e : resolve(real, e), depth + 1);
+  };
+  add(objects, 0);
+  return out;
+}
+
+/** The entries of an `objects/info/alternates` file: one path a line, `#` comments, C-quoted when in quotes. */
+export function parseAlternates(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    const l = line.endsWith('\r') ? line.slice(0, -1) : line;
+    if (l === '' || l.startsWith('#')) continue;
+    const path = l.startsWith('"') ? unquoteC(l) : l;
+    if (path) out.push(path.length > 1 ? path.replace(/\/+$/, '') : path);
+  }
+  return out;
+}
+
+/** git's C-style quoting (`"a\\tb\\303\\244"`); undefined when malformed. */
+function unquoteC(s: string): string | undefined {
+  const bytes: number[] = [];
+  const simple: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, '\\': 92 };
+  for (let i = 1; i < s.length; i++) {
+    const c = s[i] as string;
+    if (c === '"') return i === s.length - 1 ? Buffer.from(bytes).toString('utf8') : undefined;
+    if (c !== '\\') {
+      bytes.push(...Buffer.from(c, 'utf8'));
+      continue;
+    }
+    const d = s[++i];
+    if (d === undefined) return undefined;
+    if (simple[d] !== undefined) bytes.push(simple[d]);
+    else if (/^[0-3][0-7][0-7]$/.test(s.slice(i, i + 3))) {
+      bytes.push(parseInt(s.slice(i, i + 3), 8));
+      i += 2;
+    } else return undefined;
+  }
+  return undefined;
+}
+
+/** One objects folder: its packs and its loose fan-out folders, read when first asked. */
+class ObjectDir {
+  private packs: GitPack[] | undefined;
+  private readonly loose = new Map<number, Set<string>>();
+
+  constructor(readonly dir: string) {}
+
+  private packList(): GitPack[] {
+    if (!this.packs) {
+      let names: string[] = [];
+      try {
+        names = fs.readdirSync(join(this.dir, 'pack')).filter((n) => n.endsWith('.idx'));
+      } catch {
+        // no packs
+      }
+      // A malformed or unreadable index is left out: its objects count as missing.
+      this.packs = names.map((n) => GitPack.open(join(this.dir, 'pack', n))).filter((p): p is GitPack => p !== undefined);
+    }
+    return this.packs;
+  }
+
+  has(bytes: Uint8Array, offset: number): boolean {
+    for (const p of this.packList()) if (p.find(bytes, offset) >= 0) return true;
+    const fan = bytes[offset] as number;
+    let names = this.loose.get(fan);
+    if (!names) {
+      try {
+        names = new Set(fs.readdirSync(join(this.dir, fan.toString(16).padStart(2, '0'))));
+      } catch {
+        names = new Set();
+      }
+      this.loose.set(fan, names);
+    }
+    return names.size > 0 && names.has(Buffer.from(bytes.subarray(offset + 1, offset + 20)).toString('hex'));
+  }
+
+  /** The object, from a pack or loose; undefined when it is not here. Throws when it is here but unreadable. */
+  read(raw: Buffer, external: (raw: Buffer) => GitObject | undefined): GitObject | undefined {
+    for (const p of this.packList()) {
+      const obj = p.read(raw, external);
+      if (obj) return obj;
+    }
+    const hex = raw.toString('hex');
+    let file: Buffer;
+    try {
+      file = fs.readFileSync(join(this.dir, hex.slice(0, 2), hex.slice(2)));
+    } catch {
+      return undefined;
+    }
+    // A loose object: zlib("<type> <size>\0<content>").
+    const whole = inflateSync(file, { maxOutputLength: MAX_OBJECT_BYTES + 64 });
+    const nul = whole.indexOf(0);
+    const m = /^(blob|tree|commit|tag) (\d+)$/.exec(whole.toString('latin1', 0, nul < 0 ? 0 : nul));
+    if (!m || Number(m[2]) !== whole.length - nul - 1) throw new Error(`malformed loose object ${hex}`);
+    return { type: m[1] as GitObject['type'], data: whole.subarray(nul + 1) };
+  }
+}

@@ -1,0 +1,258 @@
+// One git pack (`objects/pack/pack-*.idx` + `.pack`) read in place: the index's sorted id table
+// answers "is it here" without reading the pack; an object is read with positional reads of its own
+// compressed bytes (bounded by the next object's offset), inflated, and — for offset and ref deltas —
+// rebuilt on its base, with recently built bases cached (delta chains share them). A pack is never
+// loaded whole, so packs of any size work. Everything read is untrusted: sizes are checked against the
+// headers, inflation is capped, and the caller verifies the object's id.
+import * as fs from 'node:fs';
+import { inflateSync } from 'node:zlib';
+
+export type GitObjectType = 'commit' | 'tree' | 'blob' | 'tag';
+export interface GitObject {
+  type: GitObjectType;
+  data: Buffer;
+}
+
+const TYPES: Record<number, GitObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag' };
+const OFS_DELTA = 6;
+const REF_DELTA = 7;
+/** Deltas nested deeper than this are refused (git's default max depth is 50; 4095 is its hard limit). */
+const MAX_CHAIN = 4096;
+/** No object or delta inflates past this (a corrupt size must not exhaust memory). */
+const MAX_INFLATE = 512 * 1024 * 1024;
+/** Bytes of rebuilt delta bases kept per pack. */
+const BASE_CACHE_BYTES = 32 * 1024 * 1024;
+
+export class GitPack {
+  /** Offsets in pack order (sorted), for each object's end; read with `byIndex` on the first object read. */
+  private sortedOffsets: Float64Array | undefined;
+  private readonly bases = new Map<number, GitObject>();
+  private baseBytes = 0;
+
+  private constructor(
+    private readonly packPath: string,
+    private readonly fanout: Uint32Array,
+    private readonly ids: Buffer,
+    private readonly v2: boolean,
+    private readonly idxPath: string,
+    private readonly packSize: number,
+  ) {}
+
+  /** The pack of index `idxPath`, or undefined when the index (or its pack) is missing or malformed. */
+  static open(idxPath: string): GitPack | undefined {
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(idxPath, 'r');
+      const size = fs.fstatSync(fd).size;
+      const head = Buffer.alloc(8 + 1024);
+      if (fs.readSync(fd, head, 0, head.length, 0) !== head.length) return undefined;
+      const v2 = head.readUInt32BE(0) === 0xff744f63;
+      if (v2 && head.readUInt32BE(4) !== 2) return undefined;
+      const fanAt = v2 ? 8 : 0;
+      const fanout = new Uint32Array(256);
+      for (let k = 0; k < 256; k++) {
+        fanout[k] = head.readUInt32BE(fanAt + 4 * k);
+        if (k > 0 && (fanout[k] as number) < (fanout[k - 1] as number)) return undefined;
+      }
+      const count = fanout[255] as number;
+      // v2: ids, CRCs, offsets (+ large offsets), two checksums; v1: (offset, id) pairs, two checksums.
+      if (size < fanAt + 1024 + count * (v2 ? 28 : 24) + 40) return undefined;
+      const ids = Buffer.allocUnsafe(count * (v2 ? 20 : 24));
+      if (fs.readSync(fd, ids, 0, ids.length, fanAt + 1024) !== ids.length) return undefined;
+      const packPath = idxPath.replace(/\.idx$/, '.pack');
+      return new GitPack(packPath, fanout, ids, v2, idxPath, fs.statSync(packPath).size);
+    } catch {
+      return undefined;
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd);
+    }
+  }
+
+  get count(): number {
+    return this.fanout[255] as number;
+  }
+
+  /** The object's position in the index (id order), or -1. */
+  find(bytes: Uint8Array, offset: number): number {
+    const b = bytes[offset] as number;
+    let lo = b === 0 ? 0 : (this.fanout[b - 1] as number);
+    let hi = (this.fanout[b] as number) - 1;
+    const stride = this.v2 ? 20 : 24;
+    const first = this.v2 ? 0 : 4;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = first + mid * stride;
+      let c = 0;
+      for (let k = 0; k < 20 && c === 0; k++) c = (this.ids[at + k] as number) - (bytes[offset + k] as number);
+      if (c === 0) return mid;
+      if (c < 0) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  /**
+   * Reads object `oid` (20 raw bytes); `external` resolves a ref-delta base that is not in this pack.
+   * Throws when the pack is unreadable or malformed; undefined when the object is not in it.
+   */
+  read(raw: Uint8Array, external: (raw: Buffer) => GitObject | undefined): GitObject | undefined {
+    const k = this.find(raw, 0);
+    if (k < 0) return undefined;
+    const at = this.offsets()[k] as number;
+    const fd = fs.openSync(this.packPath, 'r');
+    try {
+      return this.readAt(fd, at, external, 0);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  private readAt(fd: number, at: number, external: (raw: Buffer) => GitObject | undefined, depth: number): GitObject {
+    const cached = this.bases.get(at);
+    if (cached) {
+      this.bases.delete(at); // most recently used last
+      this.bases.set(at, cached);
+      return cached;
+    }
+    if (depth > MAX_CHAIN) throw new Error('delta chain too long');
+    const end = this.endOf(at);
+    if (!(at >= 12 && end > at && end <= this.packSize - 20)) throw new Error(`object offset ${at} outside the pack`);
+    const buf = Buffer.allocUnsafe(end - at);
+    if (fs.readSync(fd, buf, 0, buf.length, at) !== buf.length) throw new Error('short read');
+    let pos = 0;
+    let c = buf[pos++] as number;
+    const type = (c >> 4) & 7;
+    let size = c & 15;
+    for (let shift = 4; c & 0x80; shift += 7) {
+      if (pos >= buf.length || shift > 49) throw new Error('bad object header');
+      c = buf[pos++] as number;
+      size += (c & 0x7f) * 2 ** shift;
+    }
+    let base: GitObject | undefined;
+    if (type === OFS_DELTA) {
+      c = buf[pos++] as number;
+      let back = c & 0x7f;
+      while (c & 0x80) {
+        if (pos >= buf.length) throw new Error('bad delta offset');
+        c = buf[pos++] as number;
+        back = (back + 1) * 128 + (c & 0x7f);
+      }
+      base = this.readAt(fd, at - back, external, depth + 1);
+    } else if (type === REF_DELTA) {
+      const id = buf.subarray(pos, pos + 20);
+      pos += 20;
+      const k = this.find(id, 0);
+      base = k >= 0 ? this.readAt(fd, this.offsets()[k] as number, external, depth + 1) : external(Buffer.from(id));
+      if (!base) throw new Error(`delta base ${id.toString('hex')} missing`);
+    } else if (!TYPES[type]) throw new Error(`unknown object type ${type}`);
+    if (size > MAX_INFLATE) throw new Error(`object of ${size} bytes`);
+    const inflated = inflateSync(buf.subarray(pos), { maxOutputLength: Math.max(1, size) });
+    if (inflated.length !== size) throw new Error('object size mismatch');
+    const obj: GitObject = base ? { type: base.type, data: applyDelta(inflated, base.data) } : { type: TYPES[type]!, data: inflated };
+    if (base || depth > 0) this.remember(at, obj); // bases, and rebuilt objects that may be bases
+    return obj;
+  }
+
+  /** Keeps a rebuilt object (a base of others, or itself deltified) within the cache's byte budget. */
+  private remember(at: number, obj: GitObject): void {
+    if (obj.data.length > BASE_CACHE_BYTES / 4) return;
+    this.bases.set(at, obj);
+    this.baseBytes += obj.data.length;
+    for (const [k, v] of this.bases) {
+      if (this.baseBytes <= BASE_CACHE_BYTES) break;
+      this.bases.delete(k);
+      this.baseBytes -= v.data.length;
+    }
+  }
+
+  /** Every object's offset in index order (v2 large offsets resolved). */
+  private offsets(): Float64Array {
+    if (this.byIndex) return this.byIndex;
+    const n = this.count;
+    const byIndex = new Float64Array(n);
+    if (this.v2) {
+      const fd = fs.openSync(this.idxPath, 'r');
+      try {
+        const at = 8 + 1024 + n * 24;
+        const table = Buffer.allocUnsafe(n * 4);
+        if (fs.readSync(fd, table, 0, table.length, at) !== table.length) throw new Error('short index');
+        let large: Buffer | undefined;
+        for (let k = 0; k < n; k++) {
+          const o = table.readUInt32BE(k * 4);
+          if (o & 0x80000000) {
+            if (!large) {
+              const size = fs.fstatSync(fd).size - 40 - (at + n * 4);
+              if (size < 0 || size % 8 !== 0) throw new Error('bad large-offset table');
+              large = Buffer.allocUnsafe(size);
+              fs.readSync(fd, large, 0, size, at + n * 4);
+            }
+            const j = (o & 0x7fffffff) * 8;
+            if (j + 8 > large.length) throw new Error('bad large offset');
+            byIndex[k] = Number(large.readBigUInt64BE(j));
+          } else byIndex[k] = o;
+        }
+      } finally {
+        fs.closeSync(fd);
+      }
+    } else {
+      for (let k = 0; k < n; k++) byIndex[k] = this.ids.readUInt32BE(k * 24);
+    }
+    this.byIndex = byIndex;
+    this.sortedOffsets = Float64Array.from(byIndex).sort();
+    return byIndex;
+  }
+  private byIndex: Float64Array | undefined;
+
+  /** Where the object at `at` ends: the next object's offset, or the pack's trailing checksum. */
+  private endOf(at: number): number {
+    const s = this.sortedOffsets!;
+    let lo = 0;
+    let hi = s.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((s[mid] as number) <= at) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < s.length ? (s[lo] as number) : this.packSize - 20;
+  }
+}
+
+/** Rebuilds an object from git's delta format (source size, target size, copy and insert ops). */
+export function applyDelta(delta: Buffer, source: Buffer): Buffer {
+  let pos = 0;
+  const varint = (): number => {
+    let v = 0;
+    let shift = 0;
+    let c: number;
+    do {
+      if (pos >= delta.length) throw new Error('truncated delta');
+      c = delta[pos++] as number;
+      v += (c & 0x7f) * 2 ** shift;
+      shift += 7;
+    } while (c & 0x80);
+    return v;
+  };
+  if (varint() !== source.length) throw new Error('delta base size mismatch');
+  const out = Buffer.allocUnsafe(varint());
+  let o = 0;
+  while (pos < delta.length) {
+    const cmd = delta[pos++] as number;
+    if (cmd & 0x80) {
+      let off = 0;
+      let len = 0;
+      for (let b = 0; b < 4; b++) if (cmd & (1 << b)) off += (delta[pos++] as number) * 2 ** (8 * b);
+      for (let b = 0; b < 3; b++) if (cmd & (0x10 << b)) len += (delta[pos++] as number) << (8 * b);
+      if (len === 0) len = 0x10000;
+      if (off + len > source.length || o + len > out.length) throw new Error('delta copy out of range');
+      source.copy(out, o, off, off + len);
+      o += len;
+    } else if (cmd) {
+      if (pos + cmd > delta.length || o + cmd > out.length) throw new Error('delta insert out of range');
+      delta.copy(out, o, pos, pos + cmd);
+      pos += cmd;
+      o += cmd;
+    } else throw new Error('reserved delta opcode');
+  }
+  if (o !== out.length) throw new Error('delta result size mismatch');
+  return out;
+}
