@@ -197,7 +197,11 @@ function validatePayload(e: EventBase, where: { file?: string; line: number }): 
       return;
     case 'restore_started':
       if (!isRestoreId(e.id)) throw bad('id');
-      validateRestorePlan(e.plan, at);
+      // A big plan lives in a blob (session/restore-plans.ts validates it the same way when loaded).
+      if (e.planBlob !== undefined) {
+        if (typeof e.planBlob !== 'string' || !/^[0-9a-f]{64}$/.test(e.planBlob)) throw bad('planBlob');
+        if (!Number.isSafeInteger(e.planCount) || (e.planCount as number) < 0) throw bad('planCount');
+      } else validateRestorePlan(e.plan, at);
       return;
     case 'restore_committed':
     case 'restore_aborted':

@@ -9,7 +9,7 @@
 import { CkptError, isCkptError } from '../errors.js';
 import type { EventBase, RestorePlanEntry, RestoreStartedEvent } from '../format/event.js';
 import type { BlobStore } from '../storage/blob-store.js';
-import { assertRelativePath } from '../workspace/resolve-path.js';
+import { validateRestorePlan } from '../format/stored-path.js';
 
 /** Plans and path lists up to this many entries stay inline in the log line (~10 KB). */
 export const INLINE_PLAN_MAX = 64;
@@ -99,35 +99,12 @@ export function decodePlan(raw: Buffer, seq: number): RestorePlanEntry[] {
   }
   const d = doc as { format?: unknown; plan?: unknown };
   if (typeof doc !== 'object' || doc === null || d.format !== PLAN_FORMAT || !Array.isArray(d.plan)) throw bad('not a plan document');
+  // The same checks as a plan inline in the log (format/stored-path.ts), plus: no path twice.
+  const plan = validateRestorePlan(d.plan, { seq });
   const seen = new Set<string>();
-  return d.plan.map((x: unknown, i: number) => {
-    if (typeof x !== 'object' || x === null || Array.isArray(x)) throw bad(`entry ${i} is not an object`);
-    const entry = x as Record<string, unknown>;
-    const path = entry.path;
-    if (typeof path !== 'string') throw bad(`entry ${i} has no path`);
-    try {
-      assertRelativePath(path); // the check planning applies to every recorded path
-    } catch {
-      throw bad(`entry ${i} path ${JSON.stringify(path)} is not a clean workspace-relative path`);
-    }
-    if (seen.has(path)) throw bad(`path ${JSON.stringify(path)} appears twice`);
-    seen.add(path);
-    const out: Record<string, unknown> = { path, action: entry.action };
-    if (entry.action === 'write') {
-      if (typeof entry.blob !== 'string' || !BLOB_ID.test(entry.blob)) throw bad(`entry ${i} (${path}) has no blob id`);
-      out.blob = entry.blob;
-      if (entry.mode !== undefined) {
-        if (!Number.isInteger(entry.mode) || (entry.mode as number) < 0 || (entry.mode as number) > 0o7777) throw bad(`entry ${i} (${path}) has a bad mode`);
-        out.mode = entry.mode;
-      }
-    } else if (entry.action === 'symlink') {
-      if (typeof entry.target !== 'string' || entry.target.length === 0 || entry.target.includes('\0')) throw bad(`entry ${i} (${path}) has no link target`);
-      out.target = entry.target;
-    } else if (entry.action !== 'delete') throw bad(`entry ${i} (${path}) has an unknown action`);
-    if (entry.newDirs !== undefined) {
-      if (!Number.isInteger(entry.newDirs) || (entry.newDirs as number) < 0 || (entry.newDirs as number) > path.split('/').length - 1) throw bad(`entry ${i} (${path}) has a bad newDirs`);
-      out.newDirs = entry.newDirs;
-    }
-    return out as unknown as RestorePlanEntry;
-  });
+  for (const entry of plan) {
+    if (seen.has(entry.path)) throw bad(`path ${JSON.stringify(entry.path)} appears twice`);
+    seen.add(entry.path);
+  }
+  return plan;
 }
