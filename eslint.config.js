@@ -12,8 +12,8 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['bin/**/*.js'],
-    languageOptions: { globals: { process: 'readonly' } },
+    files: ['bin/**/*.js', 'scripts/**/*.js'],
+    languageOptions: { globals: { process: 'readonly', URL: 'readonly' } },
   },
   {
     files: ['src/**/*.ts'],

@@ -32,7 +32,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --keep          keep the generated tree (and its git repo) in the temp folder for the next run
   --dir DIR       cache generated trees under DIR (implies --keep)
   --only a,b      run only these figures (capture-one, scan-first, scan-incremental,
-                  restore-1000, disk-first, open-session, scan-first-git,
+                  restore-1000, disk-first, open-session, hook-capture, hook-scan, scan-first-git,
                   scan-checkout-git, restore-580-git: real history, ../shared/fixtures)
   --runs N        measured runs of the expensive figures (default 5; quick 3)
   --warmup N      warm-up runs (default 1)

@@ -42,10 +42,10 @@ export interface CkptSession {
   append?(events: Record<string, unknown>[]): Promise<unknown>;
 }
 export interface CkptWorkspace {
-  createSession?(options?: { title?: string; id?: string }): Promise<CkptSession>;
+  createSession?(options?: { title?: string; id?: string; baseline?: boolean }): Promise<CkptSession>;
   getSession?(id: string): Promise<CkptSession>;
   /** The names the library first shipped (`ws.create`, `ws.get`). */
-  create?(options?: { title?: string; id?: string }): Promise<CkptSession>;
+  create?(options?: { title?: string; id?: string; baseline?: boolean }): Promise<CkptSession>;
   get?(id: string): Promise<CkptSession>;
 }
 export interface CkptStore {

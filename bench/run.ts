@@ -18,6 +18,7 @@ import { scanFirstFigure } from './figures/scan-first.js';
 import { leaveGit, scanFirstGitFigure } from './figures/scan-first-git.js';
 import { scanIncrementalFigure } from './figures/scan-incremental.js';
 import { restore580GitFigure, scanCheckoutGitFigure } from './figures/history-git.js';
+import { hookCaptureFigure, hookScanFigure } from './figures/hook.js';
 
 /** Figures in the order they run (later ones reuse the store and shadow repo of scan-first). */
 const FIGURES: { name: string; run: (ctx: BenchContext, cached: boolean) => Promise<Entry> }[] = [
@@ -27,6 +28,8 @@ const FIGURES: { name: string; run: (ctx: BenchContext, cached: boolean) => Prom
   { name: 'capture-one', run: captureOneFigure },
   { name: 'restore-1000', run: restore1000Figure },
   { name: 'open-session', run: openSessionFigure },
+  { name: 'hook-capture', run: hookCaptureFigure },
+  { name: 'hook-scan', run: hookScanFigure },
   { name: 'scan-first-git', run: scanFirstGitFigure },
   { name: 'scan-checkout-git', run: scanCheckoutGitFigure },
   { name: 'restore-580-git', run: restore580GitFigure },

@@ -10,7 +10,7 @@
 //   await session.scan({ tool: 'Bash' });                          // after a shell command
 //   const result = await session.restore('1');                   // undo turn 1; result.undo undoes the restore
 
-export { openStore, defaultStoreDir, type OpenStoreOptions, type Store, type Workspace } from './store.js';
+export { openStore, defaultStoreDir, type OpenStoreOptions, type Store, type Workspace, type AgentSessionResult } from './store.js';
 export { CkptError, ERROR_CODES, exitCodeOf, httpStatusOf, isCkptError, toCkptError, type ErrorCode } from './errors.js';
 export { Session } from './api/session.js';
 export { SessionHandle } from './session/session-handle.js';
@@ -25,7 +25,7 @@ export { resolveTagSeq } from './session/positions.js';
 export type { EventBase, FileImage, FileState, NewEvent, CaptureEvent } from './format/event.js';
 export type { CaptureOptions, CaptureResult, ConflictRef } from './capture/capture.js';
 export { workspaceConflicts, type ConflictEntry, type OwnerReport } from './history/conflicts.js';
-export type { SettleResult } from './capture/settle.js';
+export type { SettleResult, SettleOptions } from './capture/settle.js';
 export type { TurnOptions } from './capture/turn.js';
 export { listCheckpoints, listTurns, listRewinds, earliestRestorableTag, type CheckpointEntry, type TurnEntry, type RewindEntry } from './history/log.js';
 export { formatLog, type LogStyle, type LogTextOptions, type LogEntries } from './history/log-text.js';
@@ -34,6 +34,8 @@ export { formatMode, type DiffChange, type DiffResult } from './history/diff.js'
 export { sessionStatus, type SessionStatus, type StatusOptions } from './history/status.js';
 export type { ScanOptions, ScanResult, ScanChange } from './scan/index.js';
 export { scan } from './scan/index.js';
+export { hasBaseline, ensureBaseline } from './scan/baseline.js';
+export { agentSessionId, type AgentLink } from './session/agent-link.js';
 export { restore, undoPath, rewind, planRestore, recoverSession } from './restore/index.js';
 export { appendConversation, liveConversation, liveConversation as liveEvents, hiddenByRewind, messageTags, planCompaction, recordCompaction } from './conversation/index.js';
 export type { AppendOptions, AppendResult, CompactionOptions, CompactionPlan, EventRef, MessageTag, RecordCompactionOptions } from './conversation/index.js';

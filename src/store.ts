@@ -4,7 +4,7 @@ import { EventEmitter } from 'node:events';
 import { mkdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { CkptError } from './errors.js';
+import { CkptError, isCkptError } from './errors.js';
 import { parseSize } from './format/size.js';
 import type { CkptOptions, StoreContext, WorkspaceContext } from './context.js';
 import { createFsBackend } from './storage/fs-backend.js';
@@ -12,6 +12,9 @@ import { createBlobStore } from './storage/blob-store.js';
 import { createSessionStore, type SessionStore } from './session/session-store.js';
 import { Session } from './api/session.js';
 import { recoverSession } from './restore/recover.js';
+import { ensureBaseline } from './scan/baseline.js';
+import { agentSessionId, type AgentLink } from './session/agent-link.js';
+import type { CreateSessionOptions } from './session/session-store.js';
 import { resolveWorkspace } from './workspace/workspace-id.js';
 
 export const STORE_FORMAT = 1;
@@ -22,7 +25,19 @@ export interface OpenStoreOptions extends Partial<CkptOptions> {
   dir?: string;
 }
 
+export interface AgentSessionResult {
+  session: Session;
+  /** True when this call created it. */
+  created: boolean;
+}
+
 export interface Workspace extends SessionStore<Session> {
+  /**
+   * The session recording an agent's conversation, created (with the workspace's baseline) on first
+   * use. Its id is derived from the agent's session id (agentSessionId), so finding it is one read of
+   * its log's tail; the link is stored as session info.
+   */
+  openAgentSession(link: AgentLink, options?: Omit<CreateSessionOptions, 'id' | 'info'>): Promise<AgentSessionResult>;
   /** 20-hex store id of the workspace. */
   readonly id: string;
   /** Real path of the workspace root. */
@@ -111,8 +126,30 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
       await backend.create(`${key}/workspace.json`, info);
       const wctx: WorkspaceContext = { ...ctx, workspace: { ...identity, key } };
       const sessions = createSessionStore(wctx, (c, id) => new Session(c, id));
+      // A new session takes the workspace's scan baseline unless it has one (the baseline trap).
+      const create = async (options: CreateSessionOptions = {}): Promise<Session> => {
+        const session = await sessions.create(options);
+        if (options.baseline !== false) await ensureBaseline(session);
+        return session;
+      };
+      const openAgentSession = async (link: AgentLink, options: Omit<CreateSessionOptions, 'id' | 'info'> = {}): Promise<AgentSessionResult> => {
+        const id = agentSessionId(link.agent, link.externalId);
+        const existing = new Session(wctx, id);
+        if ((await existing.log.lastSeq()) > 0) return { session: await recoverSession(existing), created: false };
+        const info = { agent: link.agent, externalId: link.externalId, ...(link.cwd ? { cwd: link.cwd } : {}), ...(link.transcriptPath ? { transcriptPath: link.transcriptPath } : {}) };
+        try {
+          return { session: await create({ ...options, id, info }), created: true };
+        } catch (err) {
+          // Another hook process created it first: use theirs.
+          if (!isCkptError(err, 'INVALID_ARGUMENT') || (await existing.log.lastSeq()) === 0) throw err;
+          if (options.baseline !== false) await ensureBaseline(existing);
+          return { session: await recoverSession(existing), created: false };
+        }
+      };
       return {
         ...sessions,
+        create,
+        openAgentSession,
         // Opening a session finishes (or abandons) an interrupted restore before anything else (DESIGN §4).
         get: async (id) => recoverSession(await sessions.get(id)),
         latest: async (filter) => recoverSession(await sessions.latest(filter)),

@@ -11,7 +11,7 @@ let session: Session;
 beforeEach(async () => {
   dirs = await makeTempDirs('ckpt-scan-progress-');
   const ws = await (await openStore({ dir: dirs.store })).openWorkspace(dirs.workspace);
-  session = await ws.create();
+  session = await ws.create({ baseline: false });
 });
 afterEach(() => dirs.cleanup());
 

@@ -6,7 +6,8 @@ export async function startSession(storeDir: string, root: string, title = 'benc
   const ckpt = await loadCkpt();
   const store = await ckpt.openStore({ dir: storeDir });
   const ws = await need(store, 'openWorkspace', 'store')(root);
-  const session = await need(ws, 'createSession', 'workspace', ['create'])({ title });
+  // No baseline at creation: the figures measure the first scan themselves (scan-first) or need none.
+  const session = await need(ws, 'createSession', 'workspace', ['create'])({ title, baseline: false });
   if (typeof session.turn === 'function') await session.turn({ messageCount: 1 });
   return { store, ws, session, storeDir };
 }

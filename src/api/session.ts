@@ -3,7 +3,7 @@
 // the one place that composes the operation modules; they themselves take only a SessionHandle.
 import { SessionHandle } from '../session/session-handle.js';
 import { capture, type CaptureOptions, type CaptureResult } from '../capture/capture.js';
-import { settle, type SettleResult } from '../capture/settle.js';
+import { settle, type SettleOptions, type SettleResult } from '../capture/settle.js';
 import { startTurn, type TurnOptions } from '../capture/turn.js';
 import { listCheckpoints, type CheckpointEntry } from '../history/log.js';
 import { diffSession, type DiffResult } from '../history/diff.js';
@@ -38,7 +38,7 @@ export class Session extends SessionHandle {
   }
 
   /** Records the after-state of paths a tool has written (default tag: the last capture). */
-  settle(paths: readonly string[], options?: { tag?: string; cwd?: string }): Promise<SettleResult> {
+  settle(paths: readonly string[], options?: SettleOptions): Promise<SettleResult> {
     return settle(this, paths, options);
   }
 

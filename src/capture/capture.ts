@@ -7,7 +7,8 @@ import { CkptError } from '../errors.js';
 import type { CaptureEvent, FileImage, NewEvent } from '../format/event.js';
 import { captureTag } from '../format/tag.js';
 import type { SessionHandle } from '../session/session-handle.js';
-import { replay, type ReplayState } from '../session/replay.js';
+import type { ReplayState } from '../session/replay.js';
+import { loadHotState } from '../session/hot-snapshot.js';
 import { readImage } from '../workspace/read-image.js';
 import { resolveBeneath } from '../workspace/resolve-path.js';
 import { withWarnings } from '../session/warnings.js';
@@ -19,6 +20,8 @@ export interface CaptureOptions {
   reason?: string;
   /** Folder relative paths are resolved from (default: the workspace root). */
   cwd?: string;
+  /** The agent's id of this tool call (e.g. Claude Code's `tool_use_id`): lets its settle find this capture. */
+  callId?: string;
 }
 
 export interface CaptureResult {
@@ -82,7 +85,7 @@ export interface CaptureFields {
 }
 
 /** The next capture event of a session whose replayed state is `state` (pure): tag `N.K` in the current turn. */
-export function nextCaptureEvent(state: ReplayState, images: FileImage[], fields: CaptureFields): NewEvent & { tag: string } {
+export function nextCaptureEvent(state: Pick<ReplayState, 'turn' | 'nextK'>, images: FileImage[], fields: CaptureFields): NewEvent & { tag: string } {
   return {
     type: 'capture',
     tag: captureTag(state.turn, state.nextK),
@@ -106,10 +109,10 @@ export async function appendCapture(
   fields: CaptureFields & { after?: FileImage[] },
 ): Promise<{ event: CaptureEvent; conflicts: ConflictRef[] }> {
   return session.transaction(async (tx) => {
-    const events = await tx.read();
-    const state = replay(events);
+    // The hot state (persisted snapshot + the log's tail), not a replay of the whole log: hooks call this per tool call.
+    const state = await loadHotState(session);
     const event = nextCaptureEvent(state, images, fields);
-    const conflicts = await detectConflicts(session, events, images);
+    const conflicts = await detectConflicts(session, state, images);
     const settle = fields.after ? [{ type: 'settle', tag: event.tag, files: fields.after }] : [];
     const [stored] = await tx.append([event, ...conflicts, ...settle]);
     return { event: stored as CaptureEvent, conflicts: conflicts.map((c) => ({ path: c.path as string, otherSession: c.otherSession as string })) };
@@ -128,7 +131,8 @@ export async function capture(session: SessionHandle, inputs: readonly string[],
     });
   }
   const warnings: string[] = [];
-  const { event, conflicts } = await appendCapture(session, images, { tool: options.tool ?? 'capture', reason: options.reason, warnings });
+  const extra = options.callId !== undefined ? { callId: options.callId } : undefined;
+  const { event, conflicts } = await appendCapture(session, images, { tool: options.tool ?? 'capture', reason: options.reason, extra, warnings });
   return withWarnings({ tag: event.tag, seq: event.seq, files: images, ...(conflicts.length > 0 ? { conflicts } : {}) }, warnings);
 }
 

@@ -2,11 +2,9 @@
 // and the state it left. It survives restarts (workspaces/<wid>/owners.json, written atomically under
 // its own lock) and lets a capture in one session notice that another session changed a path since.
 import { CkptError } from '../errors.js';
-import type { EventBase, FileImage, NewEvent } from '../format/event.js';
+import type { FileImage, NewEvent } from '../format/event.js';
 import { validateStoredPath } from '../format/stored-path.js';
 import type { SessionHandle } from '../session/session-handle.js';
-import { knownForPaths } from '../session/replay.js';
-import { loadPlans, planOf } from '../session/restore-plans.js';
 import { sameImage } from '../workspace/read-image.js';
 
 export interface OwnerEntry {
@@ -103,20 +101,9 @@ export async function recordOwnership(session: SessionHandle, images: readonly F
  * whose present state differs from what this session last recorded. Listeners in this process are
  * notified; the returned events are appended with the capture.
  */
-export async function detectConflicts(session: SessionHandle, events: readonly EventBase[], images: readonly FileImage[]): Promise<NewEvent[]> {
-  // Only these paths' records are needed: old restore plans in blobs are read only when one of them
-  // is a path's latest record (a capture must not cost the whole history).
-  const known = await knownForPaths(
-    events,
-    images.map((i) => i.path),
-    async (started) => {
-      await loadPlans(session.ctx.blobs, [started]);
-      return planOf(started);
-    },
-  );
-  const state = { known };
+export async function detectConflicts(session: SessionHandle, state: { known: ReadonlyMap<string, FileImage | null> }, images: readonly FileImage[]): Promise<NewEvent[]> {
   const candidates = images.filter((i) => {
-    const k = known.get(i.path);
+    const k = state.known.get(i.path);
     return k && i.state !== 'skipped' && !sameImage(k, i);
   });
   if (candidates.length === 0) return [];

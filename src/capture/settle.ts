@@ -8,6 +8,7 @@ import type { CaptureEvent, FileImage } from '../format/event.js';
 import { parseTag } from '../format/tag.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { replay } from '../session/replay.js';
+import { loadHotState } from '../session/hot-snapshot.js';
 import { readImages, resolveInputs } from './capture.js';
 import { afterCommit, withWarnings } from '../session/warnings.js';
 import { recordOwnership } from './owner-index.js';
@@ -20,19 +21,42 @@ export interface SettleResult {
   warnings?: string[];
 }
 
-export async function settle(session: SessionHandle, inputs: readonly string[], options: { tag?: string; cwd?: string } = {}): Promise<SettleResult> {
+export interface SettleOptions {
+  /** The capture these paths settle (default: the session's last capture). */
+  tag?: string;
+  /** Settle the latest capture made with this tool-call id (see CaptureOptions.callId); TAG_NOT_FOUND when none. */
+  callId?: string;
+  cwd?: string;
+}
+
+export async function settle(session: SessionHandle, inputs: readonly string[], options: SettleOptions = {}): Promise<SettleResult> {
   if (options.tag !== undefined) parseTag(options.tag);
   const paths = await resolveInputs(session, inputs, options.cwd);
   if (!session.ctx.options.captureEnabled) return { tag: null, files: [], disabled: true };
   const images = await readImages(session, paths);
   const warnings: string[] = [];
   const tag = await session.transaction(async (tx) => {
-    const state = replay(await tx.read());
-    const tag = options.tag ?? state.captures.at(-1)?.tag;
-    if (options.tag !== undefined && !state.captures.some((c) => c.tag === options.tag)) {
+    // Recent captures come from the hot state (no whole-log read); an older one from a full replay.
+    let captures: { tag: string; callId?: unknown }[] = (await loadHotState(session)).recent;
+    const find = (): { tag: string } | undefined =>
+      options.callId !== undefined
+        ? [...captures].reverse().find((c) => c.callId === options.callId)
+        : options.tag !== undefined
+          ? captures.find((c) => c.tag === options.tag)
+          : captures.at(-1);
+    let found = find();
+    if (!found && (options.callId !== undefined || options.tag !== undefined)) {
+      captures = replay(await tx.read()).captures;
+      found = find();
+    }
+    if (options.callId !== undefined && !found) {
+      throw new CkptError('TAG_NOT_FOUND', `no capture of tool call ${JSON.stringify(options.callId)} to settle`, { callId: options.callId });
+    }
+    if (options.tag !== undefined && !found) {
       throw new CkptError('TAG_NOT_FOUND', `no capture with tag ${options.tag} to settle`, { tag: options.tag });
     }
-    const captured = [...state.captures].reverse().find((c) => c.tag === tag);
+    const tag = options.tag ?? found?.tag;
+    const captured = found && 'files' in found ? (found as { files: FileImage[] }) : tag !== undefined ? [...replay(await tx.read()).captures].reverse().find((c) => c.tag === tag) : undefined;
     if (captured) {
       // Only paths the capture recorded: an after-state without a before-image would make ckpt
       // "know" a path whose earlier state it never recorded (a path resolved through a symlink at
@@ -53,7 +77,7 @@ export async function settle(session: SessionHandle, inputs: readonly string[], 
  * The folders the capture found missing (`newDirs`) that exist now: the tool created them. Settled
  * as `dir` so ckpt knows them (a scan must not record them as created later, with a wrong before-image).
  */
-async function createdFolders(root: string, captured: CaptureEvent, settled: readonly FileImage[]): Promise<FileImage[]> {
+async function createdFolders(root: string, captured: { files: readonly FileImage[] }, settled: readonly FileImage[]): Promise<FileImage[]> {
   const seen = new Set(settled.map((i) => i.path));
   const out: FileImage[] = [];
   for (const f of captured.files) {

@@ -15,6 +15,8 @@ import { registerStatusCommand } from './commands/status.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerConversationCommands } from './commands/conversation.js';
 import { registerInspectCommands } from './commands/inspect.js';
+import { registerHookCommand } from './commands/hook.js';
+import { registerInitCommand } from './commands/init.js';
 
 /** Printed after the help of every command that takes a tag (and of `ckpt` itself). */
 export const TAG_HELP = `
@@ -57,6 +59,8 @@ export function buildProgram(io: CliIo, captured: CommanderText = { out: '', err
   registerInspectCommands(program);
   registerMaintenanceCommands(program);
   registerDemoCommand(program);
+  registerHookCommand(program);
+  registerInitCommand(program);
   for (const cmd of program.commands) inherit(cmd, program);
   return program;
 }
@@ -82,7 +86,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
   const out = createOutput(io, json);
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return 0;
+    return (program as Command & { ckptExitCode?: number }).ckptExitCode ?? 0;
   } catch (err) {
     if (err instanceof CliExit) return err.exitCode;
     if (!(err instanceof CommanderError)) {

@@ -60,6 +60,8 @@ export interface CaptureEvent extends EventBase {
   k: number;
   tool: string;
   reason?: string;
+  /** The agent's id of the tool call this capture was taken for (its settle finds it by this). */
+  callId?: string;
   files: FileImage[];
 }
 

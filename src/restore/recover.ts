@@ -8,6 +8,7 @@
 import type { CaptureEvent, EventBase, RestoreStartedEvent } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { loadPlans, planOf, resultFields } from '../session/restore-plans.js';
+import { loadHotState } from '../session/hot-snapshot.js';
 import type { EventLogTx } from '../storage/event-log.js';
 import { placeEntries } from './place.js';
 import type { PlannedEntry } from './plan-restore.js';
@@ -51,6 +52,8 @@ function isEmpty(p: Pending): boolean {
  * when there is nothing to do (one log read, no lock).
  */
 export async function recoverSession<S extends SessionHandle>(session: S): Promise<S> {
+  // The hot state says whether any restore is unclosed without decoding the whole log.
+  if ((await loadHotState(session)).unclosedRestores.size === 0) return session;
   if (isEmpty(pendingRecovery(await session.events()))) return session;
   await session.transaction((tx) => recoverInTx(session, tx));
   return session;

@@ -27,6 +27,8 @@ export interface ScanOptions {
    * even when their stat matches (default 2 s: covers coarse filesystem timestamps). Tests lower it.
    */
   racyMs?: number;
+  /** Take the baseline only: when the workspace already has one, do nothing (no walk, nothing recorded). */
+  onlyBaseline?: boolean;
 }
 
 
@@ -42,6 +44,8 @@ export interface ScanResult {
   files: ScanChange[];
   /** True for the first scan of the workspace: the baseline was stored, nothing recorded. */
   baseline?: true;
+  /** Said loudly when this scan could not record what it was asked to (e.g. it only took the baseline). */
+  warning?: string;
   /** The scan index could not be decoded: this scan rebuilt it as a new baseline (changes since the last scan were not recorded). */
   indexRebuilt?: true;
   /** Files and symlinks seen, folders walked. */

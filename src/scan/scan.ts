@@ -31,6 +31,10 @@ import { walkPhase } from './scan-walk.js';
 export { scanIndexKey } from './scan-persist.js';
 export type { ScanChange, ScanChangeKind, ScanOptions, ScanResult } from './scan-types.js';
 
+/** Said by a scan that found no baseline: whatever changed before it cannot be recorded or undone. */
+export const BASELINE_WARNING =
+  'this workspace had no scan baseline: this scan only recorded one, so changes made before it (e.g. by the last shell command) were not recorded';
+
 /** Entries changed this close before the previous scan started are not trusted (racily clean). */
 const RACY_MS = 2_000;
 /** The tree size from which a worker thread lists and stats some of the folders. */
@@ -67,6 +71,9 @@ async function scanLocked(session: SessionHandle, options: ScanOptions, t0: numb
   const loaded = await loadIndex(session);
   const prev = loaded.index;
   const baseline = prev === undefined;
+  if (options.onlyBaseline && !baseline) {
+    return { tag: null, files: [], scanned: 0, dirs: 0, hashed: 0, gitReferenced: 0, stored: 0, skipped: [], ms: Math.round(performance.now() - t0) };
+  }
   const owners = prev ? await newerOwnerImages(session, prev.timeMs) : new Map<string, FileImage>();
   const rules = createIgnoreRules({ root, storeDir: ctx.dir, extra: options.ignore });
   const useGit = options.git !== false;
@@ -208,6 +215,7 @@ async function scanLocked(session: SessionHandle, options: ScanOptions, t0: numb
     ...(seq !== undefined ? { seq } : {}),
     files,
     ...(baseline ? { baseline: true as const } : {}),
+    ...(baseline && !options.onlyBaseline ? { warning: BASELINE_WARNING } : {}),
     ...(loaded.corrupt ? { indexRebuilt: true as const } : {}),
     scanned: phase.scanned,
     dirs: walk.dirs,

@@ -20,6 +20,11 @@ export interface CreateSessionOptions {
   parent?: string;
   /** What the agent says about this run (its own id, name, model, …). */
   info?: SessionInfo;
+  /**
+   * Take the workspace's scan baseline now if it has none (default true; done by the Workspace of
+   * store.ts), so the first scan after an agent's shell command records what it changed (DESIGN §10).
+   */
+  baseline?: boolean;
 }
 
 /**

@@ -27,8 +27,23 @@ export interface EventLogTx {
   append(events: NewEvent[]): Promise<EventBase[]>;
 }
 
+/** A point in a log: after the event `seq`, which ends at byte `bytes` with the line `lastLine` (newline included). */
+export interface LogPosition {
+  seq: number;
+  bytes: number;
+  lastLine: string;
+}
+
 export interface EventLog {
   readonly key: string;
+  /**
+   * The events after `pos` and the position after them, reading only the bytes after `pos`. Undefined
+   * when `pos` does not describe this log (its line is not at that offset: replaced, or a foreign or
+   * stale position) — the caller then reads the whole log.
+   */
+  readSince(pos: LogPosition): Promise<{ events: EventBase[]; pos: LogPosition } | undefined>;
+  /** The position after the last complete event this handle has read (undefined before any read). */
+  position(): LogPosition | undefined;
   /**
    * Appends under the lock. `beforeUnlock` runs after the durable append while the lock is still
    * held (e.g. to update session metadata consistently with the log).
@@ -202,9 +217,35 @@ export function createEventLog(options: EventLogOptions): EventLog {
     return backend.withLock(lockKey, () => fn(makeTx()), lockOptions);
   }
 
+  async function readSince(pos: LogPosition): Promise<{ events: EventBase[]; pos: LogPosition } | undefined> {
+    const last = Buffer.from(pos.lastLine, 'utf8');
+    if (!Number.isSafeInteger(pos.seq) || pos.seq < 1 || !Number.isSafeInteger(pos.bytes) || last.length === 0 || last.length > pos.bytes || last.at(-1) !== NL) return undefined;
+    const st = await backend.stat(key);
+    if (!st || st.size < pos.bytes) return undefined;
+    const from = pos.bytes - last.length;
+    const chunk = await backend.readRange(key, from, st.size - from);
+    if (!chunk || !chunk.subarray(0, last.length).equals(last)) return undefined;
+    const end = chunk.lastIndexOf(NL);
+    const events: EventBase[] = [];
+    if (end >= last.length) {
+      const lines = chunk.subarray(last.length, end).toString('utf8').split('\n');
+      for (const line of lines) {
+        const n = pos.seq + events.length + 1;
+        const event = decodeEvent(line, { file: key, line: n });
+        if (event.seq !== n) return undefined; // not the continuation of that position
+        events.push(event);
+      }
+    }
+    if (events.length === 0) return { events, pos };
+    const lastStart = chunk.lastIndexOf(NL, end - 1) + 1;
+    return { events, pos: { seq: pos.seq + events.length, bytes: from + end + 1, lastLine: chunk.subarray(lastStart, end + 1).toString('utf8') } };
+  }
+
   return {
     key,
     read,
+    readSince,
+    position: () => (cache && cache.events.length > 0 ? { seq: cache.events.length, bytes: cache.bytes, lastLine: cache.lastLine.toString('utf8') } : undefined),
     async lastSeq() {
       return (await readTail()).lastSeq;
     },

@@ -74,6 +74,7 @@ export function registerCheckpointCommands(program: Command): void {
           hashed: r.hashed,
           ms: Math.round(r.ms),
           ...(r.baseline ? { baseline: true } : {}),
+          ...(r.warning ? { warning: r.warning } : {}),
           ...(r.truncated ? { truncated: true, pending: r.pending } : {}),
           ...(r.skipped.length ? { skipped: r.skipped } : {}),
           ...(r.warnings?.length ? { warnings: r.warnings } : {}),
@@ -88,6 +89,7 @@ export function registerCheckpointCommands(program: Command): void {
               ? `captured ${pc.bold(v.tag)}: ${v.files.length} changed path(s) (${v.scanned} files scanned in ${v.ms} ms)`
               : `no changes (${v.scanned} files scanned in ${v.ms} ms)`;
           const lines = [head, ...v.files.map((f) => `  ${String(f.change).padEnd(8)} ${f.path}`)];
+          if (v.warning) lines.push(pc.yellow(`warning: ${v.warning}`));
           if (v.truncated) lines.push(pc.yellow(`scan cut short by --budget: ${v.pending?.length ?? 0} folder(s) not reached, nothing recorded for them`));
           for (const s of v.skipped ?? []) lines.push(pc.yellow(`  skipped ${s.path} (${s.why})`));
           for (const m of v.warnings ?? []) lines.push(pc.red(`warning: ${m}`));

@@ -1,0 +1,159 @@
+// hook-capture and hook-scan: what one Claude Code hook call costs as a whole process — `ckpt hook
+// claude` spawned with the event JSON on stdin, exactly as Claude Code runs it — in a session of
+// 10,000 events. hook-capture: a PreToolUse Edit of a 16 KiB file vs `node -e 0` (the floor of any
+// Node hook). hook-scan: a PostToolUse Bash after one file changed in the bench tree vs shadow git
+// `add -A` + `commit` of the same change. Needs `npm run build` (the hook runs the built bundle).
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { loadCkpt, need, REPO_ROOT, type CkptSession } from '../ckpt-api.js';
+import type { BenchContext } from '../context.js';
+import { shadowCheckpoint } from '../baselines/shadow-git.js';
+import { sourceText } from '../gen/source-text.js';
+import { measure, measureInterleaved, timed, type Sample } from '../measure.js';
+import { makeEntry, type Entry } from '../report.js';
+import { baselineSession, fmtMs, shadowRepo, writeRel } from './shared.js';
+
+const SIZE = 16 * 1024;
+const EVENTS = 10_000;
+const AGENT_SESSION = 'bench-hook';
+const BIN = path.join(REPO_ROOT, 'bin', 'ckpt.js');
+
+/** Spawns `node args…` with `input` on stdin; resolves to its wall time (rejects on a non-zero exit or any stdout). */
+function spawnTimed(args: string[], input: string, env: NodeJS.ProcessEnv, cwd: string): Promise<number> {
+  return timed(
+    () =>
+      new Promise<void>((resolve, reject) => {
+        const child = spawn(process.execPath, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.on('data', (d) => (out += d));
+        child.stderr.on('data', (d) => (out += d));
+        child.on('error', reject);
+        child.on('close', (code) => (code === 0 && out === '' ? resolve() : reject(new Error(`hook exited ${code}: ${out.slice(0, 300)}`))));
+        child.stdin.end(input);
+      }),
+  );
+}
+
+/** The store of the baseline session, holding a Claude session of EVENTS events (setup, unmeasured). */
+async function hookStore(ctx: BenchContext): Promise<string> {
+  if (!existsSync(path.join(REPO_ROOT, 'dist', 'bundle', 'hook-main.js'))) throw new Error('run `npm run build` first (the hook runs the built bundle)');
+  const open = await baselineSession(ctx);
+  const ckpt = await loadCkpt();
+  const ws = await need((await ckpt.openStore({ dir: open.storeDir })), 'openWorkspace', 'store')(ctx.tree.root);
+  const id = `claude-${AGENT_SESSION}`;
+  let session: CkptSession;
+  try {
+    session = await need(ws, 'getSession', 'workspace', ['get'])(id);
+    return open.storeDir;
+  } catch {
+    session = await need(ws, 'createSession', 'workspace', ['create'])({ id, title: 'bench hook session' });
+  }
+  ctx.log(`  (setup) a Claude session of ${EVENTS} events`);
+  const append = need(session, 'append', 'session');
+  let batch: Record<string, unknown>[] = [];
+  let turn = 0;
+  let k = 0;
+  for (let n = 2; n <= EVENTS; n++) {
+    if (n % 25 === 2) {
+      turn++;
+      k = 0;
+      batch.push({ type: 'turn', turn, text: `prompt ${turn}: please fix the failing test and run the build` });
+    } else if (n % 2 === 1) {
+      k++;
+      batch.push({ type: 'capture', tag: `${turn}.${k}`, turn, k, tool: 'Edit', callId: `toolu_${n}`, files: [{ path: `src/f${n % 700}.ts`, state: 'absent' }] });
+    } else batch.push({ type: 'settle', tag: `${turn}.${k}`, files: [{ path: `src/f${(n - 1) % 700}.ts`, state: 'absent' }] });
+    if (batch.length >= 2000) {
+      await append(batch);
+      batch = [];
+    }
+  }
+  if (batch.length) await append(batch);
+  return open.storeDir;
+}
+
+function hookEnv(ctx: BenchContext): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, CLAUDE_PROJECT_DIR: ctx.tree.root };
+  delete env.CKPT_HOME;
+  return env;
+}
+
+function event(ctx: BenchContext, name: string, tool: string, input: Record<string, unknown>, i: number): string {
+  return JSON.stringify({
+    session_id: AGENT_SESSION,
+    transcript_path: path.join(ctx.runDir, 'transcript.jsonl'),
+    cwd: ctx.tree.root,
+    permission_mode: 'default',
+    hook_event_name: name,
+    tool_name: tool,
+    tool_input: input,
+    tool_use_id: `toolu_bench_${name}_${i}`,
+    ...(name === 'PostToolUse' ? { tool_response: { stdout: '', stderr: '', interrupted: false } } : {}),
+  });
+}
+
+export async function hookCaptureFigure(ctx: BenchContext): Promise<Entry> {
+  const rel = ctx.tree.relPath(ctx.mutable.capture);
+  const abs = path.join(ctx.tree.root, rel);
+  let ckpt: Sample | Error;
+  try {
+    const store = await hookStore(ctx);
+    const args = [BIN, '--store', store, 'hook', 'claude'];
+    ckpt = await measure(ctx.light, async (i) => {
+      await writeRel(ctx, rel, sourceText(ctx.tree.seed, 4_000_000 + i, SIZE));
+      return spawnTimed(args, event(ctx, 'PreToolUse', 'Edit', { file_path: abs, old_string: 'a', new_string: 'b', replace_all: false }, i), hookEnv(ctx), ctx.tree.root);
+    });
+  } catch (err) {
+    ckpt = err instanceof Error ? err : new Error(String(err));
+  }
+  const floor = await measure(ctx.light, () => spawnTimed(['-e', '0'], '', process.env, ctx.tree.root));
+  return makeEntry({
+    name: 'hook-capture',
+    unit: 'ms',
+    ckpt,
+    baseline: '`node -e 0` spawned (the floor of any Node hook)',
+    base: floor,
+    goal: `ratio ≤ 2 (PreToolUse Edit of a 16 KiB file, whole process, session of ${EVENTS} events)`,
+  });
+}
+
+export async function hookScanFigure(ctx: BenchContext): Promise<Entry> {
+  const idx = ctx.mutable.incremental;
+  const rel = ctx.tree.relPath(idx);
+  const original = ctx.tree.content(idx);
+  let store: string | Error;
+  try {
+    store = await hookStore(ctx);
+  } catch (err) {
+    store = err instanceof Error ? err : new Error(String(err));
+  }
+  const repo = await shadowRepo(ctx);
+  const r = await measureInterleaved(
+    ctx.heavy,
+    {
+      ckpt:
+        typeof store === 'string'
+          ? async (i) => {
+              const ms = await spawnTimed([BIN, '--store', store as string, 'hook', 'claude'], event(ctx, 'PostToolUse', 'Bash', { command: 'make gen', description: 'regenerate' }, i), hookEnv(ctx), ctx.tree.root);
+              ctx.log(`  hook-scan ckpt #${i}: ${fmtMs(ms)}`);
+              return ms;
+            }
+          : undefined,
+      git: (i) =>
+        shadowCheckpoint(repo).then((ms) => {
+          ctx.log(`  hook-scan shadow git #${i}: ${fmtMs(ms)}`);
+          return ms;
+        }),
+    },
+    (i) => writeRel(ctx, rel, Buffer.concat([original, Buffer.from(`// hook edit ${i}\n`)])),
+  );
+  return makeEntry({
+    name: 'hook-scan',
+    unit: 'ms',
+    ckpt: typeof store === 'string' ? r.ckpt : store,
+    baseline: 'shadow git `add -A` + `commit` of the same change',
+    base: r.git,
+    goal: `ratio ≤ 1 (PostToolUse Bash, ${ctx.tree.files}-file tree, one file changed, whole process, session of ${EVENTS} events)`,
+    extra: { tree_files: ctx.tree.files },
+  });
+}

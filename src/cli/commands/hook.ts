@@ -1,0 +1,32 @@
+// `ckpt hook <agent>` (DESIGN §9): reads one hook event of a coding agent on stdin and records it.
+// Never fails the agent: the runner turns every failure into exit 0 plus a JSON systemMessage (exit 2
+// with CKPT_HOOK_STRICT=1); this command only sets the process exit code it returns.
+import type { Command } from 'commander';
+import { resolve } from 'node:path';
+import { defaultStoreDir } from '../../index.js';
+import { agentSpec } from '../../hooks/agents/index.js';
+import { readCapped } from '../../hooks/hook-input.js';
+import { runHook } from '../../hooks/run-hook.js';
+import { action, setExitCode } from '../action.js';
+
+export function registerHookCommand(program: Command): void {
+  program
+    .command('hook <agent>')
+    .description('record one hook event of a coding agent (JSON on stdin); installed by `ckpt init <agent>`')
+    .action(
+      action(async ([agent], ctx, _out, cmd) => {
+        const spec = agentSpec(agent as string);
+        const input = await readCapped(ctx.io.stdin);
+        const outcome = await runHook({
+          spec,
+          input,
+          env: ctx.io.env,
+          storeDir: ctx.flags.store ? resolve(ctx.io.cwd, ctx.flags.store) : defaultStoreDir(ctx.io.env),
+          ...(ctx.flags.workspace ? { workspace: resolve(ctx.io.cwd, ctx.flags.workspace) } : {}),
+        });
+        if (outcome.stdout) ctx.io.stdout.write(outcome.stdout);
+        if (outcome.stderr) ctx.io.stderr.write(outcome.stderr);
+        setExitCode(cmd, outcome.exitCode);
+      }),
+    );
+}

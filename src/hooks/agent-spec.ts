@@ -1,0 +1,66 @@
+// What ckpt needs to know about one coding agent to record it through its hooks: the agent's event
+// names mapped to ckpt actions, which tools touch only the files named in their input (and where
+// those names are), which tools never change files, and the field names of its hook JSON. One table
+// per agent (src/hooks/agents/*.ts): adding an agent is one file plus its entry in agents/index.ts.
+
+/** What ckpt does for one hook event. */
+export type HookAction =
+  /** Find or create the ckpt session tied to the agent's session; make sure the workspace has its baseline. */
+  | 'session-start'
+  /** The user sent a message: start a turn carrying its text. */
+  | 'turn'
+  /** A tool is about to run: capture the files it names; before a shell tool, make sure of the baseline. */
+  | 'before-tool'
+  /** A tool has run: settle the files it named; scan after a shell or unknown tool. */
+  | 'after-tool'
+  /** The agent is about to compact its context: record a `compaction` event. */
+  | 'compaction'
+  /** Nothing to record (session end, stop, notifications). */
+  | 'none';
+
+/** One hook ckpt installs into the agent's settings (see install/merge-hooks.ts). */
+export interface InstallEntry {
+  event: string;
+  matcher?: string;
+  extra?: Record<string, unknown>;
+}
+
+export interface AgentSpec {
+  /** Short name, used in `ckpt hook <name>` and as the prefix of derived session ids. */
+  name: string;
+  /** For people: `Claude Code`. */
+  displayName: string;
+  /** Hook event name → action; an event not listed is ignored (logged, exit 0). */
+  events: Readonly<Record<string, HookAction>>;
+  /** Tools that change only the files named in their input: tool → input fields holding those paths. */
+  fileTools: Readonly<Record<string, readonly string[]>>;
+  /** Input fields that name a file for any other tool (captured too, then the tool is still scanned after). */
+  pathFields: readonly string[];
+  /** Tools that never change the workspace: nothing is recorded for them. */
+  passiveTools: readonly string[];
+  /** Environment variables the agent sets to the project root when it runs a hook, in order of preference. */
+  projectDirEnv: readonly string[];
+  /** The hooks `ckpt init <agent>` installs. */
+  install: readonly InstallEntry[];
+  /** Settings files by scope: project and local relative to the project root, user relative to the home folder. */
+  settingsFiles: { project: string; local?: string; user: string };
+  /** Said by `ckpt init <agent>` after installing (e.g. a switch the user must turn on). */
+  installNote?: string;
+  /** Field names of the agent's hook JSON. */
+  fields: {
+    sessionId: string;
+    event: string;
+    cwd: string;
+    transcriptPath: string;
+    toolName: string;
+    toolInput: string;
+    callId: string;
+    prompt: string;
+    /** SessionStart: why the session started (startup, resume, clear, compact). */
+    source: string;
+    /** PreCompact: manual or auto. */
+    trigger: string;
+    /** PreCompact: the user's instructions for the summary. */
+    compactInstructions: string;
+  };
+}

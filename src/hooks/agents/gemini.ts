@@ -1,0 +1,55 @@
+// Gemini CLI (https://geminicli.com/docs/hooks/reference, "Hooks reference"): every hook gets JSON on
+// stdin with session_id, transcript_path, cwd, hook_event_name and timestamp; BeforeTool adds
+// tool_name and tool_input; AfterTool adds tool_response; BeforeAgent adds prompt; SessionStart adds
+// source (startup | resume | clear); PreCompress adds trigger (manual | auto). There is no tool-call
+// id: a settle finds its capture by a hash of the tool name and input, which BeforeTool and AfterTool
+// both carry. Gemini CLI sets GEMINI_PROJECT_DIR (and CLAUDE_PROJECT_DIR) for hook commands, and runs
+// hooks only while its hooks system is enabled (`tools.enableHooks`, /settings → Enable Hooks System).
+import type { AgentSpec } from '../agent-spec.js';
+
+export const gemini: AgentSpec = {
+  name: 'gemini',
+  displayName: 'Gemini CLI',
+  events: {
+    SessionStart: 'session-start',
+    BeforeAgent: 'turn',
+    BeforeTool: 'before-tool',
+    AfterTool: 'after-tool',
+    PreCompress: 'compaction',
+    AfterAgent: 'none',
+    SessionEnd: 'none',
+    Notification: 'none',
+    BeforeModel: 'none',
+    AfterModel: 'none',
+    BeforeToolSelection: 'none',
+  },
+  fileTools: {
+    write_file: ['file_path'],
+    replace: ['file_path'],
+  },
+  pathFields: ['file_path'],
+  passiveTools: ['read_file', 'read_many_files', 'list_directory', 'glob', 'search_file_content', 'grep', 'google_web_search', 'web_fetch', 'write_todos', 'save_memory'],
+  projectDirEnv: ['GEMINI_PROJECT_DIR', 'CLAUDE_PROJECT_DIR'],
+  install: [
+    { event: 'SessionStart', extra: { name: 'ckpt-session-start' } },
+    { event: 'BeforeAgent', extra: { name: 'ckpt-before-agent' } },
+    { event: 'BeforeTool', matcher: '*', extra: { name: 'ckpt-before-tool' } },
+    { event: 'AfterTool', matcher: '*', extra: { name: 'ckpt-after-tool' } },
+    { event: 'PreCompress', extra: { name: 'ckpt-pre-compress' } },
+  ],
+  settingsFiles: { project: '.gemini/settings.json', user: '.gemini/settings.json' },
+  installNote: 'Gemini CLI runs hooks only while its hooks system is enabled (tools.enableHooks; /settings -> Enable Hooks System)',
+  fields: {
+    sessionId: 'session_id',
+    event: 'hook_event_name',
+    cwd: 'cwd',
+    transcriptPath: 'transcript_path',
+    toolName: 'tool_name',
+    toolInput: 'tool_input',
+    callId: 'tool_use_id',
+    prompt: 'prompt',
+    source: 'source',
+    trigger: 'trigger',
+    compactInstructions: 'custom_instructions',
+  },
+};

@@ -1,0 +1,44 @@
+// Small pure parts of the hook adapter: which argument lists take the lean hook path, which commands
+// are ckpt's own hooks (uninstall removes exactly those), and the hook log's size bound.
+import { mkdtemp, rm, stat, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openStore } from '../index.js';
+import { parseHookArgs } from './hook-main.js';
+import { isCkptHookCommand } from './install/merge-hooks.js';
+import { appendHookLog } from './hook-log.js';
+
+describe('hook adapter units', () => {
+  it('only an exact hook call takes the lean path', () => {
+    expect(parseHookArgs(['hook', 'claude'])).toEqual({ agent: 'claude' });
+    expect(parseHookArgs(['--store', '/s', '--workspace=/w', 'hook', 'gemini'])).toEqual({ agent: 'gemini', store: '/s', workspace: '/w' });
+    for (const argv of [['hook'], ['hook', 'claude', '--json'], ['--json', 'hook', 'claude'], ['capture', 'hook'], ['--store'], ['hook', '--help']]) {
+      expect(parseHookArgs(argv), argv.join(' ')).toBeUndefined();
+    }
+  });
+
+  it("recognises ckpt's hook commands, and no one else's", () => {
+    for (const c of ['/usr/bin/node /opt/ckpt/bin/ckpt.js hook claude', "'/a b/node' '/x y/bin/ckpt.js' --store '/s t' hook claude", 'npx -y ckpt hook claude', 'ckpt hook claude']) {
+      expect(isCkptHookCommand(c, 'claude'), c).toBe(true);
+    }
+    for (const c of ['npx prettier --write', 'ckpt hook gemini', 'echo hook claude', '/bin/mckpt hook claudex', 42]) {
+      expect(isCkptHookCommand(c, 'claude'), String(c)).toBe(false);
+    }
+  });
+
+  it('the hook log stays under its bound and keeps the newest entries', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ckpt-hooklog-'));
+    try {
+      const store = await openStore({ dir });
+      const message = 'x'.repeat(2000);
+      for (let i = 0; i < 700; i++) await appendHookLog(store, { agent: 'claude', code: 'IO', message: `${i} ${message}` });
+      expect((await stat(join(dir, 'hooks.log'))).size).toBeLessThanOrEqual(1024 * 1024);
+      const lines = (await readFile(join(dir, 'hooks.log'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { message: string });
+      expect(lines.at(-1)!.message.startsWith('699 ')).toBe(true);
+      expect(lines.length).toBeGreaterThan(200);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,66 @@
+// `ckpt init <agent>`: installs ckpt's hooks into one of the agent's settings files (project, local or
+// user scope), or takes them out again. Reads the file (a missing file is an empty one; a file that is
+// not a JSON object is refused and left unchanged), merges (install/merge-hooks.ts), and writes
+// atomically in the file's own style — only when something changed, never with --dry-run.
+import { mkdir, readFile, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import { CkptError } from '../../index.js';
+import type { AgentSpec } from '../agent-spec.js';
+import { installHooks, uninstallHooks } from './merge-hooks.js';
+import { formatSettings, parseSettings } from './settings-text.js';
+
+export type InstallScope = 'project' | 'local' | 'user';
+
+export interface InstallOptions {
+  spec: AgentSpec;
+  scope: InstallScope;
+  projectDir: string;
+  homeDir: string;
+  /** The shell command the agent runs for every hook (without the trailing `hook <agent>`). */
+  ckptCommand: string;
+  dryRun?: boolean;
+  uninstall?: boolean;
+}
+
+export interface InstallResult {
+  file: string;
+  scope: InstallScope;
+  command: string;
+  changed: boolean;
+  changes: string[];
+  dryRun: boolean;
+  uninstall: boolean;
+}
+
+export function settingsFile(spec: AgentSpec, scope: InstallScope, projectDir: string, homeDir: string): string {
+  if (scope === 'user') return join(homeDir, spec.settingsFiles.user);
+  const rel = scope === 'local' ? spec.settingsFiles.local : spec.settingsFiles.project;
+  if (!rel) throw new CkptError('INVALID_ARGUMENT', `${spec.displayName} has no ${scope} settings file`, { scope });
+  return join(resolve(projectDir), rel);
+}
+
+export async function installAgent(options: InstallOptions): Promise<InstallResult> {
+  const { spec, scope } = options;
+  const file = settingsFile(spec, scope, options.projectDir, options.homeDir);
+  const command = `${options.ckptCommand} hook ${spec.name}`;
+  let text: string | undefined;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT') throw new CkptError('IO', `cannot read ${file}: ${code ?? String(err)}`, { file, errno: code });
+  }
+  const parsed = parseSettings(text, file);
+  const merged = options.uninstall
+    ? uninstallHooks(parsed.value, spec.name, file)
+    : installHooks(parsed.value, spec.install, command, spec.name, file);
+  const next = formatSettings({ value: merged.value, style: parsed.style });
+  const changed = merged.changes.length > 0 && next !== text;
+  if (changed && !options.dryRun) {
+    await mkdir(dirname(file), { recursive: true });
+    const mode = text === undefined ? undefined : (await stat(file)).mode & 0o777;
+    await writeFileAtomic(file, next, { fsync: true, ...(mode !== undefined ? { mode } : {}) });
+  }
+  return { file, scope, command, changed, changes: merged.changes, dryRun: Boolean(options.dryRun), uninstall: Boolean(options.uninstall) };
+}

@@ -1,0 +1,182 @@
+// Runs one agent hook event (DESIGN §9 `ckpt hook <agent>`): validate the event, find or create the
+// ckpt session tied to the agent's session, and do what the agent's table says (turn, capture,
+// settle, scan, compaction). A hook never breaks the agent: every failure becomes exit 0 with a short
+// JSON `systemMessage` the agent shows its user, and the details go to the store's hook log. Only
+// with CKPT_HOOK_STRICT=1 does a failure exit 2, which makes Claude Code block the tool call.
+import { isAbsolute, resolve } from 'node:path';
+import { ensureBaseline, isCkptError, openStore, toCkptError, type Session, type Store } from '../index.js';
+import type { AgentSpec } from './agent-spec.js';
+import { HookRejection, parseHookEvent, pathsOf, type HookEvent } from './hook-input.js';
+import { appendHookLog, type HookLogEntry } from './hook-log.js';
+
+export interface RunHookOptions {
+  spec: AgentSpec;
+  input: { data: Buffer; tooLarge: boolean; bytes: number };
+  env: NodeJS.ProcessEnv;
+  storeDir: string;
+  /** Workspace root given on the command line (default: the agent's project dir, else the event's cwd). */
+  workspace?: string;
+}
+
+export interface HookOutcome {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  /** What was recorded, for tests and `--json`-less debugging: `turn 3`, `capture 2.1`, … */
+  did: string[];
+}
+
+const TITLE_CHARS = 80;
+
+export async function runHook(options: RunHookOptions): Promise<HookOutcome> {
+  const { spec, env } = options;
+  const strict = /^(1|true|yes|on)$/i.test(env.CKPT_HOOK_STRICT ?? '');
+  const did: string[] = [];
+  const warnings: string[] = [];
+  let event: HookEvent | undefined;
+  let store: Store | undefined;
+  let session: Session | undefined;
+  const openOnce = async (): Promise<Store> =>
+    (store ??= await openStore({ dir: options.storeDir, lockTimeoutMs: lockTimeout(env) }));
+
+  try {
+    event = parseHookEvent(spec, options.input);
+    if (event.action === 'none') return { exitCode: 0, stdout: '', stderr: '', did };
+    const root = projectRoot(spec, env, event, options.workspace);
+    const ws = await (await openOnce()).openWorkspace(root);
+    const link = { agent: spec.name, externalId: event.sessionId, cwd: event.cwd, ...(event.transcriptPath ? { transcriptPath: event.transcriptPath } : {}) };
+    const opened = await ws.openAgentSession(link);
+    session = opened.session;
+    if (opened.created) did.push(`session ${session.id}`);
+    await act(spec, event, session, did, warnings);
+  } catch (err) {
+    return fail(err);
+  }
+  if (warnings.length === 0) return { exitCode: 0, stdout: '', stderr: '', did };
+  const logNote = await log({ code: 'WARNING', message: warnings.join('; ') });
+  return { exitCode: 0, stdout: systemMessage(`ckpt: ${warnings.join('; ')}${logNote}`), stderr: '', did };
+
+  async function log(entry: Omit<HookLogEntry, 'agent' | 'event' | 'tool' | 'session'>): Promise<string> {
+    const full: HookLogEntry = {
+      agent: spec.name,
+      ...(event ? { event: event.name } : {}),
+      ...(event?.toolName ? { tool: event.toolName } : {}),
+      ...(session ? { session: session.id } : {}),
+      ...entry,
+    };
+    try {
+      await appendHookLog(await openOnce(), full);
+      return '';
+    } catch (err) {
+      return ` (the hook log could not be written either: ${toCkptError(err).message})`;
+    }
+  }
+
+  async function fail(err: unknown): Promise<HookOutcome> {
+    const rejected = err instanceof HookRejection;
+    const e = rejected ? undefined : toCkptError(err);
+    const code = rejected ? err.code : e!.code;
+    const message = rejected ? err.message : e!.message;
+    const logNote = await log({ code, ...(rejected ? { reason: err.reason } : {}), message });
+    const what = rejected ? 'ignored a hook event it could not accept' : 'could not record this step';
+    const text = `ckpt ${what} [${code}]: ${message}${logNote}`;
+    if (strict) return { exitCode: 2, stdout: '', stderr: `${text}\n`, did };
+    return { exitCode: 0, stdout: systemMessage(text), stderr: logNote ? `${text}\n` : '', did };
+  }
+}
+
+async function act(spec: AgentSpec, event: HookEvent, session: Session, did: string[], warnings: string[]): Promise<void> {
+  switch (event.action) {
+    case 'session-start': {
+      const base = await ensureBaseline(session);
+      if (base) did.push(`baseline ${base.scanned} files`);
+      return;
+    }
+    case 'turn': {
+      const r = await session.turn(event.prompt !== undefined ? { text: event.prompt } : {});
+      did.push(`turn ${r.turn}`);
+      if (event.prompt && r.turn === 1 && (await session.metadata()).title === '') {
+        await session.setTitle(event.prompt.replace(/\s+/g, ' ').trim().slice(0, TITLE_CHARS));
+      }
+      return;
+    }
+    case 'before-tool': {
+      const tool = event.toolName!;
+      if (spec.passiveTools.includes(tool)) return;
+      const fileTool = Object.hasOwn(spec.fileTools, tool);
+      const paths = pathsOf(event.toolInput!, fileTool ? spec.fileTools[tool]! : spec.pathFields);
+      if (paths.length > 0) {
+        const r = await session.capture(paths, { tool, cwd: event.cwd, ...(event.callId ? { callId: event.callId } : {}) });
+        if (r.tag) did.push(`capture ${r.tag}`);
+      }
+      // A shell (or unknown) tool is recorded by the scan after it: that needs a baseline before it runs.
+      if (!fileTool) {
+        const base = await ensureBaseline(session);
+        if (base) did.push(`baseline ${base.scanned} files`);
+      }
+      return;
+    }
+    case 'after-tool': {
+      const tool = event.toolName!;
+      if (spec.passiveTools.includes(tool)) return;
+      if (Object.hasOwn(spec.fileTools, tool)) {
+        const paths = pathsOf(event.toolInput!, spec.fileTools[tool]!);
+        if (paths.length > 0 && event.callId) {
+          try {
+            const r = await session.settle(paths, { callId: event.callId, cwd: event.cwd });
+            if (r.tag) did.push(`settle ${r.tag}`);
+            return;
+          } catch (err) {
+            // No capture of this call (the hook was installed mid-call, or its capture failed): a scan
+            // still records what the tool changed, against the baseline.
+            if (!isCkptError(err, 'TAG_NOT_FOUND')) throw err;
+          }
+        }
+      }
+      const r = await session.scan({ tool });
+      if (r.tag) did.push(`scan ${r.tag}`);
+      if (r.warning) warnings.push(r.warning);
+      return;
+    }
+    case 'compaction': {
+      const stored = await session.transaction(async (tx) => {
+        const throughSeq = await tx.lastSeq();
+        return tx.append([
+          // Not the conversation's `compaction` (a summary replacing entries): the agent is about to
+          // compact and does not tell the summary, so this only marks the moment.
+          {
+            type: 'agent_compaction',
+            agent: spec.name,
+            throughSeq,
+            ...(event.trigger ? { trigger: event.trigger } : {}),
+            ...(event.compactInstructions ? { instructions: event.compactInstructions } : {}),
+          },
+        ]);
+      });
+      did.push(`agent_compaction @${stored[0]!.seq}`);
+      return;
+    }
+    case 'none':
+      return;
+  }
+}
+
+/** The workspace root: --workspace, else the agent's project dir (e.g. CLAUDE_PROJECT_DIR), else the event's cwd. */
+function projectRoot(spec: AgentSpec, env: NodeJS.ProcessEnv, event: HookEvent, flag: string | undefined): string {
+  if (flag) return resolve(event.cwd, flag);
+  for (const name of spec.projectDirEnv) {
+    const dir = env[name];
+    if (dir && isAbsolute(dir)) return dir;
+  }
+  return event.cwd;
+}
+
+function lockTimeout(env: NodeJS.ProcessEnv): number {
+  const ms = Number(env.CKPT_HOOK_LOCK_TIMEOUT_MS);
+  return Number.isSafeInteger(ms) && ms > 0 ? ms : 10_000;
+}
+
+/** Claude Code (and Gemini CLI) show `systemMessage` to the user; exit 0 keeps the agent going. */
+function systemMessage(text: string): string {
+  return `${JSON.stringify({ systemMessage: text.length > 600 ? `${text.slice(0, 597)}...` : text })}\n`;
+}

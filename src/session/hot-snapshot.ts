@@ -1,0 +1,82 @@
+// A persisted replay snapshot per session (`sessions/<id>/snapshot.json`, written atomically): the hot
+// state (hot-state.ts) folded up to a log position, so a hook process decodes only the log's tail
+// instead of the whole log. The file is a cache and untrusted: its shape is checked, its position
+// must match the log byte for byte (the last line it names must sit at that offset and the tail must
+// continue its seq), and on any mismatch the whole log is read and a new snapshot written.
+import type { SessionHandle } from './session-handle.js';
+import type { LogPosition } from '../storage/event-log.js';
+import type { EventBase } from '../format/event.js';
+import { loadPlans } from './restore-plans.js';
+import { cloneHotState, decodeHotState, emptyHotState, encodeHotState, foldHot, type HotState } from './hot-state.js';
+
+/** A new snapshot is written once a read had to decode at least this many events. */
+export const SNAPSHOT_AFTER_EVENTS = 200;
+const VERSION = 2;
+
+/** Per process: the last state of each session handle, so repeated calls decode only new events. */
+const memory = new WeakMap<SessionHandle, { pos: LogPosition; state: HotState }>();
+
+export function snapshotKey(session: SessionHandle): string {
+  return `${session.key}/snapshot.json`;
+}
+
+/** The hot state of the session's log as it is now (call under the session lock for read-decide-append). */
+export async function loadHotState(session: SessionHandle): Promise<HotState> {
+  const mem = memory.get(session);
+  if (mem) {
+    const tail = await session.log.readSince(mem.pos);
+    if (tail) return remember(session, tail.pos, await fold(session, cloneHotState(mem.state), tail.events));
+  }
+  const snap = await readSnapshot(session);
+  if (snap) {
+    const tail = await session.log.readSince(snap.pos);
+    if (tail) {
+      const state = remember(session, tail.pos, await fold(session, snap.state, tail.events));
+      if (tail.events.length >= SNAPSHOT_AFTER_EVENTS) await saveSnapshot(session, tail.pos, state);
+      return state;
+    }
+  }
+  const events = await session.log.read();
+  const state = await fold(session, emptyHotState(), events);
+  const pos = session.log.position();
+  if (!pos) return state;
+  remember(session, pos, state);
+  if (events.length >= SNAPSHOT_AFTER_EVENTS) await saveSnapshot(session, pos, state);
+  return state;
+}
+
+/** Folds events after loading the plans of the restores among them that keep their plan in a blob. */
+async function fold(session: SessionHandle, state: HotState, events: readonly EventBase[]): Promise<HotState> {
+  await loadPlans(session.ctx.blobs, events);
+  return foldHot(state, events);
+}
+
+function remember(session: SessionHandle, pos: LogPosition, state: HotState): HotState {
+  memory.set(session, { pos, state });
+  return cloneHotState(state);
+}
+
+async function readSnapshot(session: SessionHandle): Promise<{ pos: LogPosition; state: HotState } | undefined> {
+  let value: unknown;
+  try {
+    const raw = await session.ctx.backend.read(snapshotKey(session));
+    if (!raw) return undefined;
+    value = JSON.parse(raw.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = value as { v?: unknown; pos?: Partial<LogPosition>; state?: unknown };
+  if (v.v !== VERSION || typeof v.pos !== 'object' || v.pos === null) return undefined;
+  const { seq, bytes, lastLine } = v.pos;
+  if (!Number.isSafeInteger(seq) || !Number.isSafeInteger(bytes) || typeof lastLine !== 'string') return undefined;
+  const state = decodeHotState(v.state);
+  if (!state || state.lastSeq !== seq) return undefined;
+  return { pos: { seq: seq!, bytes: bytes!, lastLine }, state };
+}
+
+/** Best effort: a snapshot that cannot be written (read-only store, disk full) only costs a full read later. */
+async function saveSnapshot(session: SessionHandle, pos: LogPosition, state: HotState): Promise<void> {
+  const body = JSON.stringify({ v: VERSION, pos, state: encodeHotState(state) });
+  await session.ctx.backend.write(snapshotKey(session), Buffer.from(body)).catch(() => undefined);
+}

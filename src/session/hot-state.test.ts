@@ -1,0 +1,84 @@
+// The hot state must agree with replay() on what both compute, folded at once or in two parts
+// through its persisted form (model-based: random logs of turns, captures, settles and restores).
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { EventBase, FileImage } from '../format/event.js';
+import { decodeHotState, emptyHotState, encodeHotState, foldHot } from './hot-state.js';
+import { replay } from './replay.js';
+
+const path = fc.constantFrom('a', 'b', 'c/d', 'e');
+const image = (p: string, n: number): FileImage => (n % 3 === 0 ? { path: p, state: 'absent' } : { path: p, state: 'file', blob: String(n).padStart(64, '0'), mode: 0o100644 });
+const op: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ kind: fc.constant('turn'), back: fc.nat(2) }),
+  fc.record({ kind: fc.constant('capture'), paths: fc.uniqueArray(path, { minLength: 1, maxLength: 3 }), call: fc.option(fc.nat(5)), restore: fc.boolean() }),
+  fc.record({ kind: fc.constant('settle'), paths: fc.uniqueArray(path, { minLength: 1, maxLength: 3 }), n: fc.nat(9) }),
+  fc.record({ kind: fc.constant('restore'), paths: fc.uniqueArray(path, { maxLength: 3 }), end: fc.constantFrom('committed', 'aborted', 'open') }),
+);
+
+type Op =
+  | { kind: 'turn'; back: number }
+  | { kind: 'capture'; paths: string[]; call: number | null; restore: boolean }
+  | { kind: 'settle'; paths: string[]; n: number }
+  | { kind: 'restore'; paths: string[]; end: string };
+
+function buildLog(ops: Op[]): EventBase[] {
+  const out: EventBase[] = [];
+  const push = (e: Record<string, unknown>) => out.push({ v: 1, seq: out.length + 1, at: 't', ...e } as EventBase);
+  push({ type: 'session', kind: 'root' });
+  let turn = 0;
+  let k = 0;
+  let restores = 0;
+  for (const o of ops) {
+    if (o.kind === 'turn') {
+      turn = Math.max(1, turn + 1 - o.back * 2); // sometimes a lower number, as after a rewind
+      k = 0;
+      push({ type: 'turn', turn });
+    } else if (o.kind === 'capture') {
+      k++;
+      push({ type: 'capture', tag: `${turn}.${k}`, turn, k, tool: o.restore ? 'restore' : 'Edit', ...(o.call !== null ? { callId: `c${o.call}` } : {}), files: o.paths.map((p) => image(p, k)) });
+    } else if (o.kind === 'settle') {
+      push({ type: 'settle', tag: `${turn}.${k}`, files: o.paths.map((p) => image(p, o.n)) });
+    } else {
+      const id = `r${++restores}`;
+      k++;
+      push({ type: 'capture', tag: `${turn}.${k}`, turn, k, tool: 'restore', restoreId: id, files: [] });
+      if (o.end === 'aborted') push({ type: 'restore_aborted', id });
+      else {
+        push({ type: 'restore_started', id, plan: o.paths.map((p, i) => (i % 2 ? { path: p, action: 'delete' } : { path: p, action: 'write', blob: 'f'.repeat(64), mode: 0o100644 })) });
+        if (o.end === 'committed') push({ type: 'restore_committed', id, result: {} });
+      }
+    }
+  }
+  return out;
+}
+
+describe('hot state', () => {
+  it('agrees with replay() on turn, next K, known, recent captures and unfinished restores; folds in parts through its persisted form', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 40 }), fc.nat(), (ops, cut) => {
+        const events = buildLog(ops);
+        const full = replay(events);
+        const hot = foldHot(emptyHotState(), events);
+        expect(hot.turn).toBe(full.turn);
+        expect(hot.nextK).toBe(full.nextK);
+        expect([...hot.known]).toEqual([...full.known]);
+        expect(hot.recent.map((r) => r.tag)).toEqual(full.captures.slice(-256).map((c) => c.tag));
+        const open = new Set(full.openRestores.map((r) => r.id));
+        const abandoned = full.captures.filter((c) => typeof c.restoreId === 'string' && !events.some((e) => (e.type === 'restore_started' || e.type === 'restore_aborted' || e.type === 'restore_committed') && e.id === c.restoreId));
+        expect([...hot.unclosedRestores].sort()).toEqual([...new Set([...open, ...abandoned.map((c) => String(c.restoreId))])].sort());
+        const at = cut % (events.length + 1);
+        const first = decodeHotState(JSON.parse(JSON.stringify(encodeHotState(foldHot(emptyHotState(), events.slice(0, at))))))!;
+        expect(foldHot(first, events.slice(at))).toEqual(hot);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('a persisted state of the wrong shape is refused', () => {
+    const good = encodeHotState(foldHot(emptyHotState(), buildLog([{ kind: 'capture', paths: ['a'], call: 1, restore: false }])));
+    expect(decodeHotState(good)).toBeDefined();
+    for (const bad of [null, 7, { ...good, turn: -1 }, { ...good, known: [['a', { path: 'b', state: 'file' }]] }, { ...good, known: [['a', { path: 'a', state: 'weird' }]] }, { ...good, recent: [{ tag: 1 }] }, { ...good, unclosedRestores: [3] }]) {
+      expect(decodeHotState(bad)).toBeUndefined();
+    }
+  });
+});

@@ -1,0 +1,153 @@
+// The "hot" replay state: the part of a session's fold that every hook call needs — the current turn
+// and next capture K, what ckpt last recorded per path (drift and conflicts), the recent captures
+// (a settle finds its capture by tool-call id) and whether a restore is unfinished. It folds
+// incrementally, so a persisted copy (hot-snapshot.ts) plus the log's tail gives it without decoding
+// the whole log. It must agree with `replay()` on what both compute (a property test checks it).
+import type { CaptureEvent, EventBase, FileImage, FileState, RestoreStartedEvent } from '../format/event.js';
+import { imageOfPlanEntry } from './replay.js';
+import { loadedPlan } from './restore-plans.js';
+import { validateFileImages } from '../format/stored-path.js';
+
+/** Captures kept for settles to find by tag or call id; an older one is looked up in the whole log. */
+export const RECENT_CAPTURES = 256;
+
+export interface RecentCapture {
+  tag: string;
+  seq: number;
+  callId?: string;
+  /** The capture's images: a settle records only the paths its capture recorded. */
+  files: FileImage[];
+}
+
+export interface HotState {
+  lastSeq: number;
+  /** The current turn as replay() reports it: the highest ever started (a rewind never lowers it). */
+  turn: number;
+  /** The number of the last `turn` event (what next K counts captures against, as in replay()). */
+  lastTurnEvent: number;
+  maxTurn: number;
+  nextK: number;
+  known: Map<string, FileImage | null>;
+  recent: RecentCapture[];
+  /** Restore ids seen in `restore_started` or recovery captures and not closed (committed or aborted). */
+  unclosedRestores: Set<string>;
+  /** Plans of started, uncommitted restores (their paths become known when committed). */
+  openPlans: Map<string, RestoreStartedEvent['plan']>;
+}
+
+export function emptyHotState(): HotState {
+  return { lastSeq: 0, turn: 0, lastTurnEvent: 0, maxTurn: 0, nextK: 1, known: new Map(), recent: [], unclosedRestores: new Set(), openPlans: new Map() };
+}
+
+/** Folds `events` (which must continue the state's seq densely) into `state`, in place. */
+export function foldHot(state: HotState, events: readonly EventBase[]): HotState {
+  for (const e of events) {
+    state.lastSeq = e.seq;
+    switch (e.type) {
+      case 'turn': {
+        const turn = e.turn as number;
+        state.lastTurnEvent = turn;
+        state.maxTurn = Math.max(state.maxTurn, turn);
+        state.nextK = 1;
+        break;
+      }
+      case 'capture': {
+        const c = e as CaptureEvent;
+        if (c.turn === state.lastTurnEvent) state.nextK = Math.max(state.nextK, c.k + 1);
+        if (c.tool !== 'restore') for (const f of c.files) state.known.set(f.path, null);
+        state.recent.push({ tag: c.tag, seq: c.seq, ...(typeof c.callId === 'string' ? { callId: c.callId } : {}), files: c.files });
+        if (state.recent.length > RECENT_CAPTURES) state.recent.splice(0, state.recent.length - RECENT_CAPTURES);
+        if (typeof c.restoreId === 'string') state.unclosedRestores.add(c.restoreId);
+        break;
+      }
+      case 'settle':
+        for (const f of (e.files as FileImage[]) ?? []) state.known.set(f.path, f);
+        break;
+      case 'restore_started':
+        state.unclosedRestores.add(String(e.id));
+        // A big plan is in a blob: loadHotState loads the plans of the events it folds first.
+        state.openPlans.set(String(e.id), loadedPlan(e) ?? (e as RestoreStartedEvent).plan);
+        break;
+      case 'restore_committed': {
+        const plan = state.openPlans.get(String(e.id));
+        state.openPlans.delete(String(e.id));
+        state.unclosedRestores.delete(String(e.id));
+        if (plan) for (const entry of plan) state.known.set(entry.path, imageOfPlanEntry(entry));
+        break;
+      }
+      case 'restore_aborted':
+        state.unclosedRestores.delete(String(e.id));
+        state.openPlans.delete(String(e.id));
+        break;
+    }
+  }
+  // As replay(): after a rewind the current turn is the highest ever started. Derived, never folded
+  // from, so folding in parts gives what folding at once does.
+  state.turn = Math.max(state.lastTurnEvent, state.maxTurn);
+  return state;
+}
+
+// ---- persisted form (untrusted when read back: every field checked, anything odd is undefined) ----
+
+const STATES = new Set<FileState>(['file', 'symlink', 'dir', 'absent', 'skipped']);
+
+export function encodeHotState(s: HotState): Record<string, unknown> {
+  return {
+    lastSeq: s.lastSeq,
+    turn: s.turn,
+    lastTurnEvent: s.lastTurnEvent,
+    maxTurn: s.maxTurn,
+    nextK: s.nextK,
+    known: [...s.known],
+    recent: s.recent,
+    unclosedRestores: [...s.unclosedRestores],
+    openPlans: [...s.openPlans],
+  };
+}
+
+export function decodeHotState(v: unknown): HotState | undefined {
+  if (typeof v !== 'object' || v === null) return undefined;
+  const o = v as Record<string, unknown>;
+  const ints = [o.lastSeq, o.turn, o.lastTurnEvent, o.maxTurn, o.nextK];
+  if (!ints.every((n) => Number.isSafeInteger(n) && (n as number) >= 0)) return undefined;
+  if (!Array.isArray(o.known) || !Array.isArray(o.recent) || !Array.isArray(o.unclosedRestores) || !Array.isArray(o.openPlans)) return undefined;
+  const known = new Map<string, FileImage | null>();
+  for (const pair of o.known) {
+    if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string') return undefined;
+    const image = pair[1] as FileImage | null;
+    if (image !== null && (typeof image !== 'object' || image.path !== pair[0] || !STATES.has(image.state))) return undefined;
+    known.set(pair[0], image);
+  }
+  const recent: RecentCapture[] = [];
+  for (const r of o.recent as RecentCapture[]) {
+    if (typeof r !== 'object' || r === null || typeof r.tag !== 'string' || !Number.isSafeInteger(r.seq)) return undefined;
+    if (r.callId !== undefined && typeof r.callId !== 'string') return undefined;
+    try {
+      validateFileImages(r.files, {});
+    } catch {
+      return undefined; // any doubt: the whole log is read instead
+    }
+    recent.push({ tag: r.tag, seq: r.seq, ...(r.callId !== undefined ? { callId: r.callId } : {}), files: r.files });
+  }
+  if (!o.unclosedRestores.every((id) => typeof id === 'string')) return undefined;
+  const openPlans = new Map<string, RestoreStartedEvent['plan']>();
+  for (const pair of o.openPlans) {
+    if (!Array.isArray(pair) || typeof pair[0] !== 'string' || !Array.isArray(pair[1])) return undefined;
+    openPlans.set(pair[0], pair[1] as RestoreStartedEvent['plan']);
+  }
+  return {
+    lastSeq: o.lastSeq as number,
+    turn: o.turn as number,
+    lastTurnEvent: o.lastTurnEvent as number,
+    maxTurn: o.maxTurn as number,
+    nextK: o.nextK as number,
+    known,
+    recent,
+    unclosedRestores: new Set(o.unclosedRestores as string[]),
+    openPlans,
+  };
+}
+
+export function cloneHotState(s: HotState): HotState {
+  return { ...s, known: new Map(s.known), recent: s.recent.slice(), unclosedRestores: new Set(s.unclosedRestores), openPlans: new Map(s.openPlans) };
+}

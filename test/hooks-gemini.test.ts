@@ -1,0 +1,78 @@
+// Gemini CLI through the same mechanism (issue 11 item 7): `ckpt init gemini` writes
+// .gemini/settings.json, a Gemini-style session (write_file, replace, run_shell_command with rm, mv,
+// a generator, chmod, ln -s) is replayed through the installed commands as Gemini CLI runs them
+// (sh -c, JSON on stdin, GEMINI_PROJECT_DIR), and every turn is restored exactly.
+import { execSync } from 'node:child_process';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { geminiEvents as ev, geminiSession } from './fixtures/gemini-events.js';
+import { treeOf } from './fixtures/scan-world.js';
+import { loadInstalledHooks } from './helpers/agent-hooks.js';
+import { runCli } from './helpers/cli.js';
+import { makeTempDirs, type TempDirs } from './helpers/temp.js';
+
+let dirs: TempDirs;
+beforeEach(async () => {
+  dirs = await makeTempDirs('ckpt-gemini-');
+});
+afterEach(() => dirs.cleanup());
+
+it('records a Gemini CLI session through the installed hooks; restoring to every turn gives back each tree', async () => {
+  const project = dirs.workspace;
+  const at = (rel: string) => join(project, rel);
+  const ckpt = (args: string[]) => runCli(['--store', dirs.store, ...args], { cwd: project, env: { HOME: join(dirs.base, 'home') } });
+  await mkdir(join(project, '.gemini'));
+  await writeFile(join(project, '.gemini', 'settings.json'), JSON.stringify({ tools: { enableHooks: true }, hooks: { AfterAgent: [{ hooks: [{ type: 'command', command: 'true' }] }] } }, null, 4) + '\n');
+  const init = await ckpt(['init', 'gemini', '--project']);
+  expect(init.code, init.stderr).toBe(0);
+  expect(init.stdout).toContain('tools.enableHooks');
+  const settings = JSON.parse(await readFile(join(project, '.gemini', 'settings.json'), 'utf8'));
+  expect(settings.tools).toEqual({ enableHooks: true });
+  expect(settings.hooks.AfterAgent).toHaveLength(1);
+  expect(settings.hooks.BeforeTool).toMatchObject([{ matcher: '*', hooks: [{ type: 'command', name: 'ckpt-before-tool' }] }]);
+  const hooks = await loadInstalledHooks(join(project, '.gemini', 'settings.json'), project, 'GEMINI_PROJECT_DIR');
+  const s = geminiSession(project);
+  const quiet = async (event: Record<string, unknown>) => {
+    for (const r of await hooks.fire(event)) expect({ code: r.code, out: r.stdout, err: r.stderr }).toEqual({ code: 0, out: '', err: '' });
+  };
+  const tool = async (name: string, input: Record<string, unknown>, effect: () => unknown) => {
+    await quiet(ev.beforeTool(s, name, input));
+    await effect();
+    await quiet(ev.afterTool(s, name, input));
+  };
+  const shell = (command: string) => tool('run_shell_command', { command }, () => execSync(command, { cwd: project, shell: '/bin/sh' }));
+
+  await writeFile(at('notes.txt'), 'one\n');
+  await writeFile(at('tool.sh'), '#!/bin/sh\n');
+  await chmod(at('tool.sh'), 0o755);
+  await quiet(ev.sessionStart(s));
+  const trees: Record<string, Awaited<ReturnType<typeof treeOf>>> = {};
+  trees['1'] = await treeOf(project);
+  await quiet(ev.beforeAgent(s, 'write a plan'));
+  await tool('write_file', { file_path: at('plan.md'), content: '# plan\n' }, () => writeFile(at('plan.md'), '# plan\n'));
+  await tool('replace', { file_path: 'notes.txt', old_string: 'one', new_string: 'two' }, () => writeFile(at('notes.txt'), 'two\n'));
+  await tool('read_file', { file_path: at('notes.txt') }, () => undefined);
+  trees['2'] = await treeOf(project);
+  await quiet(ev.beforeAgent(s, 'shuffle things around'));
+  await shell('mv notes.txt old-notes.txt && rm plan.md && mkdir -p out && for i in 1 2 3 4 5 6 7 8; do echo $i > out/$i.txt; done');
+  await shell('chmod 600 tool.sh && ln -s old-notes.txt notes.txt');
+  trees['3'] = await treeOf(project);
+  await quiet(ev.beforeAgent(s, 'clean up'));
+  await shell('rm -r out && rm notes.txt');
+  await quiet(ev.preCompress(s, 'auto'));
+  await quiet(ev.sessionEnd(s));
+
+  const sid = `gemini-${s.session_id}`;
+  const log = (await ckpt(['--session', sid, 'log', '--json'])).json();
+  expect(log.turns.map((t: { text: string }) => t.text)).toEqual(['write a plan', 'shuffle things around', 'clean up']);
+  expect(log.checkpoints.map((c: { tag: string; tool: string }) => `${c.tag}:${c.tool}`)).toEqual(['1.1:write_file', '1.2:replace', '2.1:run_shell_command', '2.2:run_shell_command', '3.1:run_shell_command']);
+  for (const turn of ['3', '1', '2']) {
+    const r = await ckpt(['--session', sid, 'restore', turn, '--yes', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(await treeOf(project), `turn ${turn}`).toEqual(trees[turn]);
+  }
+  const un = await ckpt(['init', 'gemini', '--uninstall', '--json']);
+  expect(un.json().changed).toBe(true);
+  expect(JSON.parse(await readFile(join(project, '.gemini', 'settings.json'), 'utf8'))).toEqual({ tools: { enableHooks: true }, hooks: { AfterAgent: [{ hooks: [{ type: 'command', command: 'true' }] }] } });
+});

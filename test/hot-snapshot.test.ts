@@ -1,0 +1,86 @@
+// The persisted replay snapshot (issue 11, a cheap hook path): a new process decodes only the log's
+// tail after it; a snapshot that is corrupt, foreign or stale (the log was replaced) is never trusted —
+// the whole log is read and the result is the same as without any snapshot.
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore, Session, type Workspace } from '../src/index.js';
+import { snapshotKey } from '../src/session/hot-snapshot.js';
+import { makeTempDirs, type TempDirs } from './helpers/temp.js';
+
+let dirs: TempDirs;
+let ws: Workspace;
+beforeEach(async () => {
+  dirs = await makeTempDirs('ckpt-snap-');
+  ws = await (await openStore({ dir: dirs.store })).openWorkspace(dirs.workspace);
+  await writeFile(join(dirs.workspace, 'f.txt'), 'f\n');
+});
+afterEach(() => dirs.cleanup());
+
+/** A session with `turns` turns of 9 captures each (settled), written the fast way. */
+async function longSession(id: string, turns: number): Promise<Session> {
+  const session = await ws.create({ id, baseline: false });
+  for (let t = 1; t <= turns; t++) {
+    const batch: { type: string; [k: string]: unknown }[] = [{ type: 'turn', turn: t }];
+    for (let k = 1; k <= 9; k++) batch.push({ type: 'capture', tag: `${t}.${k}`, turn: t, k, tool: 'Edit', callId: `c${t}.${k}`, files: [{ path: `p${k}.txt`, state: 'absent' }] });
+    await session.append(batch);
+  }
+  return session;
+}
+
+/** A fresh handle (as a new hook process would have) counting whole-log reads. */
+function freshHandle(id: string): { session: Session; fullReads: () => number } {
+  const session = new Session(ws.ctx, id);
+  let n = 0;
+  const read = session.log.read.bind(session.log);
+  (session.log as { read: typeof read }).read = (o) => (n++, read(o));
+  return { session, fullReads: () => n };
+}
+
+const snapFile = (s: Session) => join(dirs.store, snapshotKey(s));
+
+describe('replay snapshot', () => {
+  it('written after a long read; a new handle then decodes only the tail', async () => {
+    const long = await longSession('s1', 30); // 301 events
+    await long.capture(['f.txt'], { tool: 'Edit', callId: 'x1' }); // reads the whole log once, writes the snapshot
+    const snap = JSON.parse(await readFile(snapFile(long), 'utf8'));
+    expect(snap.pos.seq).toBe(301);
+    const { session, fullReads } = freshHandle('s1');
+    const r = await session.capture(['f.txt'], { tool: 'Edit', callId: 'x2' });
+    expect(r.tag).toBe('30.11');
+    expect((await session.settle(['f.txt'], { callId: 'x1' })).tag).toBe('30.10');
+    expect(fullReads()).toBe(0);
+    // An old call id (not among the recent captures) is still found, through the whole log.
+    expect((await session.settle(['f.txt'], { callId: 'c1.1' })).tag).toBe('1.1');
+  });
+
+  it('a corrupt, foreign or stale snapshot is ignored: same results, whole log read', async () => {
+    const a = await longSession('a', 25);
+    await a.capture(['f.txt'], { tool: 'Edit' });
+    const b = await longSession('b', 27);
+    await b.capture(['f.txt'], { tool: 'Edit' });
+    const good = await readFile(snapFile(a), 'utf8');
+    const cases: [string, string][] = [
+      ['not json', '{"v":1,'],
+      ['wrong version', good.replace('"v":2', '"v":9')],
+      ['foreign (another log)', await readFile(snapFile(b), 'utf8')],
+      ['a state of the wrong shape', good.replace('"known":[', '"known":[7,')],
+    ];
+    for (const [label, text] of cases) {
+      await writeFile(snapFile(a), text);
+      const { session, fullReads } = freshHandle('a');
+      const r = await session.capture(['f.txt'], { tool: 'Edit' });
+      expect(fullReads(), label).toBe(1);
+      expect(r.tag, label).toMatch(/^25\.\d+$/);
+    }
+    // Stale: the session is removed and created again under the same id; the old snapshot is gone
+    // with its folder, and one planted from the old log does not match the new log.
+    const old = await readFile(snapFile(a), 'utf8');
+    await ws.remove('a');
+    const again = await longSession('a', 2);
+    await writeFile(snapFile(again), old);
+    const { session, fullReads } = freshHandle('a');
+    expect((await session.capture(['f.txt'], { tool: 'Edit' })).tag).toBe('2.10');
+    expect(fullReads()).toBe(1);
+  });
+});
