@@ -145,7 +145,7 @@ describe('git-aware baseline', () => {
     const w = await world();
     await repo(w, { 'pkg/app/x.txt': 'x\n', 'pkg/app/y.txt': 'y\n', 'other/z.txt': 'z\n' });
     const ws = await w.store.openWorkspace(w.at('pkg/app'));
-    const session = await ws.create({ title: 'inner' });
+    const session = await ws.create({ title: 'inner', baseline: false });
     const r = await scan(session);
     expect(r).toMatchObject({ baseline: true, scanned: 2, gitReferenced: 2, hashed: 0 });
   });

@@ -4,7 +4,7 @@
 import { CkptError } from '../errors.js';
 import { lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { CaptureEvent, FileImage } from '../format/event.js';
+import type { FileImage } from '../format/event.js';
 import { parseTag } from '../format/tag.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { replay } from '../session/replay.js';
