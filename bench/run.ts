@@ -19,6 +19,7 @@ import { leaveGit, scanFirstGitFigure } from './figures/scan-first-git.js';
 import { scanIncrementalFigure } from './figures/scan-incremental.js';
 import { restore580GitFigure, scanCheckoutGitFigure } from './figures/history-git.js';
 import { hookCaptureFigure, hookScanFigure } from './figures/hook.js';
+import { daemonScanIncrementalFigure } from './figures/daemon-scan-incremental.js';
 
 /** Figures in the order they run (later ones reuse the store and shadow repo of scan-first). */
 const FIGURES: { name: string; run: (ctx: BenchContext, cached: boolean) => Promise<Entry> }[] = [
@@ -33,6 +34,7 @@ const FIGURES: { name: string; run: (ctx: BenchContext, cached: boolean) => Prom
   { name: 'scan-first-git', run: scanFirstGitFigure },
   { name: 'scan-checkout-git', run: scanCheckoutGitFigure },
   { name: 'restore-580-git', run: restore580GitFigure },
+  { name: 'daemon-scan-incremental', run: daemonScanIncrementalFigure },
 ];
 
 const log = (msg: string): void => void process.stderr.write(`[bench] ${msg}\n`);

@@ -13,7 +13,9 @@ describe('errors', () => {
     expect(httpStatusOf(new CkptError('LOCKED', 'x'))).toBe(423);
     expect(exitCodeOf(new CkptError('IO', 'x'))).toBe(6);
     expect(exitCodeOf(new Error('plain'))).toBe(1);
-    expect(Object.keys(ERROR_CODES)).toHaveLength(15);
+    expect(httpStatusOf(new CkptError('UNAUTHORIZED', 'x'))).toBe(401);
+    expect(httpStatusOf(new CkptError('FORBIDDEN', 'x'))).toBe(403);
+    expect(Object.keys(ERROR_CODES)).toHaveLength(17);
   });
 
   it('wraps errno errors as IO and says whether they are retryable', () => {

@@ -17,6 +17,9 @@ export const ERROR_CODES = {
   LOCKED: { exit: 7, http: 423 },
   IO: { exit: 6, http: 503 },
   INTERNAL: { exit: 1, http: 500 },
+  // The HTTP daemon's own refusals (DESIGN §10 "Daemon"): missing/wrong bearer token, foreign Host header.
+  UNAUTHORIZED: { exit: 2, http: 401 },
+  FORBIDDEN: { exit: 2, http: 403 },
 } as const satisfies Record<string, { exit: number; http: number }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

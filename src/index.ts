@@ -43,3 +43,6 @@ export { CHECKPOINT_EVENT_TYPES } from './format/event.js';
 export type { RestoreOptions, RestoreResult, RestorePlan, RewindOptions, RewindResult, Watermark } from './restore/index.js';
 export { runGc, planGc, applyGc, takeInventory, describeGcPlan, formatBytes, prune, resolveRetention, verify, sessionSize, storeStats, parseDuration } from './gc/index.js';
 export type { GcPlan, GcResult, PruneOptions, PruneResult, RetentionPolicy, VerifyResult, VerifyProblem, SizeReport, StoreStats } from './gc/index.js';
+export { daemonToken, runningDaemon, claimDaemon, assertNoDaemon, type DaemonInfo } from './daemon/daemon-files.js';
+export { createLogFeed, type FeedEvent, type LogFeed, type LogFeedOptions } from './daemon/log-feed.js';
+export { createTouchTracker, type TouchTracker, type TouchTrackerOptions } from './daemon/touch-tracker.js';

@@ -17,6 +17,7 @@ import { registerConversationCommands } from './commands/conversation.js';
 import { registerInspectCommands } from './commands/inspect.js';
 import { registerHookCommand } from './commands/hook.js';
 import { registerInitCommand } from './commands/init.js';
+import { registerServeCommand } from './commands/serve.js';
 
 /** Printed after the help of every command that takes a tag (and of `ckpt` itself). */
 export const TAG_HELP = `
@@ -61,6 +62,7 @@ export function buildProgram(io: CliIo, captured: CommanderText = { out: '', err
   registerDemoCommand(program);
   registerHookCommand(program);
   registerInitCommand(program);
+  registerServeCommand(program);
   for (const cmd of program.commands) inherit(cmd, program);
   return program;
 }

@@ -26,6 +26,11 @@ export interface RestoreOptions {
   dryRun?: boolean;
   /** Called as files are staged (the long part of a big restore), for progress bars. */
   onProgress?: (progress: { phase: string; done: number; total: number }) => void;
+  /**
+   * Refuse (CONFLICT, nothing changed) unless the session's last seq is still this one — the seq a
+   * preview was planned at — so what runs is what was shown.
+   */
+  expectSeq?: number;
 }
 
 export interface RestoreInTxOptions {
@@ -120,6 +125,12 @@ export async function restore(session: SessionHandle, tag: string, options: Rest
   const filter = options.paths ? await resolveFilter(session, options.paths, options.cwd) : undefined;
   const warnings: string[] = [];
   const result = await session.transaction(async (tx) => {
+    if (options.expectSeq !== undefined) {
+      const last = await tx.lastSeq();
+      if (last !== options.expectSeq) {
+        throw new CkptError('CONFLICT', `session ${session.id} changed since the restore was previewed (at @${options.expectSeq}, now @${last}): preview again`, { expected: options.expectSeq, actual: last });
+      }
+    }
     await recoverInTx(session, tx);
     return restoreInTx(session, tx, {
       tag,

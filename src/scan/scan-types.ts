@@ -29,6 +29,12 @@ export interface ScanOptions {
   racyMs?: number;
   /** Take the baseline only: when the workspace already has one, do nothing (no walk, nothing recorded). */
   onlyBaseline?: boolean;
+  /**
+   * Paths a file watcher saw touched since the last scan (a folder stands for its subtree), asked for
+   * once the workspace's scan lock is held; only they are looked at (scan-changed.ts). Undefined from
+   * the callback (the watcher lost events), or a set the watched scan cannot take exactly: full scan.
+   */
+  changedPaths?: () => Promise<ReadonlySet<string> | undefined>;
 }
 
 
@@ -70,4 +76,6 @@ export interface ScanResult {
    * index, owner index, metadata) that failed after the changes were recorded.
    */
   warnings?: string[];
+  /** Set when only watcher-reported paths were looked at: how many (`scanned` counts their files). */
+  watched?: number;
 }

@@ -27,6 +27,7 @@ import { afterCommit } from '../session/warnings.js';
 import { recordChanges } from './scan-record.js';
 import type { ScanOptions, ScanResult } from './scan-types.js';
 import { walkPhase } from './scan-walk.js';
+import { scanChanged } from './scan-changed.js';
 
 export { scanIndexKey } from './scan-persist.js';
 export type { ScanChange, ScanChangeKind, ScanOptions, ScanResult } from './scan-types.js';
@@ -49,9 +50,15 @@ export async function scan(session: SessionHandle, options: ScanOptions = {}): P
   }
   const { backend } = session.ctx;
   // One scan of a workspace at a time: a second one then sees the first one's index and records.
-  return backend.withLock(`${session.ctx.workspace.key}/scan`, () => runScan(session, options, t0), {
+  return backend.withLock(`${session.ctx.workspace.key}/scan`, async () => (await watchedScan(session, options, t0)) ?? runScan(session, options, t0), {
     timeoutMs: Math.max(session.ctx.options.lockTimeoutMs, 120_000),
   });
+}
+
+/** The watcher's paths only, when a watcher gave them and the result is sure to equal a full scan's. */
+async function watchedScan(session: SessionHandle, options: ScanOptions, t0: number): Promise<ScanResult | undefined> {
+  const touched = options.changedPaths ? await options.changedPaths() : undefined;
+  return touched ? scanChanged(session, touched, options, t0) : undefined;
 }
 
 async function runScan(session: SessionHandle, options: ScanOptions, t0: number): Promise<ScanResult> {

@@ -4,6 +4,7 @@ import pc from 'picocolors';
 import { CkptError, earliestRestorableTag, formatLog, formatMode, listCheckpoints, listRewinds, listTurns, scan, type DiffChange, type FileImage } from '../../index.js';
 import { colorPatch, colorsFor, type Colors } from '../colors.js';
 import { action } from '../action.js';
+import { scanThroughDaemon } from '../daemon-scan.js';
 import { progressBar } from '../progress.js';
 
 export function registerCheckpointCommands(program: Command): void {
@@ -63,7 +64,9 @@ export function registerCheckpointCommands(program: Command): void {
         const bar = progressBar(ctx.io, out.json);
         let r;
         try {
-          r = await scan(session, { tool, budgetMs: budget === undefined ? undefined : parseCount(budget, '--budget'), onProgress: bar.update });
+          // Through the store's daemon when one runs (it watches the workspace), else in-process.
+          r = (budget === undefined ? await scanThroughDaemon(await ctx.store(), session, tool, ctx.io.env) : undefined) ??
+            (await scan(session, { tool, budgetMs: budget === undefined ? undefined : parseCount(budget, '--budget'), onProgress: bar.update }));
         } finally {
           bar.stop();
         }
@@ -75,6 +78,7 @@ export function registerCheckpointCommands(program: Command): void {
           ms: Math.round(r.ms),
           ...(r.baseline ? { baseline: true } : {}),
           ...(r.warning ? { warning: r.warning } : {}),
+          ...(r.watched !== undefined ? { watched: r.watched } : {}),
           ...(r.truncated ? { truncated: true, pending: r.pending } : {}),
           ...(r.skipped.length ? { skipped: r.skipped } : {}),
           ...(r.warnings?.length ? { warnings: r.warnings } : {}),

@@ -1,0 +1,52 @@
+// `ckpt serve [--port P] [--socket PATH] [--host H] [--print-token]` (DESIGN §9, §10 "Daemon"): the
+// resident HTTP daemon of the store. Runs until SIGINT/SIGTERM, then finishes the requests in flight.
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import pc from 'picocolors';
+import { CkptError, daemonToken } from '../../index.js';
+import { startDaemon } from '../../http/daemon.js';
+import { action } from '../action.js';
+
+export function registerServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('run the HTTP daemon of the store (127.0.0.1 only unless --host; bearer token required)')
+    .option('--port <port>', 'TCP port (default: any free port; the address is printed and kept in the store)')
+    .option('--socket <path>', 'listen on a unix socket instead of TCP')
+    .option('--host <host>', 'listen on this address instead of 127.0.0.1 (exposes the daemon beyond this machine)')
+    .option('--print-token', 'print the bearer token (made on first use) and exit')
+    .action(
+      action(async ([opts], ctx, out) => {
+        const flags = opts as { port?: string; socket?: string; host?: string; printToken?: boolean };
+        const store = await ctx.store();
+        if (flags.printToken) {
+          const token = await daemonToken(store.ctx);
+          out.result({ token, file: join(store.dir, 'daemon', 'token') }, (r) => r.token);
+          return;
+        }
+        if (flags.socket && (flags.port || flags.host)) throw new CkptError('INVALID_ARGUMENT', '--socket cannot be combined with --port or --host', {});
+        const port = flags.port === undefined ? undefined : Number(flags.port);
+        if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new CkptError('INVALID_ARGUMENT', `--port must be 0..65535, got ${flags.port}`, { port: flags.port });
+        const daemon = await startDaemon({
+          store,
+          port,
+          host: flags.host,
+          socket: flags.socket,
+          version: program.version() ?? '0',
+          log: (line) => ctx.io.stderr.write(`${line}\n`),
+        });
+        out.result({ url: daemon.url, pid: daemon.info.pid, store: store.dir, tokenFile: join(store.dir, 'daemon', 'token') }, (r) =>
+          [`ckpt daemon listening on ${pc.bold(r.url)} (pid ${r.pid})`, `store ${r.store}; token: ckpt serve --print-token`].join('\n'),
+        );
+        await new Promise<void>((resolve) => {
+          const stop = (): void => {
+            process.off('SIGINT', stop);
+            process.off('SIGTERM', stop);
+            void daemon.close().then(resolve, resolve);
+          };
+          process.on('SIGINT', stop);
+          process.on('SIGTERM', stop);
+        });
+      }),
+    );
+}

@@ -1,0 +1,102 @@
+// The resident daemon's files in the store (DESIGN §10 "Daemon"): the bearer token every HTTP client
+// presents (made at first start, mode 0600, kept across restarts so installed hooks keep working),
+// and the claim file naming the one process that serves the store and where it listens. A claim whose
+// process is gone (SIGKILL, crash) is taken over; a live one refuses a second daemon.
+import { randomBytes } from 'node:crypto';
+import type { StoreContext } from '../context.js';
+import { CkptError } from '../errors.js';
+
+export const DAEMON_TOKEN_KEY = 'daemon/token';
+export const DAEMON_CLAIM_KEY = 'daemon/daemon.json';
+const CLAIM_LOCK = 'daemon/claim';
+
+/** Where a running daemon listens. */
+export interface DaemonInfo {
+  pid: number;
+  /** `http://127.0.0.1:PORT` or `unix:/path/to.sock`. */
+  url: string;
+  host?: string;
+  port?: number;
+  socket?: string;
+  startedAt: string;
+}
+
+/** The store's daemon token, created (32 random bytes, hex, mode 0600) when there is none yet. */
+export async function daemonToken(ctx: StoreContext): Promise<string> {
+  const existing = await readToken(ctx);
+  if (existing) return existing;
+  return ctx.backend.withLock(`${DAEMON_TOKEN_KEY}.lock`, async () => {
+    const again = await readToken(ctx);
+    if (again) return again;
+    const token = randomBytes(32).toString('hex');
+    await ctx.backend.write(DAEMON_TOKEN_KEY, Buffer.from(`${token}\n`), { mode: 0o600 });
+    return token;
+  });
+}
+
+async function readToken(ctx: StoreContext): Promise<string | undefined> {
+  const raw = await ctx.backend.read(DAEMON_TOKEN_KEY);
+  const text = raw?.toString('utf8').trim();
+  if (text === undefined || text === '') return undefined;
+  if (!/^[0-9a-f]{64}$/.test(text)) throw new CkptError('LOG_CORRUPT', `the daemon token file ${DAEMON_TOKEN_KEY} is malformed; delete it to make a new one`, { key: DAEMON_TOKEN_KEY });
+  return text;
+}
+
+/** The daemon serving the store, when its process is alive. */
+export async function runningDaemon(ctx: StoreContext): Promise<DaemonInfo | undefined> {
+  const info = await readClaim(ctx);
+  return info && isAlive(info.pid) ? info : undefined;
+}
+
+/**
+ * Claims the store for this process: LOCKED (with the running daemon's url and pid) when a live
+ * process holds the claim; a claim left by a dead process is taken over. Returns the release.
+ */
+export async function claimDaemon(ctx: StoreContext, info: Omit<DaemonInfo, 'pid' | 'startedAt'>): Promise<{ info: DaemonInfo; release: () => Promise<void> }> {
+  const mine: DaemonInfo = { pid: process.pid, startedAt: new Date().toISOString(), ...info };
+  await ctx.backend.withLock(CLAIM_LOCK, async () => {
+    const current = await readClaim(ctx);
+    if (current && current.pid !== process.pid && isAlive(current.pid)) {
+      throw new CkptError('LOCKED', `a ckpt daemon already serves this store at ${current.url} (pid ${current.pid})`, { url: current.url, pid: current.pid });
+    }
+    await ctx.backend.write(DAEMON_CLAIM_KEY, Buffer.from(`${JSON.stringify(mine)}\n`));
+  });
+  return {
+    info: mine,
+    release: () =>
+      ctx.backend.withLock(CLAIM_LOCK, async () => {
+        const current = await readClaim(ctx);
+        if (current?.pid === process.pid) await ctx.backend.remove(DAEMON_CLAIM_KEY);
+      }),
+  };
+}
+
+/** Checks, before listening, that no live daemon holds the store (the claim itself is written once the address is known). */
+export async function assertNoDaemon(ctx: StoreContext): Promise<void> {
+  const current = await runningDaemon(ctx);
+  if (current && current.pid !== process.pid) {
+    throw new CkptError('LOCKED', `a ckpt daemon already serves this store at ${current.url} (pid ${current.pid})`, { url: current.url, pid: current.pid });
+  }
+}
+
+async function readClaim(ctx: StoreContext): Promise<DaemonInfo | undefined> {
+  const raw = await ctx.backend.read(DAEMON_CLAIM_KEY);
+  if (!raw) return undefined;
+  try {
+    const v = JSON.parse(raw.toString('utf8')) as Partial<DaemonInfo>;
+    if (typeof v.pid !== 'number' || !Number.isSafeInteger(v.pid) || v.pid <= 0 || typeof v.url !== 'string') return undefined;
+    return v as DaemonInfo;
+  } catch {
+    return undefined; // a torn claim is no claim: the next start rewrites it
+  }
+}
+
+/** True when a process with this pid exists (EPERM: it exists but belongs to someone else). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

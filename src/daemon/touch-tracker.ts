@@ -1,0 +1,168 @@
+// The set of workspace paths touched since the last scan, kept by watching every folder of the
+// workspace (DESIGN §10 "Daemon", watched scans). One inotify watch per folder through fs.watch:
+// events reach the loop without debouncing, so `take()` — which first lets the loop deliver what the
+// kernel has queued — sees every change made before the request that asked for the scan.
+//
+// Anything that makes the set untrustworthy makes `take()` answer undefined once (the caller runs a
+// full scan, which re-establishes the truth): an event without a name, a watch error, a folder that
+// could not be watched (inotify limits), more touched paths than the cap, or an event loop stalled
+// long enough that the kernel's event queue may have overflowed (libuv drops that notice silently).
+import { lstatSync, readdirSync, watch, type FSWatcher } from 'node:fs';
+import { relative, sep } from 'node:path';
+import { DEFAULT_IGNORED_DIRS } from '../workspace/ignore-rules.js';
+
+export interface TouchTracker {
+  readonly root: string;
+  /** Folders watched. */
+  readonly watchedDirs: number;
+  /**
+   * The paths touched since the previous take (workspace-relative; a folder stands for its subtree),
+   * after the events already queued were delivered; undefined when they cannot be trusted.
+   */
+  take(): Promise<Set<string> | undefined>;
+  /** Marks the set untrustworthy (a scan that took it failed): the next take answers undefined. */
+  invalidate(): void;
+  close(): void;
+}
+
+export interface TouchTrackerOptions {
+  root: string;
+  /** The store folder, when it lies inside the workspace: not watched (its writes are not the workspace's). */
+  storeDir?: string;
+  /** More touched paths than this: the set is dropped and the next scan is a full one (default 10,000). */
+  maxTouched?: number;
+  /** A loop stall longer than this may have overflowed the kernel queue (default 2000 ms). */
+  stallMs?: number;
+}
+
+/** Starts watching; resolves once every folder has its watch (changes from then on are tracked). */
+export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
+  const { root } = options;
+  const maxTouched = options.maxTouched ?? 10_000;
+  const stallMs = options.stallMs ?? 2000;
+  const storeRel = options.storeDir ? toPosix(relative(root, options.storeDir)) : undefined;
+  const watchers = new Map<string, { w: FSWatcher; ino: number }>();
+  let touched = new Set<string>();
+  // What changed before the watches existed is unknown: the first take asks for a full scan.
+  let lost = true;
+  let closed = false;
+
+  const touch = (path: string): void => {
+    if (lost) return;
+    touched.add(path);
+    if (touched.size > maxTouched) lose();
+  };
+  const lose = (): void => {
+    lost = true;
+    touched = new Set();
+  };
+
+  function watchTree(dir: string): void {
+    if (closed || watchers.has(dir)) return;
+    const abs = dir === '' ? root : `${root}/${dir}`;
+    let w: FSWatcher;
+    let ino: number;
+    try {
+      ino = lstatSync(abs).ino;
+      w = watch(abs, { persistent: false }, (type, name) => onEvent(dir, name === null ? null : String(name), type === 'rename'));
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') lose(); // ENOSPC (watch limit), EACCES: changes there would go unseen
+      return;
+    }
+    w.on('error', () => {
+      w.close();
+      if (watchers.get(dir)?.w === w) watchers.delete(dir);
+      lose();
+    });
+    watchers.set(dir, { w, ino });
+    // Listed after the watch exists: whatever appears later raises an event.
+    let entries;
+    try {
+      entries = readdirSync(abs, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) if (e.isDirectory()) maybeWatch(dir === '' ? e.name : `${dir}/${e.name}`, e.name);
+  }
+
+  function maybeWatch(path: string, name: string): void {
+    if (DEFAULT_IGNORED_DIRS.has(name) || path === storeRel) return;
+    watchTree(path);
+  }
+
+  function onEvent(dir: string, name: string | null, renamed: boolean): void {
+    if (closed) return;
+    if (name === null) return lose();
+    const path = dir === '' ? name : `${dir}/${name}`;
+    if (path === storeRel || (storeRel !== undefined && path.startsWith(`${storeRel}/`))) return;
+    touch(path);
+    // A folder that appeared (created, moved in) is watched from now on; one that went away is
+    // forgotten. A watch follows its folder's inode and dies with it, so a name that was created,
+    // deleted or moved (`rename`) is watched anew — comparing inodes is not enough, since a folder
+    // made right after one was removed often gets the same inode number.
+    let ino: number | undefined;
+    try {
+      const st = lstatSync(`${root}/${path}`, { throwIfNoEntry: false });
+      if (st?.isDirectory()) ino = st.ino;
+    } catch {}
+    const current = watchers.get(path);
+    if (current && (renamed || current.ino !== ino)) unwatchTree(path);
+    if (ino !== undefined) maybeWatch(path, name);
+  }
+
+  function unwatchTree(path: string): void {
+    const prefix = `${path}/`;
+    for (const [dir, { w }] of watchers) {
+      if (dir === path || dir.startsWith(prefix)) {
+        w.close();
+        watchers.delete(dir);
+      }
+    }
+  }
+
+  // A stalled loop cannot read inotify; a long stall may have overflowed its queue unnoticed.
+  let lastTick = performance.now();
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    if (now - lastTick > stallMs) lose();
+    lastTick = now;
+  }, 100);
+  ticker.unref();
+
+  watchTree('');
+
+  return {
+    root,
+    get watchedDirs() {
+      return watchers.size;
+    },
+    async take() {
+      // Let the loop run its poll phase: inotify events queued before this request are delivered.
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      if (performance.now() - lastTick > stallMs) lose();
+      if (lost || closed) {
+        lost = false;
+        touched = new Set();
+        return undefined;
+      }
+      const out = touched;
+      touched = new Set();
+      return out;
+    },
+    invalidate: lose,
+    close() {
+      closed = true;
+      clearInterval(ticker);
+      for (const { w } of watchers.values()) w.close();
+      watchers.clear();
+    },
+  };
+}
+
+function toPosix(p: string): string | undefined {
+  if (p === '') return '';
+  if (p.startsWith('..')) return undefined;
+  return sep === '/' ? p : p.split(sep).join('/');
+}

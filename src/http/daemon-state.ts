@@ -1,0 +1,96 @@
+// What the daemon keeps between requests: the open store, workspaces and session handles (a cached
+// handle reads only what was appended to its log since its last read), and one touch tracker per
+// workspace that has been scanned through the daemon (watched scans).
+import { resolve } from 'node:path';
+import { CkptError, createTouchTracker, recoverSession, type Session, type Store, type TouchTracker, type Workspace } from '../index.js';
+
+/** `~latest` names the workspace's most recently updated session (not a valid session id, so no clash). */
+export const LATEST = '~latest';
+/** Session handles kept open (each holds its decoded log, so later reads decode only appends). */
+const SESSION_CACHE = 64;
+/** A workspace not scanned through the daemon for this long is no longer watched. */
+const IDLE_WATCH_MS = 30 * 60_000;
+
+export interface DaemonState {
+  store: Store;
+  workspace(path: string): Promise<Workspace>;
+  session(workspacePath: string, id: string): Promise<Session>;
+  forget(workspace: Workspace, id: string): void;
+  /** The workspace's touch tracker, started on first use. */
+  tracker(workspace: Workspace): TouchTracker;
+  trackers(): TouchTracker[];
+  close(): void;
+}
+
+export function createDaemonState(store: Store): DaemonState {
+  const workspaces = new Map<string, Promise<Workspace>>();
+  const sessions = new Map<string, Session>();
+  const trackers = new Map<string, { tracker: TouchTracker; usedAt: number }>();
+  // A workspace not scanned through the daemon for a while stops being watched (inotify watches and
+  // memory are per folder); its next scan is a full one and starts watching again.
+  const sweep = setInterval(() => {
+    const cutoff = Date.now() - IDLE_WATCH_MS;
+    for (const [id, t] of trackers) {
+      if (t.usedAt < cutoff) {
+        t.tracker.close();
+        trackers.delete(id);
+      }
+    }
+  }, 60_000);
+  sweep.unref();
+
+  const workspace = (path: string): Promise<Workspace> => {
+    if (!path.startsWith('/')) return Promise.reject(new CkptError('INVALID_ARGUMENT', `workspace must be an absolute path, got ${JSON.stringify(path)}`, { workspace: path }));
+    const key = resolve(path);
+    let ws = workspaces.get(key);
+    if (!ws) {
+      ws = store.openWorkspace(key);
+      workspaces.set(key, ws);
+      ws.catch(() => workspaces.delete(key));
+    }
+    return ws;
+  };
+
+  return {
+    store,
+    workspace,
+    async session(workspacePath, id) {
+      const ws = await workspace(workspacePath);
+      const fresh = id === LATEST ? await ws.latest() : undefined;
+      const sid = fresh?.id ?? id;
+      const key = `${ws.id}/${sid}`;
+      const cached = sessions.get(key);
+      if (cached) {
+        if ((await cached.log.lastSeq()) === 0) {
+          sessions.delete(key); // removed by another process
+        } else {
+          sessions.delete(key); // most recently used last
+          sessions.set(key, cached);
+          return recoverSession(cached);
+        }
+      }
+      const opened = fresh ?? (await ws.get(sid));
+      sessions.set(key, opened);
+      if (sessions.size > SESSION_CACHE) sessions.delete(sessions.keys().next().value as string);
+      return opened;
+    },
+    forget(ws, id) {
+      sessions.delete(`${ws.id}/${id}`);
+    },
+    tracker(ws) {
+      let t = trackers.get(ws.id);
+      if (!t) {
+        t = { tracker: createTouchTracker({ root: ws.root, storeDir: store.dir }), usedAt: 0 };
+        trackers.set(ws.id, t);
+      }
+      t.usedAt = Date.now();
+      return t.tracker;
+    },
+    trackers: () => [...trackers.values()].map((t) => t.tracker),
+    close() {
+      clearInterval(sweep);
+      for (const t of trackers.values()) t.tracker.close();
+      trackers.clear();
+    },
+  };
+}

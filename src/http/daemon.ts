@@ -1,0 +1,129 @@
+// Running the daemon (DESIGN §10 "Daemon"): one per store (claim file; a second start fails with
+// LOCKED naming where the first listens), listening on 127.0.0.1 unless a host is chosen explicitly,
+// or on a unix socket (mode 0600). `close()` stops accepting, ends the live event streams, lets the
+// requests in flight (writes among them) finish, then releases the claim.
+import { chmod, lstat, unlink } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { createAdaptorServer } from '@hono/node-server';
+import { assertNoDaemon, claimDaemon, CkptError, daemonToken, type DaemonInfo, type Store } from '../index.js';
+import { createApp } from './app.js';
+import { createDaemonState } from './daemon-state.js';
+import { createEventHub } from './event-hub.js';
+
+export interface DaemonOptions {
+  store: Store;
+  /** TCP port (default 0: any free port). */
+  port?: number;
+  /** Listen host (default 127.0.0.1); anything else only when the user asked for it explicitly. */
+  host?: string;
+  /** Listen on this unix socket instead of TCP. */
+  socket?: string;
+  version: string;
+  /** Server-side failures (5xx) and feed errors, for the daemon's log. */
+  log?: (line: string) => void;
+}
+
+export interface RunningDaemon {
+  info: DaemonInfo;
+  url: string;
+  token: string;
+  /** Graceful stop: in-flight requests finish first (at most `graceMs`, default 30 s). */
+  close(graceMs?: number): Promise<void>;
+}
+
+export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
+  const { store } = options;
+  const host = options.host ?? '127.0.0.1';
+  await assertNoDaemon(store.ctx);
+  const token = await daemonToken(store.ctx);
+  const state = createDaemonState(store);
+  const hub = await createEventHub(store, (err) => options.log?.(`event feed: ${(err as Error).message}`));
+  const streams = new Set<() => void>();
+  const app = createApp({
+    state,
+    hub,
+    token,
+    version: options.version,
+    host: options.host,
+    socket: options.socket !== undefined,
+    streams,
+    onServerError: (err) => options.log?.(`error ${err.code}: ${err.message}`),
+  });
+
+  const server = createAdaptorServer({ fetch: app.fetch });
+  // A request is in flight from its arrival until its response is written (or its socket closes).
+  let inFlight = 0;
+  let idle: (() => void) | undefined;
+  server.on('request', (_req: unknown, res: NodeJS.EventEmitter) => {
+    inFlight++;
+    res.once('close', () => {
+      if (--inFlight === 0) idle?.();
+    });
+  });
+
+  try {
+    if (options.socket) await removeStaleSocket(options.socket);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      const done = (): void => {
+        server.off('error', reject);
+        resolve();
+      };
+      if (options.socket) server.listen(options.socket, done);
+      else server.listen(options.port ?? 0, host, done);
+    });
+  } catch (err) {
+    hub.close();
+    state.close();
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'EADDRINUSE') throw new CkptError('LOCKED', `${options.socket ?? `${host}:${options.port}`} is already in use`, { errno: e.code }, { cause: err });
+    throw err;
+  }
+  if (options.socket) await chmod(options.socket, 0o600);
+  const addr = server.address() as AddressInfo | string;
+  const url = typeof addr === 'string' ? `unix:${addr}` : `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
+
+  let claim;
+  try {
+    claim = await claimDaemon(store.ctx, typeof addr === 'string' ? { url, socket: addr } : { url, host: addr.address, port: addr.port });
+  } catch (err) {
+    await new Promise((resolve) => server.close(resolve));
+    hub.close();
+    state.close();
+    throw err;
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    info: claim.info,
+    url,
+    token,
+    close(graceMs = 30_000) {
+      closing ??= (async () => {
+        const closed = new Promise((resolve) => server.close(resolve));
+        for (const end of streams) end();
+        if (inFlight > 0) {
+          await new Promise<void>((resolve) => {
+            idle = resolve;
+            setTimeout(resolve, graceMs).unref();
+          });
+        }
+        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+        await closed;
+        hub.close();
+        state.close();
+        await claim.release();
+        if (options.socket) await unlink(options.socket).catch(() => {});
+      })();
+      return closing;
+    },
+  };
+}
+
+/** A socket file left by a daemon that died (the claim was checked first) is removed; anything else at the path is not. */
+async function removeStaleSocket(path: string): Promise<void> {
+  const st = await lstat(path).catch(() => undefined);
+  if (!st) return;
+  if (!st.isSocket()) throw new CkptError('INVALID_ARGUMENT', `${path} exists and is not a socket`, { socket: path });
+  await unlink(path);
+}

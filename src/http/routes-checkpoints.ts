@@ -1,0 +1,107 @@
+// Recording and reading history over HTTP (DESIGN §9 `ckpt turn|capture|settle|scan|log|diff`). Paths
+// are relative to the workspace root (or absolute inside it). A scan through the daemon looks only at
+// the paths its watcher saw touched when it can do so exactly, else it is the full stat scan.
+import { z } from 'zod';
+import type { DaemonState } from './daemon-state.js';
+import type { Router } from './route.js';
+import { pathsField, queryBool, tagField, toolField, workspaceBody, workspaceQuery } from './schemas.js';
+
+export function addCheckpointRoutes(r: Router, state: DaemonState): void {
+  r.add({
+    method: 'post',
+    path: '/sessions/:id/turn',
+    summary: 'start the next turn (the user sent a message)',
+    body: workspaceBody.extend({ messageCount: z.number().int().nonnegative().optional(), text: z.string().max(100_000).optional() }),
+    handler: async ({ body, params }) => {
+      const s = await state.session(body.workspace, params.id!);
+      const t = await s.turn({ messageCount: body.messageCount, text: body.text });
+      return { turn: t.turn, tag: t.tag };
+    },
+  });
+
+  r.add({
+    method: 'post',
+    path: '/sessions/:id/capture',
+    summary: 'record the before-images of paths a tool is about to change (durable on return)',
+    body: workspaceBody.extend({ paths: pathsField.min(1), tool: toolField.optional() }),
+    handler: async ({ body, params }) => {
+      const s = await state.session(body.workspace, params.id!);
+      const res = await s.capture(body.paths, { tool: body.tool, cwd: s.workspaceRoot });
+      return { tag: res.tag, files: res.files.map(publicImage), ...(res.disabled ? { disabled: true } : {}) };
+    },
+  });
+
+  r.add({
+    method: 'post',
+    path: '/sessions/:id/settle',
+    summary: 'record the after-state of paths a tool has written',
+    body: workspaceBody.extend({ paths: pathsField.min(1), tag: tagField.optional() }),
+    handler: async ({ body, params }) => {
+      const s = await state.session(body.workspace, params.id!);
+      const res = await s.settle(body.paths, { tag: body.tag, cwd: s.workspaceRoot });
+      return { tag: res.tag, files: res.files.map(publicImage) };
+    },
+  });
+
+  r.add({
+    method: 'post',
+    path: '/sessions/:id/scan',
+    summary: 'record what changed since ckpt last looked (watcher-fast when the daemon watches the workspace)',
+    body: workspaceBody.extend({ tool: toolField.optional(), full: z.boolean().optional() }),
+    handler: async ({ body, params }) => {
+      const s = await state.session(body.workspace, params.id!);
+      const ws = await state.workspace(body.workspace);
+      const tracker = state.tracker(ws);
+      let res;
+      try {
+        res = await s.scan({ tool: body.tool ?? 'scan', changedPaths: body.full ? undefined : () => tracker.take() });
+      } catch (err) {
+        tracker.invalidate();
+        throw err;
+      }
+      return {
+        tag: res.tag,
+        files: res.files.map((f) => ({ path: f.path, change: f.change, ...publicImage(f) })),
+        scanned: res.scanned,
+        hashed: res.hashed,
+        ms: Math.round(res.ms),
+        ...(res.watched !== undefined ? { watched: res.watched } : {}),
+        ...(res.baseline ? { baseline: true } : {}),
+        ...(res.truncated ? { truncated: true, pending: res.pending } : {}),
+        ...(res.skipped.length ? { skipped: res.skipped } : {}),
+        ...(res.disabled ? { disabled: true } : {}),
+      };
+    },
+  });
+
+  r.add({
+    method: 'get',
+    path: '/sessions/:id/log',
+    summary: "the session's checkpoints",
+    query: workspaceQuery,
+    handler: async ({ query, params }) => ({ checkpoints: await (await state.session(query.workspace, params.id!)).checkpoints() }),
+  });
+
+  r.add({
+    method: 'get',
+    path: '/sessions/:id/diff',
+    summary: 'changes between two tags, or from a tag to the present workspace (stat, and patch with patch=1)',
+    query: workspaceQuery.extend({ from: tagField, to: tagField.optional(), patch: queryBool }),
+    handler: async ({ query, params }) => {
+      const s = await state.session(query.workspace, params.id!);
+      return s.diff(query.from, query.to, { patch: query.patch });
+    },
+  });
+}
+
+/** The public fields of a file image (DESIGN §9): no blob ids. */
+export function publicImage(f: { path: string; state: string; bytes?: number; mode?: number; target?: string; why?: string }): Record<string, unknown> {
+  return {
+    path: f.path,
+    state: f.state,
+    ...(f.bytes !== undefined ? { bytes: f.bytes } : {}),
+    ...(f.mode !== undefined ? { mode: f.mode } : {}),
+    ...(f.target !== undefined ? { target: f.target } : {}),
+    ...(f.why !== undefined ? { why: f.why } : {}),
+  };
+}

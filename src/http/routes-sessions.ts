@@ -1,0 +1,90 @@
+// Session routes (DESIGN §9 `ckpt session …`): list, show, tree, new, fork, rm — same shapes as the
+// CLI's --json output.
+import { z } from 'zod';
+import { resolveTagSeq, sessionSize } from '../index.js';
+import type { DaemonState } from './daemon-state.js';
+import type { Router } from './route.js';
+import { tagField, workspaceBody, workspaceQuery } from './schemas.js';
+
+export function addSessionRoutes(r: Router, state: DaemonState): void {
+  r.add({
+    method: 'get',
+    path: '/workspaces',
+    summary: 'every workspace the store knows',
+    handler: async () => ({ workspaces: await state.store.listWorkspaces() }),
+  });
+
+  r.add({
+    method: 'get',
+    path: '/sessions',
+    summary: "the workspace's sessions, newest first",
+    query: workspaceQuery,
+    handler: async ({ query }) => ({ sessions: await (await state.workspace(query.workspace)).list() }),
+  });
+
+  r.add({
+    method: 'get',
+    path: '/tree',
+    summary: "the workspace's sessions grouped under their parents",
+    query: workspaceQuery,
+    handler: async ({ query }) => ({ tree: await (await state.workspace(query.workspace)).tree() }),
+  });
+
+  r.add({
+    method: 'post',
+    path: '/sessions',
+    summary: 'start a new session',
+    body: workspaceBody.extend({ title: z.string().max(1000).optional(), id: z.string().optional() }),
+    handler: async ({ body }) => {
+      const ws = await state.workspace(body.workspace);
+      const created = await ws.create({ title: body.title, id: body.id });
+      return { session: await created.metadata() };
+    },
+  });
+
+  r.add({
+    method: 'get',
+    path: '/sessions/:id',
+    summary: 'one session: metadata, turn and capture counts, size (id `~latest`: the newest)',
+    query: workspaceQuery,
+    handler: async ({ query, params }) => {
+      const s = await state.session(query.workspace, params.id!);
+      const events = await s.events();
+      const { id: _id, ...size } = await sessionSize(s);
+      return {
+        session: await s.metadata(),
+        turns: events.filter((e) => e.type === 'turn').length,
+        captures: events.filter((e) => e.type === 'capture').length,
+        size,
+      };
+    },
+  });
+
+  r.add({
+    method: 'post',
+    path: '/sessions/:id/fork',
+    summary: 'fork a session at a tag (default: its end)',
+    body: workspaceBody.extend({ at: tagField.optional(), title: z.string().max(1000).optional(), id: z.string().optional() }),
+    handler: async ({ body, params }) => {
+      const parent = await state.session(body.workspace, params.id!);
+      const atSeq = body.at === undefined ? undefined : resolveTagSeq(await parent.events(), body.at);
+      const ws = await state.workspace(body.workspace);
+      const fork = await ws.fork(parent.id, { atSeq, title: body.title, id: body.id });
+      return { session: await fork.metadata() };
+    },
+  });
+
+  r.add({
+    method: 'delete',
+    path: '/sessions/:id',
+    summary: 'remove a session (its content is freed by the next gc)',
+    query: workspaceQuery,
+    handler: async ({ query, params }) => {
+      const ws = await state.workspace(query.workspace);
+      const s = await state.session(query.workspace, params.id!);
+      await ws.remove(s.id);
+      state.forget(ws, s.id);
+      return { removed: s.id };
+    },
+  });
+}

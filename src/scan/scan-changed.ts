@@ -1,0 +1,318 @@
+// A scan that looks only at the paths a file watcher saw touched (DESIGN §10 "Daemon"): the daemon
+// keeps, per workspace, the set of paths touched since its last scan, and this module turns that set
+// into exactly the changes a full stat scan would record — same comparisons with what ckpt last knew
+// (owner records newer than the scan index, else the index), same content reading and storing, same
+// single capture + settle. A touched folder stands for its whole subtree (a moved-in or moved-out
+// folder raises one event), so its present files are listed and its former files taken from the index.
+//
+// It declines (returns undefined, and the caller runs the full scan) whenever it could differ: no
+// index yet (the baseline), folders an earlier cut-short scan never reached, ignore rules changed
+// (a rule file touched, or the root's rule sources differ from the index's), a path that cannot be
+// stat'ed (the full walk reports it as unreadable), or too many paths touched. It never rewrites the
+// scan index: the owner records written by the capture carry the changes, as a full scan that re-read
+// few paths does.
+import { lstatSync, readdirSync, readlinkSync, type Stats } from 'node:fs';
+import type { FileImage } from '../format/event.js';
+import type { SessionHandle } from '../session/session-handle.js';
+import { loadGitIndex, type GitIndex } from '../workspace/git-index.js';
+import { openGitObjects, type GitObjects } from '../workspace/git-objects.js';
+import { findGitDirs } from '../workspace/git-repo.js';
+import { createIgnoreRules, IGNORE_FILE_NAMES, type IgnoreRules } from '../workspace/ignore-rules.js';
+import { rootRulesText } from '../workspace/walk.js';
+import { compare, imageOfSlot, markSkipped, newerOwnerImages, notRacy, type Known, type SkippedList } from './known.js';
+import type { Change } from './scan-compare.js';
+import { HASH_BYTES, HASH_GIT, KIND_DIR, KIND_FILE, KIND_GONE, KIND_SYMLINK, ScanIndex } from './scan-index.js';
+import { loadIndex, scanIndexKey } from './scan-persist.js';
+import { recordChanges } from './scan-record.js';
+import type { ScanOptions, ScanResult } from './scan-types.js';
+import { readAndStore } from './store-content.js';
+
+/** Beyond this many paths to look at, the full scan (which can also rewrite the index) is the better tool. */
+export const MAX_WATCHED_CANDIDATES = 4096;
+const RACY_MS = 2_000;
+const RULE_FILES: ReadonlySet<string> = new Set(IGNORE_FILE_NAMES);
+
+/**
+ * Decoded scan indexes (with their path maps, built on first lookup) of the last few workspaces,
+ * reused while the file is unchanged: decoding a 100k-entry index and mapping its paths costs more
+ * than the watched scan itself. Only the watched scan (a long-lived daemon) fills it.
+ */
+const indexCache = new Map<string, { size: number; mtimeMs: number; index: ScanIndex }>();
+const INDEX_CACHE_ENTRIES = 4;
+
+async function loadIndexCached(session: SessionHandle): Promise<ScanIndex | undefined> {
+  const key = scanIndexKey(session);
+  const cacheKey = `${session.ctx.dir}\0${key}`;
+  const st = await session.ctx.backend.stat(key);
+  const cached = indexCache.get(cacheKey);
+  if (st && cached && cached.size === st.size && cached.mtimeMs === st.mtimeMs) return cached.index;
+  indexCache.delete(cacheKey);
+  const { index } = await loadIndex(session);
+  if (index && st) {
+    indexCache.set(cacheKey, { size: st.size, mtimeMs: st.mtimeMs, index });
+    while (indexCache.size > INDEX_CACHE_ENTRIES) indexCache.delete(indexCache.keys().next().value as string);
+  }
+  return index;
+}
+
+/** Thrown inside to give up on the watched scan. */
+class Decline extends Error {}
+
+/**
+ * Scans only `touched` (workspace-relative paths; a folder stands for its subtree). Must run under the
+ * workspace's scan lock. Undefined when the result could differ from a full scan's: run that instead.
+ */
+export async function scanChanged(session: SessionHandle, touched: ReadonlySet<string>, options: ScanOptions, t0: number): Promise<ScanResult | undefined> {
+  const { ctx } = session;
+  const root = ctx.workspace.root;
+  const maxBytes = ctx.options.maxBlobBytes;
+  const startMs = Date.now();
+  const prev = await loadIndexCached(session);
+  if (!prev || prev.unbaselined.length > 0) return undefined;
+  const rules = createIgnoreRules({ root, storeDir: ctx.dir, extra: options.ignore });
+  if (prev.rules.get('') !== rootRulesText(rules)) return undefined;
+  const owners = await newerOwnerImages(session, prev.timeMs);
+  const racyBefore = prev.timeMs - (options.racyMs ?? RACY_MS);
+
+  let candidates: string[];
+  const probe = createProbe(root);
+  try {
+    candidates = expand(touched, prev, owners, rules, probe);
+  } catch (err) {
+    if (err instanceof Decline) return undefined;
+    throw err;
+  }
+
+  const knownOf = (path: string, p: number): Known | undefined => {
+    const o = owners.get(path);
+    if (o) return { image: o };
+    return p >= 0 && prev.kind[p] !== KIND_DIR ? imageOfSlot(prev, p, path) : undefined;
+  };
+
+  // ---- stat each candidate as the walk would, keeping what it would keep ----
+  const next = new ScanIndex(candidates.length + 16, startMs);
+  const work: number[] = [];
+  const workPrev: number[] = [];
+  const workAbs: string[] = [];
+  const skipped: SkippedList = [];
+  const changes: Change[] = [];
+  const gone = (path: string, p: number): void => {
+    const known = knownOf(path, p);
+    if (known && known.image.state !== 'absent') changes.push({ before: known, after: { path, state: 'absent' }, change: 'deleted' });
+  };
+  let scanned = 0;
+  for (const path of candidates) {
+    const slot = prev.slotOf(path);
+    const st = probe.lstat(path);
+    if (st === 'unreadable') return undefined;
+    // Folders are recorded (created, deleted, type changes) by the full scan only: any folder among
+    // the touched paths — now, before, or a parent the index does not know — falls back to it.
+    const parent = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
+    const parentSlot = parent === '' ? 0 : prev.slotOf(parent);
+    if (parent !== '' && (parentSlot < 0 || prev.kind[parentSlot] !== KIND_DIR)) return undefined;
+    if ((st !== undefined && st.isDirectory()) || (slot >= 0 && prev.kind[slot] === KIND_DIR) || owners.get(path)?.state === 'dir') return undefined;
+    if (st === undefined || (!st.isFile() && !st.isSymbolicLink() && !st.isDirectory())) {
+      gone(path, slot); // absent, or a socket/fifo/device the walk passes over
+      continue;
+    }
+    if (st.isDirectory()) {
+      // The walk enters a folder where a file was (its former slot counts as seen): only an owner
+      // record of the path makes it a deletion.
+      if (owners.has(path)) gone(path, -1);
+      continue;
+    }
+    scanned++;
+    const kind = st.isFile() ? KIND_FILE : KIND_SYMLINK;
+    const stat = { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, mode: st.mode };
+    if (slot >= 0 && !owners.has(path) && prev.statEquals(slot, stat) && prev.kind[slot] !== KIND_DIR && notRacy(prev, slot, racyBefore)) continue;
+    const i = next.push(path, kind, stat);
+    work.push(i);
+    workPrev.push(slot);
+    workAbs.push(`${root}/${path}`);
+  }
+
+  // ---- content of new and changed paths (as the full scan: symlinks, size cap, git references, then read) ----
+  let gitIndex: GitIndex | undefined;
+  let gitLoaded = false;
+  const git = (): GitIndex | undefined => {
+    if (!gitLoaded) {
+      gitLoaded = true;
+      gitIndex = options.git !== false ? loadGitIndex(root) : undefined;
+    }
+    return gitIndex;
+  };
+  let gitReferenced = 0;
+  const toRead: number[] = [];
+  for (let w = 0; w < work.length; w++) {
+    const i = work[w] as number;
+    const p = workPrev[w] as number;
+    const path = next.paths[i] as string;
+    if (next.kind[i] === KIND_SYMLINK) {
+      try {
+        next.targets.set(i, readlinkSync(workAbs[w] as string));
+      } catch (err) {
+        markSkipped(next, i, `unreadable: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, skipped);
+      }
+      continue;
+    }
+    const size = next.size[i] as number;
+    if (size > maxBytes) {
+      markSkipped(next, i, 'too-large', skipped);
+      continue;
+    }
+    if (p >= 0 && prev.hashKind[p] === HASH_GIT && !owners.has(path) && git()) {
+      const t = gitIndex!.table;
+      const j = t.slotOf(path);
+      if (j >= 0 && t.sameOid(j, prev.hash, p * HASH_BYTES) && t.matches(j, size, next.mtime[i] as number, next.ctime[i] as number, next.ino[i] as number, next.mode[i] as number, gitIndex!.indexMtimeMs)) {
+        next.setHashBytes(i, HASH_GIT, t.bytes, t.oidAt(j), 20);
+        gitReferenced++;
+        continue;
+      }
+    }
+    toRead.push(w);
+  }
+  const read = await readAndStore({ ctx, next, work, workPrev, workAbs, toRead, prev, pool: undefined, maxBytes, skipped, onProgress: options.onProgress });
+
+  // ---- compare with what ckpt last knew ----
+  for (let w = 0; w < work.length; w++) {
+    const i = work[w] as number;
+    if (next.kind[i] === KIND_GONE) continue;
+    const path = next.paths[i] as string;
+    const known = knownOf(path, workPrev[w] as number) ?? { image: { path, state: 'absent' } as FileImage };
+    const now = imageOfSlot(next, i, path);
+    const change = compare(known, now, read.gitSha1.get(i));
+    if (change === 'created' && now.image.state === 'skipped') continue;
+    if (change) changes.push({ before: known, after: now.image, change });
+  }
+
+  const warnings: string[] = [];
+  let objects: GitObjects | undefined | null = null;
+  const gitObjects = (): GitObjects | undefined => {
+    if (objects === null) {
+      const dir = git()?.objectsGitdir ?? findGitDirs(root)?.commondir;
+      objects = dir !== undefined ? openGitObjects(dir) : undefined;
+    }
+    return objects;
+  };
+  const recorded = await recordChanges({ session, changes, gitObjects, tool: options.tool ?? 'scan', warnings });
+  return {
+    tag: recorded.tag,
+    ...(recorded.seq !== undefined ? { seq: recorded.seq } : {}),
+    files: recorded.files,
+    scanned,
+    dirs: 0,
+    hashed: read.hashed,
+    gitReferenced,
+    stored: read.stored + recorded.stored,
+    skipped,
+    watched: candidates.length,
+    ...(warnings.length > 0 ? { warnings } : {}),
+    ms: Math.round(performance.now() - t0),
+  };
+}
+
+/** The file-level paths to look at: touched paths, the present subtree of touched folders, and their former content. */
+function expand(touched: ReadonlySet<string>, prev: ScanIndex, owners: ReadonlyMap<string, FileImage>, rules: IgnoreRules, probe: Probe): string[] {
+  const out = new Set<string>();
+  const add = (path: string): void => {
+    if (RULE_FILES.has(path.slice(path.lastIndexOf('/') + 1))) throw new Decline('rule file');
+    out.add(path);
+    if (out.size > MAX_WATCHED_CANDIDATES) throw new Decline('too many');
+  };
+  // Touched paths that are (or were) folders, or are gone: what was recorded below them is looked at too.
+  const folders: string[] = [];
+  for (const raw of touched) {
+    const path = raw.replace(/\/+$/, '');
+    if (path === '' || path.startsWith('/') || path.split('/').some((s) => s === '' || s === '.' || s === '..')) continue;
+    const st = probe.lstat(path);
+    if (st === 'unreadable') throw new Decline('unreadable');
+    const isDir = st !== undefined && st.isDirectory();
+    if (rules.isIgnoredPath(path, isDir)) continue;
+    add(path);
+    const s = prev.slotOf(path);
+    if (isDir || st === undefined || (s >= 0 && prev.kind[s] === KIND_DIR)) folders.push(path);
+    if (isDir) listTree(probe.root, path, rules, add);
+  }
+  if (folders.length > 0) {
+    for (const dir of prev.rules.keys()) {
+      if (dir !== '' && folders.some((f) => dir === f || dir.startsWith(`${f}/`))) throw new Decline('rule folder');
+    }
+    for (const f of folders) {
+      // The index has entries below a folder only if it has the folder: its block lists them.
+      const s = prev.slotOf(f);
+      if (s >= 0 && prev.kind[s] === KIND_DIR) addRecordedSubtree(prev, s, `${f}/`, add);
+      const prefix = `${f}/`;
+      for (const path of owners.keys()) if (path.startsWith(prefix) && !rules.isIgnoredPath(path)) add(path);
+    }
+  }
+  return [...out].sort();
+}
+
+/** Every file entry the index records below folder slot `d` (through the folders' child blocks). */
+function addRecordedSubtree(prev: ScanIndex, d: number, prefix: string, add: (path: string) => void): void {
+  const first = prev.size[d] as number;
+  const n = prev.mtime[d] as number;
+  if (!(first >= 0 && n >= 0 && first + n <= prev.count)) throw new Decline('index folder block');
+  for (let j = first; j < first + n; j++) {
+    const path = prev.paths[j] as string;
+    if (!path.startsWith(prefix)) throw new Decline('index folder block');
+    if (prev.kind[j] === KIND_DIR) addRecordedSubtree(prev, j, `${path}/`, add);
+    else add(path);
+  }
+}
+
+/** Every file, link and folder below `dir` that the walk would visit (ignored ones left out). */
+function listTree(root: string, dir: string, rules: IgnoreRules, add: (path: string) => void): void {
+  let entries;
+  try {
+    entries = readdirSync(`${root}/${dir}`, { withFileTypes: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return; // gone meanwhile: its paths read as absent
+    throw new Decline('unreadable folder');
+  }
+  for (const e of entries) {
+    const path = `${dir}/${e.name}`;
+    const isDir = e.isDirectory();
+    if (rules.isIgnoredPath(path, isDir)) continue;
+    add(path);
+    if (isDir) listTree(root, path, rules, add);
+  }
+}
+
+interface Probe {
+  readonly root: string;
+  /** lstat of a workspace path whose every ancestor is a real folder; undefined when absent (or under a file/link). */
+  lstat(path: string): Stats | undefined | 'unreadable';
+}
+
+function createProbe(root: string): Probe {
+  const dirs = new Map<string, boolean>();
+  const stat = (path: string): Stats | undefined | 'unreadable' => {
+    try {
+      return lstatSync(`${root}/${path}`, { throwIfNoEntry: false });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      return code === 'ENOTDIR' || code === 'ENOENT' ? undefined : 'unreadable';
+    }
+  };
+  const realDir = (dir: string): boolean => {
+    let ok = dirs.get(dir);
+    if (ok === undefined) {
+      const k = dir.lastIndexOf('/');
+      const st = k > 0 && !realDir(dir.slice(0, k)) ? undefined : stat(dir);
+      ok = st !== undefined && st !== 'unreadable' && st.isDirectory();
+      dirs.set(dir, ok);
+    }
+    return ok;
+  };
+  return {
+    root,
+    lstat(path) {
+      const k = path.lastIndexOf('/');
+      if (k > 0 && !realDir(path.slice(0, k))) return undefined;
+      return stat(path);
+    },
+  };
+}
+

@@ -1,0 +1,107 @@
+// A small HTTP client for daemon tests: real requests over loopback (node:http, so tests can set any
+// Host header), JSON in and out, and a Server-Sent Events reader.
+import { request } from 'node:http';
+import { connect } from 'node:net';
+
+export interface HttpReply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  json: () => any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+export interface CallOptions {
+  body?: unknown;
+  /** Sent as is (not JSON-encoded). */
+  raw?: string | Buffer;
+  token?: string | null;
+  host?: string;
+  headers?: Record<string, string>;
+}
+
+export function createClient(url: string, token: string) {
+  const u = new URL(url);
+  const call = (method: string, path: string, options: CallOptions = {}): Promise<HttpReply> =>
+    new Promise((resolve, reject) => {
+      const payload = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+      const headers: Record<string, string> = { ...options.headers };
+      const tok = options.token === undefined ? token : options.token;
+      if (tok !== null) headers.authorization = `Bearer ${tok}`;
+      if (options.host) headers.host = options.host;
+      if (payload !== undefined) {
+        headers['content-type'] = 'application/json';
+        headers['content-length'] = String(Buffer.byteLength(payload));
+      }
+      const req = request({ hostname: u.hostname, port: u.port, path, method, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) });
+        });
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
+
+  /** Opens GET `path` as an event stream; `events` fills as they arrive. */
+  const sse = (path: string, headers: Record<string, string> = {}) => {
+    const events: { id?: string; event?: string; data: string }[] = [];
+    let buf = '';
+    let waiters: (() => void)[] = [];
+    const req = request({ hostname: u.hostname, port: u.port, path, method: 'GET', headers: { authorization: `Bearer ${token}`, ...headers } }, (res) => {
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => {
+        buf += d;
+        for (let k = buf.indexOf('\n\n'); k >= 0; k = buf.indexOf('\n\n')) {
+          const block = buf.slice(0, k);
+          buf = buf.slice(k + 2);
+          const e: { id?: string; event?: string; data: string } = { data: '' };
+          for (const line of block.split('\n')) {
+            if (line.startsWith('id: ')) e.id = line.slice(4);
+            else if (line.startsWith('event: ')) e.event = line.slice(7);
+            else if (line.startsWith('data: ')) e.data += line.slice(6);
+          }
+          if (e.event || e.data) events.push(e);
+        }
+        const w = waiters;
+        waiters = [];
+        for (const f of w) f();
+      });
+    });
+    req.on('error', () => {});
+    req.end();
+    return {
+      events,
+      /** Resolves once `pred` holds for the events received (rejects after `ms`). */
+      async until(pred: (evs: typeof events) => boolean, ms = 10_000): Promise<void> {
+        const deadline = Date.now() + ms;
+        while (!pred(events)) {
+          if (Date.now() > deadline) throw new Error(`timed out waiting for events; got ${JSON.stringify(events)}`);
+          await new Promise<void>((r) => {
+            waiters.push(r);
+            setTimeout(r, 50);
+          });
+        }
+      },
+      close: () => req.destroy(),
+    };
+  };
+  /** Sends only a request head (e.g. announcing a huge body) and returns the status line of the answer. */
+  const head = (lines: string[]): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const sock = connect(Number(u.port), u.hostname, () => sock.write(`${lines.join('\r\n')}\r\nauthorization: Bearer ${token}\r\n\r\n`));
+      let got = '';
+      sock.setEncoding('utf8');
+      sock.on('data', (d: string) => {
+        got += d;
+        if (got.includes('\r\n\r\n')) {
+          sock.destroy();
+          resolve(got);
+        }
+      });
+      sock.on('error', reject);
+    });
+  return { call, sse, head };
+}
