@@ -95,7 +95,7 @@ describe('daemon crash and shutdown', () => {
     for (let i = 0; i < 2000; i++) await writeFile(join(ws, `f${i}.txt`), `content ${i}\n`);
     const d = await spawnDaemon(dirs.store);
     const client = createClient(d.url, d.token);
-    await client.call('POST', '/sessions', { body: { workspace: ws, id: 's1' } });
+    await client.call('POST', '/sessions', { body: { workspace: ws, id: 's1', baseline: false } });
     const scan = client.call('POST', '/sessions/s1/scan', { body: { workspace: ws } });
     // Once the scan holds the workspace's scan lock the request is in flight: then ask the daemon to stop.
     const wid = (await readdir(join(dirs.store, 'workspaces')))[0]!;

@@ -73,7 +73,7 @@ describe('guards', () => {
 
 describe('routes', () => {
   it('serve the CLI contract: sessions, turn, capture, settle, scan, log, diff, restore, undo, rewind, prune, gc, verify, stats', async () => {
-    const created = await post('/sessions', { workspace: ws, id: 's1', title: 'first' });
+    const created = await post('/sessions', { workspace: ws, id: 's1', title: 'first', baseline: false });
     expect(created.status).toBe(200);
     expect(created.json().session).toMatchObject({ id: 's1', title: 'first' });
     expect((await get(`/sessions${q()}`)).json().sessions.map((s: { id: string }) => s.id)).toEqual(['s1']);
@@ -136,7 +136,7 @@ describe('routes', () => {
   });
 
   it('refuses a restore whose preview is stale (409, nothing changed)', async () => {
-    await post('/sessions', { workspace: ws, id: 's1' });
+    await post('/sessions', { workspace: ws, id: 's1', baseline: false });
     await writeFile(join(ws, 'a.txt'), 'one\n');
     await post('/sessions/s1/turn', { workspace: ws });
     await post('/sessions/s1/capture', { workspace: ws, paths: ['a.txt'] });
@@ -155,7 +155,7 @@ describe('routes', () => {
 
 describe('live events', () => {
   it('streams appends made by another process, filtered, and resumes after Last-Event-ID', async () => {
-    await post('/sessions', { workspace: ws, id: 's1' });
+    await post('/sessions', { workspace: ws, id: 's1', baseline: false });
     await post('/sessions', { workspace: ws, id: 's2' });
     const stream = client.sse(`/events?${new URLSearchParams({ workspace: ws, session: 's1' })}`);
     await stream.until((e) => e.some((x) => x.event === 'hello'));
@@ -204,7 +204,7 @@ describe('one daemon per store', () => {
 
 describe('the CLI with a daemon running', () => {
   it('ckpt scan goes through the daemon (watched), and scans in-process with CKPT_NO_DAEMON=1', async () => {
-    await post('/sessions', { workspace: ws, id: 's1' });
+    await post('/sessions', { workspace: ws, id: 's1', baseline: false });
     await writeFile(join(ws, 'a.txt'), 'one\n');
     const args = ['--store', dirs.store, '--workspace', ws, '--session', 's1', 'scan', '--json'];
     const first = await runCli(args, { cwd: ws });

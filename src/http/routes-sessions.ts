@@ -34,10 +34,15 @@ export function addSessionRoutes(r: Router, state: DaemonState): void {
     method: 'post',
     path: '/sessions',
     summary: 'start a new session',
-    body: workspaceBody.extend({ title: z.string().max(1000).optional(), id: z.string().optional() }),
+    body: workspaceBody.extend({
+      title: z.string().max(1000).optional(),
+      id: z.string().optional(),
+      /** Take the workspace's scan baseline now (default true), so the first shell command is recorded. */
+      baseline: z.boolean().optional(),
+    }),
     handler: async ({ body }) => {
       const ws = await state.workspace(body.workspace);
-      const created = await ws.create({ title: body.title, id: body.id });
+      const created = await ws.create({ title: body.title, id: body.id, baseline: body.baseline });
       return { session: await created.metadata() };
     },
   });
