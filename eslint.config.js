@@ -12,6 +12,11 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    // The web page's script runs in the browser.
+    files: ['src/web/**/*.js'],
+    languageOptions: { globals: Object.fromEntries(['window', 'document', 'fetch', 'EventSource', 'Node', 'HTMLInputElement', 'HTMLSelectElement', 'Intl', 'URLSearchParams', 'setTimeout', 'clearTimeout'].map((g) => [g, 'readonly'])) },
+  },
+  {
     files: ['bin/**/*.js', 'scripts/**/*.js'],
     languageOptions: { globals: { process: 'readonly', URL: 'readonly' } },
   },

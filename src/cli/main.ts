@@ -18,6 +18,7 @@ import { registerInspectCommands } from './commands/inspect.js';
 import { registerHookCommand } from './commands/hook.js';
 import { registerInitCommand } from './commands/init.js';
 import { registerServeCommand } from './commands/serve.js';
+import { registerOpenCommand } from './commands/open.js';
 
 /** Printed after the help of every command that takes a tag (and of `ckpt` itself). */
 export const TAG_HELP = `
@@ -63,6 +64,7 @@ export function buildProgram(io: CliIo, captured: CommanderText = { out: '', err
   registerHookCommand(program);
   registerInitCommand(program);
   registerServeCommand(program);
+  registerOpenCommand(program);
   for (const cmd of program.commands) inherit(cmd, program);
   return program;
 }

@@ -16,6 +16,9 @@ import { addEventRoutes } from './routes-events.js';
 import { addRestoreRoutes } from './routes-restore.js';
 import { addSessionRoutes } from './routes-sessions.js';
 import { addStoreRoutes } from './routes-store.js';
+import { registerWebAssets } from './web-assets.js';
+import { addWebRoutes } from './web-routes.js';
+import { createWebLogin, isPublicPath, loginFailedPage, type WebLogin } from './web-login.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
@@ -33,6 +36,8 @@ export interface AppOptions {
   streams: Set<() => void>;
   /** Called for every error answered with a 5xx (logging). */
   onServerError?: (err: CkptError) => void;
+  /** The web page's one-time codes and cookie sessions (default: a fresh one). */
+  web?: WebLogin;
 }
 
 export function createApp(options: AppOptions): Hono {
@@ -40,6 +45,7 @@ export function createApp(options: AppOptions): Hono {
   const allowedHosts = new Set(LOOPBACK_NAMES);
   if (options.host) allowedHosts.add(options.host.includes(':') && !options.host.startsWith('[') ? `[${options.host}]` : options.host);
   const token = Buffer.from(options.token);
+  const web = options.web ?? createWebLogin();
 
   app.onError((err, c) => errorResponse(c, toCkptError(err), options.onServerError));
   app.notFound((c) => errorResponse(c, new CkptError('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`, { method: c.req.method, path: c.req.path })));
@@ -51,10 +57,12 @@ export function createApp(options: AppOptions): Hono {
         throw new CkptError('FORBIDDEN', `Host ${JSON.stringify(c.req.header('host') ?? '')} is not a loopback name: refused (DNS rebinding protection)`, { host: c.req.header('host') ?? null });
       }
     }
+    if (isPublicPath(c.req.path) || web.cookieAuthorized(c)) return next();
     const auth = c.req.header('authorization') ?? '';
     const m = /^Bearer\s+(\S+)$/i.exec(auth);
     const given = m ? Buffer.from(m[1]!) : undefined;
     if (!given || given.length !== token.length || !timingSafeEqual(given, token)) {
+      if (c.req.path === '/' && c.req.method === 'GET') return c.html(loginFailedPage(), 401);
       throw new CkptError('UNAUTHORIZED', 'missing or wrong bearer token (ckpt serve --print-token shows it)', {});
     }
     await next();
@@ -81,6 +89,9 @@ export function createApp(options: AppOptions): Hono {
       memory: process.memoryUsage(),
     }),
   });
+  addWebRoutes(router, options.state);
+  web.register(app);
+  registerWebAssets(app);
   const openapi = buildOpenApi(router.docs, options.version);
   app.get('/openapi.json', (c) => c.json(openapi));
   return app;

@@ -6,6 +6,7 @@ import pc from 'picocolors';
 import { CkptError, daemonToken } from '../../index.js';
 import { startDaemon } from '../../http/daemon.js';
 import { action } from '../action.js';
+import { webLoginUrl } from '../web-login-url.js';
 
 export function registerServeCommand(program: Command): void {
   program
@@ -35,8 +36,14 @@ export function registerServeCommand(program: Command): void {
           version: program.version() ?? '0',
           log: (line) => ctx.io.stderr.write(`${line}\n`),
         });
-        out.result({ url: daemon.url, pid: daemon.info.pid, store: store.dir, tokenFile: join(store.dir, 'daemon', 'token') }, (r) =>
-          [`ckpt daemon listening on ${pc.bold(r.url)} (pid ${r.pid})`, `store ${r.store}; token: ckpt serve --print-token`].join('\n'),
+        // The page's address with a one-time code (5 minutes, once); `ckpt open` makes a fresh one.
+        const open = flags.socket ? undefined : await webLoginUrl(store, daemon.info).catch(() => undefined);
+        out.result({ url: daemon.url, pid: daemon.info.pid, store: store.dir, tokenFile: join(store.dir, 'daemon', 'token'), ...(open ? { open } : {}) }, (r) =>
+          [
+            `ckpt daemon listening on ${pc.bold(r.url)} (pid ${r.pid})`,
+            `store ${r.store}; token: ckpt serve --print-token`,
+            ...(r.open ? [`web timeline: open ${pc.bold(r.open)} (one-time code; ckpt open makes a new one)`] : []),
+          ].join('\n'),
         );
         await new Promise<void>((resolve) => {
           const stop = (): void => {

@@ -1,0 +1,397 @@
+// The web timeline (DESIGN §10 "Web timeline"): vanilla JS over the daemon's REST API and SSE
+// stream, signed in by the session cookie (never a token in the page). Sessions per workspace with
+// the fork tree, a session's events grouped by turn (paged), diffs between any two points or now,
+// restore / undo-one-file / rewind / fork always through a preview and an explicit confirmation.
+const PAGE = 500;
+const $ = (sel) => document.querySelector(sel);
+const state = { workspace: '', session: null, events: [], total: 0, offset: 0, picked: [], es: null };
+
+/** Builds an element: h('button.primary', {onclick}, 'text', child…). */
+function h(tag, attrs = {}, ...kids) {
+  const [name, ...classes] = tag.split('.');
+  const el = document.createElement(name);
+  if (classes.length) el.className = classes.join(' ');
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else if (k === 'text') el.textContent = v;
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const kid of kids.flat()) if (kid !== null && kid !== undefined && kid !== false) el.append(kid instanceof Node ? kid : String(kid));
+  return el;
+}
+
+class SignedOut extends Error {}
+
+async function api(path, body) {
+  const init = body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json', 'x-ckpt': '1' }, body: JSON.stringify(body) };
+  const res = await fetch(path, { credentials: 'same-origin', ...init });
+  if (res.status === 401) throw new SignedOut();
+  const json = await res.json();
+  if (!res.ok) throw new Error(json.error ? `${json.error.code}: ${json.error.message}` : `HTTP ${res.status}`);
+  return json;
+}
+
+const q = (extra = {}) => `?${new URLSearchParams({ workspace: state.workspace, ...extra })}`;
+
+function ago(iso) {
+  const s = (Date.now() - Date.parse(iso)) / 1000;
+  if (!Number.isFinite(s)) return '';
+  const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+  if (s < 60) return rtf.format(-Math.round(s), 'second');
+  if (s < 3600) return rtf.format(-Math.round(s / 60), 'minute');
+  if (s < 86400) return rtf.format(-Math.round(s / 3600), 'hour');
+  return rtf.format(-Math.round(s / 86400), 'day');
+}
+const timeEl = (iso) => h('time', { datetime: iso, title: new Date(iso).toLocaleString(), class: 'mute' }, ago(iso));
+
+function signedOut() {
+  document.body.replaceChildren(h('main.signed-out', {}, h('p', { id: 'not-signed-in' }, 'Not signed in: run ckpt open for a fresh address.')));
+}
+
+async function guard(fn) {
+  try {
+    await fn();
+  } catch (err) {
+    if (err instanceof SignedOut) signedOut();
+    else showError(err);
+  }
+}
+
+function showError(err) {
+  $('#detail').replaceChildren(h('p.drift', { role: 'alert' }, String(err.message ?? err)));
+}
+
+// ---- workspaces and sessions -------------------------------------------------------------------
+
+async function loadWorkspaces() {
+  const { workspaces } = await api('/workspaces');
+  const sel = $('#workspace');
+  sel.replaceChildren(...workspaces.map((w) => h('option', { value: w.root }, w.root)));
+  sel.onchange = () => guard(async () => selectWorkspace(sel.value));
+  if (workspaces.length) await selectWorkspace(workspaces[0].root);
+  else $('#sessions').replaceChildren(h('p.mute', {}, 'No workspaces yet.'));
+}
+
+async function selectWorkspace(root) {
+  state.workspace = root;
+  connectLive();
+  await loadSessions();
+  const first = $('#sessions .session');
+  if (first && !state.session) first.click();
+}
+
+async function loadSessions() {
+  const { sessions } = await api(`/web/sessions${q()}`);
+  // Fork tree: children under their parent, each level newest first.
+  const byParent = new Map();
+  for (const s of sessions) {
+    const p = s.parent && sessions.some((x) => x.id === s.parent) ? s.parent : '';
+    if (!byParent.has(p)) byParent.set(p, []);
+    byParent.get(p).push(s);
+  }
+  const rows = [];
+  const walk = (parent, depth) => {
+    for (const s of byParent.get(parent) ?? []) {
+      rows.push([s, depth]);
+      walk(s.id, depth + 1);
+    }
+  };
+  walk('', 0);
+  const live = (s) => !s.endedAt && Date.now() - Date.parse(s.updatedAt) < 10 * 60_000;
+  $('#sessions').replaceChildren(
+    h('h2', {}, 'Sessions'),
+    ...rows.map(([s, depth]) =>
+      h(
+        'button.session',
+        { style: `padding-left:${0.5 + depth * 1.2}em`, 'aria-current': state.session === s.id ? 'true' : 'false', 'data-id': s.id, onclick: () => guard(() => openSession(s.id)) },
+        h('strong', {}, `${depth ? '⤷ ' : ''}${s.title || s.id}`),
+        h('div.meta', {}, `${s.kind ?? ''}${s.forkedFrom ? ` · fork of ${s.forkedFrom.session}` : ''} · ${s.turns} turns · ${s.filesTouched} files · ${live(s) ? 'live' : 'idle'} · `, timeEl(s.updatedAt)),
+      ),
+    ),
+  );
+}
+
+// ---- timeline ----------------------------------------------------------------------------------
+
+async function openSession(id, offset) {
+  state.session = id;
+  state.picked = [];
+  for (const b of document.querySelectorAll('.session')) b.setAttribute('aria-current', b.dataset.id === id ? 'true' : 'false');
+  const head = await api(`/sessions/${encodeURIComponent(id)}/events${q({ offset: 0, limit: 1 })}`);
+  const start = offset ?? Math.max(0, head.total - PAGE);
+  const page = await api(`/sessions/${encodeURIComponent(id)}/events${q({ offset: start, limit: PAGE })}`);
+  state.events = page.events;
+  state.total = page.total;
+  state.offset = start;
+  renderTimeline();
+}
+
+function renderTimeline() {
+  const id = state.session;
+  const pager = () => h(
+    'div.pager',
+    {},
+    h('button', { disabled: state.offset === 0, onclick: () => guard(() => openSession(id, Math.max(0, state.offset - PAGE))) }, '← older'),
+    h('span.mute', {}, `events ${state.offset + 1}–${state.offset + state.events.length} of ${state.total}`),
+    h('button', { disabled: state.offset + state.events.length >= state.total, onclick: () => guard(() => openSession(id, state.offset + PAGE)) }, 'newer →'),
+  );
+  const turns = [];
+  let current = null;
+  for (const e of state.events) {
+    if (e.type === 'turn' || !current) {
+      current = { turn: e.type === 'turn' ? e : null, events: [] };
+      turns.push(current);
+      if (e.type === 'turn') continue;
+    }
+    current.events.push(e);
+  }
+  const pickHelp = h('p.mute', {}, 'Pick two points (From / To) to compare, or diff a point against now.');
+  $('#timeline').replaceChildren(h('h2', {}, `Timeline · ${id}`), pickHelp, pager(), ...turns.map(renderTurn), state.total > PAGE ? pager() : '');
+}
+
+function renderTurn({ turn, events }) {
+  const body = h('div', {}, ...events.slice(0, 50).map(renderEvent));
+  const box = h('div.turn', {}, turn ? h('h3', {}, `Turn ${turn.turn} `, timeEl(turn.at)) : h('h3.mute', {}, 'Before the first turn'));
+  if (turn?.text) box.append(h('div.prompt', {}, turn.text));
+  box.append(body);
+  if (events.length > 50) {
+    const more = h('button', { onclick: () => { body.append(...events.slice(50).map(renderEvent)); more.remove(); } }, `show ${events.length - 50} more`);
+    box.append(more);
+  }
+  return box;
+}
+
+function fileList(files, max = 6) {
+  if (!files?.length) return '';
+  const names = files.map((f) => `${f.path}${f.state === 'absent' ? ' (new)' : ''}`);
+  return h('span.files', {}, names.slice(0, max).join(', ') + (names.length > max ? ` … +${names.length - max}` : ''));
+}
+
+function renderEvent(e) {
+  // The time goes before a row's action buttons (which wrap onto their own line).
+  const row = (cls, kind, ...rest) => {
+    const actions = rest.filter((x) => x instanceof Node && x.classList?.contains('actions'));
+    return h(`div.ev.${cls}`, { 'data-seq': e.seq }, h('span.kind', {}, kind), ...rest.filter((x) => !actions.includes(x)), timeEl(e.at), ...actions);
+  };
+  switch (e.type) {
+    case 'capture': {
+      const isScan = /scan/i.test(e.tool) || e.reason === 'scan';
+      const picked = state.picked.includes(e.tag);
+      const el = row(
+        isScan ? 'scan' : 'capture',
+        isScan ? 'scan' : 'tool',
+        h('strong', {}, `${e.tag} ${e.tool}`),
+        e.reason ? h('span.mute', {}, e.reason) : '',
+        fileList(e.files),
+        h('span.actions', {},
+        h('button', { 'aria-label': `from ${e.tag}`, onclick: () => pick(e.tag, 0) }, 'From'),
+        h('button', { 'aria-label': `to ${e.tag}`, onclick: () => pick(e.tag, 1) }, 'To'),
+        h('button', { 'aria-label': `diff ${e.tag} to now`, onclick: () => guard(() => showDiff(e.tag, null)) }, 'Diff→now'),
+        h('button', { 'aria-label': `restore ${e.tag}`, onclick: () => guard(() => previewRestore(e.tag)) }, 'Restore…'),
+        h('button', { 'aria-label': `rewind ${e.tag}`, onclick: () => guard(() => previewRewind(e.tag, false)) }, 'Rewind…'),
+        h('button', { 'aria-label': `fork ${e.tag}`, onclick: () => guard(() => previewRewind(e.tag, true)) }, 'Fork…')),
+      );
+      if (picked) el.classList.add('picked');
+      return el;
+    }
+    case 'settle': return row('settle', 'settled', h('strong', {}, e.tag), fileList(e.files));
+    case 'restore_started': return row('restore', 'restore', `to ${e.to}: ${e.plan?.length ?? 0} paths planned`);
+    case 'restore_committed': return row('restore', 'restored', e.result?.undo ? `undo with ${e.result.undo}` : '');
+    case 'rewind': return row('rewind', 'rewind', `to ${e.to}`);
+    case 'conflict': return row('conflict', 'conflict', `${e.path} also changed by session ${e.otherSession}`);
+    case 'prune': return row('prune', 'prune', `checkpoints before ${e.before} pruned`);
+    case 'session': return row('start', e.forkedFrom ? 'fork' : 'start', e.forkedFrom ? `forked from ${e.forkedFrom.session} at ${e.forkedFrom.seq}` : (e.title ?? ''));
+    case 'end': return row('end', 'end', '');
+    default: return row('other', e.type, '');
+  }
+}
+
+function pick(tag, which) {
+  state.picked[which] = tag;
+  for (const el of document.querySelectorAll('.ev')) el.classList.remove('picked');
+  const [from, to] = state.picked;
+  if (from && to) guard(() => showDiff(from, to));
+  else $('#detail').replaceChildren(h('p.mute', {}, `From ${from ?? '…'} to ${to ?? '…'}: pick the other end.`));
+}
+
+// ---- diff --------------------------------------------------------------------------------------
+
+async function showDiff(from, to) {
+  const d = await api(`/sessions/${encodeURIComponent(state.session)}/diff${q({ from, ...(to ? { to } : {}), patch: '1' })}`);
+  const patches = splitPatch(d.patch ?? '');
+  let mode = 'unified';
+  const view = h('div', {});
+  const renderView = () => {
+    view.replaceChildren(...d.changes.map((c) => {
+      const p = patches.get(c.path);
+      const head = h('h4', { id: `f-${c.path}` }, `${c.status} ${c.path}`);
+      if (c.binary) return h('div', {}, head, h('p.mute', {}, 'binary file: no line diff'));
+      if (c.truncated) return h('div', {}, head, h('p.mute', {}, 'too large to diff'));
+      if (!p) return h('div', {}, head, h('p.mute', {}, 'no textual change (mode or type only)'));
+      return h('div', {}, head, mode === 'unified' ? unified(p) : sideBySide(p));
+    }));
+  };
+  const toggle = h('button', { onclick: () => { mode = mode === 'unified' ? 'split' : 'unified'; toggle.textContent = mode === 'unified' ? 'Side by side' : 'Unified'; renderView(); } }, 'Side by side');
+  const stat = h('table.stat', {}, ...d.changes.map((c) =>
+    h('tr', {}, h('td', {}, c.status), h('td', {}, h('a', { href: `#f-${c.path}` }, c.path)),
+      h('td.plus', {}, c.binary ? 'binary' : c.truncated ? 'too large' : `+${c.added}`), h('td.minus', {}, c.binary || c.truncated ? '' : `-${c.removed}`),
+      h('td', {}, h('button', { 'aria-label': `undo ${c.path}`, onclick: () => guard(() => previewUndo(from, c.path)) }, 'Undo file…')))));
+  const skipped = d.skipped?.length ? h('p.mute', {}, `not compared: ${d.skipped.map((s) => `${s.path} (${s.why})`).join(', ')}`) : '';
+  $('#detail').replaceChildren(h('h2', {}, `Diff ${from} → ${to ?? 'now'}`), h('p.mute', {}, `${d.changes.length} files`), stat, skipped, toggle, view);
+  renderView();
+  $('#detail').focus();
+}
+
+/** The API's multi-file unified patch, by path: each file starts with a `====` line, then `--- a/p`, `+++ b/p`. */
+function splitPatch(text) {
+  const out = new Map();
+  let cur = null;
+  let header = 0;
+  for (const line of text.split('\n')) {
+    if (/^={20,}$/.test(line)) {
+      cur = { path: null, lines: [] };
+      header = 2;
+    } else if (cur && header > 0 && (line.startsWith('--- ') || line.startsWith('+++ '))) {
+      const name = line.slice(4).split('\t')[0];
+      if (name !== '/dev/null') cur.path = name.replace(/^[ab]\//, '');
+      if (--header === 0 && cur.path !== null) out.set(cur.path, cur.lines);
+    } else if (cur) {
+      header = 0;
+      cur.lines.push(line);
+    }
+  }
+  return out;
+}
+
+function unified(lines) {
+  return h('pre.diff', {}, ...lines.filter((l) => l !== '').map((l) => h(`span.${l[0] === '+' ? 'a' : l[0] === '-' ? 'd' : l[0] === '@' ? 'h' : 'c'}`, {}, l)));
+}
+
+function sideBySide(lines) {
+  const rows = [];
+  let dels = [];
+  let adds = [];
+  const flush = () => {
+    for (let i = 0; i < Math.max(dels.length, adds.length); i++) rows.push(h('tr', {}, h(`td.${dels[i] !== undefined ? 'd' : 'c'}`, {}, dels[i] ?? ''), h(`td.${adds[i] !== undefined ? 'a' : 'c'}`, {}, adds[i] ?? '')));
+    dels = [];
+    adds = [];
+  };
+  for (const l of lines) {
+    if (l.startsWith('-')) dels.push(l.slice(1));
+    else if (l.startsWith('+')) adds.push(l.slice(1));
+    else {
+      flush();
+      if (l.startsWith('@')) rows.push(h('tr', {}, h('td.h', { colspan: 2 }, l)));
+      else if (l !== '' && !l.startsWith('\\')) rows.push(h('tr', {}, h('td', {}, l.slice(1)), h('td', {}, l.slice(1))));
+    }
+  }
+  flush();
+  return h('table.sbs', {}, ...rows);
+}
+
+// ---- restore, undo, rewind, fork: preview, then confirm ----------------------------------------
+
+function planView(p) {
+  const list = (title, items, cls = '') => (items?.length ? h('div', {}, h('strong', { class: cls }, `${title} (${items.length})`), h('ul', {}, ...items.slice(0, 200).map((i) => h('li', {}, typeof i === 'string' ? i : `${i.path}${i.why ? ` — ${i.why}` : ''}`)))) : '');
+  const writes = (p.plan ?? []).filter((e) => e.action !== 'delete').map((e) => e.path);
+  const deletes = (p.plan ?? []).filter((e) => e.action === 'delete').map((e) => e.path);
+  return h('div', {}, list('Writes', writes.length ? writes : p.restored), list('Deletes', deletes.length ? deletes : p.deleted), list('Drift: changed since ckpt last looked', p.drift, 'drift'), list('Skipped', p.skipped), list('Unchanged', p.unchanged));
+}
+
+/** Shows the plan in a dialog; resolves with {force} when confirmed, null when cancelled. */
+function confirmPlan(title, preview) {
+  const dlg = $('#confirm');
+  return new Promise((resolve) => {
+    const drift = preview.drift?.length > 0;
+    const overwrite = h('input', { type: 'checkbox', id: 'overwrite' });
+    const go = h('button.primary', { id: 'confirm-go', disabled: drift }, 'Confirm');
+    overwrite.onchange = () => { go.disabled = !overwrite.checked; };
+    const close = (v) => { dlg.close(); resolve(v); };
+    go.onclick = () => close({ force: drift });
+    dlg.replaceChildren(
+      h('h2', {}, title),
+      planView(preview),
+      drift ? h('p', {}, overwrite, h('label', { for: 'overwrite', class: 'drift' }, ' Overwrite the drifted files (they are kept in a recovery image)')) : '',
+      h('p', {}, go, ' ', h('button', { onclick: () => close(null) }, 'Cancel')),
+    );
+    dlg.oncancel = () => resolve(null);
+    dlg.showModal();
+    (drift ? overwrite : go).focus();
+  });
+}
+
+function afterRestore(title, result) {
+  const undo = result.undo ? h('button.primary', { id: 'undo-restore', onclick: () => guard(() => previewRestore(result.undo)) }, `Undo this (restore ${result.undo})…`) : '';
+  $('#detail').replaceChildren(h('h2', {}, title), h('p', { role: 'status' }, `${result.restored?.length ?? 0} written, ${result.deleted?.length ?? 0} deleted`), undo);
+  return guard(async () => { await loadSessions(); await openSession(state.session); });
+}
+
+const sid = () => encodeURIComponent(state.session);
+
+async function previewRestore(tag) {
+  const body = { workspace: state.workspace, tag };
+  const preview = await api(`/sessions/${sid()}/restore/preview`, body);
+  const ok = await confirmPlan(`Restore the workspace to ${tag}?`, preview);
+  if (!ok) return;
+  // A forced restore needs a token issued for force: preview again with it.
+  const token = ok.force ? (await api(`/sessions/${sid()}/restore/preview`, { ...body, force: true })).token : preview.token;
+  const res = await api(`/sessions/${sid()}/restore`, { ...body, ...(ok.force ? { force: true } : {}), token });
+  await afterRestore(`Restored to ${tag}`, res);
+}
+
+async function previewUndo(tag, path) {
+  const body = { workspace: state.workspace, tag, path };
+  const preview = await api(`/sessions/${sid()}/undo`, { ...body, dryRun: true });
+  const ok = await confirmPlan(`Undo ${path} to ${tag}?`, preview);
+  if (!ok) return;
+  await afterRestore(`Undid ${path}`, await api(`/sessions/${sid()}/undo`, { ...body, force: ok.force || undefined }));
+}
+
+async function previewRewind(tag, fork) {
+  const body = { workspace: state.workspace, tag, fork };
+  const preview = await api(`/sessions/${sid()}/rewind`, { ...body, dryRun: true });
+  const ok = await confirmPlan(fork ? `Fork a new session at ${tag}?` : `Rewind the session to ${tag}?`, preview);
+  if (!ok) return;
+  const res = await api(`/sessions/${sid()}/rewind`, { ...body, force: ok.force || undefined });
+  if (res.session?.id) state.session = res.session.id;
+  await afterRestore(fork ? `Forked at ${tag}` : `Rewound to ${tag}`, res);
+}
+
+// ---- live --------------------------------------------------------------------------------------
+
+let refresh = 0;
+function connectLive() {
+  state.es?.close();
+  const live = $('#live');
+  const es = new EventSource(`/events?${new URLSearchParams({ workspace: state.workspace })}`);
+  state.es = es;
+  es.addEventListener('hello', () => { live.className = 'live on'; live.textContent = 'live'; });
+  es.onerror = () => { live.className = 'live off'; live.textContent = 'reconnecting…'; };
+  es.onmessage = null;
+  const onEvent = (msg) => {
+    const data = JSON.parse(msg.data);
+    if (data.session === state.session && state.offset + state.events.length >= state.total) {
+      state.events.push(data.event);
+      state.total++;
+      if (state.events.length > PAGE) { state.events.shift(); state.offset++; }
+      renderTimeline();
+    } else if (data.session === state.session) state.total++;
+    clearTimeout(refresh);
+    refresh = setTimeout(() => guard(loadSessions), 500);
+  };
+  for (const t of ['session', 'turn', 'capture', 'settle', 'restore_started', 'restore_committed', 'rewind', 'conflict', 'prune', 'end']) es.addEventListener(t, onEvent);
+}
+
+// Keyboard: j/k move between timeline rows' first buttons; Escape closes the dialog (native).
+document.addEventListener('keydown', (ev) => {
+  if (ev.target instanceof HTMLInputElement || ev.target instanceof HTMLSelectElement || $('#confirm').open) return;
+  if (ev.key !== 'j' && ev.key !== 'k') return;
+  const rows = [...document.querySelectorAll('#timeline .ev button')].filter((b) => b.textContent === 'From');
+  const i = rows.indexOf(document.activeElement);
+  const next = rows[ev.key === 'j' ? Math.min(rows.length - 1, i + 1) : Math.max(0, i - 1)];
+  next?.focus();
+  next?.scrollIntoView({ block: 'nearest' });
+});
+
+guard(loadWorkspaces);
