@@ -15,6 +15,8 @@ describe('errors', () => {
     expect(exitCodeOf(new Error('plain'))).toBe(1);
     expect(httpStatusOf(new CkptError('UNAUTHORIZED', 'x'))).toBe(401);
     expect(httpStatusOf(new CkptError('FORBIDDEN', 'x'))).toBe(403);
+    expect(exitCodeOf(new CkptError('TOKEN_INVALID', 'x'))).toBe(2);
+    expect(httpStatusOf(new CkptError('TOKEN_STALE', 'x'))).toBe(409);
     expect(Object.keys(ERROR_CODES)).toHaveLength(17);
   });
 

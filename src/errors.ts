@@ -15,6 +15,8 @@ export const ERROR_CODES = {
   LOG_CORRUPT: { exit: 5, http: 500 },
   BLOB_TOO_LARGE: { exit: 2, http: 413 },
   LOCKED: { exit: 7, http: 423 },
+  TOKEN_INVALID: { exit: 2, http: 400 },
+  TOKEN_STALE: { exit: 4, http: 409 },
   IO: { exit: 6, http: 503 },
   INTERNAL: { exit: 1, http: 500 },
   // The HTTP daemon's own refusals (DESIGN §10 "Daemon"): missing/wrong bearer token, foreign Host header.

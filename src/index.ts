@@ -32,6 +32,8 @@ export { formatLog, type LogStyle, type LogTextOptions, type LogEntries } from '
 export { relativeTime, localTime } from './history/relative-time.js';
 export { formatMode, type DiffChange, type DiffResult } from './history/diff.js';
 export { sessionStatus, type SessionStatus, type StatusOptions } from './history/status.js';
+export type { TagInfo, TagTurn, CheckpointDetail } from './history/show.js';
+export type { FileAtTag } from './history/file-at.js';
 export type { ScanOptions, ScanResult, ScanChange } from './scan/index.js';
 export { scan } from './scan/index.js';
 export { hasBaseline, ensureBaseline } from './scan/baseline.js';
@@ -40,7 +42,7 @@ export { restore, undoPath, rewind, planRestore, recoverSession } from './restor
 export { appendConversation, liveConversation, liveConversation as liveEvents, hiddenByRewind, messageTags, planCompaction, recordCompaction } from './conversation/index.js';
 export type { AppendOptions, AppendResult, CompactionOptions, CompactionPlan, EventRef, MessageTag, RecordCompactionOptions } from './conversation/index.js';
 export { CHECKPOINT_EVENT_TYPES } from './format/event.js';
-export type { RestoreOptions, RestoreResult, RestorePlan, RewindOptions, RewindResult, Watermark } from './restore/index.js';
+export type { RestoreOptions, CheckPlan, PlanSnapshot, RestoreResult, RestorePlan, RewindOptions, RewindResult, Watermark } from './restore/index.js';
 export { runGc, planGc, applyGc, takeInventory, describeGcPlan, formatBytes, prune, resolveRetention, verify, sessionSize, storeStats, parseDuration } from './gc/index.js';
 export type { GcPlan, GcResult, PruneOptions, PruneResult, RetentionPolicy, VerifyResult, VerifyProblem, SizeReport, StoreStats } from './gc/index.js';
 export { daemonToken, runningDaemon, claimDaemon, assertNoDaemon, type DaemonInfo } from './daemon/daemon-files.js';

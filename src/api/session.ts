@@ -8,6 +8,8 @@ import { startTurn, type TurnOptions } from '../capture/turn.js';
 import { listCheckpoints, type CheckpointEntry } from '../history/log.js';
 import { diffSession, type DiffResult } from '../history/diff.js';
 import { conflictsIn, ownerOf, type ConflictEntry, type OwnerReport } from '../history/conflicts.js';
+import { describeTag, type TagInfo } from '../history/show.js';
+import { readFileAt, type FileAtTag } from '../history/file-at.js';
 import { sessionStatus, type SessionStatus, type StatusOptions } from '../history/status.js';
 import { scan, type ScanOptions, type ScanResult } from '../scan/index.js';
 import {
@@ -118,5 +120,26 @@ export class Session extends SessionHandle {
   /** Which session of the workspace last wrote `path`. */
   owner(path: string, options: { cwd?: string } = {}): Promise<OwnerReport> {
     return ownerOf(this, path, options.cwd);
+  }
+
+  /** What `tag` names: its position, turn (with the user's text), and the checkpoint right after it. */
+  async show(tag: string): Promise<TagInfo> {
+    return describeTag(await this.events(), tag);
+  }
+
+  /**
+   * A file as it was at `tag` (what a restore to the tag would leave there). Only blobs this session's
+   * log references are read; `path` must resolve beneath the workspace root (PATH_ESCAPE otherwise).
+   */
+  async readFile(tag: string, path: string, options: { cwd?: string } = {}): Promise<FileAtTag> {
+    return readFileAt({
+      events: await this.events(),
+      tag,
+      path,
+      cwd: options.cwd,
+      root: this.workspaceRoot,
+      blobs: this.ctx.blobs,
+      maxBytes: this.ctx.options.maxBlobBytes,
+    });
   }
 }

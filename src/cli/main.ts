@@ -19,6 +19,7 @@ import { registerHookCommand } from './commands/hook.js';
 import { registerInitCommand } from './commands/init.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerOpenCommand } from './commands/open.js';
+import { registerMcpCommand } from './commands/mcp.js';
 
 /** Printed after the help of every command that takes a tag (and of `ckpt` itself). */
 export const TAG_HELP = `
@@ -65,6 +66,7 @@ export function buildProgram(io: CliIo, captured: CommanderText = { out: '', err
   registerInitCommand(program);
   registerServeCommand(program);
   registerOpenCommand(program);
+  registerMcpCommand(program);
   for (const cmd of program.commands) inherit(cmd, program);
   return program;
 }

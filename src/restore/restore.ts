@@ -31,7 +31,22 @@ export interface RestoreOptions {
    * preview was planned at — so what runs is what was shown.
    */
   expectSeq?: number;
+  /**
+   * Called under the session lock with the plan and the state it was made from, before anything is
+   * recorded or changed; throwing refuses the restore. Two-step adapters (MCP) bind a confirmation
+   * to what a preview showed and check here that nothing moved since.
+   */
+  checkPlan?: CheckPlan;
 }
+
+/** What a restore plan was made from: the plan, the present images of its candidates, the log's last seq. */
+export interface PlanSnapshot {
+  plan: RestorePlan;
+  present: ReadonlyMap<string, FileImage>;
+  lastSeq: number;
+}
+
+export type CheckPlan = (snapshot: PlanSnapshot) => void | Promise<void>;
 
 export interface RestoreInTxOptions {
   tag: string;
@@ -44,6 +59,9 @@ export interface RestoreInTxOptions {
   onProgress?: RestoreOptions['onProgress'];
   /** Where failures after the point of no return go (see session/warnings.ts). */
   warnings?: string[];
+  checkPlan?: CheckPlan;
+  /** The last seq handed to `checkPlan` (default: this transaction's); a fork passes its parent's. */
+  lastSeq?: number;
 }
 
 /** Resolves filter inputs to workspace-relative paths (PATH_ESCAPE for anything outside the root). */
@@ -89,6 +107,7 @@ async function otherSessionWrites(session: SessionHandle, paths: readonly string
 export async function restoreInTx(session: SessionHandle, tx: EventLogTx, options: RestoreInTxOptions): Promise<RestoreResult> {
   const { plan, present } = await planAgainstWorkspace(session, options.events, options.tag, options.filter);
   if (options.filter) assertRecorded(options.events, options.filter);
+  if (options.checkPlan) await options.checkPlan({ plan, present, lastSeq: options.lastSeq ?? (await tx.lastSeq()) });
   return applyRestore(session, tx, {
     to: options.tag,
     plan,
@@ -139,6 +158,7 @@ export async function restore(session: SessionHandle, tag: string, options: Rest
       force: options.force,
       dryRun: options.dryRun,
       onProgress: options.onProgress,
+      checkPlan: options.checkPlan,
       reason: filter ? `restore to ${tag}: ${filter.join(' ')}` : `restore to ${tag}`,
       warnings,
     });

@@ -11,7 +11,7 @@ import { createSessionStore } from '../session/session-store.js';
 import { withWarnings } from '../session/warnings.js';
 import { driftError, type RestoreResult } from './apply-restore.js';
 import { recoverInTx } from './recover.js';
-import { planAgainstWorkspace, restoreInTx } from './restore.js';
+import { planAgainstWorkspace, restoreInTx, type CheckPlan } from './restore.js';
 
 export interface Watermark {
   /** The turn at or before the tag (0: before the first turn). */
@@ -24,6 +24,8 @@ export interface RewindOptions {
   fork?: boolean;
   force?: boolean;
   dryRun?: boolean;
+  /** As RestoreOptions.checkPlan; with `fork`, `lastSeq` is this session's (the one planned from). */
+  checkPlan?: CheckPlan;
 }
 
 export interface RewindResult extends RestoreResult {
@@ -69,7 +71,7 @@ export async function rewind(session: SessionHandle, tag: string, options: Rewin
     const events = await tx.read();
     const toSeq = resolveTagSeq(events, tag);
     const watermark = watermarkAt(events, toSeq);
-    const result = await restoreInTx(session, tx, { tag, events, force: options.force, dryRun: options.dryRun, reason: `rewind to ${tag}`, warnings });
+    const result = await restoreInTx(session, tx, { tag, events, force: options.force, dryRun: options.dryRun, checkPlan: options.checkPlan, reason: `rewind to ${tag}`, warnings });
     if (!options.dryRun) await tx.append([{ type: 'rewind', to: tag, toSeq, watermark }]);
     return { ...result, watermark, session: session.id, ...conversationAt(events, toSeq) };
   }, { warnings });
@@ -82,19 +84,21 @@ async function rewindFork(session: SessionHandle, tag: string, options: RewindOp
     await recoverInTx(session, tx);
     return tx.read();
   });
+  const lastSeq = events.at(-1)?.seq ?? 0;
   const toSeq = resolveTagSeq(events, tag);
   const watermark = watermarkAt(events, toSeq);
-  // Refuse before creating anything: a drift refusal must leave no stray fork behind.
-  const { plan } = await planAgainstWorkspace(session, events, tag);
   if (options.dryRun) {
-    const result = await session.transaction((tx) => restoreInTx(session, tx, { tag, events, force: options.force, dryRun: true, reason: '' }));
+    const result = await session.transaction((tx) => restoreInTx(session, tx, { tag, events, force: options.force, dryRun: true, checkPlan: options.checkPlan, reason: '' }));
     return { ...result, watermark, session: session.id, ...conversationAt(events, toSeq) };
   }
+  // Refuse before creating anything: a drift refusal (or a failed check) must leave no stray fork behind.
+  const { plan, present } = await planAgainstWorkspace(session, events, tag);
+  await options.checkPlan?.({ plan, present, lastSeq });
   if (plan.drift.length > 0 && !options.force) throw driftError(tag, plan.drift);
   const fork = await createSessionStore(session.ctx).fork(session.id, { atSeq: Math.max(1, toSeq) });
   const warnings: string[] = [];
   const result = await fork.transaction(
-    (tx) => restoreInTx(fork, tx, { tag, events, force: options.force, reason: `rewind to ${tag} (fork of ${session.id})`, warnings }),
+    (tx) => restoreInTx(fork, tx, { tag, events, force: options.force, checkPlan: options.checkPlan, lastSeq, reason: `rewind to ${tag} (fork of ${session.id})`, warnings }),
     { warnings },
   );
   return withWarnings({ ...result, watermark, session: fork.id, forked: true as const, ...conversationAt(events, toSeq) }, warnings);

@@ -1,0 +1,41 @@
+// `ckpt mcp` (DESIGN §9): serves the workspace (--workspace, default the current folder) over MCP on
+// stdio until the client disconnects; `--config` prints the client configuration for it instead.
+// The server itself lives in src/mcp/.
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { CkptError } from '../../index.js';
+import { mcpClientConfig } from '../../mcp/client-config.js';
+import { runMcpStdio } from '../../mcp/server.js';
+import { action } from '../action.js';
+
+export function registerMcpCommand(program: Command): void {
+  program
+    .command('mcp')
+    .description('serve this workspace to MCP clients (Claude Code, Cursor, …) on stdin/stdout')
+    .option('--config', "print the client configuration that starts this ckpt's MCP server, and exit")
+    .action(
+      action(async ([opts], ctx) => {
+        if ((opts as { config?: boolean }).config) {
+          const config = mcpClientConfig({
+            node: process.execPath,
+            script: process.argv[1] ? realpathSync(process.argv[1]) : undefined,
+            // Resolved without opening anything: printing a configuration creates no store or workspace.
+            workspace: ctx.flags.workspace ? existingFolder(resolve(ctx.io.cwd, ctx.flags.workspace)) : undefined,
+            store: ctx.flags.store ? resolve(ctx.io.cwd, ctx.flags.store) : undefined,
+          });
+          ctx.io.stdout.write(`${JSON.stringify(config, null, 2)}\n`);
+          return;
+        }
+        await runMcpStdio({ workspace: await ctx.workspace(), defaultSession: ctx.flags.session });
+      }),
+    );
+}
+
+function existingFolder(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    throw new CkptError('INVALID_ARGUMENT', `workspace folder ${path} does not exist`, { workspace: path });
+  }
+}

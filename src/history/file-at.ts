@@ -1,0 +1,114 @@
+// A file's content at a tag (DESIGN §2, §6; `ckpt cat`, MCP `read_file`): the image a restore to the
+// tag would leave at that path. When a capture after the tag recorded the path, that is the
+// before-image of the earliest such capture (read from a blob *this session's log* references — never
+// a blob named by a caller, so no other workspace's or session's content can be reached). When none
+// did, the path did not change since the tag as far as ckpt knows: the present file — unless it
+// drifted from ckpt's last record of it, in which case that record is the better answer.
+import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { CkptError } from '../errors.js';
+import type { CaptureEvent, EventBase, FileImage, FileState } from '../format/event.js';
+import { imagesAt, resolveTagSeq } from '../session/positions.js';
+import { replay } from '../session/replay.js';
+import type { BlobStore } from '../storage/blob-store.js';
+import { readImage, sameImage } from '../workspace/read-image.js';
+import { resolveBeneath } from '../workspace/resolve-path.js';
+
+export interface FileAtTag {
+  /** Workspace-relative path. */
+  path: string;
+  tag: string;
+  position: number;
+  state: FileState;
+  bytes?: number;
+  mode?: number;
+  /** Link text of a symlink. */
+  target?: string;
+  /** Why a `skipped` path could not be recorded (or read). */
+  why?: string;
+  /**
+   * `capture`: the before-image of capture `from` (the earliest after the tag);
+   * `recorded`: ckpt's last record of the path (the present file differs from it: `drift`);
+   * `workspace`: the present file (no capture after the tag touched the path).
+   */
+  source: 'capture' | 'recorded' | 'workspace';
+  /** Tag of the capture the image comes from (source `capture`). */
+  from?: string;
+  /** The present file differs from ckpt's last record of it. */
+  drift?: true;
+  /** The bytes (state `file`). */
+  content?: Buffer;
+}
+
+export interface FileAtInput {
+  events: readonly EventBase[];
+  tag: string;
+  /** Relative to `cwd` (default: the root), or absolute inside the root. PATH_ESCAPE otherwise. */
+  path: string;
+  cwd?: string;
+  root: string;
+  blobs: BlobStore;
+  maxBytes: number;
+}
+
+const BLOB_ID = /^[0-9a-f]{64}$/;
+
+export async function readFileAt(input: FileAtInput): Promise<FileAtTag> {
+  const position = resolveTagSeq(input.events, input.tag);
+  const { rel, abs } = await resolveBeneath(input.root, input.path, input.cwd ?? input.root);
+  const captures = input.events.filter((e): e is CaptureEvent => e.type === 'capture');
+  const base = { path: rel, tag: input.tag, position };
+
+  const captured = imagesAt(captures, position, [rel]).get(rel);
+  if (captured) {
+    const from = captures.find((c) => c.seq > position && c.files.some((f) => f.path === rel))?.tag;
+    return { ...base, ...(await fromLog(captured, input.blobs)), source: 'capture', ...(from ? { from } : {}) };
+  }
+
+  const present = await readImage(abs, rel, { maxBytes: input.maxBytes });
+  const known = replay(input.events).known.get(rel);
+  if (known && known.state !== 'skipped' && !sameImage(known, present)) {
+    return { ...base, ...(await fromLog(known, input.blobs)), source: 'recorded', drift: true };
+  }
+  return { ...base, ...(await fromDisk(abs, present)), source: 'workspace' };
+}
+
+/** An image recorded in the log, with its content from the blob store (verified against its id). */
+async function fromLog(image: FileImage, blobs: BlobStore): Promise<Omit<FileAtTag, 'path' | 'tag' | 'position' | 'source'>> {
+  const out = describe(image);
+  if (image.state !== 'file') return out;
+  // The id comes from the log, which is untrusted input: it must look like an id before it names a file.
+  if (typeof image.blob !== 'string' || !BLOB_ID.test(image.blob)) {
+    throw new CkptError('LOG_CORRUPT', `the log records ${image.path} with an invalid blob id`, { path: image.path });
+  }
+  const content = await blobs.get(image.blob);
+  return { ...out, bytes: content.length, content };
+}
+
+/** The present file's image; its content is re-read without following symlinks and checked against the hash. */
+async function fromDisk(abs: string, image: FileImage): Promise<Omit<FileAtTag, 'path' | 'tag' | 'position' | 'source'>> {
+  const out = describe(image);
+  if (image.state !== 'file') return out;
+  const handle = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW);
+  let content: Buffer;
+  try {
+    content = await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+  if (createHash('sha256').update(content).digest('hex') !== image.blob) {
+    throw new CkptError('IO', `${image.path} changed while it was being read; try again`, { path: image.path, retryable: true });
+  }
+  return { ...out, content };
+}
+
+function describe(image: FileImage): Omit<FileAtTag, 'path' | 'tag' | 'position' | 'source'> {
+  return {
+    state: image.state,
+    ...(image.bytes !== undefined ? { bytes: image.bytes } : {}),
+    ...(image.mode !== undefined ? { mode: image.mode } : {}),
+    ...(image.target !== undefined ? { target: image.target } : {}),
+    ...(image.why !== undefined ? { why: image.why } : {}),
+  };
+}

@@ -1,0 +1,31 @@
+// What every MCP tool and resource works on: the one workspace the server was started for
+// (`--workspace`, default the current folder), the default session, and the confirmation signer.
+// Sessions are looked up in this workspace only, so another workspace's sessions (and so its
+// blobs) cannot be named through this server.
+import { CkptError, isCkptError, type Session, type Workspace } from '../index.js';
+import type { Confirmer } from './confirm-token.js';
+
+export interface McpContext {
+  workspace: Workspace;
+  confirmer: Confirmer;
+  /** The session named by `id`, else the server's default (--session), else the newest of the workspace. */
+  session(id?: string): Promise<Session>;
+}
+
+export function createMcpContext(options: { workspace: Workspace; confirmer: Confirmer; defaultSession?: string }): McpContext {
+  const { workspace } = options;
+  return {
+    workspace,
+    confirmer: options.confirmer,
+    session: async (id) => {
+      const chosen = id ?? options.defaultSession;
+      if (chosen) return workspace.get(chosen);
+      try {
+        return await workspace.latest();
+      } catch (err) {
+        if (!isCkptError(err, 'SESSION_NOT_FOUND')) throw err;
+        throw new CkptError('SESSION_NOT_FOUND', `no session in workspace ${workspace.root} yet: start one with the session_new tool`, err.data);
+      }
+    },
+  };
+}

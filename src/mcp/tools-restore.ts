@@ -1,0 +1,276 @@
+// The MCP tools that change the workspace, two-step (DESIGN §10 "MCP"): restore_preview plans a
+// restore, undo or rewind without changing anything and returns the plan with a confirmation token;
+// restore / undo / rewind run only with that token, and only if neither the session nor any file
+// the plan concerns moved since the preview (TOKEN_STALE otherwise: preview again). Drift is refused
+// exactly as in the CLI (DRIFT unless force, and force must have been previewed).
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { CkptError, type CheckPlan, type PlanSnapshot, type RestoreResult, type RewindResult, type Session } from '../index.js';
+import type { ConfirmOperation, ConfirmRequest } from './confirm-token.js';
+import type { McpContext } from './context.js';
+import { ok, registerTool } from './results.js';
+import { DESTRUCTIVE, PATH, PATHS, READ_ONLY, RESTORE_RESULT, SESSION_ID, SKIPPED, TAG } from './schemas.js';
+
+const TOKEN = z.string().min(1).max(4096).describe('The confirmation token restore_preview returned for exactly this request');
+const FORCE = z.boolean().optional().describe('Overwrite paths changed since ckpt last recorded them (drift); must match the preview');
+const USER_MESSAGE = z
+  .object({ turn: z.number(), text: z.string().nullable(), id: z.string().optional() })
+  .nullable()
+  .describe("The user's message of the turn rewound to (to put back in the input box)");
+const WATERMARK = z.object({ turn: z.number(), messageCount: z.number().nullable() }).describe('Where to truncate the conversation: the turn at the tag and the message count it recorded');
+
+export function registerRestoreTools(server: McpServer, ctx: McpContext): void {
+  registerTool(
+    server,
+    'restore_preview',
+    {
+      title: 'Preview a restore, undo or rewind',
+      description:
+        "Step 1 of 2 for anything that changes files. Plans a restore of the workspace (or of `paths`) to a tag, an undo of one `path`, or a rewind (restore + move the conversation back), WITHOUT changing anything, and returns the plan (paths to write or delete, drift, what is left alone) and a confirmation token. Show the plan to the user and ask before calling restore / undo / rewind with the token. The token is bound to this exact request and to the present state: if the session or any file the plan concerns changes, it is refused and the preview must be redone.",
+      inputSchema: z.strictObject({
+        session: SESSION_ID.optional(),
+        operation: z.enum(['restore', 'undo', 'rewind']).optional().describe('What to preview (default restore)'),
+        tag: TAG,
+        paths: PATHS.min(1).optional().describe('restore only: restrict to these paths or folders'),
+        path: PATH.optional().describe('undo only: the one path to put back'),
+        fork: z.boolean().optional().describe('rewind only: leave this session as it is and continue in a new fork at the tag'),
+        force: FORCE,
+      }),
+      outputSchema: z.object({
+        operation: z.enum(['restore', 'undo', 'rewind']),
+        session: z.string(),
+        to: z.string(),
+        paths: z.array(z.string()),
+        fork: z.boolean(),
+        force: z.boolean(),
+        lastSeq: z.number().describe('The session event the preview was made at'),
+        plan: z.array(z.object({ path: z.string(), action: z.enum(['write', 'symlink', 'mkdir', 'delete']) })),
+        skipped: SKIPPED,
+        drift: z.array(z.string()),
+        unchanged: z.number(),
+        wouldRefuse: z.object({ code: z.literal('DRIFT'), paths: z.array(z.string()) }).optional().describe('The run would be refused with this error unless previewed with force'),
+        watermark: WATERMARK.optional(),
+        userMessage: USER_MESSAGE.optional(),
+        hidden: z.number().optional().describe('Conversation entries the rewind would hide (never deleted)'),
+        token: z.string(),
+        expiresAt: z.string(),
+      }),
+      annotations: READ_ONLY,
+    },
+    async (args) => {
+      const op: ConfirmOperation = args.operation ?? 'restore';
+      const paths = pathsFor(op, args);
+      const session = await ctx.session(args.session);
+      const request = requestFor(ctx, session, op, args.tag, paths, args.force, args.fork);
+      let snapshot: PlanSnapshot | undefined;
+      const checkPlan = (s: PlanSnapshot) => void (snapshot = s);
+      const result: RestoreResult & Partial<Pick<RewindResult, 'watermark' | 'userMessage' | 'hidden'>> =
+        op === 'rewind'
+          ? await session.rewind(args.tag, { fork: request.fork, force: request.force, dryRun: true, checkPlan })
+          : await session.restore(args.tag, { paths: paths.length ? paths : undefined, force: request.force, dryRun: true, checkPlan });
+      if (!snapshot) throw new CkptError('INTERNAL', 'the restore preview made no plan');
+      const { token, expiresAt } = ctx.confirmer.issue(request, snapshot);
+      const plan = snapshot.plan.entries.map((e) => ({ path: e.path, action: e.action }));
+      const wouldRefuse = result.drift.length > 0 && !request.force ? { code: 'DRIFT' as const, paths: [...result.drift] } : undefined;
+      const structured = {
+        operation: op,
+        session: session.id,
+        to: args.tag,
+        paths,
+        fork: request.fork,
+        force: request.force,
+        lastSeq: snapshot.lastSeq,
+        plan,
+        skipped: skippedOf(result),
+        drift: result.drift,
+        unchanged: result.unchanged.length,
+        ...(wouldRefuse ? { wouldRefuse } : {}),
+        ...(result.watermark ? { watermark: result.watermark } : {}),
+        ...(result.userMessage !== undefined ? { userMessage: publicMessage(result.userMessage) } : {}),
+        ...(result.hidden ? { hidden: result.hidden.length } : {}),
+        token,
+        expiresAt,
+      };
+      return ok(structured, previewText(structured));
+    },
+  );
+
+  registerTool(
+    server,
+    'restore',
+    {
+      title: 'Restore (step 2 of 2)',
+      description:
+        "Puts the workspace (or `paths`) back to how it was at a tag. Requires the token from restore_preview for exactly this request, after the user approved the plan; refused (TOKEN_STALE, nothing changed) if the session or the files moved since the preview, and refused with DRIFT if it would overwrite changes ckpt has not recorded, unless previewed and run with force. Before changing anything it records the present content, and returns the `undo` tag that reverses it.",
+      inputSchema: z.strictObject({ session: SESSION_ID.optional(), tag: TAG, paths: PATHS.min(1).optional(), force: FORCE, token: TOKEN }),
+      outputSchema: z.object(RESTORE_RESULT),
+      annotations: DESTRUCTIVE,
+    },
+    async (args) => {
+      const session = await ctx.session(args.session);
+      const paths = args.paths ?? [];
+      const request = requestFor(ctx, session, 'restore', args.tag, paths, args.force, false);
+      const r = await confirmed(server, ctx, args.token, request, (o) => session.restore(args.tag, { paths: paths.length ? paths : undefined, force: args.force, ...o }));
+      return ok(publicResult(session.id, r), resultText(r));
+    },
+  );
+
+  registerTool(
+    server,
+    'undo',
+    {
+      title: 'Undo one path (step 2 of 2)',
+      description:
+        "Puts one file (or everything under one folder) back to how it was at a tag. Requires the token from restore_preview with operation 'undo' for exactly this tag and path, after the user approved it; refused (TOKEN_STALE) if anything moved since, and with DRIFT as restore is. Returns the `undo` tag that reverses it.",
+      inputSchema: z.strictObject({ session: SESSION_ID.optional(), tag: TAG, path: PATH, force: FORCE, token: TOKEN }),
+      outputSchema: z.object(RESTORE_RESULT),
+      annotations: DESTRUCTIVE,
+    },
+    async (args) => {
+      const session = await ctx.session(args.session);
+      const request = requestFor(ctx, session, 'undo', args.tag, [args.path], args.force, false);
+      const r = await confirmed(server, ctx, args.token, request, (o) => session.undo(args.tag, args.path, { force: args.force, ...o }));
+      return ok(publicResult(session.id, r), resultText(r));
+    },
+  );
+
+  registerTool(
+    server,
+    'rewind',
+    {
+      title: 'Rewind (step 2 of 2)',
+      description:
+        "Restores the workspace to a tag AND moves the conversation back to it: later events are marked superseded (never deleted) and the result's watermark (turn, message count) tells where to truncate the transcript. With fork=true this session is left as it is and the restore is recorded in a new fork at the tag. Requires the token from restore_preview with operation 'rewind' for exactly this request, after the user approved it; refused (TOKEN_STALE) if anything moved since, and with DRIFT as restore is.",
+      inputSchema: z.strictObject({ session: SESSION_ID.optional(), tag: TAG, fork: z.boolean().optional(), force: FORCE, token: TOKEN }),
+      outputSchema: z.object({ ...RESTORE_RESULT, watermark: WATERMARK, forked: z.boolean(), userMessage: USER_MESSAGE, hidden: z.number().describe('Conversation entries now hidden (never deleted)') }),
+      annotations: DESTRUCTIVE,
+    },
+    async (args) => {
+      const session = await ctx.session(args.session);
+      const request = requestFor(ctx, session, 'rewind', args.tag, [], args.force, args.fork);
+      const r = await confirmed(server, ctx, args.token, request, (o) => session.rewind(args.tag, { fork: args.fork, force: args.force, ...o }));
+      const lines = [resultText(r), `conversation watermark: turn ${r.watermark.turn}, ${r.watermark.messageCount ?? '?'} messages; ${r.hidden.length} conversation entries hidden`];
+      if (r.userMessage?.text) lines.push(`the user's message of that turn: ${r.userMessage.text}`);
+      if (r.forked) lines.push(`continuing in fork ${r.session}`);
+      return ok(
+        { ...publicResult(r.session, r), watermark: r.watermark, forked: Boolean(r.forked), userMessage: publicMessage(r.userMessage), hidden: r.hidden.length },
+        lines.join('\n'),
+      );
+    },
+  );
+}
+
+/** How long a user has to answer the confirmation the client shows them. */
+const ELICIT_TIMEOUT_MS = 5 * 60_000;
+
+/**
+ * Runs a destructive operation confirmed by its token. When the client can ask its user directly
+ * (MCP elicitation), the plan is re-made (refused at once if anything moved since the preview) and
+ * the user — not the model — is asked to approve it before anything changes; a decline changes
+ * nothing. Either way the real run re-checks the token under the session lock.
+ */
+async function confirmed<R extends RestoreResult>(
+  server: McpServer,
+  ctx: McpContext,
+  token: string,
+  request: ConfirmRequest,
+  run: (options: { dryRun?: boolean; checkPlan: CheckPlan }) => Promise<R>,
+): Promise<R> {
+  const checkPlan = ctx.confirmer.check(token, request);
+  if (server.server.getClientCapabilities()?.elicitation?.form) {
+    const preview = await run({ dryRun: true, checkPlan });
+    if (preview.restored.length + preview.deleted.length > 0) {
+      const message = `${confirmationText(ctx.workspace.root, request, preview)}\n\nThe present content of these paths is kept, so this can be undone.`;
+      const answer = await server.server.elicitInput(
+        {
+          message,
+          requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', title: 'Carry this out?', description: message.slice(0, 500) } }, required: ['confirm'] },
+        },
+        { timeout: ELICIT_TIMEOUT_MS },
+      );
+      if (answer.action !== 'accept' || answer.content?.confirm !== true) {
+        throw new CkptError('INVALID_ARGUMENT', `the user did not approve the ${request.op} (${answer.action}): nothing was changed`, { cancelled: true, action: answer.action });
+      }
+    }
+  }
+  return run({ checkPlan });
+}
+
+function confirmationText(root: string, request: ConfirmRequest, r: RestoreResult): string {
+  const lines = [`ckpt: ${request.op} to ${request.tag}${request.fork ? ' (into a new fork)' : ''} in ${root} will:`];
+  for (const p of r.restored) lines.push(`  write  ${p}${r.drift.includes(p) ? '  (overwrites changes ckpt did not record)' : ''}`);
+  for (const p of r.deleted) lines.push(`  delete ${p}${r.drift.includes(p) ? '  (overwrites changes ckpt did not record)' : ''}`);
+  return lines.join('\n');
+}
+
+function pathsFor(op: ConfirmOperation, args: { paths?: string[]; path?: string; fork?: boolean }): string[] {
+  if (op === 'undo') {
+    if (args.path === undefined || args.paths !== undefined) throw new CkptError('INVALID_ARGUMENT', "operation 'undo' takes one `path` (and no `paths`)");
+    return [args.path];
+  }
+  if (args.path !== undefined) throw new CkptError('INVALID_ARGUMENT', `operation '${op}' takes no \`path\` (restore takes \`paths\`; undo takes one \`path\`)`);
+  if (op === 'rewind') {
+    if (args.paths !== undefined) throw new CkptError('INVALID_ARGUMENT', "operation 'rewind' restores the whole workspace: it takes no `paths`");
+    return [];
+  }
+  if (args.fork !== undefined) throw new CkptError('INVALID_ARGUMENT', '`fork` applies to rewind only');
+  return args.paths ?? [];
+}
+
+function requestFor(ctx: McpContext, session: Session, op: ConfirmOperation, tag: string, paths: string[], force?: boolean, fork?: boolean): ConfirmRequest {
+  return { op, workspace: ctx.workspace.id, session: session.id, tag, paths, force: Boolean(force), fork: Boolean(fork) };
+}
+
+function publicMessage(m: RewindResult['userMessage']): z.infer<typeof USER_MESSAGE> {
+  return m ? { turn: m.turn, text: m.text, ...(m.id !== undefined ? { id: m.id } : {}) } : null;
+}
+
+function publicResult(session: string, r: RestoreResult) {
+  return { session, to: r.to, restored: r.restored, deleted: r.deleted, skipped: skippedOf(r), drift: r.drift, unchanged: r.unchanged.length, undo: r.undo };
+}
+
+/** Exactly the fields the (closed) output schema allows. */
+function skippedOf(r: RestoreResult): { path: string; why: string }[] {
+  return r.skipped.map((s) => ({ path: s.path, why: s.why }));
+}
+
+interface PreviewView {
+  operation: string;
+  session: string;
+  to: string;
+  paths: string[];
+  fork: boolean;
+  force: boolean;
+  plan: { path: string; action: string }[];
+  skipped: { path: string; why: string }[];
+  drift: string[];
+  unchanged: number;
+  wouldRefuse?: { code: string; paths: string[] };
+  watermark?: { turn: number; messageCount: number | null };
+  token: string;
+  expiresAt: string;
+}
+
+function previewText(p: PreviewView): string {
+  const driftSet = new Set(p.drift);
+  const lines = [`Plan (nothing changed yet): ${p.operation} to ${p.to} in session ${p.session}${p.paths.length ? ` for ${p.paths.join(', ')}` : ''}${p.fork ? ' into a new fork' : ''}`];
+  for (const e of p.plan) lines.push(`  ${e.action === 'delete' ? 'delete' : e.action === 'mkdir' ? 'mkdir ' : 'write '} ${e.path}${driftSet.has(e.path) ? '  (DRIFT: changed since ckpt last recorded it)' : ''}`);
+  for (const s of p.skipped) lines.push(`  skip   ${s.path} (${s.why})`);
+  if (p.plan.length === 0) lines.push('  nothing to change');
+  if (p.unchanged) lines.push(`  ${p.unchanged} path(s) already as at ${p.to}`);
+  if (p.watermark) lines.push(`  conversation goes back to turn ${p.watermark.turn} (${p.watermark.messageCount ?? '?'} messages)`);
+  if (p.wouldRefuse) lines.push(`Running it would be refused with DRIFT: ${p.wouldRefuse.paths.join(', ')} changed since ckpt last recorded them. Preview with force=true only if the user agrees to overwrite them (their present content is kept for undo).`);
+  const args = { tag: p.to, ...(p.operation === 'undo' ? { path: p.paths[0] } : p.paths.length ? { paths: p.paths } : {}), ...(p.fork ? { fork: true } : {}), ...(p.force ? { force: true } : {}), token: p.token };
+  lines.push(`Show this plan to the user. Only if they confirm, call ${p.operation} with ${JSON.stringify(args)} (valid until ${p.expiresAt}, and only while nothing changes).`);
+  return lines.join('\n');
+}
+
+function resultText(r: RestoreResult): string {
+  const lines = [`restored to ${r.to}: ${r.restored.length} written, ${r.deleted.length} deleted, ${r.skipped.length} skipped`];
+  for (const p of r.restored) lines.push(`  wrote   ${p}`);
+  for (const p of r.deleted) lines.push(`  deleted ${p}`);
+  for (const s of r.skipped) lines.push(`  skipped ${s.path} (${s.why})`);
+  if (r.drift.length) lines.push(`  overwrote ${r.drift.length} drifted path(s); their content is in the undo checkpoint`);
+  lines.push(r.undo ? `to undo this restore: restore_preview with tag ${r.undo}, then restore` : 'nothing changed');
+  return lines.join('\n');
+}
