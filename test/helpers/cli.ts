@@ -15,7 +15,8 @@ export function runCli(args: string[], options: { cwd: string; env?: NodeJS.Proc
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CKPT_BIN, ...args], {
       cwd: options.cwd,
-      env: { ...process.env, ...options.env },
+      // Plain text unless a test asks otherwise: picocolors turns colours on whenever CI is set.
+      env: { ...process.env, NO_COLOR: '1', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
