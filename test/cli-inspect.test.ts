@@ -68,3 +68,31 @@ describe('ckpt workspace', () => {
     expect((await ckpt(['workspace', 'rm', otherId, '--yes', '--json'])).code).toBe(3);
   });
 });
+
+describe('ckpt show, cat and log --all', () => {
+  it('show names a tag, cat prints a file at a tag (scoped, exit 3 when absent), log --all merges sessions', async () => {
+    const file = join(dirs.workspace, 'a.txt');
+    await writeFile(file, 'v0\n');
+    await ckpt(['session', 'new', '--id', 'one']);
+    await ckpt(['--session', 'one', 'turn', '--text', 'change a']);
+    await ckpt(['--session', 'one', 'capture', 'a.txt']);
+    await writeFile(file, 'v1\n');
+    await ckpt(['--session', 'one', 'settle', 'a.txt']);
+    await ckpt(['session', 'new', '--id', 'two']);
+    await ckpt(['--session', 'two', 'capture', 'b.txt']);
+
+    const shown = (await ckpt(['--session', 'one', 'show', '1', '--json'])).json();
+    expect(shown).toMatchObject({ tag: '1', turn: { turn: 1, text: 'change a' }, next: { tag: '1.1', files: [{ path: 'a.txt', state: 'file' }] }, pathsAfter: 1 });
+    expect((await ckpt(['--session', 'one', 'show', '9', '--json'])).code).toBe(3);
+
+    const cat = await ckpt(['--session', 'one', 'cat', '1', 'a.txt']);
+    expect(cat.code, cat.stderr).toBe(0);
+    expect(cat.stdout).toBe('v0\n');
+    expect((await ckpt(['--session', 'one', 'cat', '1.1', 'a.txt', '--json'])).json()).toMatchObject({ path: 'a.txt', state: 'file', encoding: 'base64', content: Buffer.from('v0\n').toString('base64') });
+    expect((await ckpt(['--session', 'two', 'cat', '0', 'b.txt'])).code).toBe(3); // absent at the tag
+    expect((await ckpt(['--session', 'one', 'cat', '1', '../outside'])).code).toBe(2);
+
+    const all = (await ckpt(['log', '--all', '--json'])).json().checkpoints;
+    expect(all.map((c: { session: string; tag: string }) => `${c.session}:${c.tag}`)).toEqual(['one:1.1', 'two:0.1']);
+  });
+});

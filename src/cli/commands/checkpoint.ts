@@ -106,8 +106,19 @@ export function registerCheckpointCommands(program: Command): void {
     .command('log')
     .description("the session's turns and checkpoints (tags to restore to), newest last")
     .option('--files', 'list every file of every checkpoint (default: the first few)')
+    .option('--all', "the checkpoints of every session of the workspace, merged by time (each names its session)")
     .action(
       action(async ([opts], ctx, out) => {
+        if ((opts as { all?: boolean }).all) {
+          const ws = await ctx.workspace();
+          const checkpoints = [];
+          for (const meta of await ws.list()) for (const c of listCheckpoints(await (await ws.get(meta.id)).events())) checkpoints.push({ session: meta.id, ...c });
+          checkpoints.sort((a, b) => a.at.localeCompare(b.at) || a.session.localeCompare(b.session) || a.seq - b.seq);
+          out.result({ checkpoints }, (v) =>
+            v.checkpoints.length === 0 ? 'no checkpoints yet' : v.checkpoints.map((c) => `${c.at}  ${c.session}  ${c.tag.padEnd(7)} ${c.tool.padEnd(10)} ${c.files.map((f) => f.path).join(', ')}`).join('\n'),
+          );
+          return;
+        }
         const events = await (await ctx.session()).events();
         const earliestTag = earliestRestorableTag(events);
         const body = { checkpoints: listCheckpoints(events), turns: listTurns(events), rewinds: listRewinds(events), ...(earliestTag !== undefined ? { earliestTag } : {}) };

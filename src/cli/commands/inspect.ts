@@ -3,11 +3,48 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { CkptError, locateWorkspace, workspaceConflicts } from '../../index.js';
+import { CkptError, earliestRestorableTag, locateWorkspace, workspaceConflicts } from '../../index.js';
 import { action } from '../action.js';
 import { commandHint } from '../hint.js';
 
 export function registerInspectCommands(program: Command): void {
+  program
+    .command('show <tag>')
+    .description('what a tag names: its position, turn and prompt, the checkpoint there, what a restore to it would consider')
+    .action(
+      action(async ([tag], ctx, out) => {
+        const session = await ctx.session();
+        const info = await session.show(tag as string);
+        const earliestTag = earliestRestorableTag(await session.events());
+        out.result({ ...info, ...(earliestTag !== undefined ? { earliestTag } : {}) }, (r) =>
+          [
+            `${pc.bold(r.tag)}: position @${r.position} of @${r.lastSeq}, turn ${r.turn.turn}${r.turn.text ? ` "${r.turn.text.length > 80 ? `${r.turn.text.slice(0, 79)}…` : r.turn.text}"` : ''}`,
+            r.next ? `  next checkpoint ${r.next.tag} (${r.next.tool}, ${r.next.at}): ${r.next.files.map((f) => `${f.path} [${f.state}]`).join(', ')}` : '  no checkpoint after it',
+            `  a restore to it considers ${r.pathsAfter} path(s) from ${r.capturesAfter} capture(s)`,
+            ...(r.earliestTag !== undefined ? [`  earliest tag that still restores: ${r.earliestTag}`] : []),
+          ].join('\n'),
+        );
+      }),
+    );
+
+  program
+    .command('cat <tag> <path>')
+    .description("a file's content at a tag (from this session's own records), on stdout")
+    .action(
+      action(async ([tag, path], ctx, out) => {
+        const file = await (await ctx.session()).readFile(tag as string, path as string, { cwd: ctx.io.cwd });
+        const { content, ...meta } = file;
+        if (ctx.flags.json) {
+          out.result({ ...meta, ...(content ? { content: content.toString('base64'), encoding: 'base64' } : {}) }, () => '');
+          return;
+        }
+        if (file.state === 'file' && content) ctx.io.stdout.write(content);
+        else if (file.state === 'symlink') ctx.io.stdout.write(`${file.target ?? ''}\n`);
+        else throw new CkptError('NOT_FOUND', `${file.path} at ${file.tag}: ${file.state}${file.why ? ` (${file.why})` : ''}`, { path: file.path, state: file.state });
+      }),
+    );
+
+
   program
     .command('conflicts')
     .description('paths one session found written by another session of the workspace since it recorded them')
