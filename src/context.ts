@@ -32,7 +32,8 @@ export interface CkptOptions {
 }
 
 export interface StoreContext {
-  dir: string;
+  /** The store folder of a local store (undefined for a shared store: nothing of it is on this machine). */
+  dir?: string;
   backend: StoreBackend;
   blobs: BlobStore;
   options: CkptOptions;

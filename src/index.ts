@@ -10,7 +10,10 @@
 //   await session.scan({ tool: 'Bash' });                          // after a shell command
 //   const result = await session.restore('1');                   // undo turn 1; result.undo undoes the restore
 
-export { openStore, defaultStoreDir, type OpenStoreOptions, type Store, type Workspace, type AgentSessionResult } from './store.js';
+export { openStore, defaultStoreDir, type OpenStoreOptions, type Store, type Workspace, type AgentSessionResult, type WorkspaceForkOptions, type WorkspaceInfo } from './store.js';
+export { isSharedStoreUrl, redactUrl } from './storage/store-url.js';
+export { machineId } from './workspace/machine-id.js';
+export type { AppendEvent, AppendListener } from './storage/shared-notify.js';
 export { CkptError, ERROR_CODES, exitCodeOf, httpStatusOf, isCkptError, toCkptError, type ErrorCode } from './errors.js';
 export { Session } from './api/session.js';
 export { SessionHandle } from './session/session-handle.js';
@@ -44,6 +47,7 @@ export type { AppendOptions, AppendResult, CompactionOptions, CompactionPlan, Ev
 export { CHECKPOINT_EVENT_TYPES } from './format/event.js';
 export type { RestoreOptions, CheckPlan, PlanSnapshot, RestoreResult, RestorePlan, RewindOptions, RewindResult, Watermark } from './restore/index.js';
 export { runGc, planGc, applyGc, takeInventory, describeGcPlan, formatBytes, prune, resolveRetention, verify, sessionSize, storeStats, parseDuration } from './gc/index.js';
+export { copyStore, type CopyProblem, type CopyStoreResult } from './gc/index.js';
 export type { GcPlan, GcResult, PruneOptions, PruneResult, RetentionPolicy, VerifyResult, VerifyProblem, SizeReport, StoreStats } from './gc/index.js';
 export { daemonToken, runningDaemon, claimDaemon, assertNoDaemon, type DaemonInfo } from './daemon/daemon-files.js';
 export { createLogFeed, type FeedEvent, type LogFeed, type LogFeedOptions } from './daemon/log-feed.js';

@@ -7,9 +7,15 @@ import { dirname, join, resolve } from 'node:path';
 import { CkptError, isCkptError } from './errors.js';
 import { parseSize } from './format/size.js';
 import type { CkptOptions, StoreContext, WorkspaceContext } from './context.js';
+import type { StoreBackend } from './storage/backend.js';
 import { createFsBackend } from './storage/fs-backend.js';
+import { createSharedBackend, type SharedBackend } from './storage/shared-backend.js';
+import type { AppendListener } from './storage/shared-notify.js';
+import { isSharedStoreUrl } from './storage/store-url.js';
+import { machineId } from './workspace/machine-id.js';
 import { createBlobStore } from './storage/blob-store.js';
-import { createSessionStore, type SessionStore } from './session/session-store.js';
+import { createSessionStore, type ForkOptions, type SessionStore } from './session/session-store.js';
+import { resolveTagSeq } from './session/positions.js';
 import { Session } from './api/session.js';
 import { recoverSession } from './restore/recover.js';
 import { ensureBaseline } from './scan/baseline.js';
@@ -21,7 +27,10 @@ export const STORE_FORMAT = 1;
 export const DEFAULT_MAX_BLOB_BYTES = 16 * 1024 * 1024;
 
 export interface OpenStoreOptions extends Partial<CkptOptions> {
-  /** Store folder; default `$CKPT_HOME`, else `$XDG_DATA_HOME/ckpt`, else `~/.local/share/ckpt`. */
+  /**
+   * Store folder, or a shared store URL (`postgres://user@host:port/db?blobs=s3://bucket&endpoint=…`);
+   * default `$CKPT_STORE`, else `$CKPT_HOME`, else `$XDG_DATA_HOME/ckpt`, else `~/.local/share/ckpt`.
+   */
   dir?: string;
 }
 
@@ -31,13 +40,27 @@ export interface AgentSessionResult {
   created: boolean;
 }
 
-export interface Workspace extends SessionStore<Session> {
+/** Fork options of a workspace: also from a session of another workspace of the store (`fromWorkspace`: its id). */
+export type WorkspaceForkOptions = Omit<ForkOptions, 'from'> & {
+  fromWorkspace?: string;
+  /** Fork at this tag of the source session (N, N.K or @S) instead of `atSeq`. */
+  atTag?: string;
+};
+
+export interface Workspace extends Omit<SessionStore<Session>, 'fork'> {
   /**
    * The session recording an agent's conversation, created (with the workspace's baseline) on first
    * use. Its id is derived from the agent's session id (agentSessionId), so finding it is one read of
    * its log's tail; the link is stored as session info.
    */
   openAgentSession(link: AgentLink, options?: Omit<CreateSessionOptions, 'id' | 'info'>): Promise<AgentSessionResult>;
+
+  /**
+   * Forks session `id` at a position into a new session here. With `fromWorkspace`, the session is one
+   * of another workspace of this store — on a shared store, typically another machine's — and the fork
+   * lets this workspace restore that history into its own folder.
+   */
+  fork(id: string, options?: WorkspaceForkOptions): Promise<Session>;
   /** 20-hex store id of the workspace. */
   readonly id: string;
   /** Real path of the workspace root. */
@@ -45,13 +68,31 @@ export interface Workspace extends SessionStore<Session> {
   readonly ctx: WorkspaceContext;
 }
 
+export interface WorkspaceInfo {
+  id: string;
+  root: string;
+  createdAt: string;
+  /** Shared stores: the machine the root is on (see workspace/machine-id.ts). */
+  machine?: string;
+}
+
 export interface Store {
+  /** The store folder; for a shared store its URL with credentials removed (safe to print). */
   readonly dir: string;
+  /** True for a shared (PostgreSQL + S3) store. */
+  readonly shared: boolean;
   readonly ctx: StoreContext;
+  /**
+   * Shared stores only: calls `listener` for every append to a session log by any process on any
+   * machine (`{key, size}`: read the log from its previous size); resolves to a function that stops.
+   */
+  subscribeAppends?: (listener: AppendListener) => Promise<() => Promise<void>>;
+  /** Releases connections (shared stores); a local store has nothing to release. */
+  close(): Promise<void>;
   /** Opens (registering on first use) the workspace whose root is `dir`. */
   openWorkspace(dir: string): Promise<Workspace>;
-  /** Roots of every workspace the store knows. */
-  listWorkspaces(): Promise<{ id: string; root: string; createdAt: string }[]>;
+  /** Roots of every workspace the store knows (with the machine id, in a shared store). */
+  listWorkspaces(): Promise<WorkspaceInfo[]>;
   /**
    * Drops a workspace (by root folder — which may no longer exist — or by id): its sessions, scan
    * baseline and owner index. Its blobs are freed by the next GC unless something else references them.
@@ -61,13 +102,15 @@ export interface Store {
 
 /** The default store folder from the environment (DESIGN §2). */
 export function defaultStoreDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.CKPT_STORE) return isSharedStoreUrl(env.CKPT_STORE) ? env.CKPT_STORE : resolve(env.CKPT_STORE);
   if (env.CKPT_HOME) return resolve(env.CKPT_HOME);
   if (env.XDG_DATA_HOME) return join(resolve(env.XDG_DATA_HOME), 'ckpt');
   return join(homedir(), '.local', 'share', 'ckpt');
 }
 
 export async function openStore(options: OpenStoreOptions = {}): Promise<Store> {
-  const dir = resolve(options.dir ?? defaultStoreDir());
+  const location = options.dir ?? defaultStoreDir();
+  const shared = isSharedStoreUrl(location);
   const resolved: CkptOptions = {
     maxBlobBytes: options.maxBlobBytes ?? (process.env.CKPT_MAX_FILE_SIZE ? parseSize(process.env.CKPT_MAX_FILE_SIZE, 'CKPT_MAX_FILE_SIZE') : DEFAULT_MAX_BLOB_BYTES),
     refuseOversize: options.refuseOversize ?? isTruthy(process.env.CKPT_REFUSE_OVERSIZE),
@@ -75,11 +118,26 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     captureEnabled: options.captureEnabled ?? !isTruthy(process.env.CKPT_DISABLE),
     retention: options.retention,
   };
-  await makeStoreDir(dir);
-  const backend = createFsBackend({ dir, lockTimeoutMs: resolved.lockTimeoutMs });
-  await ensureStoreJson(backend);
+  let dir: string;
+  let backend: StoreBackend;
+  let sharedBackend: SharedBackend | undefined;
+  if (shared) {
+    backend = sharedBackend = await createSharedBackend({ url: location, lockTimeoutMs: resolved.lockTimeoutMs });
+    dir = sharedBackend.location.redacted;
+  } else {
+    dir = resolve(location);
+    await makeStoreDir(dir);
+    backend = createFsBackend({ dir, lockTimeoutMs: resolved.lockTimeoutMs });
+  }
+  try {
+    await ensureStoreJson(backend);
+  } catch (err) {
+    await sharedBackend?.close();
+    throw err;
+  }
+  const machine = shared ? await machineId() : undefined;
   const ctx: StoreContext = {
-    dir,
+    ...(shared ? {} : { dir }),
     backend,
     blobs: createBlobStore({ backend, maxBlobBytes: resolved.maxBlobBytes }),
     options: resolved,
@@ -87,30 +145,36 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
   };
 
   const listWorkspaces = async () => {
-    const out: { id: string; root: string; createdAt: string }[] = [];
+    const out: WorkspaceInfo[] = [];
     for (const id of await backend.children('workspaces')) {
       const raw = await backend.read(`workspaces/${id}/workspace.json`);
       if (!raw) continue;
-      let info: { root?: unknown; createdAt?: unknown };
+      let info: { root?: unknown; createdAt?: unknown; machine?: unknown };
       try {
         info = JSON.parse(raw.toString('utf8')) as typeof info;
       } catch {
         throw new CkptError('LOG_CORRUPT', `workspaces/${id}/workspace.json is not valid JSON`, { file: `workspaces/${id}/workspace.json` });
       }
-      out.push({ id, root: String(info.root), createdAt: String(info.createdAt) });
+      out.push({ id, root: String(info.root), createdAt: String(info.createdAt), ...(typeof info.machine === 'string' ? { machine: info.machine } : {}) });
     }
     return out;
   };
 
   return {
     dir,
+    shared,
     ctx,
+    ...(sharedBackend ? { subscribeAppends: (listener: AppendListener) => sharedBackend.subscribe(listener) } : {}),
+    close: async () => {
+      await sharedBackend?.close();
+    },
     listWorkspaces,
     removeWorkspace: async (target) => {
       const known = await listWorkspaces();
-      let found = known.find((w) => w.id === target || w.root === resolve(target));
+      // By root only a workspace of this machine: another machine's clone may sit at the same path.
+      let found = known.find((w) => w.id === target || (w.root === resolve(target) && w.machine === machine));
       if (!found) {
-        const identity = await resolveWorkspace(target).catch(() => undefined);
+        const identity = await resolveWorkspace(target, machine).catch(() => undefined);
         found = identity && known.find((w) => w.id === identity.id);
       }
       if (!found) throw new CkptError('NOT_FOUND', `no workspace ${JSON.stringify(target)} in the store ${dir}`, { workspace: target });
@@ -120,9 +184,9 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
       return { id: found.id, root: found.root, sessions };
     },
     openWorkspace: async (workspaceDir) => {
-      const identity = await resolveWorkspace(workspaceDir);
+      const identity = await resolveWorkspace(workspaceDir, machine);
       const key = `workspaces/${identity.id}`;
-      const info = Buffer.from(`${JSON.stringify({ root: identity.root, createdAt: new Date().toISOString() })}\n`);
+      const info = Buffer.from(`${JSON.stringify({ root: identity.root, ...(machine ? { machine } : {}), createdAt: new Date().toISOString() })}\n`);
       await backend.create(`${key}/workspace.json`, info);
       const wctx: WorkspaceContext = { ...ctx, workspace: { ...identity, key } };
       const sessions = createSessionStore(wctx, (c, id) => new Session(c, id));
@@ -150,6 +214,18 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
         ...sessions,
         create,
         openAgentSession,
+        fork: async (id, forkOptions = {}) => {
+          const { fromWorkspace, atTag, ...rest } = forkOptions;
+          const atSeqOf = async (from: Pick<SessionStore, 'get'>): Promise<number | undefined> =>
+            atTag === undefined ? rest.atSeq : resolveTagSeq(await (await from.get(id)).events(), atTag);
+          if (fromWorkspace === undefined || fromWorkspace === identity.id) return sessions.fork(id, { ...rest, atSeq: await atSeqOf(sessions) });
+          const source = (await listWorkspaces()).find((w) => w.id === fromWorkspace);
+          if (!source) throw new CkptError('NOT_FOUND', `no workspace ${JSON.stringify(fromWorkspace)} in the store ${dir}`, { workspace: fromWorkspace });
+          // Read-only use of the other workspace: its sessions are only read, its folder never touched.
+          const sctx: WorkspaceContext = { ...ctx, workspace: { id: source.id, root: source.root, key: `workspaces/${source.id}` } };
+          const from = createSessionStore(sctx);
+          return sessions.fork(id, { ...rest, atSeq: await atSeqOf(from), from: { sessions: from, workspace: source.id } });
+        },
         // Opening a session finishes (or abandons) an interrupted restore before anything else (DESIGN §4).
         get: async (id) => recoverSession(await sessions.get(id)),
         latest: async (filter) => recoverSession(await sessions.latest(filter)),

@@ -26,7 +26,7 @@ async function bigHistory(w: World): Promise<void> {
 }
 
 async function logLines(w: World): Promise<string[]> {
-  return (await readFile(join(w.session.ctx.dir, w.session.key, 'events.jsonl'), 'utf8')).trim().split('\n');
+  return (await readFile(join(w.session.ctx.dir!, w.session.key, 'events.jsonl'), 'utf8')).trim().split('\n');
 }
 
 describe('restore plans in blobs', () => {

@@ -213,10 +213,11 @@ describe('restore to a tag', () => {
     });
     const events = await w.session.events();
     const blob = (events.find((e) => e.type === 'capture')!.files as { path: string; blob: string }[]).find((f) => f.path === 'gone/sub/kept.txt')!.blob; // staging creates gone/sub first
-    const file = join(w.dirs.store, 'blobs', blob.slice(0, 2), blob.slice(2));
-    const bytes = await readFile(file);
+    // Through the backend, so the same damage is done to a folder or a shared store.
+    const key = `blobs/${blob.slice(0, 2)}/${blob.slice(2)}`;
+    const bytes = (await w.store.ctx.backend.read(key))!;
     bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 0xff;
-    await writeFile(file, bytes);
+    await w.store.ctx.backend.write(key, bytes);
 
     const before = await snapshot(w.root);
     const err = await caught(restore(w.session, '1'));

@@ -1,4 +1,4 @@
-import { chmod, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDirs, type TempDirs } from '../../test/helpers/temp.js';
@@ -87,9 +87,9 @@ describe('capture', () => {
   it('is durable when it returns: the event is on disk and its blob readable by a fresh store', async () => {
     await writeFile(w('a.txt'), 'durable');
     const r = await session.capture(['a.txt']);
-    const log = await readFile(join(dirs.store, 'workspaces', ws.id, 'sessions', session.id, 'events.jsonl'), 'utf8');
-    expect(log).toContain('"type":"capture"');
     const fresh = await openStore({ dir: dirs.store });
+    const log = (await fresh.ctx.backend.read(`workspaces/${ws.id}/sessions/${session.id}/events.jsonl`))!.toString('utf8');
+    expect(log).toContain('"type":"capture"');
     expect((await fresh.ctx.blobs.get(r.files[0]!.blob!)).toString()).toBe('durable');
   });
 });

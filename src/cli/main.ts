@@ -20,6 +20,7 @@ import { registerInitCommand } from './commands/init.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerOpenCommand } from './commands/open.js';
 import { registerMcpCommand } from './commands/mcp.js';
+import { registerStoreCommands } from './commands/store.js';
 
 /** Printed after the help of every command that takes a tag (and of `ckpt` itself). */
 export const TAG_HELP = `
@@ -39,7 +40,7 @@ export function buildProgram(io: CliIo, captured: CommanderText = { out: '', err
   const program = new Command('ckpt')
     .description('Safe, fast undo for everything an AI coding agent does to a workspace.')
     .version(VERSION, '-V, --version')
-    .option('--store <dir>', 'store folder (default: $CKPT_HOME, $XDG_DATA_HOME/ckpt or ~/.local/share/ckpt)')
+    .option('--store <dir|url>', 'store folder or shared store URL postgres://…?blobs=s3://bucket (default: $CKPT_STORE, $CKPT_HOME, $XDG_DATA_HOME/ckpt or ~/.local/share/ckpt)')
     .option('--workspace <dir>', 'workspace root (default: found upward from the current folder, as git finds its repository)')
     .option('--session <id>', 'session id or unique prefix (default: the most recently updated session of the workspace)')
     .option('--json', 'print one JSON document on stdout (errors as JSON on stderr)')
@@ -61,6 +62,7 @@ export function buildProgram(io: CliIo, captured: CommanderText = { out: '', err
   registerConversationCommands(program);
   registerInspectCommands(program);
   registerMaintenanceCommands(program);
+  registerStoreCommands(program);
   registerDemoCommand(program);
   registerHookCommand(program);
   registerInitCommand(program);

@@ -4,6 +4,7 @@
 // session folders (inotify through fs.watch: no debounce, so an append is seen within milliseconds)
 // and reads only what was appended (the event-log handle decodes new bytes only). A slow poll of the
 // logs' sizes backs the watches up (a watch can be lost when a folder is replaced).
+import { CkptError } from '../errors.js';
 import { watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import type { StoreContext } from '../context.js';
@@ -50,6 +51,10 @@ const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 /** Starts the feed: logs that exist now are delivered from their current end on. */
 export async function createLogFeed(ctx: StoreContext, options: LogFeedOptions): Promise<LogFeed> {
   const { backend } = ctx;
+  // Watching works on a store folder; a shared store's appends come through its NOTIFY feed instead
+  // (store.subscribeAppends), which the daemon does not use yet.
+  const dir = ctx.dir;
+  if (dir === undefined) throw new CkptError('INVALID_ARGUMENT', 'ckpt serve needs a local store folder; a shared store (postgres://…) is not served yet');
   const logs = new Map<string, Tracked>();
   const watchers = new Map<string, FSWatcher>();
   const roots = new Map<string, string>();
@@ -58,7 +63,7 @@ export async function createLogFeed(ctx: StoreContext, options: LogFeedOptions):
   const watchDir = (key: string, onChange: (name: string | null) => void): void => {
     if (closed || watchers.has(key)) return;
     try {
-      const w = watch(join(ctx.dir, key), { persistent: false }, (_type, name) => onChange(name === null ? null : String(name)));
+      const w = watch(join(dir, key), { persistent: false }, (_type, name) => onChange(name === null ? null : String(name)));
       w.on('error', () => {
         w.close();
         watchers.delete(key);

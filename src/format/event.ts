@@ -41,7 +41,7 @@ export interface SessionEvent extends EventBase {
   kind: SessionKind;
   title?: string;
   parent?: string;
-  forkedFrom?: { session: string; seq: number };
+  forkedFrom?: { session: string; seq: number; workspace?: string };
 }
 
 export type SessionKind = 'root' | 'fork' | 'child';

@@ -10,3 +10,4 @@ export type { PruneOptions, PruneResult } from './prune.js';
 export type { RetentionPolicy } from '../context.js';
 export { verify, type VerifyOptions, type VerifyProblem, type VerifyResult } from './verify.js';
 export { sessionSize, storeStats, recordedSizes, type SessionSize, type SizeReport, type StoreStats, type WorkspaceSize } from './stats.js';
+export { copyStore, type CopyProblem, type CopyStoreOptions, type CopyStoreResult } from './copy-store.js';

@@ -13,7 +13,7 @@ export interface SessionMetadata extends SessionInfo {
   workspace: string;
   kind: SessionKind;
   parent?: string;
-  forkedFrom?: { session: string; seq: number };
+  forkedFrom?: { session: string; seq: number; workspace?: string };
   /** 0 for a root session, the parent's depth + 1 for a child or fork. */
   depth: number;
   createdAt: string;
@@ -49,7 +49,7 @@ export function foldMetadata(
       meta.kind = (event.kind as SessionKind | undefined) ?? 'root';
       if (typeof event.title === 'string') meta.title = event.title;
       if (typeof event.parent === 'string') meta.parent = event.parent;
-      if (event.forkedFrom) meta.forkedFrom = event.forkedFrom as { session: string; seq: number };
+      if (event.forkedFrom) meta.forkedFrom = event.forkedFrom as { session: string; seq: number; workspace?: string };
       if (Number.isSafeInteger(event.depth) && (event.depth as number) >= 0) meta.depth = event.depth as number;
       applyInfo(meta, event.info);
     } else if (event.type === 'title' && typeof event.title === 'string') {

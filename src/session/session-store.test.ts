@@ -1,5 +1,3 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDirs, type TempDirs } from '../../test/helpers/temp.js';
 import { openStore, type Workspace } from '../store.js';
@@ -42,7 +40,8 @@ describe('session store', () => {
     await s.setTitle('renamed');
     const meta = await s.metadata();
     expect(meta).toMatchObject({ title: 'renamed', kind: 'root', eventCount: 4, lastEventType: 'title', workspace: ws.root });
-    const onDisk = JSON.parse(await readFile(join(dirs.store, 'workspaces', ws.id, 'sessions', s.id, 'metadata.json'), 'utf8'));
+    // Read back through the store's backend: the folder's file, or a shared store's row.
+    const onDisk = JSON.parse((await ws.ctx.backend.read(`workspaces/${ws.id}/sessions/${s.id}/metadata.json`))!.toString('utf8'));
     expect(onDisk).toEqual(meta);
     const events = await s.events();
     expect(events[1]).toMatchObject({ ...payload, seq: 2, v: 1 });
@@ -73,15 +72,14 @@ describe('session store', () => {
     const s = await ws.create();
     await ws.remove(s.id);
     await expect(ws.get(s.id)).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
-    expect(await readdir(join(dirs.store, 'workspaces', ws.id, 'sessions'))).toEqual([]);
+    expect(await ws.ctx.backend.children(`workspaces/${ws.id}/sessions`)).toEqual([]);
     await expect(ws.remove(s.id)).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
   });
 
   it('rebuilds missing metadata from the log', async () => {
     const s = await ws.create({ title: 'x' });
     await s.append([{ type: 'message' }]);
-    const { rm } = await import('node:fs/promises');
-    await rm(join(dirs.store, 'workspaces', ws.id, 'sessions', s.id, 'metadata.json'));
+    await ws.ctx.backend.remove(`workspaces/${ws.id}/sessions/${s.id}/metadata.json`);
     expect(await s.metadata()).toMatchObject({ title: 'x', eventCount: 2 });
     expect((await ws.list())[0]).toMatchObject({ id: s.id, eventCount: 2 });
   });

@@ -38,6 +38,11 @@ export interface ForkOptions {
   atSeq?: number;
   title?: string;
   id?: string;
+  /**
+   * Fork a session of another workspace of the same store (e.g. another machine's, in a shared store):
+   * its events are copied here, blobs shared; the fork has no parent here and `forkedFrom.workspace`.
+   */
+  from?: { sessions: Pick<SessionStore<SessionHandle>, 'get'>; workspace: string };
 }
 
 export interface SessionTreeNode {
@@ -155,7 +160,7 @@ export function createSessionStore<S extends SessionHandle>(
       return get(newest.id);
     },
     fork: async (id, options = {}) => {
-      const parent = await get(id);
+      const parent = options.from ? await options.from.sessions.get(id) : await get(id);
       const events = await parent.events();
       const last = events.at(-1)?.seq ?? 0;
       const atSeq = options.atSeq ?? last;
@@ -173,9 +178,10 @@ export function createSessionStore<S extends SessionHandle>(
         type: 'session',
         kind: 'fork',
         title: options.title ?? (parentMeta.title ? `${parentMeta.title} (fork)` : ''),
-        parent: id,
-        forkedFrom: { session: id, seq: atSeq },
-        depth: parentMeta.depth + 1,
+        ...(options.from ? {} : { parent: id }),
+        forkedFrom: { session: id, seq: atSeq, ...(options.from ? { workspace: options.from.workspace } : {}) },
+        // Forked in from another workspace it is a root here.
+        depth: options.from ? 0 : parentMeta.depth + 1,
       };
       // A fork runs the same agent in the same place; it is not the agent's session the parent was tied to.
       const info = pick(parentMeta, INHERITED_INFO);

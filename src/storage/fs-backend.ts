@@ -7,8 +7,9 @@ import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { CkptError, toCkptError } from '../errors.js';
 import type { ObjectStat, StoreBackend } from './backend.js';
-import { LOCK_SUFFIX, withFsLock } from './fs-lock.js';
-import { createFsLeftovers, TEMP_MARK } from './fs-leftovers.js';
+import { withFsLock } from './fs-lock.js';
+import { createFsLeftovers } from './fs-leftovers.js';
+import { compareKeys, isInternalName, keySegments, TEMP_MARK } from './store-key.js';
 import { walkFiles } from './fs-walk.js';
 
 export interface FsBackendOptions {
@@ -26,7 +27,6 @@ const isMissing = (err: unknown): boolean => {
   return code === 'ENOENT' || code === 'ENOTDIR';
 };
 const errnoOf = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | undefined)?.code;
-const isInternalName = (name: string): boolean => name.includes(TEMP_MARK) || name.endsWith(LOCK_SUFFIX);
 
 export function createFsBackend(options: FsBackendOptions): StoreBackend {
   const root = path.resolve(options.dir);
@@ -35,18 +35,8 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
 
   /** Resolves a key beneath the store; rejects anything that could land elsewhere or collide with driver files. */
   function resolveKey(key: string, allowRoot = false): string {
-    if (typeof key !== 'string') throw new CkptError('INVALID_ARGUMENT', 'a store key must be a string', { key });
-    if (allowRoot && (key === '' || key === '/')) return root;
-    const trimmed = allowRoot ? key.replace(/\/+$/, '') : key;
-    const segments = trimmed.split('/');
-    const bad =
-      trimmed === '' ||
-      trimmed.startsWith('/') ||
-      trimmed.includes('\\') ||
-      trimmed.includes('\0') ||
-      segments.some((s) => s === '' || s === '.' || s === '..' || isInternalName(s));
-    if (bad) throw new CkptError('INVALID_ARGUMENT', `invalid store key: ${JSON.stringify(key)}`, { key });
-    return path.join(root, ...segments);
+    const segments = keySegments(key, allowRoot);
+    return segments.length === 0 ? root : path.join(root, ...segments);
   }
 
   const tempBeside = (abs: string): string =>
@@ -244,8 +234,6 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
 }
 
 // ---- file helpers -------------------------------------------------------------------------------
-
-const compareKeys = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 async function writeAll(fh: fsp.FileHandle, data: Uint8Array): Promise<void> {
   let done = 0;

@@ -8,9 +8,10 @@ import { CkptError, toCkptError } from '../errors.js';
 import type { Leftover, Quarantined } from './backend.js';
 import { LOCK_SUFFIX } from './fs-lock.js';
 import { walkFiles } from './fs-walk.js';
+import { TEMP_MARK } from './store-key.js';
 
 /** Temp files this driver creates carry this marker; listings skip them and object keys may not use it. */
-export const TEMP_MARK = '.ckpt-tmp-';
+export { TEMP_MARK };
 const QUARANTINE_MARK = `${TEMP_MARK}gc-`;
 
 const errnoOf = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | undefined)?.code;

@@ -7,9 +7,10 @@ import * as path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { CkptError, toCkptError } from '../errors.js';
 import type { LockOptions } from './backend.js';
+import { LOCK_SUFFIX } from './store-key.js';
 
 /** Lock directories live at `<key>.ckpt-lock`; hidden from `children` and reserved in keys. */
-export const LOCK_SUFFIX = '.ckpt-lock';
+export { LOCK_SUFFIX };
 
 const errnoOf = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | undefined)?.code;
 

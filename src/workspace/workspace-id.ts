@@ -11,12 +11,15 @@ export interface WorkspaceIdentity {
   id: string;
 }
 
-export function workspaceIdOf(realRoot: string): string {
-  return createHash('sha256').update(realRoot).digest('hex').slice(0, 20);
+/** `machine` is given for shared stores only: the same path on two machines is two workspaces. */
+export function workspaceIdOf(realRoot: string, machine?: string): string {
+  const h = createHash('sha256');
+  if (machine !== undefined) h.update(`${machine}\0`);
+  return h.update(realRoot).digest('hex').slice(0, 20);
 }
 
 /** Resolves a folder to its workspace identity; a missing path or a non-folder is INVALID_ARGUMENT. */
-export async function resolveWorkspace(dir: string): Promise<WorkspaceIdentity> {
+export async function resolveWorkspace(dir: string, machine?: string): Promise<WorkspaceIdentity> {
   let root: string;
   try {
     root = await realpath(dir);
@@ -30,5 +33,5 @@ export async function resolveWorkspace(dir: string): Promise<WorkspaceIdentity> 
   if (!info.isDirectory()) {
     throw new CkptError('INVALID_ARGUMENT', `workspace ${JSON.stringify(dir)} is not a folder`, { workspace: dir });
   }
-  return { root, id: workspaceIdOf(root) };
+  return { root, id: workspaceIdOf(root, machine) };
 }

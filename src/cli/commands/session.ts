@@ -112,15 +112,22 @@ export function registerSessionCommands(program: Command): void {
     .description('fork a session at a tag (default: its end); history is shared, never copied')
     .option('--at <tag>', 'fork at this tag (N, N.K or @S)')
     .option('--title <title>', 'title of the fork')
+    .option('--from-workspace <id>', "fork a session of another workspace of the store (an id from 'ckpt workspace list', e.g. another machine's)")
     .action(
       action(async ([id, opts], ctx, out) => {
-        const { at, title } = opts as { at?: string; title?: string };
-        const parent = await ctx.session(id as string | undefined);
-        const atSeq = at === undefined ? undefined : await resolveTagSeq(await parent.events(), at);
+        const { at, title, fromWorkspace } = opts as { at?: string; title?: string; fromWorkspace?: string };
         const ws = await ctx.workspace();
-        const fork = await ws.fork(parent.id, { atSeq, title });
+        let fork;
+        if (fromWorkspace !== undefined) {
+          if (id === undefined) throw new CkptError('INVALID_ARGUMENT', '--from-workspace needs the id of the session to fork');
+          fork = await ws.fork(id as string, { title, fromWorkspace, ...(at !== undefined ? { atTag: at } : {}) });
+        } else {
+          const parent = await ctx.session(id as string | undefined);
+          const atSeq = at === undefined ? undefined : await resolveTagSeq(await parent.events(), at);
+          fork = await ws.fork(parent.id, { atSeq, title });
+        }
         const meta = await fork.metadata();
-        out.result({ session: meta }, (r) => `forked ${r.session.parent} at @${r.session.forkedFrom?.seq} into ${pc.bold(r.session.id)}`);
+        out.result({ session: meta }, (r) => `forked ${r.session.forkedFrom?.session} at @${r.session.forkedFrom?.seq} into ${pc.bold(r.session.id)}`);
       }),
     );
 

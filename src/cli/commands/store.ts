@@ -1,0 +1,46 @@
+// `ckpt store copy FROM TO`: copies a store between drivers (a folder ↔ a shared store URL) and
+// verifies the copy (exit 5 when it does not check out). URLs are shown redacted only.
+import type { Command } from 'commander';
+import { resolve } from 'node:path';
+import pc from 'picocolors';
+import { CkptError, copyStore, isSharedStoreUrl, machineId, openStore, type Store } from '../../index.js';
+import { action } from '../action.js';
+import { progressBar } from '../progress.js';
+
+export function registerStoreCommands(program: Command): void {
+  const store = program.command('store').description('whole-store operations');
+  store
+    .command('copy <from> <to>')
+    .description('copy a store (folder or postgres://…?blobs=s3://… URL) into a new, empty one and verify the copy')
+    .action(
+      action(async ([fromArg, toArg], ctx, out) => {
+        const where = (s: string): string => (isSharedStoreUrl(s) ? s : resolve(ctx.io.cwd, s));
+        const opened: Store[] = [];
+        try {
+          const from = await openStore({ dir: where(fromArg as string) });
+          opened.push(from);
+          const to = await openStore({ dir: where(toArg as string) });
+          opened.push(to);
+          if (from.dir === to.dir) throw new CkptError('INVALID_ARGUMENT', 'FROM and TO are the same store');
+          const bar = progressBar(ctx.io, out.json);
+          let result;
+          try {
+            const rekey = from.shared !== to.shared ? { fromShared: from.shared, toShared: to.shared, machine: await machineId(ctx.io.env) } : undefined;
+            result = await copyStore(from.ctx, to.ctx, { onProgress: bar.update, ...(rekey ? { rekey } : {}) });
+          } finally {
+            bar.stop();
+          }
+          out.result({ from: from.dir, to: to.dir, ...result }, (r) =>
+            [
+              `copied ${r.objects} object(s), ${r.bytes} bytes: ${r.from} -> ${r.to}`,
+              r.verified ? pc.green('verified') : pc.red(`${r.problems.length} problem(s)`),
+              ...r.problems.map((p) => `  ${p.kind}: ${'message' in p ? p.message : JSON.stringify(p)}`),
+            ].join('\n'),
+          );
+          if (!result.verified) throw new CkptError('BLOB_CORRUPT', `the copy did not verify: ${result.problems.length} problem(s)`, { problems: result.problems.length });
+        } finally {
+          await Promise.all(opened.map((s) => s.close()));
+        }
+      }),
+    );
+}

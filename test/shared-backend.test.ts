@@ -1,0 +1,200 @@
+// The shared driver (PostgreSQL + S3, issue 17) against the same contract suite as the fs driver, plus
+// what only the shared driver has: S3 objects are unique per write and a row is the commit point,
+// appends from many connections never repeat or skip an offset, a lock dies with its holder's
+// connection, leftovers of interrupted writes, and NOTIFY on append. Runs under `npm run test:shared`.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import * as path from 'node:path';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runBackendContract } from '../src/storage/backend-contract.js';
+import { createSharedBackend, type SharedBackend } from '../src/storage/shared-backend.js';
+import { createS3Objects } from '../src/storage/s3-objects.js';
+import { parseSharedStoreUrl, redactUrl } from '../src/storage/store-url.js';
+import { runCli } from './helpers/cli.js';
+import { dropSharedStore, freshSharedUrl, SHARED_BASE } from './helpers/shared-store.js';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const describeShared = SHARED_BASE ? describe : describe.skip;
+
+if (SHARED_BASE) {
+  runBackendContract('shared (PostgreSQL + S3)', async () => {
+    const url = freshSharedUrl();
+    const backend = await createSharedBackend({ url });
+    return {
+      backend,
+      cleanup: async () => {
+        await backend.close();
+        await dropSharedStore(url);
+      },
+    };
+  });
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+describeShared('shared backend specifics', () => {
+  let url: string;
+  let b: SharedBackend;
+  beforeEach(async () => {
+    url = freshSharedUrl();
+    b = await createSharedBackend({ url, lockTimeoutMs: 5_000 });
+  });
+  afterEach(async () => {
+    await b.close();
+    await dropSharedStore(url);
+  });
+
+  it('keeps blobs and packs in S3 and everything else in PostgreSQL', async () => {
+    const loc = parseSharedStoreUrl(url);
+    const s3 = createS3Objects({ bucket: loc.bucket, endpoint: loc.endpoint, region: loc.region, where: loc.redacted });
+    try {
+      await b.create('blobs/aa/bb', Buffer.from('blob'));
+      await b.append('packs/p.pack', Buffer.from('one'));
+      await b.append('packs/p.pack', Buffer.from('two'));
+      await b.write('workspaces/w/workspace.json', Buffer.from('{}'));
+      const names = (await s3.list(loc.prefix)).map((o) => o.name.slice(loc.prefix.length)).sort();
+      expect(names).toHaveLength(3);
+      expect(names.filter((n) => n.startsWith('blobs/aa/bb.'))).toHaveLength(1);
+      expect(names.filter((n) => n.startsWith('packs/p.pack.'))).toHaveLength(2);
+      expect((await b.readRange('packs/p.pack', 2, 3))?.toString()).toBe('etw');
+      expect((await b.read('packs/p.pack'))?.toString()).toBe('onetwo');
+      // Removing the object removes its S3 objects.
+      await b.remove('packs/p.pack');
+      expect((await s3.list(`${loc.prefix}packs/`)).length).toBe(0);
+    } finally {
+      s3.close();
+    }
+  });
+
+  it('serializes appends from many connections: offsets never repeat or skip', async () => {
+    const others = await Promise.all([1, 2, 3].map(() => createSharedBackend({ url })));
+    try {
+      const all = [b, ...others];
+      await Promise.all(
+        Array.from({ length: 80 }, (_, i) => all[i % all.length]!.append('logs/l', Buffer.from(`${String(i).padStart(3, '0')}\n`))),
+      );
+      const lines = (await b.read('logs/l'))!.toString().split('\n').filter(Boolean);
+      expect(lines).toHaveLength(80);
+      expect(new Set(lines).size).toBe(80);
+      expect((await b.stat('logs/l'))?.size).toBe(80 * 4);
+    } finally {
+      await Promise.all(others.map((o) => o.close()));
+    }
+  });
+
+  it('fails closed when an S3 object is lost under a live row', async () => {
+    const loc = parseSharedStoreUrl(url);
+    const s3 = createS3Objects({ bucket: loc.bucket, endpoint: loc.endpoint, region: loc.region, where: loc.redacted });
+    try {
+      await b.create('blobs/cc/dd', Buffer.from('content'));
+      await s3.deleteMany((await s3.list(loc.prefix)).map((o) => o.name));
+      await expect(b.read('blobs/cc/dd')).rejects.toMatchObject({ code: 'BLOB_CORRUPT' });
+    } finally {
+      s3.close();
+    }
+  });
+
+  it('reports an S3 object without a row as a leftover, removed only past the cutoff', async () => {
+    const loc = parseSharedStoreUrl(url);
+    const s3 = createS3Objects({ bucket: loc.bucket, endpoint: loc.endpoint, region: loc.region, where: loc.redacted });
+    try {
+      // What a writer killed between its S3 put and its row insert leaves behind.
+      await s3.put(`${loc.prefix}blobs/ee/ff.0123456789abcdef`, Buffer.from('orphan'));
+      const left = await b.leftovers();
+      expect(left).toEqual([expect.objectContaining({ key: '../s3/blobs/ee/ff.0123456789abcdef', bytes: 6 })]);
+      expect(await b.removeLeftover(left[0]!.key, 0)).toBe(0);
+      expect(await b.removeLeftover(left[0]!.key, Date.now() + 60_000)).toBe(6);
+      expect(await b.leftovers()).toEqual([]);
+      // A quarantined blob's S3 object is not an orphan, and a put meanwhile writes a new one.
+      await b.create('blobs/11/22', Buffer.from('x'));
+      const q = await b.quarantine('blobs/11/22');
+      expect(await b.create('blobs/11/22', Buffer.from('x'))).toBe(true);
+      expect((await b.leftovers()).map((l) => l.key)).toEqual([q!.key]);
+      expect(await b.removeLeftover(q!.key, Infinity)).toBe(1);
+      expect((await b.read('blobs/11/22'))?.toString()).toBe('x');
+    } finally {
+      s3.close();
+    }
+  });
+
+  it('takes over the lock of a SIGKILLed holder in another process', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repo, 'test/fixtures/shared-lock-holder.ts'), url, 'locks/x'], {
+      cwd: repo,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    for (let i = 0; i < 200 && !out.includes('held'); i++) await sleep(50);
+    expect(out).toContain('held');
+    await expect(b.withLock('locks/x', async () => 1, { timeoutMs: 300 })).rejects.toMatchObject({ code: 'LOCKED' });
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    expect(await b.withLock('locks/x', async () => 'taken', { timeoutMs: 10_000 })).toBe('taken');
+  });
+
+  it('refuses tables of a newer version than it knows', async () => {
+    const loc = parseSharedStoreUrl(url);
+    const client = new pg.Client({ connectionString: loc.pgConnectionString });
+    await client.connect();
+    try {
+      await client.query(`UPDATE "${loc.schema}".meta SET value = '99' WHERE name = 'schema_version'`);
+    } finally {
+      await client.end();
+    }
+    await expect(createSharedBackend({ url })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
+
+  it('notifies subscribers of every log append with the new size, not of blob or pack writes', async () => {
+    const other = await createSharedBackend({ url });
+    const seen: { key: string; size: number }[] = [];
+    const stop = await other.subscribe((e) => seen.push(e));
+    try {
+      await b.append('workspaces/w/sessions/s/events.jsonl', Buffer.from('{"seq":1}\n'));
+      await b.append('workspaces/w/sessions/s/events.jsonl', Buffer.from('{"seq":2}\n'));
+      await b.append('packs/p.pack', Buffer.from('bytes'));
+      for (let i = 0; i < 100 && seen.length < 2; i++) await sleep(20);
+      expect(seen).toEqual([
+        { key: 'workspaces/w/sessions/s/events.jsonl', size: 10 },
+        { key: 'workspaces/w/sessions/s/events.jsonl', size: 20 },
+      ]);
+    } finally {
+      await stop();
+      await other.close();
+    }
+  });
+});
+
+describe('shared store URLs', () => {
+  it('parses the URL and never shows a password', () => {
+    const loc = parseSharedStoreUrl('postgres://u:hunter2@127.0.0.1:5432/db?blobs=s3://bkt/pre/fix&endpoint=http://127.0.0.1:9000&sslmode=disable');
+    expect(loc).toMatchObject({ bucket: 'bkt', prefix: 'pre/fix/', endpoint: 'http://127.0.0.1:9000', schema: 'ckpt' });
+    expect(loc.pgConnectionString).toBe('postgres://u:hunter2@127.0.0.1:5432/db?sslmode=disable');
+    expect(loc.redacted).not.toContain('hunter2');
+    expect(redactUrl('postgres://u:pw@h/db?password=x&secret=y')).toBe('postgres://u:***@h/db?password=***&secret=***');
+    let message = '';
+    try {
+      parseSharedStoreUrl('postgres://u:hunter2@h/db');
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain('blobs=');
+    expect(message).not.toContain('hunter2');
+    expect(() => parseSharedStoreUrl('postgres://h/db?blobs=s3://bkt&schema=Bad-Name')).toThrow(/schema/);
+  });
+
+  it('never shows a password from the URL when the servers cannot be reached (library and CLI)', async () => {
+    const url = 'postgres://u:hunter2@127.0.0.1:1/db?blobs=s3://bkt&endpoint=http://127.0.0.1:1';
+    const err = (await createSharedBackend({ url }).then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as { code?: string; message: string; data?: unknown };
+    expect(err?.code).toBe('IO');
+    expect(err.message).toContain('postgres://u:***@127.0.0.1:1/db');
+    expect(`${err.message} ${JSON.stringify(err.data)}`).not.toContain('hunter2');
+    const r = await runCli(['--json', '--store', url, 'session', 'list'], { cwd: repo });
+    expect(r.code).toBe(6);
+    expect(JSON.parse(r.stderr).error.code).toBe('IO');
+    expect(r.stdout + r.stderr).not.toContain('hunter2');
+  });
+});
