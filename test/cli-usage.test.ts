@@ -74,7 +74,7 @@ describe('help of a command', () => {
   it.each([['restore'], ['diff'], ['session fork']])('%s --help lists the global options and the tag syntax', async (cmd) => {
     const r = await ckpt([...cmd.split(' '), '--help']);
     expect(r.code).toBe(0);
-    for (const global of ['--store <dir>', '--workspace <dir>', '--session <id>', '--json']) expect(r.stdout).toContain(global);
+    for (const global of ['--store <dir|url>', '--workspace <dir>', '--session <id>', '--json']) expect(r.stdout).toContain(global);
     expect(r.stdout).toMatch(/N\.K +just before the K-th capture of turn N/);
     expect(r.stdout).toMatch(/@S +just after the event with sequence number S/);
   });
