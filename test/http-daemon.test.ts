@@ -99,6 +99,13 @@ describe('routes', () => {
     const diff = (await get(`/sessions/s1/diff${q({ from: '1', patch: '1' })}`)).json();
     expect(diff.changes).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'a.txt', status: 'M' }), expect.objectContaining({ path: 'b.txt', status: 'A' })]));
     expect(diff.patch).toContain('+two');
+    // status, show and file at a tag (scoped to the session's own records)
+    expect((await get(`/sessions/s1/status${q()}`)).json()).toMatchObject({ session: 's1', turn: 1 });
+    expect((await get(`/sessions/s1/show${q({ tag: '1' })}`)).json()).toMatchObject({ tag: '1', next: { tag: '1.1' } });
+    expect((await get(`/sessions/s1/file${q({ tag: '1', path: 'a.txt' })}`)).json()).toMatchObject({ path: 'a.txt', state: 'file', content: Buffer.from('one\n').toString('base64') });
+    const raw = await get(`/sessions/s1/file${q({ tag: '1', path: 'a.txt', raw: '1' })}`);
+    expect(raw.text).toBe('one\n');
+    expect((await get(`/sessions/s1/file${q({ tag: '1', path: '../x' })}`)).status).toBe(400);
 
     // restore: preview, then the restore with its token
     const preview = (await post('/sessions/s1/restore/preview', { workspace: ws, tag: '1' })).json();

@@ -12,6 +12,7 @@ import type { EventHub } from './event-hub.js';
 import { buildOpenApi } from './openapi.js';
 import { createRouter } from './route.js';
 import { addCheckpointRoutes } from './routes-checkpoints.js';
+import { addInspectRoutes } from './routes-inspect.js';
 import { addEventRoutes } from './routes-events.js';
 import { addRestoreRoutes } from './routes-restore.js';
 import { addSessionRoutes } from './routes-sessions.js';
@@ -77,6 +78,7 @@ export function createApp(options: AppOptions): Hono {
   const router = createRouter(app);
   addSessionRoutes(router, options.state);
   addCheckpointRoutes(router, options.state);
+  addInspectRoutes(router, options.state);
   addRestoreRoutes(router, options.state, options.token);
   addStoreRoutes(router, options.state);
   addEventRoutes(router, options.hub, { streams: options.streams });
