@@ -64,3 +64,21 @@ export interface AgentSpec {
     compactInstructions: string;
   };
 }
+
+/**
+ * The hook JSON field names Claude Code defined and Gemini CLI adopted (snake_case: session_id,
+ * hook_event_name, tool_input, …). An agent with other names gives its own table.
+ */
+export const SNAKE_CASE_FIELDS: AgentSpec['fields'] = {
+  sessionId: 'session_id',
+  event: 'hook_event_name',
+  cwd: 'cwd',
+  transcriptPath: 'transcript_path',
+  toolName: 'tool_name',
+  toolInput: 'tool_input',
+  callId: 'tool_use_id',
+  prompt: 'prompt',
+  source: 'source',
+  trigger: 'trigger',
+  compactInstructions: 'custom_instructions',
+};

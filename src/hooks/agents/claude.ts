@@ -4,7 +4,7 @@
 // PostToolUse adds tool_response; UserPromptSubmit adds prompt; SessionStart adds source
 // (startup | resume | clear | compact); PreCompact adds trigger (manual | auto) and
 // custom_instructions. Claude Code sets CLAUDE_PROJECT_DIR to the project root for hook commands.
-import type { AgentSpec } from '../agent-spec.js';
+import { SNAKE_CASE_FIELDS, type AgentSpec } from '../agent-spec.js';
 
 export const claude: AgentSpec = {
   name: 'claude',
@@ -41,17 +41,5 @@ export const claude: AgentSpec = {
     { event: 'PreCompact' },
   ],
   settingsFiles: { project: '.claude/settings.json', local: '.claude/settings.local.json', user: '.claude/settings.json' },
-  fields: {
-    sessionId: 'session_id',
-    event: 'hook_event_name',
-    cwd: 'cwd',
-    transcriptPath: 'transcript_path',
-    toolName: 'tool_name',
-    toolInput: 'tool_input',
-    callId: 'tool_use_id',
-    prompt: 'prompt',
-    source: 'source',
-    trigger: 'trigger',
-    compactInstructions: 'custom_instructions',
-  },
+  fields: SNAKE_CASE_FIELDS,
 };

@@ -5,7 +5,7 @@
 // id: a settle finds its capture by a hash of the tool name and input, which BeforeTool and AfterTool
 // both carry. Gemini CLI sets GEMINI_PROJECT_DIR (and CLAUDE_PROJECT_DIR) for hook commands, and runs
 // hooks only while its hooks system is enabled (`tools.enableHooks`, /settings → Enable Hooks System).
-import type { AgentSpec } from '../agent-spec.js';
+import { SNAKE_CASE_FIELDS, type AgentSpec } from '../agent-spec.js';
 
 export const gemini: AgentSpec = {
   name: 'gemini',
@@ -39,17 +39,5 @@ export const gemini: AgentSpec = {
   ],
   settingsFiles: { project: '.gemini/settings.json', user: '.gemini/settings.json' },
   installNote: 'Gemini CLI runs hooks only while its hooks system is enabled (tools.enableHooks; /settings -> Enable Hooks System)',
-  fields: {
-    sessionId: 'session_id',
-    event: 'hook_event_name',
-    cwd: 'cwd',
-    transcriptPath: 'transcript_path',
-    toolName: 'tool_name',
-    toolInput: 'tool_input',
-    callId: 'tool_use_id',
-    prompt: 'prompt',
-    source: 'source',
-    trigger: 'trigger',
-    compactInstructions: 'custom_instructions',
-  },
+  fields: SNAKE_CASE_FIELDS,
 };
