@@ -12,16 +12,17 @@ export function addWebRoutes(r: Router, state: DaemonState): void {
   r.add({
     method: 'get',
     path: '/sessions/:id/events',
-    summary: "a page of the session's events, oldest first (offset, limit ≤ 1000; blob ids omitted)",
+    summary: "a page of the session's events, oldest first (offset, limit ≤ 1000, or tail=1 for the newest page; blob ids omitted)",
     query: workspaceQuery.extend({
       offset: z.coerce.number().int().min(0).optional(),
       limit: z.coerce.number().int().min(1).max(MAX_PAGE).optional(),
+      tail: z.enum(['1']).optional(),
     }),
     handler: async ({ query, params }) => {
       const s = await state.session(query.workspace, params.id!);
       const events = await s.events();
-      const offset = query.offset ?? 0;
       const limit = query.limit ?? 200;
+      const offset = query.tail ? Math.max(0, events.length - limit) : (query.offset ?? 0);
       return { total: events.length, offset, events: events.slice(offset, offset + limit).map((e) => withoutBlobs(e)) };
     },
   });

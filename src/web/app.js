@@ -118,12 +118,11 @@ async function openSession(id, offset) {
   state.session = id;
   state.picked = [];
   for (const b of document.querySelectorAll('.session')) b.setAttribute('aria-current', b.dataset.id === id ? 'true' : 'false');
-  const head = await api(`/sessions/${encodeURIComponent(id)}/events${q({ offset: 0, limit: 1 })}`);
-  const start = offset ?? Math.max(0, head.total - PAGE);
-  const page = await api(`/sessions/${encodeURIComponent(id)}/events${q({ offset: start, limit: PAGE })}`);
+  // The newest page unless asked for another (one request either way).
+  const page = await api(`/sessions/${encodeURIComponent(id)}/events${q(offset === undefined ? { tail: '1', limit: PAGE } : { offset, limit: PAGE })}`);
   state.events = page.events;
   state.total = page.total;
-  state.offset = start;
+  state.offset = page.offset;
   renderTimeline();
 }
 
@@ -217,93 +216,174 @@ function pick(tag, which) {
 
 // ---- diff --------------------------------------------------------------------------------------
 
+// The highlighter (dist/web/highlight.js, bundled by `npm run build`) loads on the first diff; without
+// it (a build-free run from src/) the diff is shown uncoloured.
+let highlighter = null;
+const loadHighlighter = () => (highlighter ??= import('/web/highlight.js').catch(() => null));
+
+/** What changed besides the lines: binary, too large, mode, type — as short words. */
+function changeNotes(c) {
+  const notes = [];
+  if (c.type) notes.push(`${c.type.from} → ${c.type.to}`);
+  if (c.mode) notes.push(`mode ${c.mode.from} → ${c.mode.to}`);
+  if (c.binary) notes.push('binary file');
+  if (c.truncated) notes.push('too large to diff');
+  return notes;
+}
+
+const STATUS = { A: 'added', M: 'modified', D: 'deleted' };
+
 async function showDiff(from, to) {
-  const d = await api(`/sessions/${encodeURIComponent(state.session)}/diff${q({ from, ...(to ? { to } : {}), patch: '1' })}`);
+  const [d, hl] = await Promise.all([
+    api(`/sessions/${encodeURIComponent(state.session)}/diff${q({ from, ...(to ? { to } : {}), patch: '1' })}`),
+    loadHighlighter(),
+  ]);
   const patches = splitPatch(d.patch ?? '');
   let mode = 'unified';
   const view = h('div', {});
   const renderView = () => {
     view.replaceChildren(...d.changes.map((c) => {
-      const p = patches.get(c.path);
-      const head = h('h4', { id: `f-${c.path}` }, `${c.status} ${c.path}`);
-      if (c.binary) return h('div', {}, head, h('p.mute', {}, 'binary file: no line diff'));
-      if (c.truncated) return h('div', {}, head, h('p.mute', {}, 'too large to diff'));
-      if (!p) return h('div', {}, head, h('p.mute', {}, 'no textual change (mode or type only)'));
-      return h('div', {}, head, mode === 'unified' ? unified(p) : sideBySide(p));
+      const notes = changeNotes(c);
+      const head = h('h4.file', { id: `f-${c.path}` }, h('span', { class: `status s-${c.status}`, title: STATUS[c.status] }, c.status), ` ${c.path}`, ...notes.map((n) => h('span.note', {}, n)));
+      const hunks = patches.get(c.path);
+      if (c.binary) return h('div', {}, head, h('p.mute', {}, 'Binary file: no line diff.'));
+      if (c.truncated) return h('div', {}, head, h('p.mute', {}, 'Too large to diff line by line.'));
+      if (!hunks?.length) return h('div', {}, head, h('p.mute', {}, notes.length ? 'No change to the content.' : 'No textual change.'));
+      const lang = hl?.languageOf(c.path) ?? null;
+      const code = (text) => {
+        const td = h('td.code', {});
+        if (lang && text) td.innerHTML = hl.highlightLine(text, lang); // highlight.js escapes the text
+        else td.textContent = text;
+        return td;
+      };
+      return h('div', {}, head, mode === 'unified' ? unified(hunks, code) : sideBySide(hunks, code));
     }));
   };
-  const toggle = h('button', { onclick: () => { mode = mode === 'unified' ? 'split' : 'unified'; toggle.textContent = mode === 'unified' ? 'Side by side' : 'Unified'; renderView(); } }, 'Side by side');
+  const toggle = h('button', { id: 'diff-mode', 'aria-pressed': 'false', onclick: () => {
+    mode = mode === 'unified' ? 'split' : 'unified';
+    toggle.textContent = mode === 'unified' ? 'Side by side' : 'Unified';
+    renderView();
+  } }, 'Side by side');
   const stat = h('table.stat', {}, ...d.changes.map((c) =>
-    h('tr', {}, h('td', {}, c.status), h('td', {}, h('a', { href: `#f-${c.path}` }, c.path)),
-      h('td.plus', {}, c.binary ? 'binary' : c.truncated ? 'too large' : `+${c.added}`), h('td.minus', {}, c.binary || c.truncated ? '' : `-${c.removed}`),
+    h('tr', {}, h('td', { class: `status s-${c.status}`, title: STATUS[c.status] }, c.status), h('td', {}, h('a', { href: `#f-${c.path}` }, c.path), ...changeNotes(c).map((n) => h('span.note', {}, n))),
+      h('td.plus', {}, c.binary || c.truncated ? '' : `+${c.added}`), h('td.minus', {}, c.binary || c.truncated ? '' : `-${c.removed}`),
       h('td', {}, h('button', { 'aria-label': `undo ${c.path}`, onclick: () => guard(() => previewUndo(from, c.path)) }, 'Undo file…')))));
   const skipped = d.skipped?.length ? h('p.mute', {}, `not compared: ${d.skipped.map((s) => `${s.path} (${s.why})`).join(', ')}`) : '';
-  $('#detail').replaceChildren(h('h2', {}, `Diff ${from} → ${to ?? 'now'}`), h('p.mute', {}, `${d.changes.length} files`), stat, skipped, toggle, view);
+  $('#detail').replaceChildren(h('h2', {}, `Diff ${from} → ${to ?? 'now'}`), h('p.mute', {}, `${d.changes.length} files`), stat, skipped, h('p', {}, toggle), view);
   renderView();
   $('#detail').focus();
 }
 
-/** The API's multi-file unified patch, by path: each file starts with a `====` line, then `--- a/p`, `+++ b/p`. */
+/**
+ * The API's multi-file unified patch, by path, as hunks: each file starts with a `====` line, then
+ * optional `old mode` / `new mode` / `Binary files` lines, `--- a/p`, `+++ b/p`, then `@@` hunks.
+ */
 function splitPatch(text) {
   const out = new Map();
   let cur = null;
-  let header = 0;
+  let inHunks = false;
   for (const line of text.split('\n')) {
     if (/^={20,}$/.test(line)) {
-      cur = { path: null, lines: [] };
-      header = 2;
-    } else if (cur && header > 0 && (line.startsWith('--- ') || line.startsWith('+++ '))) {
+      cur = { path: null, hunks: [] };
+      inHunks = false;
+    } else if (!cur) continue;
+    else if (!inHunks && (line.startsWith('--- ') || line.startsWith('+++ '))) {
       const name = line.slice(4).split('\t')[0];
-      if (name !== '/dev/null') cur.path = name.replace(/^[ab]\//, '');
-      if (--header === 0 && cur.path !== null) out.set(cur.path, cur.lines);
-    } else if (cur) {
-      header = 0;
-      cur.lines.push(line);
-    }
+      if (name !== '/dev/null') {
+        cur.path = name.replace(/^[ab]\//, '');
+        out.set(cur.path, cur.hunks);
+      }
+    } else if (line.startsWith('@@')) {
+      inHunks = true;
+      const m = /^@@ -(\d+)(?:,\d+)? \+(\d+)/.exec(line);
+      cur.hunks.push({ header: line, oldStart: Number(m?.[1] ?? 0), newStart: Number(m?.[2] ?? 0), lines: [] });
+    } else if (inHunks && /^[ +-]/.test(line)) cur.hunks.at(-1).lines.push(line);
   }
   return out;
 }
 
-function unified(lines) {
-  return h('pre.diff', {}, ...lines.filter((l) => l !== '').map((l) => h(`span.${l[0] === '+' ? 'a' : l[0] === '-' ? 'd' : l[0] === '@' ? 'h' : 'c'}`, {}, l)));
-}
+const num = (n) => h('td.num', {}, n ?? '');
 
-function sideBySide(lines) {
+function unified(hunks, code) {
   const rows = [];
-  let dels = [];
-  let adds = [];
-  const flush = () => {
-    for (let i = 0; i < Math.max(dels.length, adds.length); i++) rows.push(h('tr', {}, h(`td.${dels[i] !== undefined ? 'd' : 'c'}`, {}, dels[i] ?? ''), h(`td.${adds[i] !== undefined ? 'a' : 'c'}`, {}, adds[i] ?? '')));
-    dels = [];
-    adds = [];
-  };
-  for (const l of lines) {
-    if (l.startsWith('-')) dels.push(l.slice(1));
-    else if (l.startsWith('+')) adds.push(l.slice(1));
-    else {
-      flush();
-      if (l.startsWith('@')) rows.push(h('tr', {}, h('td.h', { colspan: 2 }, l)));
-      else if (l !== '' && !l.startsWith('\\')) rows.push(h('tr', {}, h('td', {}, l.slice(1)), h('td', {}, l.slice(1))));
+  for (const hunk of hunks) {
+    rows.push(h('tr.h', {}, h('td.num', {}), h('td.num', {}), h('td.code', {}, hunk.header)));
+    let o = hunk.oldStart;
+    let n = hunk.newStart;
+    for (const l of hunk.lines) {
+      const text = l.slice(1);
+      if (l[0] === '-') rows.push(h('tr.d', {}, num(o++), num(), prefixed('-', code(text))));
+      else if (l[0] === '+') rows.push(h('tr.a', {}, num(), num(n++), prefixed('+', code(text))));
+      else rows.push(h('tr', {}, num(o++), num(n++), prefixed(' ', code(text))));
     }
   }
-  flush();
-  return h('table.sbs', {}, ...rows);
+  return h('table.diff.unified', {}, h('tbody', {}, ...rows));
+}
+
+/** The +/- marker as a data attribute shown by CSS (so copying a line copies the code only). */
+function prefixed(mark, td) {
+  td.dataset.mark = mark;
+  return td;
+}
+
+function marked(cls, td) {
+  td.classList.add(cls);
+  return td;
+}
+
+function sideBySide(hunks, code) {
+  const rows = [];
+  for (const hunk of hunks) {
+    rows.push(h('tr.h', {}, h('td.num', {}), h('td.code', { colspan: 3 }, hunk.header)));
+    let o = hunk.oldStart;
+    let n = hunk.newStart;
+    let dels = [];
+    let adds = [];
+    const flush = () => {
+      for (let i = 0; i < Math.max(dels.length, adds.length); i++) {
+        const left = dels[i] !== undefined ? [num(o++), marked('d', code(dels[i]))] : [num(), h('td.code.empty', {})];
+        const right = adds[i] !== undefined ? [num(n++), marked('a', code(adds[i]))] : [num(), h('td.code.empty', {})];
+        rows.push(h('tr', {}, ...left, ...right));
+      }
+      dels = [];
+      adds = [];
+    };
+    for (const l of hunk.lines) {
+      if (l[0] === '-') dels.push(l.slice(1));
+      else if (l[0] === '+') adds.push(l.slice(1));
+      else {
+        flush();
+        rows.push(h('tr', {}, num(o++), code(l.slice(1)), num(n++), code(l.slice(1))));
+      }
+    }
+    flush();
+  }
+  return h('table.diff.split', {}, h('colgroup', {}, h('col.num', {}), h('col', {}), h('col.num', {}), h('col', {})), h('tbody', {}, ...rows));
 }
 
 // ---- restore, undo, rewind, fork: preview, then confirm ----------------------------------------
 
 function planView(p) {
-  const list = (title, items, cls = '') => (items?.length ? h('div', {}, h('strong', { class: cls }, `${title} (${items.length})`), h('ul', {}, ...items.slice(0, 200).map((i) => h('li', {}, typeof i === 'string' ? i : `${i.path}${i.why ? ` — ${i.why}` : ''}`)))) : '');
+  const list = (title, items, cls = '') => (items?.length ? h('div', { class: `plan-part ${cls}` }, h('strong', {}, `${title} (${items.length})`), h('ul', {}, ...items.slice(0, 200).map((i) => h('li', {}, i)), items.length > 200 ? h('li.mute', {}, `… ${items.length - 200} more`) : '')) : '');
   const writes = (p.plan ?? []).filter((e) => e.action !== 'delete').map((e) => e.path);
   const deletes = (p.plan ?? []).filter((e) => e.action === 'delete').map((e) => e.path);
-  return h('div', {}, list('Writes', writes.length ? writes : p.restored), list('Deletes', deletes.length ? deletes : p.deleted), list('Drift: changed since ckpt last looked', p.drift, 'drift'), list('Skipped', p.skipped), list('Unchanged', p.unchanged));
+  const drift = p.drift?.length ? p.drift : (p.wouldRefuse?.paths ?? []);
+  const nothing = !writes.length && !deletes.length && !p.restored?.length && !p.deleted?.length;
+  return h('div', { id: 'plan' },
+    nothing ? h('p.mute', {}, 'Nothing to change: the files already match.') : '',
+    list('Writes', writes.length ? writes : p.restored, 'writes'),
+    list('Deletes', deletes.length ? deletes : p.deleted, 'deletes'),
+    list('Drift: changed since ckpt last looked', drift, 'drift'),
+    list('Conflicts: last written by another session', (p.otherSessions ?? []).map((o) => `${o.path} — session ${o.session}`), 'conflicts'),
+    list('Skipped', (p.skipped ?? []).map((i) => `${i.path}${i.why ? ` — ${i.why}` : ''}`), 'skipped'),
+    list('Unchanged', p.unchanged, 'unchanged mute'));
 }
 
 /** Shows the plan in a dialog; resolves with {force} when confirmed, null when cancelled. */
 function confirmPlan(title, preview) {
   const dlg = $('#confirm');
   return new Promise((resolve) => {
-    const drift = preview.drift?.length > 0;
+    const drift = preview.drift?.length > 0 || preview.wouldRefuse?.code === 'DRIFT';
     const overwrite = h('input', { type: 'checkbox', id: 'overwrite' });
     const go = h('button.primary', { id: 'confirm-go', disabled: drift }, 'Confirm');
     overwrite.onchange = () => { go.disabled = !overwrite.checked; };
@@ -361,17 +441,31 @@ async function previewRewind(tag, fork) {
 // ---- live --------------------------------------------------------------------------------------
 
 let refresh = 0;
+const atEnd = () => state.offset + state.events.length >= state.total;
 function connectLive() {
   state.es?.close();
   const live = $('#live');
   const es = new EventSource(`/events?${new URLSearchParams({ workspace: state.workspace })}`);
   state.es = es;
-  es.addEventListener('hello', () => { live.className = 'live on'; live.textContent = 'live'; });
-  es.onerror = () => { live.className = 'live off'; live.textContent = 'reconnecting…'; };
+  let down = false;
+  es.addEventListener('hello', () => {
+    live.className = 'live on';
+    live.textContent = 'live';
+    // Back after a drop: what happened meanwhile was not streamed, so reload what is shown.
+    if (down) guard(async () => { await loadSessions(); if (state.session) await openSession(state.session, atEnd() ? undefined : state.offset); });
+    down = false;
+  });
+  es.onerror = () => {
+    down = true;
+    live.className = 'live off';
+    live.textContent = es.readyState === EventSource.CLOSED ? 'offline' : 'reconnecting…';
+    // The browser gives up on an answer that is not a stream (a restarted daemon: 401); try again.
+    if (es.readyState === EventSource.CLOSED) setTimeout(() => { if (state.es === es) connectLive(); }, 3000);
+  };
   es.onmessage = null;
   const onEvent = (msg) => {
     const data = JSON.parse(msg.data);
-    if (data.session === state.session && state.offset + state.events.length >= state.total) {
+    if (data.session === state.session && atEnd()) {
       state.events.push(data.event);
       state.total++;
       if (state.events.length > PAGE) { state.events.shift(); state.offset++; }
