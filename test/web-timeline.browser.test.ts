@@ -1,40 +1,63 @@
 // The web timeline in real Chromium (issue 14): Debian's /usr/bin/chromium driven by playwright-core
-// (never a downloaded browser), a real `ckpt serve` child process on a scratch store, an agent-like
-// session made through the CLI. Checks the login (one-time code -> HttpOnly SameSite=Strict cookie,
-// code gone from the address bar, nothing shown without it), the timeline, a diff, a restore through
-// preview + confirm (files checked on disk), and a capture by another CLI process arriving live.
-// Saves screenshots of the main views to docs/images/.
+// (never a downloaded browser), one real `ckpt serve` child process on a scratch store, an agent-like
+// session made through the CLI, one signed-in page shared by the steps below (they run in order).
+// Checks the login (one-time code -> HttpOnly SameSite=Strict cookie, code gone from the address bar,
+// nothing shown without it), the timeline, a diff (mode, type and binary changes, highlighting, both
+// views), undo-one-file / restore (with drift and the explicit overwrite) / undo of the restore /
+// rewind / fork, each through a preview and a confirmation with the files checked on disk, captures by
+// separate CLI processes arriving live, the live stream's reconnection, keyboard use and dark mode.
+// Saves screenshots of the main views to docs/images/ (shown in the README).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { existsSync, lstatSync } from 'node:fs';
+import { chmod, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CKPT_BIN, runCli } from './helpers/cli.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const IMAGES = fileURLToPath(new URL('../docs/images/', import.meta.url));
+const GREET_V1 = 'export function greet(name: string): string {\n  return "hi " + name;\n}\n';
+const GREET_V2 = '// Greets someone politely.\nexport function greet(name: string): string {\n  return `hello, ${name}!`;\n}\n';
 
 let dirs: TempDirs;
 let serve: ChildProcess;
 let started: { url: string; open: string };
 let browser: Browser;
+let ctx: BrowserContext;
+let page: Page;
+const requests: string[] = [];
+/** The signed-in page talks to the daemon through this TCP relay, so the test can cut its connections. */
+let relay: { server: Server; url: string; sockets: Set<Socket>; down: boolean };
 const ckpt = (...args: string[]) => runCli(['--store', dirs.store, '--session', 's1', ...args], { cwd: dirs.workspace });
+const ws = (name: string) => join(dirs.workspace, name);
+const text = (name: string) => readFile(ws(name), 'utf8');
+const shot = (name: string) => page.screenshot({ path: join(IMAGES, name) });
 
 beforeAll(async () => {
   dirs = await makeTempDirs('ckpt-web-');
-  // The agent-like session: two turns, tool calls with captures and settles.
+  // The agent-like session: turn 1 edits text, code, a mode, a type and a binary file; turn 2 adds one.
+  await writeFile(ws('a.txt'), 'hello\nworld\n');
+  await writeFile(ws('greet.ts'), GREET_V1);
+  await writeFile(ws('run.sh'), 'echo hi\n');
+  await writeFile(ws('link'), 'target\n');
+  await writeFile(ws('logo.bin'), Buffer.from([1, 0, 2, 3]));
   expect((await runCli(['--store', dirs.store, 'session', 'new', '--id', 's1', '--title', 'refactor greeting'], { cwd: dirs.workspace })).code).toBe(0);
-  await writeFile(join(dirs.workspace, 'a.txt'), 'hello\nworld\n');
   await ckpt('turn', '--text', 'make the greeting friendlier');
-  await ckpt('capture', '--tool', 'Edit', 'a.txt');
-  await writeFile(join(dirs.workspace, 'a.txt'), 'hello there\nworld\nand more\n');
-  await ckpt('settle', 'a.txt');
+  await ckpt('capture', '--tool', 'Edit', 'a.txt', 'greet.ts', 'run.sh', 'link', 'logo.bin');
+  await writeFile(ws('a.txt'), 'hello there\nworld\nand more\n');
+  await writeFile(ws('greet.ts'), GREET_V2);
+  await chmod(ws('run.sh'), 0o755);
+  await rm(ws('link'));
+  await symlink('a.txt', ws('link'));
+  await writeFile(ws('logo.bin'), Buffer.from([1, 0, 2, 4]));
+  await ckpt('settle', 'a.txt', 'greet.ts', 'run.sh', 'link', 'logo.bin');
   await ckpt('turn', '--text', 'add a notes file');
   await ckpt('capture', '--tool', 'Write', 'notes.md');
-  await writeFile(join(dirs.workspace, 'notes.md'), '# notes\n');
+  await writeFile(ws('notes.md'), '# notes\n');
   await ckpt('settle', 'notes.md');
 
   serve = spawn(process.execPath, [CKPT_BIN, '--store', dirs.store, 'serve', '--json'], { cwd: dirs.workspace, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -48,11 +71,29 @@ beforeAll(async () => {
     });
     serve.once('exit', (code) => reject(new Error(`ckpt serve exited ${code}`)));
   });
+  const daemonPort = Number(new URL(started.url).port);
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    if (relay.down) return client.destroy();
+    const upstream = createConnection(daemonPort, '127.0.0.1');
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => {});
+    }
+    client.pipe(upstream).pipe(client);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  relay = { server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, sockets, down: false };
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
+  for (const sock of relay?.sockets ?? []) sock.destroy();
+  relay?.server.close();
   if (serve && serve.exitCode === null) {
     const exited = new Promise((r) => serve.once('exit', r));
     serve.kill('SIGTERM');
@@ -61,78 +102,216 @@ afterAll(async () => {
   await dirs?.cleanup();
 });
 
+/** The timeline row of the capture made by `tool` (the newest such row). */
+const captureRow = (tool: string) => page.locator('#timeline .ev.capture', { hasText: ` ${tool}` }).last();
+const tagOf = async (tool: string) => (await captureRow(tool).locator('strong').textContent())!.split(' ')[0]!;
+const dialog = () => page.locator('#confirm');
+
 describe('web timeline in Chromium (needs Debian chromium: .ci/run installs it)', () => {
   it('shows nothing without the code or cookie; a used code does not work twice', async () => {
-    const ctx = await browser.newContext();
-    const page = await ctx.newPage();
-    const res = await page.goto(`${started.url}/`);
+    const anon = await browser.newContext();
+    const p = await anon.newPage();
+    const res = await p.goto(`${started.url}/`);
     expect(res!.status()).toBe(401);
-    await expect(page.locator('#not-signed-in').isVisible()).resolves.toBe(true);
-    expect(await page.locator('#sessions').count()).toBe(0);
-    const api = await page.evaluate(async () => (await fetch('/workspaces')).status);
-    expect(api).toBe(401);
-    expect((await page.goto(`${started.url}/login?code=not-a-code`))!.status()).toBe(401);
-    await ctx.close();
+    await expect(p.locator('#not-signed-in').isVisible()).resolves.toBe(true);
+    expect(await p.locator('#sessions').count()).toBe(0);
+    expect(await p.evaluate(async () => (await fetch('/workspaces')).status)).toBe(401);
+    expect(await p.evaluate(async () => (await fetch('/web/app.js')).status)).toBe(401);
+    expect((await p.goto(`${started.url}/login?code=not-a-code`))!.status()).toBe(401);
+    await anon.close();
   });
 
-  it('signs in with the code, shows the timeline, a diff, restores through preview + confirm, and goes live', async () => {
-    const ctx = await browser.newContext({ viewport: { width: 1400, height: 800 } });
-    const requests: string[] = [];
+  it('signs in with the one-time code and shows the sessions and the timeline by turn', async () => {
+    ctx = await browser.newContext({ viewport: { width: 1400, height: 820 } });
     ctx.on('request', (r) => requests.push(r.url()));
-    const page = await ctx.newPage();
-    await page.goto(started.open);
-    expect(page.url()).toBe(`${started.url}/`);
+    page = await ctx.newPage();
+    const open = started.open.replace(started.url, relay.url);
+    expect(open).not.toBe(started.open);
+    await page.goto(open);
+    expect(page.url()).toBe(`${relay.url}/`);
     const cookies = await ctx.cookies();
     expect(cookies).toHaveLength(1);
     expect(cookies[0]).toMatchObject({ name: 'ckpt_session', httpOnly: true, sameSite: 'Strict' });
-    const csp = (await page.request.get(`${started.url}/`)).headers()['content-security-policy'];
-    expect(csp).toContain("default-src 'self'");
+    const head = await page.request.get(`${relay.url}/web/app.js`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(head.headers()['content-security-policy']).toContain("default-src 'self'");
+    expect(head.headers()['content-encoding']).toBe('gzip');
 
-    // The code worked once only.
-    const other = await browser.newContext();
+    const other = await browser.newContext(); // the code works once only
     expect((await (await other.newPage()).goto(started.open))!.status()).toBe(401);
     await other.close();
 
-    // Sessions and timeline.
     await page.locator('button.session', { hasText: 'refactor greeting' }).waitFor();
-    await expect(page.locator('button.session').first().textContent()).resolves.toContain('2 turns');
+    await expect(page.locator('button.session').first().textContent()).resolves.toMatch(/2 turns · 6 files/);
     await page.locator('.prompt', { hasText: 'make the greeting friendlier' }).waitFor();
-    await page.locator('.ev', { hasText: 'Edit' }).waitFor();
+    await expect(captureRow('Edit').textContent()).resolves.toContain('greet.ts');
     await page.locator('#live', { hasText: 'live' }).waitFor();
-    await page.screenshot({ path: join(IMAGES, 'web-timeline.png') });
+    await shot('web-timeline.png');
+  });
 
-    // Diff from the Edit's checkpoint to now.
-    const edit = page.locator('.ev', { hasText: 'Edit' });
-    const tag = (await edit.locator('strong').textContent())!.split(' ')[0]!;
-    await edit.getByRole('button', { name: `diff ${tag} to now` }).click();
+  it('diffs a point against now: counts, mode, type and binary changes, highlighted unified and side-by-side views', async () => {
+    const tag = await tagOf('Edit');
+    await captureRow('Edit').getByRole('button', { name: `diff ${tag} to now` }).click();
     await page.locator('#detail h2', { hasText: `Diff ${tag} → now` }).waitFor();
-    await expect(page.locator('#detail table.stat').textContent()).resolves.toMatch(/a\.txt\+2-1/);
-    await expect(page.locator('#detail pre.diff').first().textContent()).resolves.toContain('+hello there');
+    const stat = page.locator('#detail table.stat');
+    await expect(stat.locator('tr', { hasText: 'a.txt' }).textContent()).resolves.toMatch(/a\.txt\+2-1/);
+    await expect(stat.locator('tr', { hasText: 'run.sh' }).textContent()).resolves.toContain('mode 644 → 755');
+    await expect(stat.locator('tr', { hasText: 'link' }).textContent()).resolves.toContain('file → symlink');
+    await expect(stat.locator('tr', { hasText: 'logo.bin' }).textContent()).resolves.toContain('binary file');
+    await expect(page.locator('#detail h4.file', { hasText: 'logo.bin' }).locator('xpath=..').textContent()).resolves.toContain('Binary file');
+    // greet.ts is highlighted as TypeScript: keywords, strings and comments are marked up.
+    const greet = page.locator('#detail h4.file', { hasText: 'greet.ts' }).locator('xpath=..');
+    await greet.locator('.hljs-keyword', { hasText: 'function' }).first().waitFor();
+    await expect(greet.locator('tr.a .hljs-comment').textContent()).resolves.toBe('// Greets someone politely.');
+    await expect(greet.locator('tr.d').textContent()).resolves.toContain('return "hi " + name;');
+    // Plain text stays plain; line numbers count from the hunk header.
+    const aTxt = page.locator('#detail h4.file', { hasText: 'a.txt' }).locator('xpath=..');
+    expect(await aTxt.locator('[class^="hljs"]').count()).toBe(0);
+    await expect(aTxt.locator('tr.a').last().textContent()).resolves.toBe('3and more');
+    await page.locator('#detail').screenshot({ path: join(IMAGES, 'web-diff-unified.png') });
     await page.getByRole('button', { name: 'Side by side' }).click();
-    await page.locator('#detail table.sbs').first().waitFor();
-    await page.screenshot({ path: join(IMAGES, 'web-diff.png') });
+    const split = greet.locator('table.diff.split');
+    await split.waitFor();
+    // The changed return line sits beside its replacement.
+    const row = split.locator('tr', { has: page.locator('td.d') }).first();
+    await expect(row.locator('td.d').textContent()).resolves.toContain('"hi "');
+    await expect(row.locator('td.a').textContent()).resolves.toContain('`hello, ${name}!`');
+    await shot('web-diff.png');
+  });
 
-    // Restore to that checkpoint: preview, confirm, files on disk, then the undo action.
-    await edit.getByRole('button', { name: `restore ${tag}` }).click();
-    const dialog = page.locator('#confirm');
-    await dialog.locator('text=Writes').waitFor();
-    await expect(dialog.textContent()).resolves.toMatch(/Deletes \(1\)notes\.md/);
-    await page.screenshot({ path: join(IMAGES, 'web-restore-preview.png') });
-    expect(await readFile(join(dirs.workspace, 'a.txt'), 'utf8')).toBe('hello there\nworld\nand more\n');
+  it('undoes one file through a preview and a confirmation; the other files stay', async () => {
+    const tag = await tagOf('Edit');
+    await page.locator('#detail table.stat').getByRole('button', { name: 'undo greet.ts' }).click();
+    await dialog().locator('#plan').waitFor();
+    await expect(dialog().locator('.writes').textContent()).resolves.toBe('Writes (1)greet.ts');
+    expect(await text('greet.ts')).toBe(GREET_V2); // the preview changed nothing
+    await dialog().getByRole('button', { name: 'Cancel' }).click();
+    expect(await text('greet.ts')).toBe(GREET_V2);
+    await page.locator('#detail table.stat').getByRole('button', { name: 'undo greet.ts' }).click();
+    await dialog().locator('#plan').waitFor();
     await page.locator('#confirm-go').click();
-    await page.locator('#undo-restore').waitFor();
-    expect(await readFile(join(dirs.workspace, 'a.txt'), 'utf8')).toBe('hello\nworld\n');
-    expect(existsSync(join(dirs.workspace, 'notes.md'))).toBe(false);
+    await page.locator('#detail h2', { hasText: 'Undid greet.ts' }).waitFor();
+    expect(await text('greet.ts')).toBe(GREET_V1);
+    expect(await text('a.txt')).toBe('hello there\nworld\nand more\n');
+    expect(tag).toBe('1.1');
+    await page.locator('#undo-restore').waitFor(); // the undo of the undo is offered at once
+  });
+
+  it('restores with drift only after the explicit overwrite choice, then undoes the restore from the page', async () => {
+    await writeFile(ws('a.txt'), 'typed by the user, never captured\n'); // drift: ckpt has not seen this
+    const tag = await tagOf('Edit');
+    await captureRow('Edit').getByRole('button', { name: `restore ${tag}` }).click();
+    await dialog().locator('#plan').waitFor();
+    await expect(dialog().locator('.drift').first().textContent()).resolves.toContain('a.txt');
+    await expect(dialog().locator('.deletes').textContent()).resolves.toBe('Deletes (1)notes.md');
+    expect(await page.locator('#confirm-go').isDisabled()).toBe(true);
+    await shot('web-restore-preview.png');
+    await dialog().getByLabel(/Overwrite the drifted files/).check();
+    expect(await page.locator('#confirm-go').isDisabled()).toBe(false);
+    await page.locator('#confirm-go').click();
+    await page.locator('#detail h2', { hasText: `Restored to ${tag}` }).waitFor();
+    expect(await text('a.txt')).toBe('hello\nworld\n');
+    expect(await text('greet.ts')).toBe(GREET_V1);
+    expect(lstatSync(ws('link')).isFile()).toBe(true);
+    expect(lstatSync(ws('run.sh')).mode & 0o777).toBe(0o644);
+    expect(existsSync(ws('notes.md'))).toBe(false);
     await page.locator('.ev.restore', { hasText: 'restored' }).first().waitFor();
 
-    // A capture from a separate CLI process appears without reload.
+    // The undo action: back to what was there, the user's drifted text included.
+    await page.locator('#undo-restore').click();
+    await dialog().locator('#plan').waitFor();
+    await page.locator('#confirm-go').click();
+    await page.locator('#detail h2', { hasText: /^Restored to / }).waitFor();
+    await expect.poll(() => text('a.txt')).toBe('typed by the user, never captured\n');
+    expect(await text('notes.md')).toBe('# notes\n');
+    expect(await readlink(ws('link'))).toBe('a.txt');
+  });
+
+  it('rewinds the session and forks it from the page; the fork shows in the session tree', async () => {
+    const first = await tagOf('Edit');
+    await captureRow('Write').getByRole('button', { name: /^rewind / }).click();
+    await dialog().locator('#plan').waitFor();
+    await expect(dialog().locator('h2').textContent()).resolves.toMatch(/^Rewind the session to /);
+    await page.locator('#confirm-go').click();
+    await page.locator('#detail h2', { hasText: 'Rewound to' }).waitFor();
+    expect(existsSync(ws('notes.md'))).toBe(false); // back before the Write
+    await page.locator('.ev.rewind').first().waitFor();
+
+    await captureRow('Edit').getByRole('button', { name: `fork ${first}` }).click();
+    await dialog().locator('#plan').waitFor();
+    await expect(dialog().locator('h2').textContent()).resolves.toBe(`Fork a new session at ${first}?`);
+    await page.locator('#confirm-go').click();
+    await page.locator('#detail h2', { hasText: `Forked at ${first}` }).waitFor();
+    expect(await text('a.txt')).toBe('hello\nworld\n');
+    const fork = page.locator('button.session', { hasText: 'fork of s1' });
+    await fork.waitFor();
+    await expect(fork.getAttribute('aria-current')).resolves.toBe('true');
+    await expect(fork.locator('strong').textContent()).resolves.toMatch(/^⤷ /);
+    await page.locator('#sessions').screenshot({ path: join(IMAGES, 'web-sessions.png') });
+    await page.locator('button.session', { hasText: 'refactor greeting' }).first().click();
+    await page.locator('#timeline h2', { hasText: 'Timeline · s1' }).waitFor();
+  });
+
+  it('shows captures by another process live, and catches up after the stream drops', async () => {
     await ckpt('turn', '--text', 'a prompt typed while the page is open');
     await ckpt('capture', '--tool', 'Bash', 'late.txt');
     await page.locator('.prompt', { hasText: 'a prompt typed while the page is open' }).waitFor({ timeout: 15_000 });
-    await page.locator('.ev', { hasText: 'Bash' }).waitFor({ timeout: 15_000 });
+    await captureRow('Bash').waitFor({ timeout: 15_000 });
 
-    // Everything came from the daemon.
-    expect(requests.every((u) => u.startsWith(started.url))).toBe(true);
+    // The connection drops and the daemon is unreachable for a while: the indicator says so.
+    relay.down = true;
+    for (const sock of relay.sockets) sock.destroy();
+    await page.locator('#live', { hasText: /reconnecting|offline/ }).waitFor({ timeout: 15_000 });
+    await ckpt('capture', '--tool', 'Grep', 'while-away.txt');
+    relay.down = false;
+    await page.locator('#live', { hasText: /^live$/ }).waitFor({ timeout: 20_000 });
+    await captureRow('Grep').waitFor({ timeout: 15_000 }); // reloaded on reconnect: not lost
+  }, 60_000);
+
+  it('works from the keyboard: Tab reaches the main actions, Enter and Space activate them', async () => {
+    await writeFile(ws('a.txt'), 'hello\nfrom the keyboard\n'); // something to diff against now
+    await page.goto(`${relay.url}/`); // a fresh load: focus starts at the top
+    await captureRow('Edit').waitFor();
+    const tag = await tagOf('Edit');
+    const order: string[] = [];
+    for (let i = 0; i < 60 && !order.includes(`diff ${tag} to now`); i++) {
+      await page.keyboard.press('Tab');
+      order.push(await page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent?.trim() ?? ''));
+    }
+    // Header first, then the sessions, then the timeline's actions.
+    expect(order[0]).toBe('workspace');
+    expect(order.findIndex((l) => l.startsWith('refactor greeting'))).toBeLessThan(order.indexOf(`diff ${tag} to now`));
+    expect(order).toContain(`diff ${tag} to now`);
+    await page.keyboard.press('Enter');
+    await page.locator('#detail h2', { hasText: `Diff ${tag} → now` }).waitFor();
+    await page.getByRole('button', { name: 'Side by side' }).focus();
+    await page.keyboard.press(' ');
+    await page.locator('#detail table.diff.split').first().waitFor();
+    // A restore dialog takes the focus and Escape cancels it.
+    await page.locator('#detail table.stat').getByRole('button', { name: 'undo a.txt' }).focus();
+    await page.keyboard.press('Enter');
+    await dialog().locator('#plan').waitFor();
+    expect(await page.evaluate(() => document.activeElement?.closest('dialog')?.id)).toBe('confirm');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => dialog().isVisible()).toBe(false);
+  });
+
+  it('is readable in dark mode; everything came from the daemon', async () => {
+    // From / To pick two points: the Edit's checkpoint and the Write's.
+    const [from, to] = [await tagOf('Edit'), await tagOf('Write')];
+    await captureRow('Edit').getByRole('button', { name: `from ${from}` }).click();
+    await captureRow('Write').getByRole('button', { name: `to ${to}` }).click();
+    await page.locator('#detail h2', { hasText: `Diff ${from} → ${to}` }).waitFor();
+    await page.locator('#detail h4.file', { hasText: 'greet.ts' }).waitFor();
+    await page.emulateMedia({ colorScheme: 'dark' });
+    const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    expect(bg).toBe('rgb(13, 17, 23)');
+    const kw = page.locator('#detail .hljs-keyword').first();
+    await kw.waitFor();
+    expect(await kw.evaluate((el) => getComputedStyle(el).color)).toBe('rgb(255, 123, 114)');
+    await shot('web-dark.png');
+    await page.emulateMedia({ colorScheme: 'light' });
+    expect(requests.length).toBeGreaterThan(5);
+    expect(requests.filter((u) => !u.startsWith(relay.url))).toEqual([]);
     await ctx.close();
-  }, 90_000);
+  });
 });

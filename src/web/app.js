@@ -202,8 +202,18 @@ function renderEvent(e) {
     case 'prune': return row('prune', 'prune', `checkpoints before ${e.before} pruned`);
     case 'session': return row('start', e.forkedFrom ? 'fork' : 'start', e.forkedFrom ? `forked from ${e.forkedFrom.session} at ${e.forkedFrom.seq}` : (e.title ?? ''));
     case 'end': return row('end', 'end', '');
-    default: return row('other', e.type, '');
+    case 'restore_aborted': return row('conflict', 'restore aborted', e.reason ?? '');
+    case 'title': return row('info', 'title', e.title ?? '');
+    case 'info': return row('info', 'info', Object.entries(e.set ?? {}).map(([k, v]) => `${k}: ${v}`).join(', '));
+    case 'compaction': return row('info', 'compaction', e.summary ? snippet(e.summary) : '');
+    // A conversation event the agent recorded (message, tool call…): its text, shortened.
+    default: return row('talk', e.type, h('span.mute', {}, snippet(e.text ?? e.content ?? e.message ?? '')));
   }
+}
+
+function snippet(v) {
+  const t = typeof v === 'string' ? v : JSON.stringify(v);
+  return t.length > 160 ? `${t.slice(0, 160)}…` : t;
 }
 
 function pick(tag, which) {
@@ -380,7 +390,7 @@ function planView(p) {
 }
 
 /** Shows the plan in a dialog; resolves with {force} when confirmed, null when cancelled. */
-function confirmPlan(title, preview) {
+function confirmPlan(title, preview, extra = []) {
   const dlg = $('#confirm');
   return new Promise((resolve) => {
     const drift = preview.drift?.length > 0 || preview.wouldRefuse?.code === 'DRIFT';
@@ -391,6 +401,7 @@ function confirmPlan(title, preview) {
     go.onclick = () => close({ force: drift });
     dlg.replaceChildren(
       h('h2', {}, title),
+      ...extra,
       planView(preview),
       drift ? h('p', {}, overwrite, h('label', { for: 'overwrite', class: 'drift' }, ' Overwrite the drifted files (they are kept in a recovery image)')) : '',
       h('p', {}, go, ' ', h('button', { onclick: () => close(null) }, 'Cancel')),
@@ -431,41 +442,59 @@ async function previewUndo(tag, path) {
 async function previewRewind(tag, fork) {
   const body = { workspace: state.workspace, tag, fork };
   const preview = await api(`/sessions/${sid()}/rewind`, { ...body, dryRun: true });
-  const ok = await confirmPlan(fork ? `Fork a new session at ${tag}?` : `Rewind the session to ${tag}?`, preview);
+  const said = preview.userMessage?.text ? h('p', {}, `The conversation goes back to turn ${preview.userMessage.turn}: `, h('q', {}, preview.userMessage.text)) : '';
+  const hidden = preview.hidden?.length ? h('p.mute', {}, `${preview.hidden.length} later conversation entries ${fork ? 'stay in this session' : 'are hidden (kept in the log)'}.`) : '';
+  const ok = await confirmPlan(fork ? `Fork a new session at ${tag}?` : `Rewind the session to ${tag}?`, preview, [said, hidden]);
   if (!ok) return;
   const res = await api(`/sessions/${sid()}/rewind`, { ...body, force: ok.force || undefined });
-  if (res.session?.id) state.session = res.session.id;
+  if (typeof res.session === 'string') state.session = res.session; // a fork continues in its new session
   await afterRestore(fork ? `Forked at ${tag}` : `Rewound to ${tag}`, res);
 }
 
 // ---- live --------------------------------------------------------------------------------------
 
+/** The event types ckpt writes (SSE delivers named events to named listeners only). */
+const LIVE_TYPES = ['session', 'title', 'info', 'end', 'turn', 'capture', 'settle', 'scan', 'restore_started', 'restore_committed', 'restore_aborted', 'rewind', 'conflict', 'prune', 'compaction'];
 let refresh = 0;
 const atEnd = () => state.offset + state.events.length >= state.total;
-function connectLive() {
+async function retryLive(es, lastId) {
+  if (state.es !== es) return;
+  try {
+    await api('/health');
+    connectLive(lastId);
+  } catch (err) {
+    if (err instanceof SignedOut) signedOut();
+    else setTimeout(() => retryLive(es, lastId), 3000);
+  }
+}
+
+function connectLive(resumeFrom) {
   state.es?.close();
   const live = $('#live');
-  const es = new EventSource(`/events?${new URLSearchParams({ workspace: state.workspace })}`);
+  let lastId = resumeFrom;
+  const es = new EventSource(`/events?${new URLSearchParams({ workspace: state.workspace, ...(resumeFrom ? { lastEventId: resumeFrom } : {}) })}`);
   state.es = es;
-  let down = false;
-  es.addEventListener('hello', () => {
-    live.className = 'live on';
-    live.textContent = 'live';
-    // Back after a drop: what happened meanwhile was not streamed, so reload what is shown.
-    if (down) guard(async () => { await loadSessions(); if (state.session) await openSession(state.session, atEnd() ? undefined : state.offset); });
-    down = false;
-  });
+  const reload = () => guard(async () => { await loadSessions(); if (state.session) await openSession(state.session, atEnd() ? undefined : state.offset); });
+  es.addEventListener('hello', () => { live.className = 'live on'; live.textContent = 'live'; });
+  // The browser resumes a dropped stream with Last-Event-ID and the daemon replays what was missed;
+  // when it cannot (a restarted daemon, too much missed) it says `reset`: reload what is shown.
+  es.addEventListener('reset', reload);
   es.onerror = () => {
-    down = true;
     live.className = 'live off';
     live.textContent = es.readyState === EventSource.CLOSED ? 'offline' : 'reconnecting…';
-    // The browser gives up on an answer that is not a stream (a restarted daemon: 401); try again.
-    if (es.readyState === EventSource.CLOSED) setTimeout(() => { if (state.es === es) connectLive(); }, 3000);
+    // The browser gives up on an answer that is not a stream; try again (resuming where it stopped),
+    // and show the sign-in help when the daemon no longer knows this page (restarted: 401).
+    if (es.readyState === EventSource.CLOSED) setTimeout(() => retryLive(es, lastId), 3000);
   };
   es.onmessage = null;
   const onEvent = (msg) => {
+    if (msg.lastEventId) lastId = msg.lastEventId;
     const data = JSON.parse(msg.data);
-    if (data.session === state.session && atEnd()) {
+    const last = state.events.at(-1)?.seq ?? -1;
+    if (data.session === state.session && data.event.seq <= last && atEnd()) return; // already shown
+    // A gap: events of types this page does not listen to (conversation events) came in between.
+    if (data.session === state.session && atEnd() && data.event.seq > last + 1) reload();
+    else if (data.session === state.session && atEnd()) {
       state.events.push(data.event);
       state.total++;
       if (state.events.length > PAGE) { state.events.shift(); state.offset++; }
@@ -474,7 +503,7 @@ function connectLive() {
     clearTimeout(refresh);
     refresh = setTimeout(() => guard(loadSessions), 500);
   };
-  for (const t of ['session', 'turn', 'capture', 'settle', 'restore_started', 'restore_committed', 'rewind', 'conflict', 'prune', 'end']) es.addEventListener(t, onEvent);
+  for (const t of LIVE_TYPES) es.addEventListener(t, onEvent);
 }
 
 // Keyboard: j/k move between timeline rows' first buttons; Escape closes the dialog (native).
