@@ -215,6 +215,7 @@ describe('web timeline in Chromium (needs Debian chromium: .ci/run installs it)'
     expect(lstatSync(ws('run.sh')).mode & 0o777).toBe(0o644);
     expect(existsSync(ws('notes.md'))).toBe(false);
     await page.locator('.ev.restore', { hasText: 'restored' }).first().waitFor();
+    await page.locator('.ev.recovery', { hasText: `restore to ${tag}` }).first().waitFor(); // the recovery image, named so
 
     // The undo action: back to what was there, the user's drifted text included.
     await page.locator('#undo-restore').click();
@@ -301,6 +302,7 @@ describe('web timeline in Chromium (needs Debian chromium: .ci/run installs it)'
     await captureRow('Edit').getByRole('button', { name: `from ${from}` }).click();
     await captureRow('Write').getByRole('button', { name: `to ${to}` }).click();
     await page.locator('#detail h2', { hasText: `Diff ${from} → ${to}` }).waitFor();
+    await expect(captureRow('Edit').getByRole('button', { name: `from ${from}` }).getAttribute('aria-pressed')).resolves.toBe('true');
     await page.locator('#detail h4.file', { hasText: 'greet.ts' }).waitFor();
     await page.emulateMedia({ colorScheme: 'dark' });
     const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);

@@ -176,16 +176,18 @@ function renderEvent(e) {
   switch (e.type) {
     case 'capture': {
       const isScan = /scan/i.test(e.tool) || e.reason === 'scan';
+      // The image a restore / undo / rewind took before changing files: restoring to it undoes that.
+      const isRecovery = e.tool === 'restore' || /^(restore|rewind|undo) /.test(e.reason ?? '');
       const picked = state.picked.includes(e.tag);
       const el = row(
-        isScan ? 'scan' : 'capture',
-        isScan ? 'scan' : 'tool',
+        isScan ? 'scan' : isRecovery ? 'recovery' : 'capture',
+        isScan ? 'scan' : isRecovery ? 'recovery' : 'tool',
         h('strong', {}, `${e.tag} ${e.tool}`),
         e.reason ? h('span.mute', {}, e.reason) : '',
         fileList(e.files),
         h('span.actions', {},
-        h('button', { 'aria-label': `from ${e.tag}`, onclick: () => pick(e.tag, 0) }, 'From'),
-        h('button', { 'aria-label': `to ${e.tag}`, onclick: () => pick(e.tag, 1) }, 'To'),
+        h('button', { 'aria-label': `from ${e.tag}`, 'aria-pressed': state.picked[0] === e.tag ? 'true' : null, onclick: () => pick(e.tag, 0) }, 'From'),
+        h('button', { 'aria-label': `to ${e.tag}`, 'aria-pressed': state.picked[1] === e.tag ? 'true' : null, onclick: () => pick(e.tag, 1) }, 'To'),
         h('button', { 'aria-label': `diff ${e.tag} to now`, onclick: () => guard(() => showDiff(e.tag, null)) }, 'Diff→now'),
         h('button', { 'aria-label': `restore ${e.tag}`, onclick: () => guard(() => previewRestore(e.tag)) }, 'Restore…'),
         h('button', { 'aria-label': `rewind ${e.tag}`, onclick: () => guard(() => previewRewind(e.tag, false)) }, 'Rewind…'),
@@ -218,7 +220,14 @@ function snippet(v) {
 
 function pick(tag, which) {
   state.picked[which] = tag;
-  for (const el of document.querySelectorAll('.ev')) el.classList.remove('picked');
+  for (const el of document.querySelectorAll('.ev.picked')) el.classList.remove('picked');
+  for (const b of document.querySelectorAll('#timeline .actions button[aria-pressed]')) b.removeAttribute('aria-pressed');
+  const names = state.picked.map((t, i) => t && `${i ? 'to' : 'from'} ${t}`);
+  for (const b of document.querySelectorAll('#timeline .actions button')) {
+    if (!names.includes(b.getAttribute('aria-label'))) continue;
+    b.setAttribute('aria-pressed', 'true');
+    b.closest('.ev').classList.add('picked');
+  }
   const [from, to] = state.picked;
   if (from && to) guard(() => showDiff(from, to));
   else $('#detail').replaceChildren(h('p.mute', {}, `From ${from ?? '…'} to ${to ?? '…'}: pick the other end.`));
@@ -269,7 +278,7 @@ async function showDiff(from, to) {
       return h('div', {}, head, mode === 'unified' ? unified(hunks, code) : sideBySide(hunks, code));
     }));
   };
-  const toggle = h('button', { id: 'diff-mode', 'aria-pressed': 'false', onclick: () => {
+  const toggle = h('button', { id: 'diff-mode', onclick: () => {
     mode = mode === 'unified' ? 'split' : 'unified';
     toggle.textContent = mode === 'unified' ? 'Side by side' : 'Unified';
     renderView();
