@@ -45,7 +45,7 @@ beforeAll(async () => {
   await writeFile(ws('run.sh'), 'echo hi\n');
   await writeFile(ws('link'), 'target\n');
   await writeFile(ws('logo.bin'), Buffer.from([1, 0, 2, 3]));
-  expect((await runCli(['--store', dirs.store, 'session', 'new', '--id', 's1', '--title', 'refactor greeting'], { cwd: dirs.workspace })).code).toBe(0);
+  expect((await runCli(['--store', dirs.store, 'session', 'new', '--id', 's1', '--title', 'refactor greeting', '--agent', 'claude', '--model', 'opus'], { cwd: dirs.workspace })).code).toBe(0);
   await ckpt('turn', '--text', 'make the greeting friendlier');
   await ckpt('capture', '--tool', 'Edit', 'a.txt', 'greet.ts', 'run.sh', 'link', 'logo.bin');
   await writeFile(ws('a.txt'), 'hello there\nworld\nand more\n');
@@ -141,7 +141,7 @@ describe('web timeline in Chromium (needs Debian chromium: .ci/run installs it)'
     await other.close();
 
     await page.locator('button.session', { hasText: 'refactor greeting' }).waitFor();
-    await expect(page.locator('button.session').first().textContent()).resolves.toMatch(/2 turns · 6 files/);
+    await expect(page.locator('button.session').first().textContent()).resolves.toMatch(/claude \(opus\) · root · 2 turns · 6 files · live · (\d+ seconds? ago|now)/);
     await page.locator('.prompt', { hasText: 'make the greeting friendlier' }).waitFor();
     await expect(captureRow('Edit').textContent()).resolves.toContain('greet.ts');
     await page.locator('#live', { hasText: 'live' }).waitFor();

@@ -83,7 +83,8 @@ async function selectWorkspace(root) {
 
 async function loadSessions() {
   const { sessions } = await api(`/web/sessions${q()}`);
-  // Fork tree: children under their parent, each level newest first.
+  // Fork tree: children under their parent, each level newest (last active) first.
+  sessions.sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt));
   const byParent = new Map();
   for (const s of sessions) {
     const p = s.parent && sessions.some((x) => x.id === s.parent) ? s.parent : '';
@@ -106,7 +107,7 @@ async function loadSessions() {
         'button.session',
         { style: `padding-left:${0.5 + depth * 1.2}em`, 'aria-current': state.session === s.id ? 'true' : 'false', 'data-id': s.id, onclick: () => guard(() => openSession(s.id)) },
         h('strong', {}, `${depth ? '⤷ ' : ''}${s.title || s.id}`),
-        h('div.meta', {}, `${s.kind ?? ''}${s.forkedFrom ? ` · fork of ${s.forkedFrom.session}` : ''} · ${s.turns} turns · ${s.filesTouched} files · ${live(s) ? 'live' : 'idle'} · `, timeEl(s.updatedAt)),
+        h('div.meta', {}, [s.agent ? `${s.agent}${s.model ? ` (${s.model})` : ''}` : '', s.kind ?? '', s.forkedFrom ? `fork of ${s.forkedFrom.session}` : '', `${s.turns} turns`, `${s.filesTouched} files`, live(s) ? 'live' : 'idle', ''].filter((x, i, a) => x || i === a.length - 1).join(' · '), timeEl(s.updatedAt)),
       ),
     ),
   );
