@@ -13,14 +13,19 @@ import { startDaemon } from '../src/http/daemon.js';
 import { openStore } from '../src/store.js';
 
 const events = Number(process.argv[2] ?? 10_000);
-const base = await mkdtemp(join(tmpdir(), 'ckpt-web-bench-'));
+// CKPT_WEB_BENCH_DIR=<dir> keeps the made session there and reuses it on the next run (making
+// 10,000 events with real captures takes minutes).
+const keep = process.env.CKPT_WEB_BENCH_DIR;
+const base = keep ?? (await mkdtemp(join(tmpdir(), 'ckpt-web-bench-')));
 const ws = join(base, 'ws');
-await mkdir(ws);
+const reuse = keep !== undefined && existsSync(ws);
+await mkdir(ws, { recursive: true });
 const store = await openStore({ dir: join(base, 'store'), retention: false });
-const s = await (await store.openWorkspace(ws)).create({ id: 'big', title: `${events} events` });
+const workspace = await store.openWorkspace(ws);
+const s = reuse ? await workspace.get('big') : await workspace.create({ id: 'big', title: `${events} events` });
 // Each round: a turn, a capture, a settle — three events.
 const tBuild = performance.now();
-for (let i = 0; (i + 1) * 3 <= events - 1; i++) {
+for (let i = 0; !reuse && (i + 1) * 3 <= events - 1; i++) {
   await s.turn({ text: `prompt ${i}` });
   await writeFile(join(ws, `f${i % 50}.ts`), `export const v = ${i};\n`);
   await s.capture([`f${i % 50}.ts`], { tool: 'Edit' });
@@ -48,6 +53,12 @@ await page.locator('.prompt', { hasText: /prompt \d+$/ }).last().waitFor();
 const loadMs = performance.now() - t0;
 await Promise.all(pending);
 const firstRender = { ...transferred };
+// The same newest page fetched again from the page, warm: the server's and the network's share.
+const apiMs = await page.evaluate(async (ws) => {
+  const t = performance.now();
+  await (await fetch(`/sessions/big/events?${new URLSearchParams({ workspace: ws, tail: '1', limit: '500' })}`)).json();
+  return performance.now() - t;
+}, ws);
 const rendered = await page.locator('#timeline .ev').count();
 const domNodes = await page.evaluate(() => document.getElementsByTagName('*').length);
 
@@ -59,6 +70,7 @@ for (let i = 0; i < 40 && await page.getByRole('button', { name: '← older' }).
   await page.locator('.pager .mute', { hasNotText: before! }).first().waitFor();
 }
 const olderMs = performance.now() - t1;
+const pages = Number((await page.locator('.pager .mute').first().textContent())!.match(/of (\d+)/)![1]) / 500;
 const t2 = performance.now();
 await page.locator('#timeline .ev.capture button[aria-label^="diff "]').first().click();
 await page.locator('#detail table.diff').first().waitFor();
@@ -70,11 +82,12 @@ const gz = (name: string) => (existsSync(new URL(name, dist)) ? gzipSync(readFil
 console.log(JSON.stringify({
   events: total,
   buildSessionMs: Math.round(buildMs),
+  newestPageApiMs: Math.round(apiMs),
   firstRender: { loadMs: Math.round(loadMs), pageBytes: firstRender.page, apiBytes: firstRender.api, renderedRows: rendered, domNodes },
-  pageToOldestMs: Math.round(olderMs),
+  olderPageMs: Math.round(olderMs / Math.max(1, Math.ceil(pages) - 1)),
   firstDiffMs: Math.round(diffMs),
   gzipBytes: { 'index.html': gz('index.html'), 'app.js': gz('app.js'), 'app.css': gz('app.css'), 'highlight.js (on first diff)': gz('highlight.js') },
 }, null, 1));
 await browser.close();
 await daemon.close();
-await rm(base, { recursive: true, force: true });
+if (!keep) await rm(base, { recursive: true, force: true });

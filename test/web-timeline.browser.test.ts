@@ -247,7 +247,7 @@ describe('web timeline in Chromium (needs Debian chromium: .ci/run installs it)'
     await fork.waitFor();
     await expect(fork.getAttribute('aria-current')).resolves.toBe('true');
     await expect(fork.locator('strong').textContent()).resolves.toMatch(/^⤷ /);
-    await page.locator('#sessions').screenshot({ path: join(IMAGES, 'web-sessions.png') });
+    await shot('web-sessions.png');
     await page.locator('button.session', { hasText: 'refactor greeting' }).first().click();
     await page.locator('#timeline h2', { hasText: 'Timeline · s1' }).waitFor();
   });

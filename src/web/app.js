@@ -34,16 +34,19 @@ async function api(path, body) {
 
 const q = (extra = {}) => `?${new URLSearchParams({ workspace: state.workspace, ...extra })}`;
 
+// One formatter each (building an Intl formatter per row costs more than the row itself).
+const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+const dtf = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+
 function ago(iso) {
   const s = (Date.now() - Date.parse(iso)) / 1000;
   if (!Number.isFinite(s)) return '';
-  const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
   if (s < 60) return rtf.format(-Math.round(s), 'second');
   if (s < 3600) return rtf.format(-Math.round(s / 60), 'minute');
   if (s < 86400) return rtf.format(-Math.round(s / 3600), 'hour');
   return rtf.format(-Math.round(s / 86400), 'day');
 }
-const timeEl = (iso) => h('time', { datetime: iso, title: new Date(iso).toLocaleString(), class: 'mute' }, ago(iso));
+const timeEl = (iso) => h('time', { datetime: iso, title: dtf.format(new Date(iso)), class: 'mute' }, ago(iso));
 
 function signedOut() {
   document.body.replaceChildren(h('main.signed-out', {}, h('p', { id: 'not-signed-in' }, 'Not signed in: run ckpt open for a fresh address.')));
@@ -107,7 +110,7 @@ async function loadSessions() {
         'button.session',
         { style: `padding-left:${0.5 + depth * 1.2}em`, 'aria-current': state.session === s.id ? 'true' : 'false', 'data-id': s.id, onclick: () => guard(() => openSession(s.id)) },
         h('strong', {}, `${depth ? '⤷ ' : ''}${s.title || s.id}`),
-        h('div.meta', {}, [s.agent ? `${s.agent}${s.model ? ` (${s.model})` : ''}` : '', s.kind ?? '', s.forkedFrom ? `fork of ${s.forkedFrom.session}` : '', `${s.turns} turns`, `${s.filesTouched} files`, live(s) ? 'live' : 'idle', ''].filter((x, i, a) => x || i === a.length - 1).join(' · '), timeEl(s.updatedAt)),
+        h('div.meta', {}, [s.agent ? `${s.agent}${s.model ? ` (${s.model})` : ''}` : '', s.kind ?? '', s.forkedFrom ? `fork of ${s.forkedFrom.session}` : '', plural(s.turns, 'turn'), plural(s.filesTouched, 'file'), live(s) ? 'live' : 'idle', ''].filter((x, i, a) => x || i === a.length - 1).join(' · '), timeEl(s.updatedAt)),
       ),
     ),
   );
@@ -213,6 +216,8 @@ function renderEvent(e) {
     default: return row('talk', e.type, h('span.mute', {}, snippet(e.text ?? e.content ?? e.message ?? '')));
   }
 }
+
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 function snippet(v) {
   const t = typeof v === 'string' ? v : JSON.stringify(v);
