@@ -165,9 +165,10 @@ function renderTurn({ turn, events }) {
   return box;
 }
 
-function fileList(files, max = 6) {
+/** A row's paths: before a tool ran an absent path is one it creates; after it, one it deleted. */
+function fileList(files, absent = 'new', max = 6) {
   if (!files?.length) return '';
-  const names = files.map((f) => `${f.path}${f.state === 'absent' ? ' (new)' : ''}`);
+  const names = files.map((f) => `${f.path}${f.state === 'absent' ? ` (${absent})` : f.state === 'skipped' ? ` (not recorded: ${f.why ?? 'skipped'})` : ''}`);
   return h('span.files', {}, names.slice(0, max).join(', ') + (names.length > max ? ` … +${names.length - max}` : ''));
 }
 
@@ -200,7 +201,7 @@ function renderEvent(e) {
       if (picked) el.classList.add('picked');
       return el;
     }
-    case 'settle': return row('settle', 'settled', h('strong', {}, e.tag), fileList(e.files));
+    case 'settle': return row('settle', 'settled', h('strong', {}, e.tag), fileList(e.files, 'deleted'));
     case 'restore_started': return row('restore', 'restore', `to ${e.to}: ${e.plan?.length ?? 0} paths planned`);
     case 'restore_committed': return row('restore', 'restored', e.result?.undo ? `undo with ${e.result.undo}` : '');
     case 'rewind': return row('rewind', 'rewind', `to ${e.to}`);
