@@ -249,7 +249,7 @@ describe('web timeline in Chromium (needs Debian chromium: .ci/run installs it)'
     await expect(fork.locator('strong').textContent()).resolves.toMatch(/^⤷ /);
     await shot('web-sessions.png');
     await page.locator('button.session', { hasText: 'refactor greeting' }).first().click();
-    await page.locator('#timeline h2', { hasText: 'Timeline · s1' }).waitFor();
+    await page.locator('#timeline h2', { hasText: 'Timeline · refactor greeting s1' }).waitFor();
   });
 
   it('shows captures by another process live, and catches up after the stream drops', async () => {

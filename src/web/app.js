@@ -86,6 +86,7 @@ async function selectWorkspace(root) {
 
 async function loadSessions() {
   const { sessions } = await api(`/web/sessions${q()}`);
+  state.titles = new Map(sessions.map((x) => [x.id, x.title]));
   // Fork tree: children under their parent, each level newest (last active) first.
   sessions.sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt));
   const byParent = new Map();
@@ -150,7 +151,7 @@ function renderTimeline() {
     current.events.push(e);
   }
   const pickHelp = h('p.mute', {}, 'Pick two points (From / To) to compare, or diff a point against now.');
-  $('#timeline').replaceChildren(h('h2', {}, `Timeline · ${id}`), pickHelp, pager(), ...turns.map(renderTurn), state.total > PAGE ? pager() : '');
+  $('#timeline').replaceChildren(h('h2', {}, `Timeline · ${state.titles?.get(id) || id} `, h('span.mute', {}, id)), pickHelp, pager(), ...turns.map(renderTurn), state.total > PAGE ? pager() : '');
 }
 
 function renderTurn({ turn, events }) {
