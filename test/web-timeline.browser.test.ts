@@ -5,7 +5,9 @@
 // nothing shown without it), the timeline, a diff (mode, type and binary changes, highlighting, both
 // views), undo-one-file / restore (with drift and the explicit overwrite) / undo of the restore /
 // rewind / fork, each through a preview and a confirmation with the files checked on disk, captures by
-// separate CLI processes arriving live, the live stream's reconnection, keyboard use and dark mode.
+// separate CLI processes arriving live, the live stream's reconnection (a cut connection resumes; a
+// restarted daemon turns the page into the sign-in help, and a fresh code brings it back), keyboard
+// use and dark mode.
 // Saves screenshots of the main views to docs/images/ (shown in the README).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
@@ -31,7 +33,7 @@ let ctx: BrowserContext;
 let page: Page;
 const requests: string[] = [];
 /** The signed-in page talks to the daemon through this TCP relay, so the test can cut its connections. */
-let relay: { server: Server; url: string; sockets: Set<Socket>; down: boolean };
+let relay: { server: Server; url: string; sockets: Set<Socket>; down: boolean; port: number };
 const ckpt = (...args: string[]) => runCli(['--store', dirs.store, '--session', 's1', ...args], { cwd: dirs.workspace });
 const ws = (name: string) => join(dirs.workspace, name);
 const text = (name: string) => readFile(ws(name), 'utf8');
@@ -60,22 +62,11 @@ beforeAll(async () => {
   await writeFile(ws('notes.md'), '# notes\n');
   await ckpt('settle', 'notes.md');
 
-  serve = spawn(process.execPath, [CKPT_BIN, '--store', dirs.store, 'serve', '--json'], { cwd: dirs.workspace, stdio: ['ignore', 'pipe', 'pipe'] });
-  started = await new Promise((resolve, reject) => {
-    let out = '';
-    serve.stdout!.on('data', (d) => {
-      out += d;
-      try {
-        resolve(JSON.parse(out)); // the --json result, possibly over several chunks
-      } catch {}
-    });
-    serve.once('exit', (code) => reject(new Error(`ckpt serve exited ${code}`)));
-  });
-  const daemonPort = Number(new URL(started.url).port);
+  ({ serve, started } = await startServe());
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
     if (relay.down) return client.destroy();
-    const upstream = createConnection(daemonPort, '127.0.0.1');
+    const upstream = createConnection(relay.port, '127.0.0.1');
     for (const s of [client, upstream]) {
       sockets.add(s);
       s.on('close', () => sockets.delete(s));
@@ -86,7 +77,7 @@ beforeAll(async () => {
     upstream.on('close', () => client.destroy());
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  relay = { server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, sockets, down: false };
+  relay = { server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, sockets, down: false, port: Number(new URL(started.url).port) };
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
 }, 60_000);
 
@@ -94,13 +85,31 @@ afterAll(async () => {
   await browser?.close();
   for (const sock of relay?.sockets ?? []) sock.destroy();
   relay?.server.close();
-  if (serve && serve.exitCode === null) {
-    const exited = new Promise((r) => serve.once('exit', r));
-    serve.kill('SIGTERM');
-    await exited;
-  }
+  if (serve) await stopServe(serve);
   await dirs?.cleanup();
 });
+
+async function startServe(): Promise<{ serve: ChildProcess; started: { url: string; open: string } }> {
+  const child = spawn(process.execPath, [CKPT_BIN, '--store', dirs.store, 'serve', '--json'], { cwd: dirs.workspace, stdio: ['ignore', 'pipe', 'pipe'] });
+  const info = await new Promise<{ url: string; open: string }>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      try {
+        resolve(JSON.parse(out)); // the --json result, possibly over several chunks
+      } catch {}
+    });
+    child.once('exit', (code) => reject(new Error(`ckpt serve exited ${code}`)));
+  });
+  return { serve: child, started: info };
+}
+
+async function stopServe(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
 
 /** The timeline row of the capture made by `tool` (the newest such row). */
 const captureRow = (tool: string) => page.locator('#timeline .ev.capture', { hasText: ` ${tool}` }).last();
@@ -314,6 +323,18 @@ describe('web timeline in Chromium (needs Debian chromium: .ci/run installs it)'
     await page.emulateMedia({ colorScheme: 'light' });
     expect(requests.length).toBeGreaterThan(5);
     expect(requests.filter((u) => !u.startsWith(relay.url))).toEqual([]);
-    await ctx.close();
   });
+
+  it('after a daemon restart the open page says to sign in again, and a fresh code brings it back live', async () => {
+    await stopServe(serve); // the page's cookie lived in that daemon's memory
+    ({ serve, started } = await startServe());
+    relay.port = Number(new URL(started.url).port);
+    await page.locator('#not-signed-in').waitFor({ timeout: 20_000 });
+    expect(await page.locator('#timeline').count()).toBe(0); // nothing of the session stays shown
+    await page.goto(started.open.replace(started.url, relay.url));
+    await page.locator('#live', { hasText: /^live$/ }).waitFor();
+    await ckpt('capture', '--tool', 'Glob', 'after-restart.txt');
+    await captureRow('Glob').waitFor({ timeout: 15_000 });
+    await ctx.close();
+  }, 60_000);
 });
