@@ -203,7 +203,7 @@ function renderEvent(e) {
       return el;
     }
     case 'settle': return row('settle', 'settled', h('strong', {}, e.tag), fileList(e.files, 'deleted'));
-    case 'restore_started': return row('restore', 'restore', `to ${e.to}: ${e.plan?.length ?? 0} paths planned`);
+    case 'restore_started': return row('restore', 'restore', `to ${e.to}: ${plural(e.plan?.length ?? 0, 'path')} planned`);
     case 'restore_committed': return row('restore', 'restored', e.result?.undo ? `undo with ${e.result.undo}` : '');
     case 'rewind': return row('rewind', 'rewind', `to ${e.to}`);
     case 'conflict': return row('conflict', 'conflict', `${e.path} also changed by session ${e.otherSession}`);
