@@ -8,7 +8,8 @@
 // separate CLI processes arriving live, the live stream's reconnection (a cut connection resumes; a
 // restarted daemon turns the page into the sign-in help, and a fresh code brings it back), keyboard
 // use and dark mode.
-// Saves screenshots of the main views to docs/images/ (shown in the README).
+// Screenshots the main views; `npm run screenshots` (CKPT_UPDATE_SCREENSHOTS=1) saves them to docs/images/
+// (shown in the README), other runs into the scratch folder so a test run leaves the checkout clean.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { existsSync, lstatSync } from 'node:fs';
@@ -21,7 +22,8 @@ import { CKPT_BIN, runCli } from './helpers/cli.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const IMAGES = fileURLToPath(new URL('../docs/images/', import.meta.url));
+const DOC_IMAGES = fileURLToPath(new URL('../docs/images/', import.meta.url));
+const images = () => (process.env.CKPT_UPDATE_SCREENSHOTS === '1' ? DOC_IMAGES : join(dirs.base, 'images'));
 const GREET_V1 = 'export function greet(name: string): string {\n  return "hi " + name;\n}\n';
 const GREET_V2 = '// Greets someone politely.\nexport function greet(name: string): string {\n  return `hello, ${name}!`;\n}\n';
 
@@ -37,7 +39,7 @@ let relay: { server: Server; url: string; sockets: Set<Socket>; down: boolean; p
 const ckpt = (...args: string[]) => runCli(['--store', dirs.store, '--session', 's1', ...args], { cwd: dirs.workspace });
 const ws = (name: string) => join(dirs.workspace, name);
 const text = (name: string) => readFile(ws(name), 'utf8');
-const shot = (name: string) => page.screenshot({ path: join(IMAGES, name) });
+const shot = (name: string) => page.screenshot({ path: join(images(), name) });
 
 beforeAll(async () => {
   dirs = await makeTempDirs('ckpt-web-');
@@ -176,7 +178,7 @@ describe('web timeline in Chromium (needs Debian chromium: .ci/run installs it)'
     const aTxt = page.locator('#detail h4.file', { hasText: 'a.txt' }).locator('xpath=..');
     expect(await aTxt.locator('[class^="hljs"]').count()).toBe(0);
     await expect(aTxt.locator('tr.a').last().textContent()).resolves.toBe('3and more');
-    await page.locator('#detail').screenshot({ path: join(IMAGES, 'web-diff-unified.png') });
+    await page.locator('#detail').screenshot({ path: join(images(), 'web-diff-unified.png') });
     await page.getByRole('button', { name: 'Side by side' }).click();
     const split = greet.locator('table.diff.split');
     await split.waitFor();
