@@ -4,7 +4,7 @@
 // JSON `systemMessage` the agent shows its user, and the details go to the store's hook log. Only
 // with CKPT_HOOK_STRICT=1 does a failure exit 2, which makes Claude Code block the tool call.
 import { isAbsolute, resolve } from 'node:path';
-import { ensureBaseline, isCkptError, openStore, toCkptError, type Session, type Store } from '../index.js';
+import { ensureBaseline, isCkptError, locateWorkspace, openStore, scanViaDaemon, toCkptError, type AgentLink, type AgentSessionResult, type ScanResult, type Session, type Store } from '../index.js';
 import type { AgentSpec } from './agent-spec.js';
 import { HookRejection, parseHookEvent, pathsOf, type HookEvent } from './hook-input.js';
 import { appendHookLog, type HookLogEntry } from './hook-log.js';
@@ -16,6 +16,18 @@ export interface RunHookOptions {
   storeDir: string;
   /** Workspace root given on the command line (default: the agent's project dir, else the event's cwd). */
   workspace?: string;
+  /**
+   * Without --workspace and the agent's project dir: the workspace of the event's cwd as the CLI finds
+   * it (nearest folder with sessions, else the git top, else cwd), not cwd itself. HTTP hooks get no
+   * environment from the agent, and the cwd they report follows the agent's `cd`.
+   */
+  locate?: boolean;
+  /** An open store to use (the daemon's); default: open `storeDir`. */
+  store?: Store;
+  /** Finds or creates the session tied to the agent's session (default: the workspace's openAgentSession). */
+  openSession?: (root: string, link: AgentLink) => Promise<AgentSessionResult>;
+  /** Scans after a shell tool (default: through the store's daemon when one runs, else in-process). */
+  scan?: (session: Session, tool: string) => Promise<ScanResult>;
 }
 
 export interface HookOutcome {
@@ -24,6 +36,8 @@ export interface HookOutcome {
   stderr: string;
   /** What was recorded, for tests and `--json`-less debugging: `turn 3`, `capture 2.1`, … */
   did: string[];
+  /** The agent's event name, when the input could be read that far (HTTP hooks shape their answer by it). */
+  event?: string;
 }
 
 const TITLE_CHARS = 80;
@@ -37,18 +51,20 @@ export async function runHook(options: RunHookOptions): Promise<HookOutcome> {
   let store: Store | undefined;
   let session: Session | undefined;
   const openOnce = async (): Promise<Store> =>
-    (store ??= await openStore({ dir: options.storeDir, lockTimeoutMs: lockTimeout(env) }));
+    (store ??= options.store ?? (await openStore({ dir: options.storeDir, lockTimeoutMs: lockTimeout(env) })));
+  const scanSession =
+    options.scan ?? (async (s: Session, tool: string) => (await scanViaDaemon(await openOnce(), s, tool, env)) ?? (await s.scan({ tool })));
 
   try {
     event = parseHookEvent(spec, options.input);
     if (event.action === 'none') return { exitCode: 0, stdout: '', stderr: '', did };
-    const root = projectRoot(spec, env, event, options.workspace);
-    const ws = await (await openOnce()).openWorkspace(root);
+    let root = projectRoot(spec, env, event, options.workspace);
+    if (options.locate && root === event.cwd) root = (await locateWorkspace(await openOnce(), root)).root;
     const link = { agent: spec.name, externalId: event.sessionId, cwd: event.cwd, ...(event.transcriptPath ? { transcriptPath: event.transcriptPath } : {}) };
-    const opened = await ws.openAgentSession(link);
+    const opened = options.openSession ? await options.openSession(root, link) : await (await (await openOnce()).openWorkspace(root)).openAgentSession(link);
     session = opened.session;
     if (opened.created) did.push(`session ${session.id}`);
-    await act(spec, event, session, did, warnings);
+    await act(spec, event, session, did, warnings, scanSession);
   } catch (err) {
     return fail(err);
   }
@@ -80,12 +96,12 @@ export async function runHook(options: RunHookOptions): Promise<HookOutcome> {
     const logNote = await log({ code, ...(rejected ? { reason: err.reason } : {}), message });
     const what = rejected ? 'ignored a hook event it could not accept' : 'could not record this step';
     const text = `ckpt ${what} [${code}]: ${message}${logNote}`;
-    if (strict) return { exitCode: 2, stdout: '', stderr: `${text}\n`, did };
+    if (strict) return { exitCode: 2, stdout: '', stderr: `${text}\n`, did, ...(event ? { event: event.name } : {}) };
     return { exitCode: 0, stdout: systemMessage(text), stderr: logNote ? `${text}\n` : '', did };
   }
 }
 
-async function act(spec: AgentSpec, event: HookEvent, session: Session, did: string[], warnings: string[]): Promise<void> {
+async function act(spec: AgentSpec, event: HookEvent, session: Session, did: string[], warnings: string[], scanSession: (s: Session, tool: string) => Promise<ScanResult>): Promise<void> {
   switch (event.action) {
     case 'session-start': {
       const base = await ensureBaseline(session);
@@ -133,8 +149,8 @@ async function act(spec: AgentSpec, event: HookEvent, session: Session, did: str
           }
         }
       }
-      const r = await session.scan({ tool });
-      if (r.tag) did.push(`scan ${r.tag}`);
+      const r = await scanSession(session, tool);
+      if (r.tag) did.push(`scan ${r.tag}${r.watched !== undefined ? ` (watched ${r.watched})` : ''}${'daemon' in r ? ' via daemon' : ''}`);
       if (r.warning) warnings.push(r.warning);
       return;
     }

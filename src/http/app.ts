@@ -14,6 +14,7 @@ import { createRouter } from './route.js';
 import { addCheckpointRoutes } from './routes-checkpoints.js';
 import { addInspectRoutes } from './routes-inspect.js';
 import { addEventRoutes } from './routes-events.js';
+import { addHookRoutes, isHookPath } from './routes-hooks.js';
 import { addRestoreRoutes } from './routes-restore.js';
 import { addSessionRoutes } from './routes-sessions.js';
 import { addStoreRoutes } from './routes-store.js';
@@ -58,7 +59,8 @@ export function createApp(options: AppOptions): Hono {
         throw new CkptError('FORBIDDEN', `Host ${JSON.stringify(c.req.header('host') ?? '')} is not a loopback name: refused (DNS rebinding protection)`, { host: c.req.header('host') ?? null });
       }
     }
-    if (isPublicPath(c.req.path) || web.cookieAuthorized(c)) return next();
+    // Hooks take the bearer token only: a browser's cookie must not be able to record into a session.
+    if (isPublicPath(c.req.path) || (!isHookPath(c.req.path) && web.cookieAuthorized(c))) return next();
     const auth = c.req.header('authorization') ?? '';
     const m = /^Bearer\s+(\S+)$/i.exec(auth);
     const given = m ? Buffer.from(m[1]!) : undefined;
@@ -68,12 +70,13 @@ export function createApp(options: AppOptions): Hono {
     }
     await next();
   });
-  app.use(
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: (c) => errorResponse(c, new CkptError('BLOB_TOO_LARGE', `request body over ${MAX_BODY_BYTES} bytes`, { maxBytes: MAX_BODY_BYTES })),
-    }),
-  );
+  const limit = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: (c) => errorResponse(c, new CkptError('BLOB_TOO_LARGE', `request body over ${MAX_BODY_BYTES} bytes`, { maxBytes: MAX_BODY_BYTES })),
+  });
+  // A hook's body may carry whole files (a Write's content): the hook route reads it with the hook
+  // input cap itself, and answers an oversized one as the hook command does (never blocking the agent).
+  app.use((c, next) => (isHookPath(c.req.path) ? next() : limit(c, next)));
 
   const router = createRouter(app);
   addSessionRoutes(router, options.state);
@@ -82,12 +85,14 @@ export function createApp(options: AppOptions): Hono {
   addRestoreRoutes(router, options.state, options.token);
   addStoreRoutes(router, options.state);
   addEventRoutes(router, options.hub, { streams: options.streams });
+  addHookRoutes(app, router, options.state);
   router.add({ method: 'get', path: '/health', summary: 'the daemon is up: pid, store, version', handler: async () => ({
       ok: true,
       pid: process.pid,
       store: options.state.store.dir,
       version: options.version,
       watching: options.state.trackers().map((t) => ({ root: t.root, dirs: t.watchedDirs })),
+      scans: options.state.scans,
       memory: process.memoryUsage(),
     }),
   });

@@ -2,7 +2,7 @@
 // handle reads only what was appended to its log since its last read), and one touch tracker per
 // workspace that has been scanned through the daemon (watched scans).
 import { resolve } from 'node:path';
-import { CkptError, createTouchTracker, recoverSession, type Session, type Store, type TouchTracker, type Workspace } from '../index.js';
+import { agentSessionId, CkptError, createTouchTracker, recoverSession, type AgentLink, type AgentSessionResult, type ScanResult, type Session, type Store, type TouchTracker, type Workspace } from '../index.js';
 
 /** `~latest` names the workspace's most recently updated session (not a valid session id, so no clash). */
 export const LATEST = '~latest';
@@ -16,6 +16,12 @@ export interface DaemonState {
   workspace(path: string): Promise<Workspace>;
   session(workspacePath: string, id: string): Promise<Session>;
   forget(workspace: Workspace, id: string): void;
+  /** The session tied to an agent's session (found in the cache, else opened or created as by the hook command). */
+  agentSession(workspacePath: string, link: AgentLink): Promise<AgentSessionResult>;
+  /** A scan through the workspace's touch tracker: only the touched paths when they can be trusted, else the full scan. */
+  scan(session: Session, options: { tool: string; full?: boolean }): Promise<ScanResult>;
+  /** Scans done, and how many of them looked only at watched paths. */
+  readonly scans: { total: number; watched: number };
   /** The workspace's touch tracker, started on first use. */
   tracker(workspace: Workspace): TouchTracker;
   trackers(): TouchTracker[];
@@ -51,9 +57,11 @@ export function createDaemonState(store: Store): DaemonState {
     return ws;
   };
 
-  return {
+  const scans = { total: 0, watched: 0 };
+  const state: DaemonState = {
     store,
     workspace,
+    scans,
     async session(workspacePath, id) {
       const ws = await workspace(workspacePath);
       const fresh = id === LATEST ? await ws.latest() : undefined;
@@ -77,6 +85,33 @@ export function createDaemonState(store: Store): DaemonState {
     forget(ws, id) {
       sessions.delete(`${ws.id}/${id}`);
     },
+    async agentSession(workspacePath, link) {
+      const ws = await workspace(workspacePath);
+      // An agent works here: watch the workspace from now on, so its scans after shell tools can be watched ones.
+      state.tracker(ws);
+      const key = `${ws.id}/${agentSessionId(link.agent, link.externalId)}`;
+      if (sessions.has(key)) {
+        const s = await state.session(workspacePath, key.slice(ws.id.length + 1)).catch(() => undefined);
+        if (s) return { session: s, created: false };
+      }
+      const opened = await ws.openAgentSession(link);
+      sessions.set(key, opened.session);
+      if (sessions.size > SESSION_CACHE) sessions.delete(sessions.keys().next().value as string);
+      return opened;
+    },
+    async scan(s, options) {
+      const tracker = state.tracker(await workspace(s.workspaceRoot));
+      let res;
+      try {
+        res = await s.scan({ tool: options.tool, changedPaths: options.full ? undefined : () => tracker.take() });
+      } catch (err) {
+        tracker.invalidate();
+        throw err;
+      }
+      scans.total++;
+      if (res.watched !== undefined) scans.watched++;
+      return res;
+    },
     tracker(ws) {
       let t = trackers.get(ws.id);
       if (!t) {
@@ -93,4 +128,5 @@ export function createDaemonState(store: Store): DaemonState {
       trackers.clear();
     },
   };
+  return state;
 }

@@ -35,8 +35,8 @@ export function createRouter(app: Hono): Router {
     add(spec) {
       docs.push({ method: spec.method, path: spec.path, summary: spec.summary, query: spec.query, body: spec.body });
       app[spec.method](spec.path, async (c) => {
-        const query = spec.query ? parse(spec.query, c.req.query(), 'query') : {};
-        const body = spec.body ? parse(spec.body, await readJson(c), 'body') : {};
+        const query = spec.query ? parseInput(spec.query, c.req.query(), 'query') : {};
+        const body = spec.body ? parseInput(spec.body, await readJson(c), 'body') : {};
         const result = await spec.handler({ query, body, params: c.req.param() as Record<string, string>, c } as never);
         return result instanceof Response ? result : c.json(result as object);
       });
@@ -55,7 +55,8 @@ async function readJson(c: Context): Promise<unknown> {
   }
 }
 
-function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z.infer<T> {
+/** `value` checked against `schema`: INVALID_ARGUMENT (400) naming the first problem when it does not fit. */
+export function parseInput<T extends z.ZodType>(schema: T, value: unknown, where: string): z.infer<T> {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const issues = r.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));

@@ -50,15 +50,7 @@ export function addCheckpointRoutes(r: Router, state: DaemonState): void {
     body: workspaceBody.extend({ tool: toolField.optional(), full: z.boolean().optional() }),
     handler: async ({ body, params }) => {
       const s = await state.session(body.workspace, params.id!);
-      const ws = await state.workspace(body.workspace);
-      const tracker = state.tracker(ws);
-      let res;
-      try {
-        res = await s.scan({ tool: body.tool ?? 'scan', changedPaths: body.full ? undefined : () => tracker.take() });
-      } catch (err) {
-        tracker.invalidate();
-        throw err;
-      }
+      const res = await state.scan(s, { tool: body.tool ?? 'scan', full: body.full });
       return {
         tag: res.tag,
         files: res.files.map((f) => ({ path: f.path, change: f.change, ...publicImage(f) })),
@@ -67,6 +59,8 @@ export function addCheckpointRoutes(r: Router, state: DaemonState): void {
         ms: Math.round(res.ms),
         ...(res.watched !== undefined ? { watched: res.watched } : {}),
         ...(res.baseline ? { baseline: true } : {}),
+        ...(res.warning ? { warning: res.warning } : {}),
+        ...(res.warnings?.length ? { warnings: res.warnings } : {}),
         ...(res.truncated ? { truncated: true, pending: res.pending } : {}),
         ...(res.skipped.length ? { skipped: res.skipped } : {}),
         ...(res.disabled ? { disabled: true } : {}),

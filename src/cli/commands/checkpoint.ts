@@ -1,10 +1,9 @@
 // `ckpt turn|capture|settle|log|diff` (DESIGN §9): recording checkpoints and reading them back.
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { CkptError, earliestRestorableTag, formatLog, formatMode, listCheckpoints, listRewinds, listTurns, scan, type DiffChange, type FileImage } from '../../index.js';
+import { CkptError, earliestRestorableTag, formatLog, formatMode, listCheckpoints, listRewinds, listTurns, scan, scanViaDaemon, type DiffChange, type FileImage } from '../../index.js';
 import { colorPatch, colorsFor, type Colors } from '../colors.js';
 import { action } from '../action.js';
-import { scanThroughDaemon } from '../daemon-scan.js';
 import { progressBar } from '../progress.js';
 
 export function registerCheckpointCommands(program: Command): void {
@@ -65,7 +64,7 @@ export function registerCheckpointCommands(program: Command): void {
         let r;
         try {
           // Through the store's daemon when one runs (it watches the workspace), else in-process.
-          r = (budget === undefined ? await scanThroughDaemon(await ctx.store(), session, tool, ctx.io.env) : undefined) ??
+          r = (budget === undefined ? await scanViaDaemon(await ctx.store(), session, tool, ctx.io.env) : undefined) ??
             (await scan(session, { tool, budgetMs: budget === undefined ? undefined : parseCount(budget, '--budget'), onProgress: bar.update }));
         } finally {
           bar.stop();

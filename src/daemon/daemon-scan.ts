@@ -1,20 +1,33 @@
-// `ckpt scan` through the store's daemon when one runs (issue 13): the daemon watches the workspace,
-// so its scan looks only at the paths touched since the last one. Any failure to reach it (no
-// daemon, a stale claim, a refused connection) falls back to scanning in-process; an answer from the
-// daemon — success or a ckpt error — is the result. CKPT_NO_DAEMON=1 always scans in-process.
+// A scan through the store's daemon when one runs (DESIGN §10 "Daemon", issue 13): the daemon watches
+// the workspace, so its scan looks only at the paths touched since the last one. Used by every
+// adapter that scans — `ckpt scan` and the command hooks (`ckpt hook <agent>` after a shell tool).
+// Any failure to reach the daemon (no daemon, a stale claim, a refused connection, a wrong token)
+// answers undefined and the caller scans in-process; an answer from the daemon — success or a ckpt
+// error — is the result. CKPT_NO_DAEMON=1 always answers undefined.
 import { request } from 'node:http';
-import { CkptError, daemonToken, runningDaemon, type ErrorCode, type ScanResult, type Session, type Store } from '../index.js';
+import type { StoreContext } from '../context.js';
+import { CkptError, type ErrorCode } from '../errors.js';
+import type { ScanResult } from '../scan/scan-types.js';
+import { daemonToken, runningDaemon } from './daemon-files.js';
 
 const CONNECT_TIMEOUT_MS = 1000;
 
-export async function scanThroughDaemon(store: Store, session: Session, tool: string, env: NodeJS.ProcessEnv): Promise<ScanResult | undefined> {
+/** The scan result as the daemon answered it, with the daemon's url. */
+export type DaemonScanResult = ScanResult & { daemon: string };
+
+export async function scanViaDaemon(
+  store: { ctx: StoreContext },
+  session: { id: string; workspaceRoot: string },
+  tool: string,
+  env: NodeJS.ProcessEnv,
+): Promise<DaemonScanResult | undefined> {
   if (/^(1|true|yes|on)$/i.test(env.CKPT_NO_DAEMON ?? '')) return undefined;
   const daemon = await runningDaemon(store.ctx);
   if (!daemon || daemon.pid === process.pid) return undefined;
-  const token = await daemonToken(store.ctx);
-  const body = JSON.stringify({ workspace: session.workspaceRoot, tool });
   const target = daemon.socket ? { socketPath: daemon.socket } : daemon.port !== undefined ? { host: daemon.host ?? '127.0.0.1', port: daemon.port } : undefined;
   if (!target) return undefined;
+  const token = await daemonToken(store.ctx);
+  const body = JSON.stringify({ workspace: session.workspaceRoot, tool });
   const reply = await new Promise<{ status: number; text: string } | undefined>((resolve) => {
     const req = request(
       {
@@ -51,5 +64,5 @@ export async function scanThroughDaemon(store: Store, session: Session, tool: st
     if (reply.status === 401 || reply.status === 403 || !e?.code) return undefined; // not ours to trust: scan here
     throw new CkptError(e.code as ErrorCode, e.message ?? 'the daemon failed the scan', { ...e.data, daemon: daemon.url });
   }
-  return { skipped: [], dirs: 0, gitReferenced: 0, stored: 0, ...json, daemon: daemon.url } as unknown as ScanResult;
+  return { skipped: [], dirs: 0, gitReferenced: 0, stored: 0, ...json, daemon: daemon.url } as unknown as DaemonScanResult;
 }

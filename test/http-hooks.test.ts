@@ -1,0 +1,148 @@
+// HTTP hooks on the daemon (issue 13): `POST /hooks/claude` records Claude Code's hook JSON as
+// `ckpt hook claude` does — capture before Edit/Write, settle after, a watched scan after Bash — and
+// never blocks the agent (200 with a systemMessage when it fails) unless strict. And command hooks
+// scan through the daemon when one runs for the store, in-process when none does. Real daemon on a
+// random loopback port, real requests, real CLI child processes.
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startDaemon, type RunningDaemon } from '../src/http/daemon.js';
+import { agentSessionId } from '../src/index.js';
+import { openStore, type Store } from '../src/store.js';
+import { claudeEvents as ev, claudeSession } from './fixtures/claude-events.js';
+import { runCli } from './helpers/cli.js';
+import { createClient } from './helpers/http.js';
+import { makeTempDirs, type TempDirs } from './helpers/temp.js';
+
+let dirs: TempDirs;
+let store: Store;
+let daemon: RunningDaemon | undefined;
+let client: ReturnType<typeof createClient>;
+let ws: string;
+
+beforeEach(async () => {
+  dirs = await makeTempDirs('ckpt-http-hooks-');
+  store = await openStore({ dir: dirs.store });
+  daemon = await startDaemon({ store, version: 'test' });
+  client = createClient(daemon.url, daemon.token);
+  ws = dirs.workspace;
+});
+
+afterEach(async () => {
+  await daemon?.close();
+  await dirs.cleanup();
+});
+
+const hook = (body: unknown, query = '') => client.call('POST', `/hooks/claude${query}`, typeof body === 'string' ? { raw: body } : { body });
+const checkpoints = async (externalId: string) => {
+  const s = await (await store.openWorkspace(ws)).get(agentSessionId('claude', externalId));
+  return (await s.checkpoints()).map((c) => `${c.tag}:${c.tool}`);
+};
+const health = async () => (await client.call('GET', '/health')).json();
+
+describe('POST /hooks/claude', () => {
+  it('records a session: baseline, turn, capture before Edit, settle after, a watched scan after Bash', async () => {
+    const s = claudeSession(ws);
+    await writeFile(join(ws, 'a.txt'), 'one\n');
+    const start = await hook(ev.sessionStart(s));
+    expect(start.status).toBe(200);
+    expect(start.json()).toEqual({});
+    expect((await hook(ev.userPromptSubmit(s, 'fix a.txt'))).json()).toEqual({});
+    const edit = { file_path: join(ws, 'a.txt'), old_string: 'one', new_string: 'two', replace_all: false };
+    expect((await hook(ev.preToolUse(s, 'Edit', edit, 'toolu_1'))).json()).toEqual({});
+    await writeFile(join(ws, 'a.txt'), 'two\n');
+    expect((await hook(ev.postToolUse(s, 'Edit', edit, 'toolu_1', { filePath: join(ws, 'a.txt') }))).json()).toEqual({});
+    // The workspace is watched from the session's start; its first scan is still a full one (what
+    // changed before the watch began is unknown), the next ones look only at touched paths.
+    const bash = { command: 'echo x > b.txt', description: 'write b' };
+    await hook(ev.preToolUse(s, 'Bash', bash, 'toolu_2'));
+    expect((await hook(ev.postToolUse(s, 'Bash', bash, 'toolu_2', { stdout: '' }))).json()).toEqual({});
+    expect((await health()).scans).toEqual({ total: 1, watched: 0 });
+    await hook(ev.preToolUse(s, 'Bash', bash, 'toolu_3'));
+    await writeFile(join(ws, 'b.txt'), 'x\n');
+    expect((await hook(ev.postToolUse(s, 'Bash', bash, 'toolu_3', { stdout: '' }))).json()).toEqual({});
+    expect((await health()).scans).toEqual({ total: 2, watched: 1 });
+    expect(await checkpoints(s.session_id)).toEqual(['1.1:Edit', '1.2:Bash']);
+    const restoredFrom = await (await store.openWorkspace(ws)).get(agentSessionId('claude', s.session_id));
+    expect((await restoredFrom.diff('1')).changes.map((f) => `${f.path}:${f.status}`).sort()).toEqual(['a.txt:M', 'b.txt:A']);
+  });
+
+  it('takes a hook body over the 1 MiB cap of other routes (a Write of a large file), up to the hook input cap', async () => {
+    const s = claudeSession(ws);
+    await writeFile(join(ws, 'big.txt'), 'old\n');
+    const write = { file_path: join(ws, 'big.txt'), content: 'y'.repeat(3 * 1024 * 1024) };
+    const pre = await hook(ev.preToolUse(s, 'Write', write, 'toolu_w'));
+    expect(pre.status).toBe(200);
+    expect(pre.json()).toEqual({});
+    expect(await checkpoints(s.session_id)).toEqual(['0.1:Write']);
+    // Other routes keep their cap.
+    const other = await client.call('POST', '/sessions', { raw: JSON.stringify({ workspace: ws, title: 'x'.repeat(2 * 1024 * 1024) }) });
+    expect(other.status).toBe(413);
+  });
+
+  it('never blocks: bad JSON, a path outside the project, an input over the cap -> 200 with a systemMessage; strict blocks', async () => {
+    const s = claudeSession(ws);
+    const bad = await hook('{"hook_event_name": ');
+    expect(bad.status).toBe(200);
+    expect(bad.json().systemMessage).toMatch(/INVALID_ARGUMENT/);
+    const escape = await hook(ev.preToolUse(s, 'Edit', { file_path: '/etc/passwd', old_string: 'a', new_string: 'b' }, 'toolu_3'));
+    expect(escape.status).toBe(200);
+    expect(escape.json().systemMessage).toMatch(/PATH_ESCAPE/);
+    const huge = await hook(ev.preToolUse(s, 'Write', { file_path: join(ws, 'h.txt'), content: 'z'.repeat(9 * 1024 * 1024) }, 'toolu_4'));
+    expect(huge.status).toBe(200);
+    expect(huge.json().systemMessage).toMatch(/over the 8388608-byte cap/);
+    const log = (await readFile(join(dirs.store, 'hooks.log'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    expect(log.map((e: { code: string }) => e.code)).toEqual(['INVALID_ARGUMENT', 'PATH_ESCAPE', 'INVALID_ARGUMENT']);
+
+    const strict = await hook(ev.preToolUse(s, 'Edit', { file_path: '/etc/passwd', old_string: 'a', new_string: 'b' }, 'toolu_5'), '?strict=1');
+    expect(strict.status).toBe(200);
+    expect(strict.json()).toMatchObject({ decision: 'block', hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny' } });
+    expect(strict.json().reason).toMatch(/PATH_ESCAPE/);
+  });
+
+  it('needs the bearer token; a bad hook URL query is 400; an unknown agent is 400', async () => {
+    const s = claudeSession(ws);
+    expect((await client.call('POST', '/hooks/claude', { body: ev.sessionStart(s), token: null })).status).toBe(401);
+    expect((await hook(ev.sessionStart(s), '?workspace=relative')).status).toBe(400);
+    expect((await client.call('POST', '/hooks/nobody', { body: ev.sessionStart(s) })).json().error.code).toBe('INVALID_ARGUMENT');
+    expect(await readFile(join(dirs.store, 'hooks.log'), 'utf8').catch(() => '')).toBe('');
+  });
+
+  it('?workspace= names the project; without it the workspace is found from cwd (a subfolder after `cd`)', async () => {
+    const s = claudeSession(ws);
+    await hook(ev.sessionStart(s), `?workspace=${encodeURIComponent(ws)}`);
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(join(ws, 'sub'));
+    const inSub = { ...s, cwd: join(ws, 'sub') };
+    const write = { file_path: join(ws, 'sub', 'c.txt'), content: 'c\n' };
+    await hook(ev.preToolUse(inSub, 'Write', write, 'toolu_c'));
+    expect(await checkpoints(s.session_id)).toEqual(['0.1:Write']);
+  });
+});
+
+describe('command hooks with a daemon running', () => {
+  it('the scan after Bash goes through the daemon (watched); with no daemon it is done in-process', async () => {
+    const s = claudeSession(ws);
+    const cmd = (event: unknown) => runCli(['--store', dirs.store, 'hook', 'claude'], { cwd: ws, input: JSON.stringify(event), env: { CLAUDE_PROJECT_DIR: ws } });
+    const bash = { command: 'touch f', description: '' };
+    expect((await cmd(ev.sessionStart(s))).code).toBe(0);
+    await cmd(ev.preToolUse(s, 'Bash', bash, 'toolu_1'));
+    // The first daemon scan of a workspace is a full one (the watcher has just started).
+    await writeFile(join(ws, 'f1'), '1');
+    await cmd(ev.postToolUse(s, 'Bash', bash, 'toolu_1', {}));
+    const first = (await health()).scans;
+    expect(first.total).toBe(1);
+    await writeFile(join(ws, 'f2'), '2');
+    const r = await cmd(ev.postToolUse(s, 'Bash', bash, 'toolu_2', {}));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect((await health()).scans).toEqual({ total: 2, watched: first.watched + 1 });
+    expect(await checkpoints(s.session_id)).toEqual(['0.1:Bash', '0.2:Bash']);
+
+    await daemon!.close();
+    daemon = undefined;
+    await writeFile(join(ws, 'f3'), '3');
+    expect((await cmd(ev.postToolUse(s, 'Bash', bash, 'toolu_3', {}))).code).toBe(0);
+    expect(await checkpoints(s.session_id)).toEqual(['0.1:Bash', '0.2:Bash', '0.3:Bash']);
+  });
+});
