@@ -1,9 +1,13 @@
 // `ckpt init claude` (issue 11): merges ckpt's hooks into Claude Code settings files and takes exactly
 // those out again — idempotent, keeping every other hook, setting and the file's formatting, atomic,
 // refusing (unchanged) a file that is not JSON. Real files in temp folders, the real CLI.
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startDaemon } from '../src/http/daemon.js';
+import { agentSessionId, openStore } from '../src/index.js';
+import { claudeEvents as ev, claudeSession } from './fixtures/claude-events.js';
+import { loadInstalledHooks } from './helpers/agent-hooks.js';
 import { runCli } from './helpers/cli.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 
@@ -105,5 +109,62 @@ describe('ckpt init claude', () => {
     const hooks = JSON.parse(await readFile(file, 'utf8')).hooks;
     expect(hooks.PreToolUse).toEqual([{ matcher: '*', hooks: [{ type: 'command', command: user.command }] }]);
     expect((await ckpt(['init', 'claude', '--user', '--local'])).code).toBe(2);
+  });
+});
+
+describe('ckpt init claude --http', () => {
+  it('refuses without a running daemon (NOT_FOUND), writes nothing', async () => {
+    const r = await ckpt(['init', 'claude', '--http', '--json']);
+    expect(r.code).toBe(3);
+    expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'NOT_FOUND', data: { reason: 'no-daemon' } });
+    await expect(stat(join(project, '.claude', 'settings.local.json'))).rejects.toThrow();
+    expect((await ckpt(['init', 'gemini', '--http'])).code).toBe(2);
+  });
+
+  it("installs HTTP hooks to the daemon (token by reference, local settings); Claude Code's posts record a capture; command hooks swap in place; uninstall removes them", async () => {
+    const store = await openStore({ dir: dirs.store });
+    const daemon = await startDaemon({ store, version: 'test' });
+    try {
+      const r = await ckpt(['init', 'claude', '--http', '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      const localFile = join(project, '.claude', 'settings.local.json');
+      const realProject = await realpath(project);
+      expect(r.json()).toMatchObject({ file: localFile, scope: 'local', changed: true, url: `${daemon.url}/hooks/claude?workspace=${encodeURIComponent(realProject)}` });
+      const text = await readFile(localFile, 'utf8');
+      expect(text).not.toContain(daemon.token);
+      const written = JSON.parse(text);
+      expect(Object.keys(written.hooks)).toEqual(['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PreCompact']);
+      expect(written.hooks.PreToolUse).toEqual([
+        { matcher: '*', hooks: [{ type: 'http', url: r.json().url, headers: { Authorization: 'Bearer $CKPT_DAEMON_TOKEN' }, allowedEnvVars: ['CKPT_DAEMON_TOKEN'] }] },
+      ]);
+      expect((await ckpt(['init', 'claude', '--http', '--json'])).json()).toMatchObject({ changed: false });
+
+      // Claude Code posts the events, filling the header from the environment it runs in.
+      const hooks = await loadInstalledHooks(localFile, project, 'CLAUDE_PROJECT_DIR');
+      const env = { CKPT_DAEMON_TOKEN: daemon.token };
+      const s = claudeSession(project);
+      await writeFile(join(project, 'a.txt'), 'one\n');
+      for (const run of await hooks.fire(ev.sessionStart(s), { env })) expect(run).toMatchObject({ code: 200, stdout: '{}' });
+      const edit = { file_path: join(project, 'a.txt'), old_string: 'one', new_string: 'two' };
+      const pre = await hooks.fire(ev.preToolUse(s, 'Edit', edit, 'toolu_1'), { env });
+      expect(pre).toMatchObject([{ code: 200, stdout: '{}' }]);
+      await writeFile(join(project, 'a.txt'), 'two\n');
+      await hooks.fire(ev.postToolUse(s, 'Edit', edit, 'toolu_1', {}), { env });
+      const session = await (await store.openWorkspace(project)).get(agentSessionId('claude', s.session_id));
+      expect((await session.checkpoints()).map((c) => `${c.tag}:${c.tool}`)).toEqual(['0.1:Edit']);
+      expect(await session.readFile('0.1', 'a.txt')).toMatchObject({ content: Buffer.from('one\n') });
+      // Without the variable Claude Code sends an empty token: refused, nothing recorded.
+      expect(await hooks.fire(ev.preToolUse(s, 'Edit', edit, 'toolu_2'))).toMatchObject([{ code: 401 }]);
+
+      // Command hooks and HTTP hooks replace each other in place; uninstall removes either kind.
+      const cmd = (await ckpt(['init', 'claude', '--local', '--json'])).json();
+      expect(cmd.changes).toHaveLength(5);
+      expect(JSON.parse(await readFile(localFile, 'utf8')).hooks.PreToolUse).toEqual([{ matcher: '*', hooks: [{ type: 'command', command: cmd.command }] }]);
+      await ckpt(['init', 'claude', '--http']);
+      expect((await ckpt(['init', 'claude', '--local', '--uninstall', '--json'])).json().changes).toHaveLength(5);
+      expect(JSON.parse(await readFile(localFile, 'utf8'))).toEqual({});
+    } finally {
+      await daemon.close();
+    }
   });
 });

@@ -44,6 +44,8 @@ export interface AgentSpec {
   install: readonly InstallEntry[];
   /** Settings files by scope: project and local relative to the project root, user relative to the home folder. */
   settingsFiles: { project: string; local?: string; user: string };
+  /** The agent can post hook events to a URL (`"type": "http"` hooks): `ckpt init <agent> --http`. */
+  httpHooks?: boolean;
   /** Said by `ckpt init <agent>` after installing (e.g. a switch the user must turn on). */
   installNote?: string;
   /** Field names of the agent's hook JSON. */

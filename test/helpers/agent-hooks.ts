@@ -30,8 +30,34 @@ export function runShell(command: string, options: { cwd: string; env: NodeJS.Pr
   });
 }
 
+/**
+ * Posts an event to an HTTP hook as Claude Code does: the event JSON as the body (Content-Type
+ * application/json), header values with `$VAR` / `${VAR}` filled from the environment only for the
+ * names in allowedEnvVars (any other reference becomes an empty string). The answer's status is `code`,
+ * its body `stdout`.
+ */
+export async function postHttpHook(hook: HttpHook, payload: string | Buffer, env: NodeJS.ProcessEnv): Promise<Omit<HookRun, 'command'>> {
+  const allowed = new Set(hook.allowedEnvVars ?? []);
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  for (const [name, value] of Object.entries(hook.headers ?? {})) {
+    headers[name] = value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (_m, a: string | undefined, b: string | undefined) => {
+      const v = (a ?? b)!;
+      return allowed.has(v) ? (env[v] ?? '') : '';
+    });
+  }
+  const res = await fetch(hook.url, { method: 'POST', headers, body: typeof payload === 'string' ? payload : new Uint8Array(payload) });
+  return { code: res.status, stdout: await res.text(), stderr: '' };
+}
+
+export interface HttpHook {
+  type: 'http';
+  url: string;
+  headers?: Record<string, string>;
+  allowedEnvVars?: string[];
+}
+
 export interface InstalledHooks {
-  settings: { hooks: Record<string, { matcher?: string; hooks: { type: string; command: string }[] }[]> };
+  settings: { hooks: Record<string, { matcher?: string; hooks: ({ type: 'command'; command: string } | HttpHook)[] }[]> };
   /** Fires one event through every configured command that matches it; returns each run. */
   fire(event: Record<string, unknown> | string | Buffer, options?: { env?: NodeJS.ProcessEnv; eventName?: string; tool?: string; dropDac?: boolean }): Promise<HookRun[]>;
 }
@@ -50,6 +76,10 @@ export async function loadInstalledHooks(settingsFile: string, project: string, 
       for (const group of settings.hooks[name] ?? []) {
         if (!matcherMatches(group.matcher, tool)) continue;
         for (const hook of group.hooks) {
+          if (hook.type === 'http') {
+            runs.push({ command: hook.url, ...(await postHttpHook(hook, payload, { ...env, ...options.env })) });
+            continue;
+          }
           if (hook.type !== 'command') continue;
           const r = await runShell(hook.command, { cwd: project, env: { ...env, ...options.env }, input: payload, dropDac: options.dropDac });
           runs.push({ command: hook.command, ...r });

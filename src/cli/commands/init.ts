@@ -1,11 +1,14 @@
-// `ckpt init <agent> [--project|--local|--user] [--dry-run] [--uninstall]` (DESIGN §9): installs the
-// hooks that record an agent's work into its settings file, or removes exactly those again.
+// `ckpt init <agent> [--project|--local|--user] [--http] [--dry-run] [--uninstall]` (DESIGN §9):
+// installs the hooks that record an agent's work into its settings file, or removes exactly those
+// again. With --http the hooks post to the store's running daemon (`ckpt serve`) instead of starting
+// a process per event; the bearer token is referenced as $CKPT_DAEMON_TOKEN, never written.
 import { realpathSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { CkptError } from '../../index.js';
+import { CkptError, runningDaemon, type Store } from '../../index.js';
 import { agentSpec } from '../../hooks/agents/index.js';
 import { installAgent, type InstallScope } from '../../hooks/install/install-agent.js';
 import { action } from '../action.js';
@@ -17,19 +20,24 @@ export function registerInitCommand(program: Command): void {
     .option('--project', 'the project settings, shared with the team (default)')
     .option('--local', "the project's local settings (not committed)")
     .option('--user', 'your user settings (every project)')
+    .option('--http', "HTTP hooks posting to this store's running daemon (ckpt serve); default scope --local")
     .option('--dry-run', 'print what would change and change nothing')
     .option('--uninstall', "remove ckpt's hooks (exactly those init added)")
     .action(
       action(async ([agent, opts], ctx, out) => {
-        const o = opts as { project?: boolean; local?: boolean; user?: boolean; dryRun?: boolean; uninstall?: boolean };
+        const o = opts as { project?: boolean; local?: boolean; user?: boolean; http?: boolean; dryRun?: boolean; uninstall?: boolean };
         const scopes = (['project', 'local', 'user'] as const).filter((s) => o[s]);
         if (scopes.length > 1) throw new CkptError('INVALID_ARGUMENT', 'choose one of --project, --local, --user', { scopes });
-        const scope: InstallScope = scopes[0] ?? 'project';
         const spec = agentSpec(agent as string);
+        // An HTTP hook's url names this machine's daemon port and project path: local settings by default.
+        const scope: InstallScope = scopes[0] ?? (o.http && spec.settingsFiles.local ? 'local' : 'project');
+        const projectDir = resolve(ctx.io.cwd, ctx.flags.workspace ?? '.');
+        const http = o.http && !o.uninstall ? await httpHooks(await ctx.store(), spec, scope, projectDir) : undefined;
         const r = await installAgent({
           spec,
           scope,
-          projectDir: resolve(ctx.io.cwd, ctx.flags.workspace ?? '.'),
+          projectDir,
+          ...(http ? { http } : {}),
           homeDir: ctx.io.env.HOME || homedir(),
           ckptCommand: ckptCommandLine(ctx.flags.store ? resolve(ctx.io.cwd, ctx.flags.store) : undefined),
           dryRun: o.dryRun,
@@ -39,12 +47,33 @@ export function registerInitCommand(program: Command): void {
           const verb = v.dryRun ? 'would change' : 'changed';
           if (!v.changed) return `${v.file}: nothing to change (ckpt's ${spec.displayName} hooks are ${v.uninstall ? 'not installed' : 'installed'})`;
           const lines = [`${v.file}: ${verb}`, ...v.changes.map((c) => `  ${c}`)];
-          if (!v.uninstall) lines.push(`  command: ${pc.dim(v.command)}`);
+          if (!v.uninstall && v.url) {
+            lines.push(`  url: ${pc.dim(v.url)}`);
+            lines.push(pc.yellow(`  note: the hooks send the daemon's token from $${TOKEN_ENV}: start ${spec.displayName} where it is set,`));
+            lines.push(pc.yellow(`        e.g. export ${TOKEN_ENV}="$(ckpt serve --print-token)"`));
+            lines.push(pc.yellow(`  note: the url holds the daemon's port: restart it with the same --port, or run this again after a restart`));
+          } else if (!v.uninstall) lines.push(`  command: ${pc.dim(v.command)}`);
           if (!v.uninstall && spec.installNote) lines.push(pc.yellow(`  note: ${spec.installNote}`));
           return lines.join('\n');
         });
       }),
     );
+}
+
+/** The environment variable the HTTP hooks read the daemon's bearer token from (Claude Code's allowedEnvVars). */
+const TOKEN_ENV = 'CKPT_DAEMON_TOKEN';
+
+/** HTTP hooks to the store's running daemon: NOT_FOUND when none runs, INVALID_ARGUMENT when it cannot be reached by url. */
+async function httpHooks(store: Store, spec: ReturnType<typeof agentSpec>, scope: InstallScope, projectDir: string) {
+  if (!spec.httpHooks) throw new CkptError('INVALID_ARGUMENT', `${spec.displayName} has no HTTP hooks: install command hooks (without --http)`, { agent: spec.name });
+  const daemon = await runningDaemon(store.ctx);
+  if (!daemon) throw new CkptError('NOT_FOUND', `no ckpt daemon serves the store ${store.dir}: start one with \`ckpt serve\`, then run this again`, { store: store.dir, reason: 'no-daemon' });
+  if (daemon.port === undefined) throw new CkptError('INVALID_ARGUMENT', `the daemon listens on a unix socket (${daemon.url}), which HTTP hooks cannot reach: run \`ckpt serve --port P\``, { url: daemon.url });
+  // User settings serve every project: the daemon finds the workspace from the event's cwd then.
+  const workspace = scope === 'user' ? '' : `?${new URLSearchParams({ workspace: await realpath(projectDir).catch(() => projectDir) })}`;
+  const host = daemon.host === '::1' || daemon.host === '::' ? '[::1]' : daemon.host === undefined || daemon.host === '0.0.0.0' || daemon.host.startsWith('127.') ? '127.0.0.1' : undefined;
+  if (!host) throw new CkptError('INVALID_ARGUMENT', `the daemon listens on ${daemon.host}, not on a loopback address: HTTP hooks post to 127.0.0.1`, { url: daemon.url });
+  return { url: `http://${host}:${daemon.port}/hooks/${spec.name}${workspace}`, headers: { Authorization: `Bearer $${TOKEN_ENV}` }, allowedEnvVars: [TOKEN_ENV] };
 }
 
 /**

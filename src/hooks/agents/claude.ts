@@ -40,6 +40,9 @@ export const claude: AgentSpec = {
     { event: 'PostToolUse', matcher: '*' },
     { event: 'PreCompact' },
   ],
+  // HTTP hooks (Claude Code 2.1.63+): the event JSON is POSTed to a url; header values may name
+  // environment variables ($VAR) listed in allowedEnvVars.
+  httpHooks: true,
   settingsFiles: { project: '.claude/settings.json', local: '.claude/settings.local.json', user: '.claude/settings.json' },
   fields: SNAKE_CASE_FIELDS,
 };

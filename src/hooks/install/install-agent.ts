@@ -19,6 +19,8 @@ export interface InstallOptions {
   homeDir: string;
   /** The shell command the agent runs for every hook (without the trailing `hook <agent>`). */
   ckptCommand: string;
+  /** Install HTTP hooks posting to this running daemon instead of command hooks. */
+  http?: { url: string; headers: Record<string, string>; allowedEnvVars: string[] };
   dryRun?: boolean;
   uninstall?: boolean;
 }
@@ -27,6 +29,9 @@ export interface InstallResult {
   file: string;
   scope: InstallScope;
   command: string;
+  /** HTTP hooks: the url they post to, and the headers (with environment references, never the token). */
+  url?: string;
+  headers?: Record<string, string>;
   changed: boolean;
   changes: string[];
   dryRun: boolean;
@@ -54,7 +59,7 @@ export async function installAgent(options: InstallOptions): Promise<InstallResu
   const parsed = parseSettings(text, file);
   const merged = options.uninstall
     ? uninstallHooks(parsed.value, spec.name, file)
-    : installHooks(parsed.value, spec.install, command, spec.name, file);
+    : installHooks(parsed.value, spec.install, options.http ? { type: 'http', ...options.http } : { type: 'command', command }, spec.name, file);
   const next = formatSettings({ value: merged.value, style: parsed.style });
   const changed = merged.changes.length > 0 && next !== text;
   if (changed && !options.dryRun) {
@@ -62,5 +67,5 @@ export async function installAgent(options: InstallOptions): Promise<InstallResu
     const mode = text === undefined ? undefined : (await stat(file)).mode & 0o777;
     await writeFileAtomic(file, next, { fsync: true, ...(mode !== undefined ? { mode } : {}) });
   }
-  return { file, scope, command, changed, changes: merged.changes, dryRun: Boolean(options.dryRun), uninstall: Boolean(options.uninstall) };
+  return { file, scope, command, ...(options.http ? { url: options.http.url, headers: options.http.headers } : {}), changed, changes: merged.changes, dryRun: Boolean(options.dryRun), uninstall: Boolean(options.uninstall) };
 }

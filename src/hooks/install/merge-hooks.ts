@@ -1,7 +1,9 @@
 // Merging ckpt's hook entries into an agent's settings object, and taking exactly those out again
 // (`ckpt init <agent>` / `--uninstall`). Claude Code and Gemini CLI share the shape
 // `{"hooks": {"<Event>": [{"matcher"?: "...", "hooks": [{"type": "command", "command": "..."}]}]}}`.
-// ckpt's entries are recognised by their command (`… ckpt… hook <agent>`); every other hook and
+// ckpt's entries are recognised by their command (`… ckpt… hook <agent>`), or for an HTTP hook
+// (`{"type": "http", "url": ...}`) by a loopback url whose path is `/hooks/<agent>` (ckpt serve);
+// one kind replaces the other in place, so an event is never recorded twice. Every other hook and
 // setting is kept as it is, in its order. Pure: returns the new value and what changed.
 import { CkptError } from '../../index.js';
 
@@ -19,28 +21,45 @@ export interface MergeResult {
 }
 
 type Group = { matcher?: unknown; hooks?: unknown; [k: string]: unknown };
-type Hook = { type?: unknown; command?: unknown; [k: string]: unknown };
+type Hook = { type?: unknown; command?: unknown; url?: unknown; [k: string]: unknown };
+
+/** The fields of the hook ckpt installs: `{type: 'command', command}` or `{type: 'http', url, headers, …}`. */
+export type HookFields = { type: 'command'; command: string } | { type: 'http'; url: string; [k: string]: unknown };
 
 /** True for a hook command that runs `ckpt hook <agent>` (any install location or flags). */
 export function isCkptHookCommand(command: unknown, agent: string): boolean {
   return typeof command === 'string' && new RegExp(`ckpt(?:\\.js)?'?(?:\\s+--?[\\w-]+(?:[ =](?:'[^']*'|\\S+))?)*\\s+hook\\s+${agent}(?:\\s|$)`).test(command);
 }
 
-/** Adds ckpt's hooks (or updates an older ckpt command in place). Idempotent. */
-export function installHooks(settings: Record<string, unknown>, entries: readonly HookEntrySpec[], command: string, agent: string, file: string): MergeResult {
+/** True for an HTTP hook that posts to a ckpt daemon's `/hooks/<agent>` on this machine. */
+export function isCkptHookUrl(url: unknown, agent: string): boolean {
+  return typeof url === 'string' && new RegExp(`^http://(?:127\\.0\\.0\\.1|localhost|\\[::1\\]):\\d+/hooks/${agent}(?:[?#]|$)`).test(url);
+}
+
+function isCkptHook(hook: Hook, agent: string): boolean {
+  return hook.type === 'http' ? isCkptHookUrl(hook.url, agent) : isCkptHookCommand(hook.command, agent);
+}
+
+/** Adds ckpt's hooks (or updates an older ckpt hook of either kind in place). Idempotent. */
+export function installHooks(settings: Record<string, unknown>, entries: readonly HookEntrySpec[], fields: HookFields, agent: string, file: string): MergeResult {
   const value = structuredClone(settings);
   const changes: string[] = [];
   const hooks = hooksObject(value, file, true)!;
   for (const entry of entries) {
     const groups = eventGroups(hooks, entry.event, file, true)!;
     let found = false;
+    const wanted: Hook = { ...fields, ...entry.extra };
     for (const group of groups) {
-      for (const hook of groupHooks(group, entry.event, file)) {
-        if (!isCkptHookCommand(hook.command, agent)) continue;
+      const list = groupHooks(group, entry.event, file);
+      for (let h = 0; h < list.length; h++) {
+        const hook = list[h]!;
+        if (!isCkptHook(hook, agent)) continue;
         if (found) continue; // a duplicate stays untouched (uninstall removes it)
         found = true;
-        if (hook.command !== command || (group.matcher ?? undefined) !== entry.matcher) {
-          hook.command = command;
+        // Same kind: ckpt's fields are set, the user's own additions (a timeout) kept. Other kind: replaced.
+        const next: Hook = hook.type === wanted.type || (hook.type === undefined && wanted.type === 'command') ? { ...hook, ...wanted } : wanted;
+        if (JSON.stringify(next) !== JSON.stringify(hook) || (group.matcher ?? undefined) !== entry.matcher) {
+          list[h] = next;
           if (entry.matcher === undefined) delete group.matcher;
           else group.matcher = entry.matcher;
           changes.push(`updated ${entry.event}${entry.matcher !== undefined ? ` (matcher ${entry.matcher})` : ''}`);
@@ -48,14 +67,14 @@ export function installHooks(settings: Record<string, unknown>, entries: readonl
       }
     }
     if (!found) {
-      groups.push({ ...(entry.matcher !== undefined ? { matcher: entry.matcher } : {}), hooks: [{ type: 'command', command, ...entry.extra }] });
+      groups.push({ ...(entry.matcher !== undefined ? { matcher: entry.matcher } : {}), hooks: [wanted] });
       changes.push(`added ${entry.event}${entry.matcher !== undefined ? ` (matcher ${entry.matcher})` : ''}`);
     }
   }
   return { value, changes };
 }
 
-/** Removes every hook that runs `ckpt hook <agent>`, and the groups and event lists left empty by that. */
+/** Removes every ckpt hook of the agent (commands and HTTP hooks), and the groups and event lists left empty by that. */
 export function uninstallHooks(settings: Record<string, unknown>, agent: string, file: string): MergeResult {
   const value = structuredClone(settings);
   const changes: string[] = [];
@@ -67,7 +86,7 @@ export function uninstallHooks(settings: Record<string, unknown>, agent: string,
     for (let g = groups.length - 1; g >= 0; g--) {
       const group = groups[g]!;
       const list = groupHooks(group, event, file);
-      const kept = list.filter((h) => !isCkptHookCommand(h.command, agent));
+      const kept = list.filter((h) => !isCkptHook(h, agent));
       if (kept.length === list.length) continue;
       changes.push(`removed ${event}${typeof group.matcher === 'string' ? ` (matcher ${group.matcher})` : ''}`);
       if (kept.length === 0) groups.splice(g, 1);
