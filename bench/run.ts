@@ -20,6 +20,7 @@ import { scanIncrementalFigure } from './figures/scan-incremental.js';
 import { restore580GitFigure, scanCheckoutGitFigure } from './figures/history-git.js';
 import { hookCaptureFigure, hookScanFigure } from './figures/hook.js';
 import { daemonScanIncrementalFigure } from './figures/daemon-scan-incremental.js';
+import { httpHookCaptureFigure } from './figures/http-hook-capture.js';
 
 /** Figures in the order they run (later ones reuse the store and shadow repo of scan-first). */
 const FIGURES: { name: string; run: (ctx: BenchContext, cached: boolean) => Promise<Entry> }[] = [
@@ -35,6 +36,7 @@ const FIGURES: { name: string; run: (ctx: BenchContext, cached: boolean) => Prom
   { name: 'scan-checkout-git', run: scanCheckoutGitFigure },
   { name: 'restore-580-git', run: restore580GitFigure },
   { name: 'daemon-scan-incremental', run: daemonScanIncrementalFigure },
+  { name: 'http-hook-capture', run: httpHookCaptureFigure },
 ];
 
 const log = (msg: string): void => void process.stderr.write(`[bench] ${msg}\n`);

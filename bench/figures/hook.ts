@@ -36,7 +36,7 @@ function spawnTimed(args: string[], input: string, env: NodeJS.ProcessEnv, cwd: 
 }
 
 /** The store of the baseline session, holding a Claude session of EVENTS events (setup, unmeasured). */
-async function hookStore(ctx: BenchContext): Promise<string> {
+export async function hookStore(ctx: BenchContext): Promise<string> {
   if (!existsSync(path.join(REPO_ROOT, 'dist', 'bundle', 'hook-main.js'))) throw new Error('run `npm run build` first (the hook runs the built bundle)');
   const open = await baselineSession(ctx);
   const ckpt = await loadCkpt();
@@ -78,7 +78,7 @@ function hookEnv(ctx: BenchContext): NodeJS.ProcessEnv {
   return env;
 }
 
-function event(ctx: BenchContext, name: string, tool: string, input: Record<string, unknown>, i: number): string {
+export function hookEvent(ctx: BenchContext, name: string, tool: string, input: Record<string, unknown>, i: number): string {
   return JSON.stringify({
     session_id: AGENT_SESSION,
     transcript_path: path.join(ctx.runDir, 'transcript.jsonl'),
@@ -101,7 +101,7 @@ export async function hookCaptureFigure(ctx: BenchContext): Promise<Entry> {
     const args = [BIN, '--store', store, 'hook', 'claude'];
     ckpt = await measure(ctx.light, async (i) => {
       await writeRel(ctx, rel, sourceText(ctx.tree.seed, 4_000_000 + i, SIZE));
-      return spawnTimed(args, event(ctx, 'PreToolUse', 'Edit', { file_path: abs, old_string: 'a', new_string: 'b', replace_all: false }, i), hookEnv(ctx), ctx.tree.root);
+      return spawnTimed(args, hookEvent(ctx, 'PreToolUse', 'Edit', { file_path: abs, old_string: 'a', new_string: 'b', replace_all: false }, i), hookEnv(ctx), ctx.tree.root);
     });
   } catch (err) {
     ckpt = err instanceof Error ? err : new Error(String(err));
@@ -134,7 +134,7 @@ export async function hookScanFigure(ctx: BenchContext): Promise<Entry> {
       ckpt:
         typeof store === 'string'
           ? async (i) => {
-              const ms = await spawnTimed([BIN, '--store', store as string, 'hook', 'claude'], event(ctx, 'PostToolUse', 'Bash', { command: 'make gen', description: 'regenerate' }, i), hookEnv(ctx), ctx.tree.root);
+              const ms = await spawnTimed([BIN, '--store', store as string, 'hook', 'claude'], hookEvent(ctx, 'PostToolUse', 'Bash', { command: 'make gen', description: 'regenerate' }, i), hookEnv(ctx), ctx.tree.root);
               ctx.log(`  hook-scan ckpt #${i}: ${fmtMs(ms)}`);
               return ms;
             }
