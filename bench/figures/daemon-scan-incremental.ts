@@ -26,8 +26,10 @@ export async function daemonScanIncrementalFigure(ctx: BenchContext): Promise<En
     const first = await timed(() => d.call('POST', `/sessions/${id}/scan`, { workspace: root, tool: 'Bash' }));
     ctx.log(`  daemon first (full) scan: ${fmtMs(first)}`);
     let last: Record<string, unknown> | undefined;
+    // Dirty pages flushed (untimed) before every call, as scan-incremental does: otherwise the
+    // scan's first fsync pays for writing back the shadow commit before it (the page cache is shared).
     const r = await measureInterleaved(
-      ctx.light,
+      { ...ctx.light, flush: true },
       {
         ckpt: async (i) => {
           const ms = await timed(async () => {

@@ -54,8 +54,9 @@ export async function httpHookCaptureFigure(ctx: BenchContext): Promise<Entry> {
     const auth = { authorization: `Bearer ${d.token}` };
     const body = (i: number): string => hookEvent(ctx, 'PreToolUse', 'Edit', { file_path: abs, old_string: 'a', new_string: 'b', replace_all: false }, i);
     let content: Buffer = Buffer.alloc(0);
+    // Dirty pages flushed (untimed) before every call: each side's fsync pays only for its own writes.
     const r = await measureInterleaved(
-      ctx.light,
+      { ...ctx.light, flush: true },
       {
         ckpt: async (i) => {
           let answer = '';

@@ -1,7 +1,9 @@
 // Starting `ckpt serve` for the daemon figures (a child process on a free loopback port), calling it
-// over HTTP with its bearer token, and reading its resident memory from /proc.
+// over HTTP with its bearer token, and reading its resident memory from /proc. The daemon runs as
+// users run it — the built bundle (bin/ckpt.js) — when `npm run build` made one, else from the
+// sources through tsx (whose loader adds some 60 MB of resident memory and compile time).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../ckpt-api.js';
 
@@ -17,7 +19,9 @@ export interface Daemon {
 }
 
 export async function startDaemon(storeDir: string): Promise<Daemon> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'bench/ops/serve-child.ts'), '--store', storeDir, 'serve', '--json'], {
+  const built = existsSync(path.join(REPO_ROOT, 'dist', 'bundle', 'main.js'));
+  const entry = built ? [path.join(REPO_ROOT, 'bin', 'ckpt.js')] : ['--import', 'tsx', path.join(REPO_ROOT, 'bench/ops/serve-child.ts')];
+  const child: ChildProcess = spawn(process.execPath, [...entry, '--store', storeDir, 'serve', '--json'], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
