@@ -135,6 +135,8 @@ export class SessionHandle {
   }
 
   private writeMetadataFile(meta: SessionMetadata): Promise<void> {
-    return this.ctx.backend.write(`${this.key}/metadata.json`, Buffer.from(`${JSON.stringify(meta, null, 2)}\n`));
+    // A cache of the log (rebuilt when missing, unreadable or behind it): atomic, but not worth two
+    // fsyncs on every append — a crash can only leave it behind the (durable) log.
+    return this.ctx.backend.write(`${this.key}/metadata.json`, Buffer.from(`${JSON.stringify(meta, null, 2)}\n`), { durable: false });
   }
 }

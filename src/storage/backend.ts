@@ -35,8 +35,12 @@ export interface StoreBackend {
   read(key: string): Promise<Buffer | undefined>;
   /** `length` bytes from `offset` (fewer at the end), or undefined when missing. */
   readRange(key: string, offset: number, length: number): Promise<Buffer | undefined>;
-  /** Atomically and durably replaces the content of `key` (temp + fsync + rename + dir fsync). */
-  write(key: string, data: Uint8Array, options?: { mode?: number }): Promise<void>;
+  /**
+   * Atomically and durably replaces the content of `key` (temp + fsync + rename + dir fsync). With
+   * `durable: false` — only for caches rebuilt from the logs when missing, unreadable or behind — the
+   * replacement is still atomic but may be lost in a crash (no fsyncs).
+   */
+  write(key: string, data: Uint8Array, options?: { mode?: number; durable?: boolean }): Promise<void>;
   /**
    * Durably creates `key` unless it exists. Returns false when it existed — then its mtime is
    * freshened (so a concurrent GC's age gate protects it) and its content is left alone.

@@ -103,14 +103,15 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
         await ensureDir(path.dirname(abs));
         const mode = opts?.mode ?? (await existingMode(abs)) ?? 0o644;
         const tmp = tempBeside(abs);
-        await writeTemp(tmp, data, mode);
+        const durable = opts?.durable !== false;
+        await writeTemp(tmp, data, mode, durable);
         try {
           await fsp.rename(tmp, abs);
         } catch (err) {
           await fsp.rm(tmp, { force: true });
           throw err;
         }
-        await fsyncDir(path.dirname(abs));
+        if (durable) await fsyncDir(path.dirname(abs));
       } catch (err) {
         throw toCkptError(err, `write ${key}`);
       }
@@ -244,13 +245,13 @@ async function writeAll(fh: fsp.FileHandle, data: Uint8Array): Promise<void> {
 }
 
 /** Writes a fresh temp file with `mode` (set explicitly: the umask must not change it) and fsyncs it; removed on failure. */
-async function writeTemp(tmp: string, data: Uint8Array, mode: number): Promise<void> {
+async function writeTemp(tmp: string, data: Uint8Array, mode: number, sync = true): Promise<void> {
   let fh: fsp.FileHandle | undefined;
   try {
     fh = await fsp.open(tmp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, mode);
     await fh.chmod(mode);
     await writeAll(fh, data);
-    await fh.sync();
+    if (sync) await fh.sync();
     await fh.close();
     fh = undefined;
   } catch (err) {
