@@ -67,6 +67,25 @@ describe('POST /hooks/claude', () => {
     expect((await restoredFrom.diff('1')).changes.map((f) => `${f.path}:${f.status}`).sort()).toEqual(['a.txt:M', 'b.txt:A']);
   });
 
+  it('parallel tool calls of one session (concurrent posts) are each captured and settled', async () => {
+    const s = claudeSession(ws);
+    await hook(ev.sessionStart(s));
+    const names = ['p0.txt', 'p1.txt', 'p2.txt', 'p3.txt', 'p4.txt', 'p5.txt'];
+    for (const n of names) await writeFile(join(ws, n), `old ${n}\n`);
+    const input = (n: string) => ({ file_path: join(ws, n), content: `new ${n}\n` });
+    const pre = await Promise.all(names.map((n, i) => hook(ev.preToolUse(s, 'Write', input(n), `toolu_p${i}`))));
+    expect(pre.map((r) => [r.status, r.text])).toEqual(names.map(() => [200, '{}']));
+    for (const n of names) await writeFile(join(ws, n), `new ${n}\n`);
+    const post = await Promise.all(names.map((n, i) => hook(ev.postToolUse(s, 'Write', input(n), `toolu_p${i}`, {}))));
+    expect(post.map((r) => r.text)).toEqual(names.map(() => '{}'));
+    const session = await (await store.openWorkspace(ws)).get(agentSessionId('claude', s.session_id));
+    const events = await session.events();
+    expect(events.filter((e) => e.type === 'capture').length).toBe(names.length);
+    expect(events.filter((e) => e.type === 'settle').length).toBe(names.length);
+    const d = await session.diff('0');
+    expect(d.changes.map((c) => `${c.path}:${c.status}`).sort()).toEqual(names.map((n) => `${n}:M`));
+  });
+
   it('takes a hook body over the 1 MiB cap of other routes (a Write of a large file), up to the hook input cap', async () => {
     const s = claudeSession(ws);
     await writeFile(join(ws, 'big.txt'), 'old\n');
