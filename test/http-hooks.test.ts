@@ -125,6 +125,8 @@ describe('POST /hooks/claude', () => {
     expect((await hook(ev.sessionStart(s), '?workspace=relative')).status).toBe(400);
     expect((await client.call('POST', '/hooks/nobody', { body: ev.sessionStart(s) })).json().error.code).toBe('INVALID_ARGUMENT');
     expect(await readFile(join(dirs.store, 'hooks.log'), 'utf8').catch(() => '')).toBe('');
+    const doc = (await client.call('GET', '/openapi.json')).json();
+    expect(doc.paths['/hooks/{agent}'].post.parameters.map((p: { name: string }) => p.name)).toEqual(['agent', 'workspace', 'strict']);
   });
 
   it('?workspace= names the project; without it the workspace is found from cwd (a subfolder after `cd`)', async () => {
