@@ -3,6 +3,7 @@
 // restore preview token (stale -> 409), live events from another process, one daemon per store.
 import { readFile, writeFile, mkdir, stat } from 'node:fs/promises';
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startDaemon, type RunningDaemon } from '../src/http/daemon.js';
@@ -195,6 +196,23 @@ describe('one daemon per store', () => {
     const second = await runCli(['--store', dirs.store, 'serve', '--json'], { cwd: ws });
     expect(second.code).toBe(7);
     expect(JSON.parse(second.stderr).error).toMatchObject({ code: 'LOCKED', data: { url: daemon.url } });
+  });
+
+  it('a restart without --port listens on the port of the last start (installed HTTP hooks name it)', async () => {
+    const { port } = daemon.info;
+    await daemon.close();
+    daemon = await startDaemon({ store, version: 'test' });
+    expect(daemon.info.port).toBe(port);
+    // Taken by someone else meanwhile: any free port instead.
+    await daemon.close();
+    const squatter = createServer();
+    await new Promise<void>((r) => squatter.listen(port, '127.0.0.1', r));
+    try {
+      daemon = await startDaemon({ store, version: 'test' });
+      expect(daemon.info.port).not.toBe(port);
+    } finally {
+      squatter.close();
+    }
   });
 
   it('takes over the claim of a daemon that died', async () => {

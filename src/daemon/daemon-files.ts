@@ -8,6 +8,8 @@ import { CkptError } from '../errors.js';
 
 export const DAEMON_TOKEN_KEY = 'daemon/token';
 export const DAEMON_CLAIM_KEY = 'daemon/daemon.json';
+/** The TCP port the store's daemon last listened on: a restart without --port takes it again when free. */
+export const DAEMON_PORT_KEY = 'daemon/port';
 const CLAIM_LOCK = 'daemon/claim';
 
 /** Where a running daemon listens. */
@@ -60,6 +62,7 @@ export async function claimDaemon(ctx: StoreContext, info: Omit<DaemonInfo, 'pid
       throw new CkptError('LOCKED', `a ckpt daemon already serves this store at ${current.url} (pid ${current.pid})`, { url: current.url, pid: current.pid });
     }
     await ctx.backend.write(DAEMON_CLAIM_KEY, Buffer.from(`${JSON.stringify(mine)}\n`));
+    if (mine.port !== undefined) await ctx.backend.write(DAEMON_PORT_KEY, Buffer.from(`${mine.port}\n`));
   });
   return {
     info: mine,
@@ -77,6 +80,16 @@ export async function assertNoDaemon(ctx: StoreContext): Promise<void> {
   if (current && current.pid !== process.pid) {
     throw new CkptError('LOCKED', `a ckpt daemon already serves this store at ${current.url} (pid ${current.pid})`, { url: current.url, pid: current.pid });
   }
+}
+
+/**
+ * The port the store's daemon last listened on, so that a restarted daemon keeps the address that
+ * installed HTTP hooks point at. Only a hint: anything but a port number reads as none.
+ */
+export async function lastDaemonPort(ctx: StoreContext): Promise<number | undefined> {
+  const text = (await ctx.backend.read(DAEMON_PORT_KEY))?.toString('utf8').trim() ?? '';
+  const port = /^[0-9]{1,5}$/.test(text) ? Number(text) : 0;
+  return port > 0 && port <= 65_535 ? port : undefined;
 }
 
 async function readClaim(ctx: StoreContext): Promise<DaemonInfo | undefined> {

@@ -5,7 +5,7 @@
 import { chmod, lstat, unlink } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
-import { assertNoDaemon, claimDaemon, CkptError, daemonToken, type DaemonInfo, type Store } from '../index.js';
+import { assertNoDaemon, claimDaemon, CkptError, daemonToken, lastDaemonPort, type DaemonInfo, type Store } from '../index.js';
 import { createApp } from './app.js';
 import { createDaemonState } from './daemon-state.js';
 import { createEventHub } from './event-hub.js';
@@ -61,17 +61,27 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     });
   });
 
-  try {
-    if (options.socket) await removeStaleSocket(options.socket);
-    await new Promise<void>((resolve, reject) => {
+  const listen = (target: { socket: string } | { port: number }): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       const done = (): void => {
         server.off('error', reject);
         resolve();
       };
-      if (options.socket) server.listen(options.socket, done);
-      else server.listen(options.port ?? 0, host, done);
+      if ('socket' in target) server.listen(target.socket, done);
+      else server.listen(target.port, host, done);
     });
+  try {
+    if (options.socket) {
+      await removeStaleSocket(options.socket);
+      await listen({ socket: options.socket });
+    } else if (options.port !== undefined) {
+      await listen({ port: options.port });
+    } else {
+      // Without --port, the port of the last start when it is free (installed HTTP hooks name it), else any.
+      const last = await lastDaemonPort(store.ctx);
+      await (last === undefined ? listen({ port: 0 }) : listen({ port: last }).catch(() => listen({ port: 0 })));
+    }
   } catch (err) {
     hub.close();
     state.close();

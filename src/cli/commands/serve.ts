@@ -12,7 +12,7 @@ export function registerServeCommand(program: Command): void {
   program
     .command('serve')
     .description('run the HTTP daemon of the store (127.0.0.1 only unless --host; bearer token required)')
-    .option('--port <port>', 'TCP port (default: any free port; the address is printed and kept in the store)')
+    .option('--port <port>', 'TCP port (default: the port of the last start when free, else any free port; the address is printed and kept in the store)')
     .option('--socket <path>', 'listen on a unix socket instead of TCP')
     .option('--host <host>', 'listen on this address instead of 127.0.0.1 (exposes the daemon beyond this machine)')
     .option('--print-token', 'print the bearer token (made on first use) and exit')
