@@ -1,0 +1,160 @@
+// The operations the reliability suites fail step by step (issue 16): for each, a setup that builds
+// the state just before it through the library (fast, in this process) and the CLI command that runs
+// it in a child process (so a kill is a real kill). The workspace holds files, a folder, an
+// executable and a symlink, so restores create, delete, rewrite, chmod and relink.
+import { chmodSync, mkdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openStore, prune, type Session } from '../../src/index.js';
+
+export interface ScenarioDirs {
+  store: string;
+  workspace: string;
+}
+
+export interface Scenario {
+  name: string;
+  setup(dirs: ScenarioDirs): Promise<void>;
+  /** CLI arguments (after the global --store/--workspace/--json). */
+  args: string[];
+}
+
+export const MAIN = 'main-session';
+export const OTHER = 'other-session';
+
+function seedWorkspace(ws: string): void {
+  writeFileSync(join(ws, 'a.txt'), 'alpha\n');
+  mkdirSync(join(ws, 'b/d'), { recursive: true });
+  writeFileSync(join(ws, 'b/c.txt'), 'charlie\n');
+  writeFileSync(join(ws, 'b/d/e.txt'), 'echo\n');
+  writeFileSync(join(ws, 'run.sh'), '#!/bin/sh\necho run\n');
+  chmodSync(join(ws, 'run.sh'), 0o755);
+  symlinkSync('a.txt', join(ws, 'link'));
+}
+
+async function withSession<T>(dirs: ScenarioDirs, fn: (s: Session, open: (id: string, baseline?: boolean) => Promise<Session>) => Promise<T>, baseline = true): Promise<T> {
+  const store = await openStore({ dir: dirs.store });
+  try {
+    const ws = await store.openWorkspace(dirs.workspace);
+    const s = await ws.create({ id: MAIN, title: 'reliability', baseline });
+    return await fn(s, (id, b = true) => ws.create({ id, baseline: b }));
+  } finally {
+    await store.close();
+  }
+}
+
+/** Turn 1 changes every kind of thing, captured and settled: restoring to 1 undoes all of it. */
+async function historyOfChanges(s: Session, ws: string): Promise<void> {
+  await s.turn({ text: 'change things' });
+  const paths = ['a.txt', 'b/c.txt', 'n.txt', 'run.sh', 'link', 'z/w.txt'];
+  await s.capture(paths, { tool: 'Edit' });
+  writeFileSync(join(ws, 'a.txt'), 'alpha two\n');
+  unlinkSync(join(ws, 'b/c.txt'));
+  writeFileSync(join(ws, 'n.txt'), 'new\n');
+  chmodSync(join(ws, 'run.sh'), 0o644);
+  unlinkSync(join(ws, 'link'));
+  symlinkSync('b/c.txt', join(ws, 'link'));
+  mkdirSync(join(ws, 'z'));
+  writeFileSync(join(ws, 'z/w.txt'), 'w\n');
+  await s.settle(paths);
+  await s.turn({ text: 'more' });
+  await s.capture(['b/d/e.txt'], { tool: 'Write' });
+  writeFileSync(join(ws, 'b/d/e.txt'), 'echo two\n');
+  await s.settle(['b/d/e.txt']);
+}
+
+const restoreSetup = async (dirs: ScenarioDirs): Promise<void> => {
+  seedWorkspace(dirs.workspace);
+  await withSession(dirs, (s) => historyOfChanges(s, dirs.workspace));
+};
+
+export const SCENARIOS: Scenario[] = [
+  {
+    name: 'capture',
+    setup: async (dirs) => {
+      seedWorkspace(dirs.workspace);
+      await withSession(dirs, async (s) => {
+        await s.turn({ text: 'go' });
+      });
+    },
+    args: ['capture', '--tool', 'Edit', 'a.txt', 'b/c.txt', 'new/x.txt', 'link'],
+  },
+  {
+    name: 'settle',
+    setup: async (dirs) => {
+      seedWorkspace(dirs.workspace);
+      await withSession(dirs, async (s) => {
+        await s.turn({ text: 'go' });
+        await s.capture(['a.txt', 'b/new.txt'], { tool: 'Edit' });
+      });
+      writeFileSync(join(dirs.workspace, 'a.txt'), 'alpha edited\n');
+      writeFileSync(join(dirs.workspace, 'b/new.txt'), 'brand new\n');
+    },
+    args: ['settle', 'a.txt', 'b/new.txt'],
+  },
+  {
+    name: 'scan-baseline',
+    setup: async (dirs) => {
+      seedWorkspace(dirs.workspace);
+      await withSession(dirs, async () => {}, false);
+    },
+    args: ['scan'],
+  },
+  {
+    name: 'scan-incremental',
+    setup: async (dirs) => {
+      seedWorkspace(dirs.workspace);
+      await withSession(dirs, async (s) => {
+        await s.turn({ text: 'shell' });
+      });
+      const ws = dirs.workspace;
+      writeFileSync(join(ws, 'a.txt'), 'alpha by shell\n');
+      unlinkSync(join(ws, 'b/c.txt'));
+      writeFileSync(join(ws, 'made.txt'), 'made\n');
+      chmodSync(join(ws, 'run.sh'), 0o700);
+      mkdirSync(join(ws, 'x'));
+      writeFileSync(join(ws, 'x/y.txt'), 'y\n');
+      unlinkSync(join(ws, 'link'));
+      symlinkSync('run.sh', join(ws, 'link'));
+      rmSync(join(ws, 'b/d'), { recursive: true });
+    },
+    args: ['scan', '--tool', 'Bash'],
+  },
+  { name: 'restore', setup: restoreSetup, args: ['restore', '1', '--yes'] },
+  { name: 'undo', setup: restoreSetup, args: ['undo', '1', 'a.txt'] },
+  { name: 'rewind', setup: restoreSetup, args: ['rewind', '2', '--yes'] },
+  { name: 'fork', setup: restoreSetup, args: ['session', 'fork', MAIN, '--at', '2', '--title', 'forked'] },
+  { name: 'prune', setup: restoreSetup, args: ['prune', '--keep-turns', '1'] },
+  {
+    name: 'gc',
+    setup: async (dirs) => {
+      seedWorkspace(dirs.workspace);
+      await withSession(dirs, async (s, open) => {
+        await historyOfChanges(s, dirs.workspace);
+        await prune(s, { keepTurns: 1 });
+        const other = await open(OTHER, false);
+        await other.capture(['a.txt'], { tool: 'Edit' });
+      });
+      // Garbage: what only the pruned turn referenced; plus the other session's capture once removed.
+      const store = await openStore({ dir: dirs.store });
+      try {
+        await (await store.openWorkspace(dirs.workspace)).remove(OTHER);
+      } finally {
+        await store.close();
+      }
+    },
+    args: ['gc', '--grace', '0s'],
+  },
+  {
+    name: 'session-rm',
+    setup: async (dirs) => {
+      seedWorkspace(dirs.workspace);
+      await withSession(dirs, async (s, open) => {
+        await historyOfChanges(s, dirs.workspace);
+        const other = await open(OTHER, false);
+        await other.turn({ text: 'other' });
+        await other.capture(['a.txt', 'run.sh'], { tool: 'Edit' });
+      });
+    },
+    args: ['session', 'rm', OTHER],
+  },
+];
