@@ -133,7 +133,9 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
           // Not a regular file there (a symlink planted at an object key), or no hard links here: replace.
           else await fsp.rename(tmp, abs);
         } finally {
-          await fsp.rm(tmp, { force: true });
+          // Cleanup only: the object exists under its name now, so failing to remove the temp name
+          // must not fail the create (a leftover temp file is GC's, by age).
+          await fsp.rm(tmp, { force: true }).catch(() => {});
         }
         if (created) await fsyncDir(path.dirname(abs));
         return created;
@@ -152,8 +154,17 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
           (err: unknown) => (isMissing(err) ? false : Promise.reject(err)),
         );
         fh = await openForWrite(abs, key, C.O_WRONLY | C.O_APPEND | C.O_CREAT);
-        await writeAll(fh, data);
-        await fh.sync();
+        const before = (await fh.stat()).size;
+        try {
+          await writeAll(fh, data);
+          await fh.sync();
+        } catch (err) {
+          // A failed append must not leave its bytes behind (whole or torn): the caller was told it
+          // failed, so a later reader must not find the event (a journaled restore would be finished
+          // by the next open although its command reported an error). Cut back to where it started.
+          await fh.truncate(before).then(() => fh!.sync()).catch(() => {});
+          throw err;
+        }
         if (!existed) await fsyncDir(path.dirname(abs));
       } catch (err) {
         throw toCkptError(err, `append ${key}`);

@@ -128,11 +128,23 @@ export const SCENARIOS: Scenario[] = [
     name: 'gc',
     setup: async (dirs) => {
       seedWorkspace(dirs.workspace);
+      const ws = dirs.workspace;
       await withSession(dirs, async (s, open) => {
-        await historyOfChanges(s, dirs.workspace);
+        await historyOfChanges(s, ws);
+        // g.txt goes through v1..v3 in turns 3 and 4: once those retire, v1 and v2 are garbage.
+        writeFileSync(join(ws, 'g.txt'), 'g v1\n');
+        for (const v of ['v2', 'v3']) {
+          await s.turn({ text: v });
+          await s.capture(['g.txt'], { tool: 'Edit' });
+          writeFileSync(join(ws, 'g.txt'), `g ${v}\n`);
+          await s.settle(['g.txt']);
+        }
+        await s.turn({ text: 'last' });
         await prune(s, { keepTurns: 1 });
         const other = await open(OTHER, false);
-        await other.capture(['a.txt'], { tool: 'Edit' });
+        writeFileSync(join(ws, 'o.txt'), 'only the other session saw this\n');
+        await other.capture(['o.txt'], { tool: 'Edit' });
+        writeFileSync(join(ws, 'o.txt'), 'changed\n');
       });
       // Garbage: what only the pruned turn referenced; plus the other session's capture once removed.
       const store = await openStore({ dir: dirs.store });

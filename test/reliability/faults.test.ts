@@ -1,0 +1,81 @@
+// Issue 16, item 1: every error at every write step. For each operation (scenarios.ts) one clean run
+// counts its write steps per side (store, workspace); then the k-th write of a side fails with
+// ENOSPC / EIO / EACCES / EROFS in a real CLI child process, and the invariants are checked
+// (fault-harness.ts). `npm test` runs an even sample of steps with one error code each (rotating);
+// CKPT_RELIABILITY_FULL=1 runs every step with every code. Figures go to
+// $CKPT_RELIABILITY_OUT/faults.json when that folder is named (`npm run reliability`).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ERRORS, FULL, errorCase, measure, pool, publish, sampleSteps, type Baseline } from './fault-harness.js';
+import { FIXED_DEFECTS } from './defects.js';
+import type { FaultAction, Side } from './fault-fs.js';
+import { SCENARIOS } from './scenarios.js';
+
+const base = mkdtempSync(join(tmpdir(), 'ckpt-faults-'));
+const PARALLEL = FULL ? 4 : 3;
+/** Short version: at most this many steps per side and operation. */
+const SHORT_STEPS = 3;
+
+interface Row {
+  operation: string;
+  stepsStore: number;
+  stepsWorkspace: number;
+  faults: number;
+  notReached: number;
+  failures: number;
+}
+const rows: Row[] = [];
+const failuresSeen: string[] = [];
+
+afterAll(() => {
+  const sum = (f: (r: Row) => number): number => rows.reduce((n, r) => n + f(r), 0);
+  publish({
+    suite: 'faults',
+    figures: {
+      operations: rows.length,
+      stepsStore: sum((r) => r.stepsStore),
+      stepsWorkspace: sum((r) => r.stepsWorkspace),
+      faultsInjected: sum((r) => r.faults),
+      faultsNotReached: sum((r) => r.notReached),
+      errorCodes: FULL ? ERRORS.length : 1,
+      failures: sum((r) => r.failures),
+      full: FULL ? 1 : 0,
+    },
+    details: rows.map((r) => ({ ...r })),
+    defects: [...FIXED_DEFECTS, ...failuresSeen.map((f) => `open: ${f}`)],
+  });
+  rmSync(base, { recursive: true, force: true });
+});
+
+describe('fault injection at every write step (issue 16)', () => {
+  for (const [index, scenario] of SCENARIOS.entries()) {
+    it(`${scenario.name}: an error at any write step leaves before- or after-state, verify passes, nothing left over`, async () => {
+      const b: Baseline = await measure(base, scenario);
+      const cases: { side: Side; step: number; action: FaultAction }[] = [];
+      for (const side of ['store', 'workspace'] as const) {
+        const steps = FULL ? sampleSteps(b.counts[side], Infinity) : sampleSteps(b.counts[side], SHORT_STEPS);
+        steps.forEach((step, i) => {
+          if (FULL) for (const action of ERRORS) cases.push({ side, step, action });
+          else cases.push({ side, step, action: ERRORS[(index + i) % ERRORS.length]! });
+        });
+      }
+      const outcomes = await pool(
+        cases.map((c) => () => errorCase(base, scenario, b, c.side, c.step, c.action)),
+        PARALLEL,
+      );
+      const failures = outcomes.flatMap((o) => o.failures);
+      failuresSeen.push(...failures);
+      rows.push({
+        operation: scenario.name,
+        stepsStore: b.counts.store,
+        stepsWorkspace: b.counts.workspace,
+        faults: outcomes.filter((o) => o.fired).length,
+        notReached: outcomes.filter((o) => !o.fired).length,
+        failures: failures.length,
+      });
+      expect(failures).toEqual([]);
+    }, FULL ? 3_600_000 : 120_000);
+  }
+});

@@ -1,0 +1,97 @@
+// Issue 16, item 2: SIGKILL at every write step. As faults.test.ts, but the CLI child kills itself
+// just before its k-th write of a side; the next command (a scan, which first finishes or abandons
+// an interrupted restore) must work and leave the before- or after-state, verify must pass, and
+// nothing may be left over (store temp files only until `gc`). For operations that write the
+// workspace, the next command is also killed at each of its own steps (a kill during crash
+// recovery) before one more command runs and the invariants are checked.
+// `npm test` runs a sample; CKPT_RELIABILITY_FULL=1 every step (recovery kills: every step of the
+// recovery after every workspace-side kill). Figures: $CKPT_RELIABILITY_OUT/kills.json.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { FULL, killCase, measure, measureRecovery, pool, publish, sampleSteps, type Baseline, type CaseOutcome } from './fault-harness.js';
+import { FIXED_DEFECTS } from './defects.js';
+import type { Side } from './fault-fs.js';
+import { SCENARIOS } from './scenarios.js';
+
+const base = mkdtempSync(join(tmpdir(), 'ckpt-kills-'));
+const PARALLEL = FULL ? 4 : 3;
+const SHORT_STEPS = 2;
+/** Short version: recovery kills after this many kills of a workspace-writing operation. */
+const SHORT_RECOVERY = 1;
+
+interface Row {
+  operation: string;
+  stepsStore: number;
+  stepsWorkspace: number;
+  kills: number;
+  recoveryKills: number;
+  notReached: number;
+  failures: number;
+}
+const rows: Row[] = [];
+const failuresSeen: string[] = [];
+
+afterAll(() => {
+  const sum = (f: (r: Row) => number): number => rows.reduce((n, r) => n + f(r), 0);
+  publish({
+    suite: 'kills',
+    figures: {
+      operations: rows.length,
+      stepsStore: sum((r) => r.stepsStore),
+      stepsWorkspace: sum((r) => r.stepsWorkspace),
+      kills: sum((r) => r.kills),
+      killsDuringRecovery: sum((r) => r.recoveryKills),
+      killsNotReached: sum((r) => r.notReached),
+      failures: sum((r) => r.failures),
+      full: FULL ? 1 : 0,
+    },
+    details: rows.map((r) => ({ ...r })),
+    defects: [...FIXED_DEFECTS, ...failuresSeen.map((f) => `open: ${f}`)],
+  });
+  rmSync(base, { recursive: true, force: true });
+});
+
+describe('SIGKILL at every write step, also during recovery (issue 16)', () => {
+  for (const scenario of SCENARIOS) {
+    it(`${scenario.name}: killed at any write step, the next command recovers to the before- or after-state`, async () => {
+      const b: Baseline = await measure(base, scenario);
+      const plain: { side: Side; step: number }[] = [];
+      for (const side of ['store', 'workspace'] as const) {
+        for (const step of sampleSteps(b.counts[side], FULL ? Infinity : SHORT_STEPS)) plain.push({ side, step });
+      }
+      const outcomes: (CaseOutcome & { recoveryFired?: boolean })[] = await pool(
+        plain.map((c) => () => killCase(base, scenario, b, c.side, c.step)),
+        PARALLEL,
+      );
+
+      // Kills during recovery: after a kill in the workspace phase (staging or placing) the next
+      // command has a restore to abandon or finish; it is killed at each of its own steps in turn.
+      const recoverySeeds = sampleSteps(b.counts.workspace, FULL ? Infinity : SHORT_RECOVERY);
+      const nested: (() => Promise<CaseOutcome & { recoveryFired?: boolean }>)[] = [];
+      for (const step of recoverySeeds) {
+        const counts = await measureRecovery(base, scenario, 'workspace', step);
+        if (!counts) continue;
+        for (const side of ['workspace', 'store'] as const) {
+          for (const j of sampleSteps(counts[side], FULL ? Infinity : 1)) {
+            nested.push(() => killCase(base, scenario, b, 'workspace', step, { side, step: j }));
+          }
+        }
+      }
+      const recovery = await pool(nested, PARALLEL);
+      const failures = [...outcomes, ...recovery].flatMap((o) => o.failures);
+      failuresSeen.push(...failures);
+      rows.push({
+        operation: scenario.name,
+        stepsStore: b.counts.store,
+        stepsWorkspace: b.counts.workspace,
+        kills: outcomes.filter((o) => o.fired).length + recovery.filter((o) => o.fired).length,
+        recoveryKills: recovery.filter((o) => o.recoveryFired).length,
+        notReached: outcomes.filter((o) => !o.fired).length,
+        failures: failures.length,
+      });
+      expect(failures).toEqual([]);
+    }, FULL ? 3_600_000 : 120_000);
+  }
+});
