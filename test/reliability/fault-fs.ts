@@ -6,7 +6,8 @@
 // Production code is not changed at all: without the preload nothing here runs.
 //
 // Every write call on a path under the store folder counts one *store step*, under the workspace one
-// *workspace step* (fd and FileHandle calls are attributed to the path they were opened on). With
+// *workspace step* (fd and FileHandle calls are attributed to the path they were opened on; lock
+// mtime refreshes are not counted, see step()). With
 // `CKPT_FAULT` = JSON {store, workspace, side?, step?, action?, report?}, the `step`-th write of
 // `side` fails with `action` (ENOSPC, EIO, EACCES, EROFS: an errno error as Node makes it) or, for
 // `kill`, the process SIGKILLs itself just before that write. `report` names a file that gets
@@ -81,6 +82,9 @@ export function installFaultFs(config: FaultConfig): { report(): FaultReport } {
   function step(op: string, p: string | undefined): NodeJS.ErrnoException | undefined {
     const where = sideOf(p);
     if (!where) return undefined;
+    // proper-lockfile refreshes a held lock's mtime on a timer: when it fires depends on the machine's
+    // load, so counting it would make step k a different write from run to run. Not a step.
+    if (op.endsWith('utimes') && p !== undefined && p.endsWith('.ckpt-lock')) return undefined;
     const [side, rel] = where;
     const n = ++counts[side];
     const entry = { side, step: n, op, path: rel };
