@@ -14,7 +14,8 @@ import type { FaultAction, FaultConfig, FaultReport, Side } from './fault-fs.js'
 import { MAIN, type Scenario, type ScenarioDirs } from './scenarios.js';
 import { findNames, isLockName, isStagingName, isStoreTempName, snapshotTree, treeDiff, type Tree } from './tree.js';
 
-export const ERRORS: FaultAction[] = ['ENOSPC', 'EIO', 'EACCES', 'EROFS'];
+/** The error codes injected (CKPT_RELIABILITY_ERRORS=EIO,… narrows them for a quicker full run). */
+export const ERRORS: FaultAction[] = (process.env.CKPT_RELIABILITY_ERRORS?.split(',') as FaultAction[] | undefined) ?? ['ENOSPC', 'EIO', 'EACCES', 'EROFS'];
 export const FULL = process.env.CKPT_RELIABILITY_FULL === '1';
 
 const SEAM = fileURLToPath(new URL('./fault-fs.ts', import.meta.url));

@@ -14,7 +14,7 @@ import type { FaultAction, Side } from './fault-fs.js';
 import { SCENARIOS } from './scenarios.js';
 
 const base = mkdtempSync(join(tmpdir(), 'ckpt-faults-'));
-const PARALLEL = FULL ? 4 : 2;
+const PARALLEL = FULL ? 2 : 2;
 
 interface Row {
   operation: string;

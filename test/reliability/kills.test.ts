@@ -16,7 +16,7 @@ import type { Side } from './fault-fs.js';
 import { SCENARIOS } from './scenarios.js';
 
 const base = mkdtempSync(join(tmpdir(), 'ckpt-kills-'));
-const PARALLEL = FULL ? 4 : 2;
+const PARALLEL = FULL ? 2 : 2;
 /** Short version: the operations whose recovery is also killed (one kill each). */
 const SHORT_RECOVERY_OPS = new Set(['restore']);
 
