@@ -120,6 +120,23 @@ export const SCENARIOS: Scenario[] = [
     args: ['scan', '--tool', 'Bash'],
   },
   { name: 'restore', setup: restoreSetup, args: ['restore', '1', '--yes'] },
+  {
+    // 70 paths: the recovery capture goes into a pack and the plan into a blob (DESIGN §10 Restore speed, journal).
+    name: 'restore-large',
+    setup: async (dirs) => {
+      seedWorkspace(dirs.workspace);
+      mkdirSync(join(dirs.workspace, 'big'));
+      const paths = Array.from({ length: 70 }, (_, i) => `big/f${i}.txt`);
+      for (const p of paths) writeFileSync(join(dirs.workspace, p), `${p} one\n`);
+      await withSession(dirs, async (s) => {
+        await s.turn({ text: 'rewrite all' });
+        await s.capture(paths, { tool: 'Bash' });
+        for (const p of paths) writeFileSync(join(dirs.workspace, p), `${p} two\n`);
+        await s.settle(paths);
+      });
+    },
+    args: ['restore', '1', '--yes'],
+  },
   { name: 'undo', setup: restoreSetup, args: ['undo', '1', 'a.txt'] },
   { name: 'rewind', setup: restoreSetup, args: ['rewind', '2', '--yes'] },
   { name: 'fork', setup: restoreSetup, args: ['session', 'fork', MAIN, '--at', '2', '--title', 'forked'] },
