@@ -118,7 +118,9 @@ export function checkState(now: Tree, b: Baseline, skippedIo: ReadonlySet<string
   const fromBefore = treeDiff(now, b.before);
   const fromAfter = treeDiff(now, b.after);
   if (fromBefore.length === 0 || fromAfter.length === 0) return undefined;
-  if (skippedIo.size > 0 && fromAfter.every((p) => [...skippedIo].some((s) => p === s || p.startsWith(`${s}/`)) && now.get(p) === b.before.get(p))) return undefined;
+  // …and the folders above them, which cannot go while the skipped path is still in them.
+  const related = (p: string): boolean => [...skippedIo].some((s) => p === s || p.startsWith(`${s}/`) || s.startsWith(`${p}/`));
+  if (skippedIo.size > 0 && fromAfter.every((p) => related(p) && now.get(p) === b.before.get(p))) return undefined;
   const show = (ps: string[]): string => ps.slice(0, 6).map((p) => `${p} [${now.get(p) ?? 'missing'}]`).join(', ');
   return `workspace is neither the before-state (differs at ${show(fromBefore)}) nor the after-state (differs at ${show(fromAfter)})`;
 }

@@ -70,8 +70,10 @@ describe('SIGKILL at every write step, also during recovery (issue 16)', () => {
 
       // Kills during recovery: after a kill in the workspace phase (staging or placing) the next
       // command has a restore to abandon or finish; it is killed at each of its own steps in turn.
+      // CKPT_RELIABILITY_RECOVERY_SEEDS=N: in a full run, recovery kills after N workspace kills (evenly spread), not all.
+      const seeds = Number(process.env.CKPT_RELIABILITY_RECOVERY_SEEDS ?? Infinity);
       const recoverySeeds =
-        b.counts.workspace === 0 ? [] : FULL ? sampleSteps(b.counts.workspace, Infinity) : SHORT_RECOVERY_OPS.has(scenario.name) ? [pickStep(b.counts.workspace, index + 2000)] : [];
+        b.counts.workspace === 0 ? [] : FULL ? sampleSteps(b.counts.workspace, seeds) : SHORT_RECOVERY_OPS.has(scenario.name) ? [pickStep(b.counts.workspace, index + 2000)] : [];
       const nested: (() => Promise<CaseOutcome & { recoveryFired?: boolean }>)[] = [];
       for (const step of recoverySeeds) {
         const counts = await measureRecovery(base, scenario, 'workspace', step);
