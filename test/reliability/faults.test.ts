@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ERRORS, FULL, SEED, errorCase, measure, pickStep, pool, publish, sampleSteps, type Baseline } from './fault-harness.js';
 import { FIXED_DEFECTS } from './defects.js';
 import type { FaultAction, Side } from './fault-fs.js';
-import { SCENARIOS } from './scenarios.js';
+import { selectedScenarios } from './scenarios.js';
 
 const base = mkdtempSync(join(tmpdir(), 'ckpt-faults-'));
 const PARALLEL = FULL ? 2 : 2;
@@ -49,7 +49,7 @@ afterAll(() => {
 });
 
 describe('fault injection at every write step (issue 16)', () => {
-  for (const [index, scenario] of SCENARIOS.entries()) {
+  for (const [index, scenario] of selectedScenarios().entries()) {
     it.concurrent(`${scenario.name}: an error at any write step leaves before- or after-state, verify passes, nothing left over`, async () => {
       const b: Baseline = await measure(base, scenario);
       const cases: { side: Side; step: number; action: FaultAction }[] = [];

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { FULL, SEED, killCase, measure, measureRecovery, pickStep, pool, publish, sampleSteps, type Baseline, type CaseOutcome } from './fault-harness.js';
 import { FIXED_DEFECTS } from './defects.js';
 import type { Side } from './fault-fs.js';
-import { SCENARIOS } from './scenarios.js';
+import { selectedScenarios } from './scenarios.js';
 
 const base = mkdtempSync(join(tmpdir(), 'ckpt-kills-'));
 const PARALLEL = FULL ? 2 : 2;
@@ -54,7 +54,7 @@ afterAll(() => {
 });
 
 describe('SIGKILL at every write step, also during recovery (issue 16)', () => {
-  for (const [index, scenario] of SCENARIOS.entries()) {
+  for (const [index, scenario] of selectedScenarios().entries()) {
     it.concurrent(`${scenario.name}: killed at any write step, the next command recovers to the before- or after-state`, async () => {
       const b: Baseline = await measure(base, scenario);
       const plain: { side: Side; step: number }[] = [];

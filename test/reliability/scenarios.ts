@@ -187,3 +187,10 @@ export const SCENARIOS: Scenario[] = [
     args: ['session', 'rm', OTHER],
   },
 ];
+
+/** The scenarios to run: all, or those CKPT_RELIABILITY_ONLY names (comma-separated), or all but CKPT_RELIABILITY_SKIP's. */
+export function selectedScenarios(env: NodeJS.ProcessEnv = process.env): Scenario[] {
+  const only = env.CKPT_RELIABILITY_ONLY?.split(',');
+  const skip = env.CKPT_RELIABILITY_SKIP?.split(',') ?? [];
+  return SCENARIOS.filter((s) => (!only || only.includes(s.name)) && !skip.includes(s.name));
+}
