@@ -111,3 +111,12 @@ describe('validateRestorePlan (plans read from blobs too)', () => {
     );
   });
 });
+
+// Fuzz defect (issue 16): any number passed as the format version, so a line of another format (or
+// a mangled one) was read as a format-1 event.
+describe('decodeEvent format version', () => {
+  it.each([1.5, 2, 0, -1])('refuses v %s as LOG_CORRUPT', (v) => {
+    expect(decodeOrCode(JSON.stringify({ ...VALID[1]!, v }))).toBe('LOG_CORRUPT');
+  });
+});
+

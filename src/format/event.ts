@@ -150,7 +150,7 @@ export function decodeEvent(line: string, where: { file?: string; line: number }
     throw new CkptError('LOG_CORRUPT', `malformed event at line ${where.line}${where.file ? ` of ${where.file}` : ''}`, where);
   }
   if (!isEventShape(value)) {
-    throw new CkptError('LOG_CORRUPT', `event at line ${where.line} lacks v/seq/type/at`, where);
+    throw new CkptError('LOG_CORRUPT', `event at line ${where.line} lacks v (1), seq, type or at`, where);
   }
   validatePayload(value, where);
   return value;
@@ -226,7 +226,7 @@ function isEventShape(value: unknown): value is EventBase {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const e = value as Record<string, unknown>;
   return (
-    typeof e.v === 'number' &&
+    e.v === EVENT_VERSION &&
     Number.isSafeInteger(e.seq) &&
     (e.seq as number) >= 1 &&
     typeof e.type === 'string' &&

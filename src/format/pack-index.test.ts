@@ -26,4 +26,20 @@ describe('pack index', () => {
     }
     expect(() => decodePackIndex(buf.subarray(0, 100))).toThrow(expect.objectContaining({ code: 'BLOB_CORRUPT' }));
   });
+
+  // Fuzz defect (issue 16): the checksum was the only guard of the fanout, so an index written wrong
+  // (or forged with its checksum recomputed) sent find() past the end of the buffer (a RangeError).
+  it('rejects a fanout that does not match the entries, even with a valid checksum', () => {
+    const resum = (b: Buffer): Buffer => {
+      createHash('sha256').update(b.subarray(0, b.length - 32)).digest().copy(b, b.length - 32);
+      return b;
+    };
+    const entries = [1, 2, 3].map((i) => ({ id: id(i), offset: 4 + (i - 1) * 10, length: 10 }));
+    const bad = Buffer.from(encodePackIndex(entries, 34));
+    bad.writeUInt32BE(0x7fffffff, 16 + 4 * 0x10); // fanout[0x10]: far more entries than exist
+    expect(() => decodePackIndex(resum(bad))).toThrow(expect.objectContaining({ code: 'BLOB_CORRUPT' }));
+    const huge = Buffer.from(encodePackIndex(entries, 34));
+    huge.writeBigUInt64BE(2n ** 63n, 8); // pack size beyond a safe integer
+    expect(() => decodePackIndex(resum(huge))).toThrow(expect.objectContaining({ code: 'BLOB_CORRUPT' }));
+  });
 });

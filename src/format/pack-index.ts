@@ -73,12 +73,20 @@ export function decodePackIndex(buf: Buffer, name = 'pack'): PackIndex {
   const sum = createHash('sha256').update(buf.subarray(0, buf.length - SUM_BYTES)).digest();
   if (!sum.equals(buf.subarray(buf.length - SUM_BYTES))) throw corrupt('checksum mismatch');
   const packSize = Number(buf.readBigUInt64BE(8));
-  if (buf.readUInt32BE(FANOUT_AT + 255 * 4) !== count) throw corrupt('fanout does not match count');
+  if (!Number.isSafeInteger(packSize)) throw corrupt('pack size out of range');
+  // The fanout steers the binary search of find(): it must be exactly the one the entries imply
+  // (a checksum only proves the bytes are as written, not that the writer was right or honest).
+  const buckets = new Uint32Array(256);
   for (let i = 0; i < count; i++) {
     const at = ENTRIES_AT + i * ENTRY_BYTES;
     if (i > 0 && buf.compare(buf, at - ENTRY_BYTES, at - ENTRY_BYTES + 32, at, at + 32) <= 0) throw corrupt('ids not sorted');
     const offset = Number(buf.readBigUInt64BE(at + 32));
-    if (offset < PACK_HEADER.length || offset + buf.readUInt32BE(at + 40) > packSize) throw corrupt('entry out of bounds');
+    if (!Number.isSafeInteger(offset) || offset < PACK_HEADER.length || offset + buf.readUInt32BE(at + 40) > packSize) throw corrupt('entry out of bounds');
+    buckets[buf[at] as number]! += 1;
+  }
+  for (let b = 0, sum = 0; b < 256; b++) {
+    sum += buckets[b]!;
+    if (buf.readUInt32BE(FANOUT_AT + b * 4) !== sum) throw corrupt(b === 255 ? 'fanout does not match count' : `fanout[${b}] does not match the entries`);
   }
   const fanoutAt = (b: number): number => (b < 0 ? 0 : buf.readUInt32BE(FANOUT_AT + b * 4));
   const entryAt = (i: number): PackEntry => {

@@ -82,3 +82,20 @@ describe('hot state', () => {
     }
   });
 });
+
+// Fuzz defects (issue 16): a snapshot is untrusted like the log; its known images and open plans
+// were accepted with any blob id or path.
+describe('decodeHotState on a forged snapshot', () => {
+  const base = (): Record<string, unknown> => encodeHotState(emptyHotState()) as Record<string, unknown>;
+  it.each([
+    ['a known image with a blob that is not an id', { known: [['a', { path: 'a', state: 'file', blob: [] }]] }],
+    ['a known path that escapes', { known: [['../x', null]] }],
+    ['an open plan with an escaping path', { openPlans: [['r1', [{ path: '../x', action: 'delete' }]]] }],
+    ['an open plan under a restore id that is a path', { openPlans: [['../r', []]] }],
+    ['an unclosed restore id that is a path', { unclosedRestores: ['../r'] }],
+  ])('refuses %s', (_name, patch) => {
+    expect(decodeHotState(base())).toBeDefined();
+    expect(decodeHotState({ ...base(), ...patch })).toBeUndefined();
+  });
+});
+

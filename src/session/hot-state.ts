@@ -3,10 +3,10 @@
 // (a settle finds its capture by tool-call id) and whether a restore is unfinished. It folds
 // incrementally, so a persisted copy (hot-snapshot.ts) plus the log's tail gives it without decoding
 // the whole log. It must agree with `replay()` on what both compute (a property test checks it).
-import type { CaptureEvent, EventBase, FileImage, FileState, RestoreStartedEvent } from '../format/event.js';
+import { isRestoreId, type CaptureEvent, type EventBase, type FileImage, type FileState, type RestoreStartedEvent } from '../format/event.js';
 import { imageOfPlanEntry } from './replay.js';
 import { loadedPlan } from './restore-plans.js';
-import { validateFileImages } from '../format/stored-path.js';
+import { isStoredPath, validateFileImage, validateFileImages, validateRestorePlan } from '../format/stored-path.js';
 
 /** Captures kept for settles to find by tag or call id; an older one is looked up in the whole log. */
 export const RECENT_CAPTURES = 256;
@@ -105,6 +105,15 @@ export function encodeHotState(s: HotState): Record<string, unknown> {
   };
 }
 
+function isValid(check: () => unknown): boolean {
+  try {
+    check();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function decodeHotState(v: unknown): HotState | undefined {
   if (typeof v !== 'object' || v === null) return undefined;
   const o = v as Record<string, unknown>;
@@ -112,10 +121,12 @@ export function decodeHotState(v: unknown): HotState | undefined {
   if (!ints.every((n) => Number.isSafeInteger(n) && (n as number) >= 0)) return undefined;
   if (!Array.isArray(o.known) || !Array.isArray(o.recent) || !Array.isArray(o.unclosedRestores) || !Array.isArray(o.openPlans)) return undefined;
   const known = new Map<string, FileImage | null>();
+  // The snapshot is as untrusted as the log it caches: every path, image and plan passes the checks
+  // the event decoder applies (stored-path.ts), or the whole log is read instead.
   for (const pair of o.known) {
-    if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string') return undefined;
+    if (!Array.isArray(pair) || pair.length !== 2 || !isStoredPath(pair[0])) return undefined;
     const image = pair[1] as FileImage | null;
-    if (image !== null && (typeof image !== 'object' || image.path !== pair[0] || !STATES.has(image.state))) return undefined;
+    if (image !== null && (typeof image !== 'object' || image.path !== pair[0] || !STATES.has(image.state) || !isValid(() => validateFileImage(image)))) return undefined;
     known.set(pair[0], image);
   }
   const recent: RecentCapture[] = [];
@@ -129,10 +140,10 @@ export function decodeHotState(v: unknown): HotState | undefined {
     }
     recent.push({ tag: r.tag, seq: r.seq, ...(r.callId !== undefined ? { callId: r.callId } : {}), files: r.files });
   }
-  if (!o.unclosedRestores.every((id) => typeof id === 'string')) return undefined;
+  if (!o.unclosedRestores.every((id) => isRestoreId(id))) return undefined;
   const openPlans = new Map<string, RestoreStartedEvent['plan']>();
   for (const pair of o.openPlans) {
-    if (!Array.isArray(pair) || typeof pair[0] !== 'string' || !Array.isArray(pair[1])) return undefined;
+    if (!Array.isArray(pair) || !isRestoreId(pair[0]) || !Array.isArray(pair[1]) || !isValid(() => validateRestorePlan(pair[1]))) return undefined;
     openPlans.set(pair[0], pair[1] as RestoreStartedEvent['plan']);
   }
   return {
