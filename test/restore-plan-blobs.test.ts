@@ -58,6 +58,21 @@ describe('restore plans in blobs', () => {
     expect(await snapshot(w.root)).toEqual(before);
   });
 
+  // Fuzz defect (issue 16): status and readFile replayed `known` without loading plan blobs, so after
+  // any restore of more than INLINE_PLAN_MAX paths both failed INTERNAL ("plan ... was not loaded").
+  it('status and readFile after a big restore read its plan from the blob', async () => {
+    const w = await world();
+    await bigHistory(w);
+    await w.write('later.txt', 'never captured\n');
+    await restore(w.session, '1');
+    const fresh = await w.ws.get(w.session.id);
+    expect((await fresh.status()).changed.paths).not.toContain(names[2]);
+    await w.write(names[2]!, 'changed by hand\n');
+    expect((await fresh.status()).changed.paths).toContain(names[2]);
+    const at = await fresh.readFile('1', 'later.txt');
+    expect(at.source).toBe('workspace');
+  });
+
   it('GC keeps the plan blob and the blobs it references; commands keep working after it', async () => {
     const w = await world();
     await bigHistory(w);

@@ -11,6 +11,7 @@ import { CkptError } from '../errors.js';
 import type { CaptureEvent, EventBase, FileImage, FileState } from '../format/event.js';
 import { imagesAt, resolveTagSeq } from '../session/positions.js';
 import { replay } from '../session/replay.js';
+import { loadPlans } from '../session/restore-plans.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { readImage, sameImage } from '../workspace/read-image.js';
 import { resolveBeneath } from '../workspace/resolve-path.js';
@@ -67,6 +68,7 @@ export async function readFileAt(input: FileAtInput): Promise<FileAtTag> {
   }
 
   const present = await readImage(abs, rel, { maxBytes: input.maxBytes });
+  await loadPlans(input.blobs, input.events); // `known` folds committed restores, whose big plans sit in blobs
   const known = replay(input.events).known.get(rel);
   if (known && known.state !== 'skipped' && !sameImage(known, present)) {
     return { ...base, ...(await fromLog(known, input.blobs)), source: 'recorded', drift: true };

@@ -9,6 +9,7 @@ import { readlink } from 'node:fs/promises';
 import type { FileImage } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { replay } from '../session/replay.js';
+import { loadPlans } from '../session/restore-plans.js';
 import { compareWithKnown } from '../scan/scan-compare.js';
 import { markSkipped, newerOwnerImages } from '../scan/known.js';
 import { loadIndex } from '../scan/scan-persist.js';
@@ -47,7 +48,10 @@ const READ_BATCH = 256;
 const PARALLEL_MIN_ENTRIES = 40_000;
 
 export async function sessionStatus(session: SessionHandle, options: StatusOptions = {}): Promise<SessionStatus> {
-  const state = replay(await session.events());
+  const events = await session.events();
+  // `known` folds committed restores: a big restore keeps its plan in a blob, read here first.
+  await loadPlans(session.ctx.blobs, events);
+  const state = replay(events);
   const unsettled = [...state.known].filter(([, image]) => image === null).map(([path]) => path).sort();
   const last = state.captures.at(-1);
   const { index } = await loadIndex(session);

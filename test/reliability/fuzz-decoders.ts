@@ -132,7 +132,7 @@ function checkHotState(value: unknown): void {
   for (const r of state.recent) for (const f of r.files) if (!isStoredPath(f.path)) throw new Error(`hot state capture path ${JSON.stringify(f.path)}`);
   for (const [id, plan] of state.openPlans) {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new Error(`hot state restore id ${JSON.stringify(id)}`);
-    for (const e of plan) if (!isStoredPath(e?.path)) throw new Error(`hot state plan path ${JSON.stringify(e?.path)}`);
+    for (const e of plan ?? []) if (!isStoredPath(e?.path)) throw new Error(`hot state plan path ${JSON.stringify(e?.path)}`);
   }
 }
 

@@ -2,15 +2,28 @@
 // and mutations of valid input (fuzz-decoders.ts), and every file of a real store mutated in place then
 // read by the operations that use it (fuzz-store.ts). Cases run and any defect go to `fuzz.json` under
 // CKPT_RELIABILITY_OUT; CKPT_RELIABILITY_FULL=1 runs the full size.
-import { afterAll, describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bySize, writeFigures } from './figures.js';
 import { createTally } from './fuzz-run.js';
 import { registerDecoderFuzz } from './fuzz-decoders.js';
+import { registerStoreFuzz } from './fuzz-store.js';
 
 const tally = createTally();
 
 describe('fuzz: decoders of store bytes and hook input', () => {
   registerDecoderFuzz(tally, bySize(150, 20_000));
+});
+
+describe('fuzz: store files read in place', () => {
+  let base = '';
+  beforeAll(async () => {
+    base = await mkdtemp(join(tmpdir(), 'ckpt-fuzz-store-'));
+  });
+  afterAll(() => rm(base, { recursive: true, force: true }));
+  registerStoreFuzz(tally, bySize(3, 60), () => base);
 });
 
 describe('fuzz: summary', () => {

@@ -1,0 +1,188 @@
+// Fuzz targets for store files read in place: a real store (sessions, a baseline pack, loose blobs, a
+// restore whose plan is a blob, a fork, a hot snapshot, the owner and scan indexes, daemon files) has
+// one file of a kind mutated — bytes, or a JSON value turned into a wrong type, a huge number or a
+// hostile path — then a fresh process state opens it and runs what reads that file. Every outcome is
+// a success or a CkptError other than INTERNAL; read-only operations leave the workspace alone;
+// nothing is written outside the workspace; nothing hangs.
+import { cp, lstat, mkdir, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { it } from 'vitest';
+import { daemonToken, openStore, runningDaemon, storeStats, verify } from '../../src/index.js';
+import { applyByteMutation, applyJsonMutation, byteMutation, jsonMutation, type ByteMutation, type JsonMutation } from './mutations.js';
+import { checkAsync, expectCodeAsync, withTimeout, type FuzzTally } from './fuzz-run.js';
+
+async function listTree(root: string, rel = ''): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(join(root, rel), { withFileTypes: true })) {
+    const r = rel ? `${rel}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) out.push(...(await listTree(root, r)));
+    else out.push(r);
+  }
+  return out.sort();
+}
+
+/** Path, kind, mode and content of everything under `root`: equal snapshots mean nothing changed. */
+export async function treeSnapshot(root: string): Promise<string> {
+  const lines: string[] = [];
+  const walk = async (rel: string): Promise<void> => {
+    for (const entry of (await readdir(join(root, rel), { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+      const r = rel ? `${rel}/${entry.name}` : entry.name;
+      const st = await lstat(join(root, r));
+      if (entry.isDirectory()) {
+        lines.push(`d ${r} ${st.mode}`);
+        await walk(r);
+      } else if (entry.isSymbolicLink()) lines.push(`l ${r} ${await readlink(join(root, r))}`);
+      else lines.push(`f ${r} ${st.mode} ${(await readFile(join(root, r))).toString('base64')}`);
+    }
+  };
+  await walk('');
+  return lines.join('\n');
+}
+
+/** The kinds of store file, each with how to find its files in the template. */
+const KINDS: Record<string, (f: string) => boolean> = {
+  'store.json': (f) => f === 'store.json',
+  'workspace.json': (f) => f.endsWith('/workspace.json'),
+  'metadata.json': (f) => f.endsWith('/metadata.json'),
+  'events.jsonl': (f) => f.endsWith('/events.jsonl'),
+  'snapshot.json': (f) => f.endsWith('/snapshot.json'),
+  'owners.json': (f) => f.endsWith('/owners.json'),
+  'scan-index': (f) => /\/scan-index[^/]*$/.test(f),
+  'pack-index': (f) => f.endsWith('.idx'),
+  pack: (f) => f.endsWith('.pack'),
+  'loose-blob': (f) => f.startsWith('blobs/'),
+  'daemon-token': (f) => f === 'daemon/token',
+  'daemon-claim': (f) => f === 'daemon/daemon.json',
+};
+
+const JSON_KINDS = new Set(['store.json', 'workspace.json', 'metadata.json', 'events.jsonl', 'snapshot.json', 'owners.json', 'daemon-claim']);
+
+interface Template {
+  base: string;
+  store: string;
+  workspace: string;
+  outside: string;
+  files: Record<string, string[]>;
+}
+
+/** Builds the store at `base`/store for the workspace `base`/ws (the root it records), then keeps a copy aside. */
+async function buildTemplate(base: string): Promise<Template> {
+  const store = join(base, 'store');
+  const ws0 = join(base, 'ws');
+  await mkdir(join(ws0, 'src'), { recursive: true });
+  for (let i = 0; i < 70; i++) await writeFile(join(ws0, 'src', `f${i}.txt`), `file ${i}\n`.repeat(i + 1));
+  const st = await openStore({ dir: store, retention: false });
+  const ws = await st.openWorkspace(ws0);
+  const s = await ws.create({ id: 'main', title: 'fuzz', info: { agent: 'test' } });
+  await s.scan({ tool: 'Bash' }); // the baseline: a pack and the scan index
+  await s.turn({ text: 'first' });
+  await s.capture(['src/f1.txt'], { tool: 'Edit' });
+  await writeFile(join(ws0, 'src', 'f1.txt'), 'changed\n');
+  await s.settle(['src/f1.txt']);
+  await s.turn({ text: 'second' });
+  for (let i = 0; i < 70; i++) await writeFile(join(ws0, 'src', `f${i}.txt`), `edited ${i}\n`);
+  await writeFile(join(ws0, 'src', 'new.txt'), 'new\n');
+  await s.scan({ tool: 'Bash' });
+  // Over 64 entries: the plan is kept in a blob.
+  const r = await s.restore('2');
+  await s.restore(r.undo!);
+  // Enough events for a hot snapshot.
+  await s.record(Array.from({ length: 210 }, (_, i) => ({ type: 'message', id: `m${i}`, text: `message ${i}` })));
+  // A fresh handle decodes the whole log on its first capture and keeps a snapshot of it.
+  await (await (await (await openStore({ dir: store, retention: false })).openWorkspace(ws0)).get('main')).capture(['src/f2.txt'], { tool: 'Edit' });
+  await ws.fork('main', { atSeq: 4 });
+  await daemonToken(st.ctx);
+  await writeFile(join(store, 'daemon', 'daemon.json'), JSON.stringify({ pid: 2 ** 22 + 17, url: 'http://127.0.0.1:9', startedAt: new Date().toISOString() }));
+  const template = { store: join(base, 'store-template'), workspace: join(base, 'ws-template') };
+  await cp(store, template.store, { recursive: true });
+  await cp(ws0, template.workspace, { recursive: true, verbatimSymlinks: true });
+  const all = (await listTree(store)).filter((f) => !f.endsWith('.lock') && !f.includes('.lock/'));
+  const files: Record<string, string[]> = {};
+  for (const [kind, match] of Object.entries(KINDS)) files[kind] = all.filter(match);
+  const outside = join(base, 'outside');
+  await mkdir(outside);
+  await writeFile(join(outside, 'keep.txt'), 'outside the workspace');
+  return { base, ...template, outside, files };
+}
+
+type StoreMutation = { json: true; m: JsonMutation; line: number } | { json: false; m: ByteMutation };
+
+/** Runs every operation that reads store files; returns the outcome (ok or code) of each. */
+async function battery(dirs: { store: string; workspace: string }, what: string): Promise<{ readOnlyChanged: boolean; outcomes: string[] }> {
+  const outcomes: string[] = [];
+  const run = async (name: string, fn: () => Promise<unknown>): Promise<void> => {
+    const r = await expectCodeAsync(`${what}: ${name}`, 'any-but-internal', fn);
+    outcomes.push(`${name}:${typeof r === 'string' ? r : 'ok'}`);
+  };
+  let readOnlyChanged = false;
+  await run('open', async () => {
+    const store = await openStore({ dir: dirs.store, retention: false });
+    await run('token', () => daemonToken(store.ctx));
+    await run('daemon', () => runningDaemon(store.ctx));
+    await run('stats', () => storeStats(store.ctx));
+    await run('verify', () => verify(store.ctx));
+    await run('workspaces', () => store.listWorkspaces());
+    const ws = await store.openWorkspace(dirs.workspace);
+    await run('list', () => ws.list());
+    await run('fork-session', async () => {
+      const f = (await ws.list()).find((m) => m.id !== 'main');
+      if (f) await (await ws.get(f.id)).checkpoints();
+    });
+    await run('session', async () => {
+      const s = await ws.get('main'); // may finish an interrupted restore: inside the workspace only
+      const settled = await treeSnapshot(dirs.workspace);
+      await run('metadata', () => s.metadata());
+      await run('status', () => s.status());
+      await run('log', () => s.checkpoints());
+      await run('events', () => s.events());
+      await run('diff', () => s.diff('1', undefined, { patch: true }));
+      await run('dry-run', () => s.restore('1', { dryRun: true }));
+      readOnlyChanged = (await treeSnapshot(dirs.workspace)) !== settled;
+      await run('capture', () => s.capture(['src/f3.txt'], { tool: 'Edit' }));
+      await run('settle', () => s.settle(['src/f3.txt']));
+      await run('scan', () => s.scan({ tool: 'Bash' }));
+      await run('restore', () => s.restore('1', { force: true }));
+    });
+  });
+  return { readOnlyChanged, outcomes };
+}
+
+export function registerStoreFuzz(tally: FuzzTally, runsPerKind: number, base: () => string): void {
+  let template: Template;
+
+  it('store files of every kind, mutated in place', async () => {
+    template = await buildTemplate(base());
+    const outsideBefore = await treeSnapshot(template.outside);
+    const store = join(base(), 'store');
+    const workspace = join(base(), 'ws');
+    for (const [kind, files] of Object.entries(template.files)) {
+      if (files.length === 0) {
+        tally.defects.push(`store-file ${kind}: the template has no such file (the fuzz would test nothing)`);
+        continue;
+      }
+      const mutationArb: fc.Arbitrary<StoreMutation> = JSON_KINDS.has(kind)
+        ? fc.oneof(fc.record({ json: fc.constant(true as const), m: jsonMutation, line: fc.nat() }), fc.record({ json: fc.constant(false as const), m: byteMutation }))
+        : fc.record({ json: fc.constant(false as const), m: byteMutation });
+      await checkAsync(
+        tally,
+        `store-file.${kind}`,
+        fc.asyncProperty(fc.nat(), mutationArb, async (pick, sm) => {
+          const file = files[pick % files.length]!;
+          await rm(store, { recursive: true, force: true });
+          await rm(workspace, { recursive: true, force: true });
+          await cp(template.store, store, { recursive: true });
+          await cp(template.workspace, workspace, { recursive: true, verbatimSymlinks: true });
+          const before = await readFile(join(template.store, file));
+          const after = sm.json ? applyJsonMutation(before, sm.m, sm.line) : applyByteMutation(before, sm.m);
+          await writeFile(join(store, file), after);
+          const what = `${file} (${sm.json ? `json ${sm.m.kind}` : sm.m.kind})`;
+          const { readOnlyChanged } = await withTimeout(battery({ store, workspace }, what), 30_000, what);
+          if (readOnlyChanged) throw new Error(`${what}: a read-only operation changed the workspace`);
+          if ((await treeSnapshot(template.outside)) !== outsideBefore) throw new Error(`${what}: wrote outside the workspace`);
+        }),
+        runsPerKind,
+      );
+    }
+  }, 3_600_000);
+}
