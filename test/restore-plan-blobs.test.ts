@@ -5,6 +5,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isCkptError } from '../src/errors.js';
+import { openStore } from '../src/index.js';
 import type { EventBase } from '../src/format/event.js';
 import { collectLiveSet, runGc } from '../src/gc/index.js';
 import { restore } from '../src/restore/index.js';
@@ -63,13 +64,18 @@ describe('restore plans in blobs', () => {
   it('status and readFile after a big restore read its plan from the blob', async () => {
     const w = await world();
     await bigHistory(w);
-    await w.write('later.txt', 'never captured\n');
+    await w.write('other.txt', 'never captured\n');
     await restore(w.session, '1');
-    const fresh = await w.ws.get(w.session.id);
+    // Enough events after it for a hot snapshot: a new process then folds only the log's tail, so
+    // nothing loads the plan blob on the way to status.
+    await w.session.append(Array.from({ length: 210 }, (_, i) => ({ type: 'message', id: `m${i}` })));
+    const opened = async () => (await (await openStore({ dir: w.session.ctx.dir! })).openWorkspace(w.root)).get(w.session.id);
+    await (await opened()).capture(['later.txt']);
+    const fresh = await opened();
     expect((await fresh.status()).changed.paths).not.toContain(names[2]);
     await w.write(names[2]!, 'changed by hand\n');
     expect((await fresh.status()).changed.paths).toContain(names[2]);
-    const at = await fresh.readFile('1', 'later.txt');
+    const at = await fresh.readFile('1', 'other.txt');
     expect(at.source).toBe('workspace');
   });
 
