@@ -149,6 +149,23 @@ describe('shell effects are captured and undone', () => {
 });
 
 describe('ignore rules', () => {
+  // Soak defect (issue 16): a scan running while another session's restore was in flight recorded that
+  // restore's staging files as created files; a later restore then recreated them as workspace files.
+  it('never records a concurrent restore\'s staging files (with or without rule files)', async () => {
+    for (const rules of [false, true]) {
+      const w = await world();
+      if (rules) await w.write('.gitignore', '*.log\n');
+      await w.write('a.txt', 'alpha');
+      await scan(w.session);
+      await startTurn(w.session);
+      await w.write('.a.txt.ckpt-stage-0123abcd-1', 'in flight');
+      await w.write('sub/.b.ckpt-stage-0123abcd-2', 'in flight');
+      await w.write('c.txt', 'real');
+      const r = await scan(w.session);
+      expect(r.files.map((f) => f.path)).toEqual(['c.txt', 'sub']);
+    }
+  });
+
   it('never captures nor touches ignored paths; an ignored folder is not entered', async () => {
     const w = await world({ storeInside: true });
     await w.write('.gitignore', 'build/\n*.log\n!keep.log\n');

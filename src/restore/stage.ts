@@ -11,7 +11,9 @@ import type { BlobStore } from '../storage/blob-store.js';
 import type { PlannedEntry } from './plan-restore.js';
 import { ancestorsOf, checkParentChain } from './present.js';
 
-export const STAGE_MARK = '.ckpt-stage-';
+import { isStageName, STAGE_MARK } from '../workspace/stage-name.js';
+
+export { isStageName, STAGE_MARK };
 
 /**
  * The staging file of entry `index` of restore `id` (name kept short: NAME_MAX is 255 bytes), in
@@ -39,10 +41,6 @@ export async function stagingFolder(root: string, rel: string): Promise<string> 
   return folder;
 }
 
-/** True for any staging file name (any restore). */
-export function isStageName(name: string): boolean {
-  return name.startsWith('.') && name.includes(STAGE_MARK);
-}
 
 /**
  * Creates the missing parent folders of `rel`, one segment at a time, re-checking with lstat that no

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import { isStageName } from './stage-name.js';
 
 /** git's core.ignorecase default: true where filesystems are case-insensitive by default. */
 const IGNORE_CASE = process.platform === 'darwin' || process.platform === 'win32';
@@ -138,6 +139,9 @@ export function createIgnoreRules(options: IgnoreRulesOptions): IgnoreRules {
 
   function ignored(frame: RuleFrame, rel: string, isDir: boolean): boolean {
     if (storeRel !== undefined && (rel === storeRel || storeRel === '')) return true;
+    // A concurrent restore's staging file is in flight, not content: recorded by a scan, a later
+    // restore would recreate it as a file (and a scan would report it created, then deleted).
+    if (!isDir && isStageName(rel.slice(rel.lastIndexOf('/') + 1))) return true;
     for (let f: RuleFrame | undefined = frame; f; f = f.parent) {
       if (!f.matcher) continue;
       const local = f.base === '' ? rel : rel.slice(f.base.length + 1);

@@ -9,6 +9,7 @@
 // of one folder reach the visitor together and in the order the filesystem lists them.
 import { join } from 'node:path';
 import { DEFAULT_IGNORED_DIRS, IGNORE_FILE_NAMES, readText, type IgnoreRules, type RuleFrame } from './ignore-rules.js';
+import { isStageName } from './stage-name.js';
 import { listDir, MISSING, STAT_FIELDS, UNREADABLE, type DirListing, type ListPool } from './list-dir.js';
 
 export type EntryKind = 'file' | 'symlink';
@@ -152,6 +153,7 @@ export async function walkWorkspace(options: WalkOptions, visitor: WalkVisitor):
         stack.push({ rel, frame, dirty, token: visitor.dir(rel, slot) });
         continue;
       }
+      if (isStageName(name)) continue; // a concurrent restore's file in flight, never content (stage-name.ts)
       const slot = visitor.known(rel);
       if (testAll && (dirty || slot < 0) && rules.ignored(frame, rel, false)) {
         result.ignoredFiles.push(rel);
