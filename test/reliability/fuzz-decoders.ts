@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { it } from 'vitest';
 import { decodeEvent, encodeEvent, type EventBase } from '../../src/format/event.js';
-import { BLOB_HEADER_LENGTH, CODEC_IDS, decodeBlobHeader, encodeBlob, isCodecId } from '../../src/format/blob-header.js';
+import { BLOB_HEADER_LENGTH, decodeBlobHeader, encodeBlob, isCodecId } from '../../src/format/blob-header.js';
 import { availableCodecs, compress } from '../../src/format/blob-codec.js';
 import { decodePackIndex, encodePackIndex } from '../../src/format/pack-index.js';
 import { formatTag, parseTag } from '../../src/format/tag.js';
