@@ -24,7 +24,7 @@ export class SessionHandle {
     this.ctx = ctx;
     this.id = id;
     this.key = sessionKey(ctx, id);
-    this.log = createEventLog({ backend: ctx.backend, key: `${this.key}/events.jsonl` });
+    this.log = createEventLog({ backend: ctx.backend, key: `${this.key}/events.jsonl`, firstType: 'session', missingCode: 'SESSION_NOT_FOUND' });
   }
 
   get workspaceRoot(): string {

@@ -201,6 +201,10 @@ export function createSessionStore<S extends SessionHandle>(
     },
     remove: async (id) => {
       const session = await get(id);
+      // The log goes first, under its lock: no transaction of another process is between its reads
+      // and its appends (an append after removal re-created the log as a headless fragment), and a
+      // writer queued behind this one finds no log (SESSION_NOT_FOUND) instead of starting one.
+      await session.log.transaction(() => backend.remove(session.log.key));
       await backend.removeTree(session.key);
     },
   };

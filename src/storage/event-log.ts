@@ -12,6 +12,13 @@ export interface EventLogOptions {
   key: string;
   /** Lock name serializing writers (default: the log key itself). */
   lockKey?: string;
+  /**
+   * The type every log of this kind starts with (sessions: `session`). An append that would start a
+   * log with anything else is refused NOT_FOUND-style (`missingCode`): the log was removed meanwhile,
+   * and appending would re-create it as a fragment with no start.
+   */
+  firstType?: string;
+  missingCode?: 'NOT_FOUND' | 'SESSION_NOT_FOUND';
 }
 
 export interface ReadOptions {
@@ -204,6 +211,9 @@ export function createEventLog(options: EventLogOptions): EventLog {
           // A crash mid-append left a line without its newline: cut it off before writing after it.
           if (tail.completeBytes < tail.size) await backend.truncate(key, tail.completeBytes);
           last = tail.lastSeq;
+        }
+        if (last === 0 && options.firstType !== undefined && events[0]!.type !== options.firstType) {
+          throw new CkptError(options.missingCode ?? 'NOT_FOUND', `log ${key} does not exist (removed?): refusing to start it with a ${events[0]!.type} event`, { key });
         }
         const stored = stamp(events, last + 1);
         await backend.append(key, encodeAll(stored));

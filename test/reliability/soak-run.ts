@@ -116,7 +116,13 @@ async function checkStore(dir: string, workspaces: string[], report: SoakReport)
 
   for (const root of workspaces) {
     const ws = await store.openWorkspace(root);
-    for (const meta of await ws.list()) {
+    let metas: Awaited<ReturnType<typeof ws.list>> = [];
+    try {
+      metas = await ws.list();
+    } catch (err) {
+      fail(`${root}: listing the sessions failed: ${(err as Error).message}`);
+    }
+    for (const meta of metas) {
       count('sessions');
       const key = `workspaces/${ws.id}/sessions/${meta.id}/events.jsonl`;
       const raw = (await readFile(join(dir, key), 'utf8')).split('\n');

@@ -1,0 +1,40 @@
+// Soak defect (issue 16): removing a session did not take its log's lock, so a restore in flight in
+// another process appended its next events after the removal — re-creating `events.jsonl` as a
+// fragment starting at seq 16 with no `session` event, which every later listing read as LOG_CORRUPT.
+import { access, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isCkptError, openStore } from '../src/index.js';
+import { makeTempDirs, type TempDirs } from './helpers/temp.js';
+
+let dirs: TempDirs | undefined;
+afterEach(() => dirs?.cleanup());
+
+describe('session removal against a writer', () => {
+  it('waits for a transaction in flight, and a writer queued behind it cannot re-create the log', async () => {
+    dirs = await makeTempDirs('ckpt-remove-race-');
+    const store = await openStore({ dir: dirs.store, retention: false });
+    const ws = await store.openWorkspace(dirs.workspace);
+    const s = await ws.create({ id: 'doomed' });
+    const other = await (await (await openStore({ dir: dirs.store, retention: false })).openWorkspace(dirs.workspace)).get('doomed');
+    let started!: () => void;
+    const inFlight = new Promise<void>((r) => (started = r));
+    const tx = s.log.transaction(async (t) => {
+      await t.append([{ type: 'note', n: 1 }]);
+      started();
+      await new Promise((r) => setTimeout(r, 100));
+      await t.append([{ type: 'note', n: 2 }]);
+    });
+    await inFlight;
+    const removed = ws.remove('doomed'); // must wait for the transaction in flight
+    await tx;
+    await removed;
+    const err = await other.record([{ type: 'message', id: 'late' }]).catch((e: unknown) => e);
+    expect(isCkptError(err, 'SESSION_NOT_FOUND')).toBe(true);
+    const sessions = join(dirs.store, 'workspaces', ws.id, 'sessions');
+    await expect(access(join(sessions, 'doomed', 'events.jsonl'))).rejects.toThrow();
+    expect(await ws.list()).toEqual([]);
+    // (The refused writer's lock may leave an empty folder: no log, so no session.)
+    expect(await readdir(join(sessions, 'doomed')).catch(() => [])).toEqual([]);
+  });
+});
