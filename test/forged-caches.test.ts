@@ -3,6 +3,7 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { verify } from '../src/gc/index.js';
 import { restore } from '../src/restore/index.js';
 import { scan } from '../src/scan/index.js';
 import { ScanIndex, KIND_FILE, HASH_SHA256 } from '../src/scan/scan-index.js';
@@ -45,5 +46,23 @@ describe('forged workspace caches', () => {
     await expect(scan(w.session)).rejects.toMatchObject({ code: 'LOG_CORRUPT' });
     expect(await readFile(join(outside, 'victim.txt'), 'utf8')).toBe('keep me');
     for (const e of await w.session.events()) expect(JSON.stringify(e)).not.toContain('outside');
+  });
+});
+
+// Fuzz defects (issue 16): metadata.json is a cache as untrusted as the log. `null` made verify throw
+// a TypeError (INTERNAL); an object with the right eventCount and depth but wrong types (a numeric
+// title, an object kind) was returned as the session's metadata.
+describe('forged session metadata', () => {
+  it('verify reports a metadata.json that is not an object; metadata() folds the log instead of passing wrong types on', async () => {
+    const { w, wsDir } = await setup();
+    const file = join(wsDir, 'sessions', w.session.id, 'metadata.json');
+    const good = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+    await writeFile(file, 'null');
+    const v = await verify(w.session.ctx);
+    expect(v.problems.map((p) => p.kind)).toContain('metadata_mismatch');
+    await writeFile(file, JSON.stringify({ ...good, title: 5, kind: {}, createdAt: 7, forkedFrom: 'x' }));
+    const meta = await w.session.metadata();
+    expect(meta).toMatchObject({ title: good.title, kind: 'root', createdAt: good.createdAt });
+    expect(meta.forkedFrom).toBeUndefined();
   });
 });

@@ -173,6 +173,7 @@ function compareMetadata(stored: Buffer | undefined, events: EventBase[], identi
   } catch (err) {
     return { fields: ['*'], message: `metadata.json is not JSON: ${messageOf(err)}` };
   }
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return { fields: ['*'], message: 'metadata.json is not a JSON object' };
   const foldUpTo = (n: number): SessionMetadata => foldMetadata(undefined, events.slice(0, n), { id: identity.id, workspace: identity.workspace ?? meta.workspace ?? '' });
   const differing = (expected: SessionMetadata): (typeof METADATA_FIELDS)[number][] => METADATA_FIELDS.filter((f) => JSON.stringify(meta[f]) !== JSON.stringify(expected[f]));
   const expected = foldUpTo(events.length);

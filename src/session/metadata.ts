@@ -2,7 +2,7 @@
 // source of truth; metadata.json is rewritten under the session lock after every append, and can be
 // rebuilt from the log when it is missing (a crash between creating the log and writing it).
 import type { EventBase, SessionKind } from '../format/event.js';
-import { applyInfo, type SessionInfo } from './session-info.js';
+import { applyInfo, SESSION_INFO_FIELDS, type SessionInfo } from './session-info.js';
 
 /** Events that describe the session rather than its work: they do not make it "recently updated". */
 const DESCRIPTIVE_EVENTS: ReadonlySet<string> = new Set(['title', 'info']);
@@ -46,10 +46,11 @@ export function foldMetadata(
       };
     }
     if (event.type === 'session') {
-      meta.kind = (event.kind as SessionKind | undefined) ?? 'root';
+      // The log is untrusted input: a field of the wrong type is left out, never passed on.
+      meta.kind = KINDS.has(event.kind as string) ? (event.kind as SessionKind) : 'root';
       if (typeof event.title === 'string') meta.title = event.title;
       if (typeof event.parent === 'string') meta.parent = event.parent;
-      if (event.forkedFrom) meta.forkedFrom = event.forkedFrom as { session: string; seq: number; workspace?: string };
+      if (isForkedFrom(event.forkedFrom)) meta.forkedFrom = event.forkedFrom;
       if (Number.isSafeInteger(event.depth) && (event.depth as number) >= 0) meta.depth = event.depth as number;
       applyInfo(meta, event.info);
     } else if (event.type === 'title' && typeof event.title === 'string') {
@@ -68,4 +69,27 @@ export function foldMetadata(
   }
   if (!meta) throw new Error('foldMetadata needs at least the session event');
   return meta;
+}
+
+const KINDS: ReadonlySet<string> = new Set<SessionKind>(['root', 'fork', 'child']);
+
+function isForkedFrom(v: unknown): v is SessionMetadata['forkedFrom'] & object {
+  const f = v as { session?: unknown; seq?: unknown; workspace?: unknown } | null;
+  return typeof f === 'object' && f !== null && typeof f.session === 'string' && Number.isSafeInteger(f.seq) && (f.workspace === undefined || typeof f.workspace === 'string');
+}
+
+/**
+ * metadata.json as read back (a cache, untrusted): the metadata when every field has its type and
+ * the id is this session's, undefined otherwise (the caller folds the log instead).
+ */
+export function decodeStoredMetadata(value: unknown, id: string): SessionMetadata | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const m = value as Record<string, unknown>;
+  const str = (k: string): boolean => typeof m[k] === 'string';
+  const optStr = (k: string): boolean => m[k] === undefined || typeof m[k] === 'string';
+  const ok =
+    m.id === id && str('title') && str('workspace') && KINDS.has(m.kind as string) && str('createdAt') && str('updatedAt') && str('lastEventType') &&
+    Number.isSafeInteger(m.depth) && (m.depth as number) >= 0 && Number.isSafeInteger(m.eventCount) && (m.eventCount as number) >= 1 &&
+    optStr('parent') && optStr('endedAt') && (m.forkedFrom === undefined || isForkedFrom(m.forkedFrom)) && SESSION_INFO_FIELDS.every(optStr);
+  return ok ? (m as unknown as SessionMetadata) : undefined;
 }

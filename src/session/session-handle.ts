@@ -6,7 +6,7 @@ import { CkptError } from '../errors.js';
 import type { EventBase, NewEvent } from '../format/event.js';
 import type { WorkspaceContext } from '../context.js';
 import { createEventLog, type EventLog, type EventLogTx } from '../storage/event-log.js';
-import { foldMetadata, type SessionMetadata } from './metadata.js';
+import { decodeStoredMetadata, foldMetadata, type SessionMetadata } from './metadata.js';
 import { checkInfoPatch, type SessionInfoPatch } from './session-info.js';
 import { afterCommit } from './warnings.js';
 
@@ -107,9 +107,10 @@ export class SessionHandle {
     const raw = await this.ctx.backend.read(`${this.key}/metadata.json`);
     if (!raw) return undefined;
     try {
-      return JSON.parse(raw.toString('utf8')) as SessionMetadata;
+      // Rebuilt from the log (the source of truth) when it is not JSON or a field has the wrong type.
+      return decodeStoredMetadata(JSON.parse(raw.toString('utf8')), this.id);
     } catch {
-      return undefined; // rebuilt from the log, which is the source of truth
+      return undefined;
     }
   }
 
