@@ -149,11 +149,14 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     for (const id of await backend.children('workspaces')) {
       const raw = await backend.read(`workspaces/${id}/workspace.json`);
       if (!raw) continue;
-      let info: { root?: unknown; createdAt?: unknown; machine?: unknown };
+      let info: { root?: unknown; createdAt?: unknown; machine?: unknown } | null;
       try {
         info = JSON.parse(raw.toString('utf8')) as typeof info;
       } catch {
-        throw new CkptError('LOG_CORRUPT', `workspaces/${id}/workspace.json is not valid JSON`, { file: `workspaces/${id}/workspace.json` });
+        info = null;
+      }
+      if (typeof info !== 'object' || info === null || Array.isArray(info)) {
+        throw new CkptError('LOG_CORRUPT', `workspaces/${id}/workspace.json is not a JSON object`, { file: `workspaces/${id}/workspace.json` });
       }
       out.push({ id, root: String(info.root), createdAt: String(info.createdAt), ...(typeof info.machine === 'string' ? { machine: info.machine } : {}) });
     }

@@ -3,7 +3,8 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { verify } from '../src/gc/index.js';
+import { runGc, storeStats, verify } from '../src/gc/index.js';
+import { openStore } from '../src/index.js';
 import { restore } from '../src/restore/index.js';
 import { scan } from '../src/scan/index.js';
 import { ScanIndex, KIND_FILE, HASH_SHA256 } from '../src/scan/scan-index.js';
@@ -66,3 +67,20 @@ describe('forged session metadata', () => {
     expect(meta.forkedFrom).toBeUndefined();
   });
 });
+
+// Fuzz defects (issue 16): a workspace.json holding `null` made listing workspaces throw a TypeError,
+// and an unreadable scan index made GC and store stats fail INTERNAL instead of LOG_CORRUPT.
+describe('forged workspace files', () => {
+  it('workspace.json that is not an object, and a damaged scan index, are LOG_CORRUPT', async () => {
+    const { w, wsDir } = await setup();
+    const index = await readFile(join(wsDir, 'scan-index.bin'));
+    await writeFile(join(wsDir, 'scan-index.bin'), Buffer.concat([index.subarray(0, 4), Buffer.from([0]), index.subarray(4)]));
+    for (const run of [() => storeStats(w.session.ctx), () => runGc(w.session.ctx)]) {
+      await expect(run()).rejects.toMatchObject({ code: 'LOG_CORRUPT' });
+    }
+    await writeFile(join(wsDir, 'workspace.json'), 'null');
+    const store = await openStore({ dir: w.dirs.store });
+    await expect(store.listWorkspaces()).rejects.toMatchObject({ code: 'LOG_CORRUPT' });
+  });
+});
+

@@ -51,6 +51,8 @@ describe('decodeEvent', () => {
     ['unknown action', { ...VALID[4]!, plan: [{ path: 'a', action: 'chmod' }] }],
     ['files not a list', { ...VALID[2]!, files: 'a' }],
     ['stageDirs outside', { ...VALID[2]!, restoreId: 'r', stageDirs: ['..'] }],
+    // Fuzz defect (issue 16): any string passed as a capture's tag; reading the log then failed INVALID_ARGUMENT.
+    ['capture tag that is not a tag', { ...VALID[2]!, tag: '\udc80' }],
   ])('refuses %s as LOG_CORRUPT', (_name, event) => {
     expect(decodeOrCode(JSON.stringify(event))).toBe('LOG_CORRUPT');
     expect(() => checkNewEvent(event as EventBase)).toThrowError(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));

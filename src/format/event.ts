@@ -1,6 +1,7 @@
 // The event-log record types (DESIGN §3) and their pure line encoding/decoding. No I/O here.
 import { CkptError } from '../errors.js';
 import { validateFileImages, validateRestorePlan, validateStoredPath } from './stored-path.js';
+import { isTag } from './tag.js';
 
 export const EVENT_VERSION = 1;
 
@@ -185,7 +186,7 @@ function validatePayload(e: EventBase, where: { file?: string; line: number }): 
   const bad = (field: string) => new CkptError('LOG_CORRUPT', `${at.what}: invalid ${field}`, { ...where, field });
   switch (e.type) {
     case 'capture':
-      if (typeof e.tag !== 'string') throw bad('tag');
+      if (typeof e.tag !== 'string' || !isTag(e.tag)) throw bad('tag');
       if (!Number.isSafeInteger(e.turn) || !Number.isSafeInteger(e.k)) throw bad('turn/k');
       validateFileImages(e.files, at);
       if (e.restoreId !== undefined && !isRestoreId(e.restoreId)) throw bad('restoreId');

@@ -175,7 +175,8 @@ export function scanIndexBlobIds(key: string, raw: Buffer, out: Set<string>): vo
   try {
     index = ScanIndex.decode(raw);
   } catch (err) {
-    throw new CkptError('INTERNAL', `gc cannot read the scan index ${key} (${(err as Error).message}); refusing to collect garbage until it can`, { key }, { cause: err });
+    // Damaged store data, not a bug: LOG_CORRUPT (exit 5) like any integrity failure (DESIGN §7).
+    throw new CkptError('LOG_CORRUPT', `gc cannot read the scan index ${key} (${(err as Error).message}); refusing to collect garbage until it can (the next scan rebuilds it, or remove the file)`, { key }, { cause: err });
   }
   for (let i = 0; i < index.count; i++) {
     if (index.hashKind[i] !== HASH_SHA256) continue;
