@@ -32,6 +32,7 @@ const table = (title: string, rows: Record<string, number>): void => {
 console.log(`soak: ${report.procs} processes x ${report.seconds} s, seed ${report.seed}, store ${dir}`);
 table('operations', report.ops);
 table('errors (operation.code)', report.errors);
+table('effects', report.effects);
 table('checks', report.checks);
 console.log(report.failures.length === 0 ? 'no failure' : `${report.failures.length} FAILURES:`);
 for (const f of report.failures) console.log(`  - ${f}`);

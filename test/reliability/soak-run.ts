@@ -30,6 +30,7 @@ export interface SoakReport {
   seconds: number;
   ops: Record<string, number>;
   errors: Record<string, number>;
+  effects: Record<string, number>;
   checks: Record<string, number>;
   /** Everything that is not a legitimate outcome: unexpected errors, crashed or hung workers, failed checks. */
   failures: string[];
@@ -85,7 +86,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     }
   }
 
-  const report: SoakReport = { seed, procs: options.procs, seconds: options.seconds, ops: {}, errors: {}, checks: {}, failures: [] };
+  const report: SoakReport = { seed, procs: options.procs, seconds: options.seconds, ops: {}, errors: {}, effects: {}, checks: {}, failures: [] };
   const results = await Promise.all(
     Array.from({ length: options.procs }, (_, worker) =>
       runWorker({ store, workspaces, seconds: options.seconds, seed: seed + worker, worker, gcGraceMs: options.gcGraceMs ?? 20_000 }, options.seconds * 1000 + 120_000),
@@ -98,6 +99,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     }
     for (const [k, n] of Object.entries(r.ops)) report.ops[k] = (report.ops[k] ?? 0) + n;
     for (const [k, n] of Object.entries(r.errors)) report.errors[k] = (report.errors[k] ?? 0) + n;
+    for (const [k, n] of Object.entries(r.effects)) report.effects[k] = (report.effects[k] ?? 0) + n;
     report.failures.push(...r.unexpected.map((u) => `worker ${r.worker} (seed ${r.seed}): ${u}`));
   }
   await checkStore(store, workspaces, report);
@@ -186,6 +188,7 @@ export function soakFigures(report: SoakReport): SuiteFigures {
     errors += n;
   }
   figures['errors.total'] = errors;
+  for (const [k, n] of Object.entries(report.effects)) figures[`effects.${k}`] = n;
   for (const [k, n] of Object.entries(report.checks)) figures[`checks.${k}`] = n;
   figures.failures = report.failures.length;
   return { suite: 'soak', figures, defects: report.failures };

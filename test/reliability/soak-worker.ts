@@ -23,6 +23,8 @@ export interface WorkerSummary {
   seed: number;
   ops: Record<string, number>;
   errors: Record<string, number>;
+  /** What the operations did: blobs GC deleted, paths restored, sessions removed. */
+  effects: Record<string, number>;
   unexpected: string[];
 }
 
@@ -49,7 +51,8 @@ function rng(seed: number): () => number {
 async function main(args: WorkerArgs): Promise<WorkerSummary> {
   const random = rng(args.seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
-  const summary: WorkerSummary = { worker: args.worker, seed: args.seed, ops: {}, errors: {}, unexpected: [] };
+  const summary: WorkerSummary = { worker: args.worker, seed: args.seed, ops: {}, errors: {}, effects: {}, unexpected: [] };
+  const effect = (k: string, n: number): void => void (summary.effects[k] = (summary.effects[k] ?? 0) + n);
   const deadline = Date.now() + args.seconds * 1000;
   let store: Store | undefined;
 
@@ -92,7 +95,8 @@ async function main(args: WorkerArgs): Promise<WorkerSummary> {
       const s = await session(ws);
       const cps = await s.checkpoints();
       if (cps.length === 0) return;
-      await s.restore(pick(cps).tag, { force: random() < 0.5 });
+      const r = await s.restore(pick(cps).tag, { force: random() < 0.5 });
+      effect('paths-restored', r.restored.length + r.deleted.length);
     }],
     ['undo', 6, async (ws) => {
       const s = await session(ws);
@@ -113,11 +117,20 @@ async function main(args: WorkerArgs): Promise<WorkerSummary> {
       const cps = (await s.checkpoints()).filter((c) => c.restoreTo === undefined && c.tool !== 'restore');
       await ws.fork(s.id, cps.length > 0 ? { atSeq: pick(cps).seq } : {});
     }],
-    ['prune', 4, async (ws) => prune(await session(ws), { keepTurns: 1 + Math.floor(random() * 3) })],
-    ['gc', 2, async () => runGc(store!.ctx, { graceMs: args.gcGraceMs })],
+    ['prune', 4, async (ws) => {
+      if ((await prune(await session(ws), { keepTurns: 1 + Math.floor(random() * 3) })).pruned) effect('sessions-pruned', 1);
+    }],
+    ['gc', 2, async () => {
+      const { result } = await runGc(store!.ctx, { graceMs: args.gcGraceMs });
+      effect('gc-blobs-deleted', result.deleted);
+      effect('gc-packs-rewritten', result.packsRewritten);
+    }],
     ['remove', 2, async (ws) => {
       const list = await ws.list();
-      if (list.length > 2) await ws.remove(pick(list).id);
+      if (list.length > 2) {
+        await ws.remove(pick(list).id);
+        effect('sessions-removed', 1);
+      }
     }],
   ];
   const total = OPS.reduce((n, [, w]) => n + w, 0);
