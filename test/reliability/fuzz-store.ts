@@ -11,6 +11,7 @@ import { it } from 'vitest';
 import { daemonToken, openStore, runningDaemon, storeStats, verify } from '../../src/index.js';
 import { applyByteMutation, applyJsonMutation, byteMutation, jsonMutation, type ByteMutation, type JsonMutation } from './mutations.js';
 import { checkAsync, expectCodeAsync, withTimeout, type FuzzTally } from './fuzz-run.js';
+import { runCli } from '../helpers/cli.js';
 
 async function listTree(root: string, rel = ''): Promise<string[]> {
   const out: string[] = [];
@@ -148,7 +149,37 @@ async function battery(dirs: { store: string; workspace: string }, what: string)
   return { readOnlyChanged, outcomes };
 }
 
-export function registerStoreFuzz(tally: FuzzTally, runsPerKind: number, base: () => string): void {
+/** The CLI's human output formats what the store holds: exit 1 (INTERNAL) or a signal is a defect. */
+const CLI_COMMANDS = [['session', 'list'], ['session', 'tree'], ['session', 'show'], ['log', '--all'], ['status'], ['workspace', 'list'], ['verify'], ['conflicts']];
+
+async function cliBattery(dirs: { store: string; workspace: string }, what: string): Promise<void> {
+  for (const args of CLI_COMMANDS) {
+    const r = await runCli(['--store', dirs.store, ...args], { cwd: dirs.workspace });
+    if (r.code === 1 || r.code < 0 || r.code > 10) throw new Error(`${what}: ckpt ${args.join(' ')} exited ${r.code}: ${r.stderr.slice(0, 600)}`);
+  }
+}
+
+async function copyTemplate(template: Template, dirs: { store: string; workspace: string }): Promise<void> {
+  await rm(dirs.store, { recursive: true, force: true });
+  await rm(dirs.workspace, { recursive: true, force: true });
+  await cp(template.store, dirs.store, { recursive: true });
+  await cp(template.workspace, dirs.workspace, { recursive: true, verbatimSymlinks: true });
+}
+
+function mutationFor(kind: string): fc.Arbitrary<StoreMutation> {
+  return JSON_KINDS.has(kind)
+    ? fc.oneof(fc.record({ json: fc.constant(true as const), m: jsonMutation, line: fc.nat() }), fc.record({ json: fc.constant(false as const), m: byteMutation }))
+    : fc.record({ json: fc.constant(false as const), m: byteMutation });
+}
+
+async function mutateFile(template: Template, store: string, file: string, sm: StoreMutation): Promise<string> {
+  const before = await readFile(join(template.store, file));
+  const after = sm.json ? applyJsonMutation(before, sm.m, sm.line) : applyByteMutation(before, sm.m);
+  await writeFile(join(store, file), after);
+  return `${file} (${sm.json ? `json ${sm.m.kind}` : sm.m.kind})`;
+}
+
+export function registerStoreFuzz(tally: FuzzTally, runsPerKind: number, base: () => string, cliRunsPerKind = 0): void {
   let template: Template;
 
   it('store files of every kind, mutated in place', async () => {
@@ -161,27 +192,36 @@ export function registerStoreFuzz(tally: FuzzTally, runsPerKind: number, base: (
         tally.defects.push(`store-file ${kind}: the template has no such file (the fuzz would test nothing)`);
         continue;
       }
-      const mutationArb: fc.Arbitrary<StoreMutation> = JSON_KINDS.has(kind)
-        ? fc.oneof(fc.record({ json: fc.constant(true as const), m: jsonMutation, line: fc.nat() }), fc.record({ json: fc.constant(false as const), m: byteMutation }))
-        : fc.record({ json: fc.constant(false as const), m: byteMutation });
       await checkAsync(
         tally,
         `store-file.${kind}`,
-        fc.asyncProperty(fc.nat(), mutationArb, async (pick, sm) => {
-          const file = files[pick % files.length]!;
-          await rm(store, { recursive: true, force: true });
-          await rm(workspace, { recursive: true, force: true });
-          await cp(template.store, store, { recursive: true });
-          await cp(template.workspace, workspace, { recursive: true, verbatimSymlinks: true });
-          const before = await readFile(join(template.store, file));
-          const after = sm.json ? applyJsonMutation(before, sm.m, sm.line) : applyByteMutation(before, sm.m);
-          await writeFile(join(store, file), after);
-          const what = `${file} (${sm.json ? `json ${sm.m.kind}` : sm.m.kind})`;
+        fc.asyncProperty(fc.nat(), mutationFor(kind), async (pick, sm) => {
+          await copyTemplate(template, { store, workspace });
+          const what = await mutateFile(template, store, files[pick % files.length]!, sm);
           const { readOnlyChanged } = await withTimeout(battery({ store, workspace }, what), 30_000, what);
           if (readOnlyChanged) throw new Error(`${what}: a read-only operation changed the workspace`);
           if ((await treeSnapshot(template.outside)) !== outsideBefore) throw new Error(`${what}: wrote outside the workspace`);
         }),
         runsPerKind,
+      );
+    }
+  }, 3_600_000);
+
+  it('the CLI over store files of every kind, mutated in place', async () => {
+    if (cliRunsPerKind === 0) return;
+    const store = join(base(), 'store');
+    const workspace = join(base(), 'ws');
+    for (const [kind, files] of Object.entries(template.files)) {
+      if (files.length === 0) continue;
+      await checkAsync(
+        tally,
+        `cli.${kind}`,
+        fc.asyncProperty(fc.nat(), mutationFor(kind), async (pick, sm) => {
+          await copyTemplate(template, { store, workspace });
+          const what = await mutateFile(template, store, files[pick % files.length]!, sm);
+          await withTimeout(cliBattery({ store, workspace }, what), 60_000, what);
+        }),
+        cliRunsPerKind,
       );
     }
   }, 3_600_000);

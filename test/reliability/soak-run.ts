@@ -177,19 +177,19 @@ async function checkStore(dir: string, workspaces: string[], report: SoakReport)
 export function soakFigures(report: SoakReport): SuiteFigures {
   const figures: Record<string, number> = { procs: report.procs, seconds: report.seconds, seed: report.seed };
   let ops = 0;
-  for (const [k, n] of Object.entries(report.ops)) {
+  for (const [k, n] of Object.entries(report.ops).sort()) {
     figures[`ops.${k}`] = n;
     ops += n;
   }
   figures['ops.total'] = ops;
   let errors = 0;
-  for (const [k, n] of Object.entries(report.errors)) {
+  for (const [k, n] of Object.entries(report.errors).sort()) {
     figures[`errors.${k}`] = n;
     errors += n;
   }
   figures['errors.total'] = errors;
-  for (const [k, n] of Object.entries(report.effects)) figures[`effects.${k}`] = n;
-  for (const [k, n] of Object.entries(report.checks)) figures[`checks.${k}`] = n;
+  for (const [k, n] of Object.entries(report.effects).sort()) figures[`effects.${k}`] = n;
+  for (const [k, n] of Object.entries(report.checks).sort()) figures[`checks.${k}`] = n;
   figures.failures = report.failures.length;
   return { suite: 'soak', figures, defects: report.failures };
 }
