@@ -25,6 +25,12 @@ const END = '<!-- reliability-figures:end -->';
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const { values } = parseArgs({ options: { short: { type: 'boolean', default: false }, only: { type: 'string' }, 'no-doc': { type: 'boolean', default: false } } });
 
+// The fuzz suite also runs the built CLI over damaged stores.
+const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: repo, stdio: 'inherit' });
+if (build.status !== 0) {
+  console.error('npm run build failed');
+  process.exit(1);
+}
 const out = await mkdtemp(join(tmpdir(), 'ckpt-reliability-'));
 const patterns = values.only ? values.only.split(',').map((s) => s.trim()).filter(Boolean) : RELIABILITY_PATTERNS;
 const started = Date.now();
