@@ -181,9 +181,13 @@ async function mutateFile(template: Template, store: string, file: string, sm: S
 
 export function registerStoreFuzz(tally: FuzzTally, runsPerKind: number, base: () => string, cliRunsPerKind = 0): void {
   let template: Template;
+  let built: Promise<Template> | undefined;
+  const ensureTemplate = async (): Promise<void> => {
+    template = await (built ??= buildTemplate(base()));
+  };
 
   it('store files of every kind, mutated in place', async () => {
-    template = await buildTemplate(base());
+    await ensureTemplate();
     const outsideBefore = await treeSnapshot(template.outside);
     const store = join(base(), 'store');
     const workspace = join(base(), 'ws');
@@ -209,6 +213,7 @@ export function registerStoreFuzz(tally: FuzzTally, runsPerKind: number, base: (
 
   it('the CLI over store files of every kind, mutated in place', async () => {
     if (cliRunsPerKind === 0) return;
+    await ensureTemplate();
     const store = join(base(), 'store');
     const workspace = join(base(), 'ws');
     for (const [kind, files] of Object.entries(template.files)) {
@@ -225,4 +230,40 @@ export function registerStoreFuzz(tally: FuzzTally, runsPerKind: number, base: (
       );
     }
   }, 3_600_000);
+
+  it('hook processes fed mutated hook input', async () => {
+    if (cliRunsPerKind === 0) return;
+    await ensureTemplate();
+    const store = join(base(), 'store');
+    const workspace = join(base(), 'ws');
+    const outsideBefore = await treeSnapshot(template.outside);
+    await copyTemplate(template, { store, workspace });
+    const inputs = hookInputs(workspace);
+    await checkAsync(
+      tally,
+      'cli.hook',
+      fc.asyncProperty(fc.nat(inputs.length - 1), fc.oneof(fc.record({ json: fc.constant(true as const), m: jsonMutation, line: fc.nat() }), fc.record({ json: fc.constant(false as const), m: byteMutation })), fc.constantFrom('claude', 'gemini'), async (i, sm, agent) => {
+        const raw = Buffer.from(JSON.stringify(inputs[i]));
+        const input = (sm.json ? applyJsonMutation(raw, sm.m, sm.line) : applyByteMutation(raw, sm.m)).toString('utf8');
+        // Strict mode makes a failure visible as exit 2 with its code; exit 1 or INTERNAL is a defect.
+        const r = await runCli(['--store', store, 'hook', agent, '--workspace', workspace], { cwd: workspace, input, env: { CKPT_HOOK_STRICT: '1' } });
+        if (![0, 2].includes(r.code) || /INTERNAL/.test(r.stderr + r.stdout)) throw new Error(`hook ${agent} on ${input.slice(0, 300)}: exit ${r.code}: ${r.stderr.slice(0, 400)}`);
+        if ((await treeSnapshot(template.outside)) !== outsideBefore) throw new Error(`hook ${agent} on ${input.slice(0, 300)}: wrote outside the workspace`);
+      }),
+      cliRunsPerKind * 10,
+    );
+  }, 3_600_000);
+}
+
+function hookInputs(cwd: string): Record<string, unknown>[] {
+  const base = { session_id: 'fuzz-agent-1', cwd, transcript_path: join(cwd, '..', 'transcript.jsonl') };
+  return [
+    { ...base, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(cwd, 'src', 'f5.txt'), content: 'x' }, tool_use_id: 'tu1' },
+    { ...base, hook_event_name: 'PostToolUse', tool_name: 'Edit', tool_input: { file_path: 'src/f5.txt' }, tool_use_id: 'tu1' },
+    { ...base, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'tu2' },
+    { ...base, hook_event_name: 'UserPromptSubmit', prompt: 'do it' },
+    { ...base, hook_event_name: 'SessionStart', source: 'startup' },
+    { ...base, hook_event_name: 'PreCompact', trigger: 'manual', custom_instructions: 'short' },
+    { ...base, hook_event_name: 'BeforeTool', tool_name: 'write_file', tool_input: { file_path: '../outside/keep.txt' } },
+  ];
 }
