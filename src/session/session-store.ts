@@ -173,6 +173,11 @@ export function createSessionStore<S extends SessionHandle>(
       }
       const copied = events.filter((e) => e.seq > 1 && e.seq <= atSeq);
       assertNoOpenRestore(copied, id, atSeq);
+      // The parent's prune point holds for the copy too: GC may already have collected what it retired
+      // (the `prune` event itself can lie after the fork point, so it is not among the copies).
+      if (prunedBefore > prunedThrough(copied)) {
+        copied.push({ v: 1, seq: atSeq + 1, type: 'prune', at: new Date().toISOString(), before: prunedBefore, inherited: id });
+      }
       const parentMeta = await parent.metadata();
       const first: Omit<EventBase, 'v' | 'seq' | 'at'> = {
         type: 'session',

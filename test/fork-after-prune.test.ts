@@ -1,0 +1,36 @@
+// Soak defect (issue 16): a fork copied the parent's events up to its fork point without the parent's
+// prune point whenever the `prune` event itself lay after the fork point. The fork then held live
+// captures whose blobs GC had already collected as retired in the parent: `verify` reported them
+// missing and the fork's history could not be restored.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore, prune, runGc, verify } from '../src/index.js';
+import { makeTempDirs, type TempDirs } from './helpers/temp.js';
+
+let dirs: TempDirs | undefined;
+afterEach(() => dirs?.cleanup());
+
+describe('fork of a pruned session', () => {
+  it('carries the prune point, so what GC retired in the parent is retired in the fork', async () => {
+    dirs = await makeTempDirs('ckpt-fork-prune-');
+    const store = await openStore({ dir: dirs.store, retention: false });
+    const ws = await store.openWorkspace(dirs.workspace);
+    const s = await ws.create({ id: 'parent' });
+    for (let turn = 1; turn <= 3; turn++) {
+      await s.turn({ text: `turn ${turn}` });
+      await s.capture(['a.txt'], { tool: 'Write' });
+      await writeFile(join(dirs.workspace, 'a.txt'), `content of turn ${turn}\n`);
+      await s.settle(['a.txt']);
+    }
+    const r = await prune(s, { keepTurns: 1 });
+    expect(r.pruned).toBe(true);
+    await runGc(store.ctx, { graceMs: 0 });
+    // A fork point after the prune point but before the `prune` event.
+    const fork = await ws.fork('parent', { atSeq: r.before + 1 });
+    expect((await verify(store.ctx)).problems).toEqual([]);
+    const cps = await fork.checkpoints();
+    expect(cps.filter((c) => c.seq < r.before).every((c) => c.pruned)).toBe(true);
+    await expect(fork.restore(cps[0]!.tag)).rejects.toMatchObject({ code: 'TAG_PRUNED' });
+  });
+});
