@@ -2,7 +2,7 @@
 // an fsync) in one of two modes: `strict` before the point of no return — the first failure removes
 // every staged file and propagates, so nothing changed — and `lenient` when finishing an interrupted
 // restore, where an entry that cannot be staged any more is reported and the rest goes ahead.
-import { isCkptError, toCkptError } from '../errors.js';
+import { CkptError, isCkptError, toCkptError } from '../errors.js';
 import type { PlannedEntry, SkippedPath } from './plan-restore.js';
 import { mapLimit } from './present.js';
 import { removeStaged, stageEntry, type StageContext } from './stage.js';
@@ -34,6 +34,12 @@ export async function stageAll(
       return { entries: [...entries], staged, failed: [] };
     } catch (err) {
       await removeStaged(ctx.root, entries.map((e) => e.path), ctx.id).catch(() => {});
+      // A folder the plan stages in vanished or became a file: another process changed the workspace
+      // since the plan (found by the soak). Nothing was changed; that is drift, not a disk failure.
+      const errno = (err as NodeJS.ErrnoException)?.code;
+      if (errno === 'ENOENT' || errno === 'ENOTDIR') {
+        throw new CkptError('DRIFT', `the workspace changed while the restore was being staged (${(err as Error).message}); nothing was changed — run it again`, { drift: [], errno }, { cause: err });
+      }
       throw toCkptError(err, 'staging the restore');
     }
   }

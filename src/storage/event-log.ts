@@ -2,7 +2,7 @@
 // assigned under a cross-process lock, tail-only reads to find the last seq, torn-tail repair before
 // appending, strict decoding (LOG_CORRUPT, never a silent skip), and transactions for
 // "read state, decide, append" without nested locking.
-import { CkptError } from '../errors.js';
+import { CkptError, isCkptError } from '../errors.js';
 import { EVENT_VERSION, checkNewEvent, decodeEvent, encodeEvent, type EventBase, type NewEvent } from '../format/event.js';
 import type { LockOptions, StoreBackend } from './backend.js';
 
@@ -223,8 +223,17 @@ export function createEventLog(options: EventLogOptions): EventLog {
     };
   }
 
-  function transaction<T>(fn: (tx: EventLogTx) => Promise<T>, lockOptions?: LockOptions): Promise<T> {
-    return backend.withLock(lockKey, () => fn(makeTx()), lockOptions);
+  async function transaction<T>(fn: (tx: EventLogTx) => Promise<T>, lockOptions?: LockOptions): Promise<T> {
+    try {
+      return await backend.withLock(lockKey, () => fn(makeTx()), lockOptions);
+    } catch (err) {
+      // The folder of a removed log is gone, so its lock cannot even be created (ENOENT): for a log
+      // that must exist (sessions) that is "not found", not a disk failure (found by the soak).
+      if (options.firstType !== undefined && isCkptError(err, 'IO') && err.data.errno === 'ENOENT' && !(await backend.stat(key))) {
+        throw new CkptError(options.missingCode ?? 'NOT_FOUND', `log ${key} does not exist (removed?)`, { key }, { cause: err });
+      }
+      throw err;
+    }
   }
 
   async function readSince(pos: LogPosition): Promise<{ events: EventBase[]; pos: LogPosition } | undefined> {
