@@ -2,7 +2,7 @@
 // prune point whenever the `prune` event itself lay after the fork point. The fork then held live
 // captures whose blobs GC had already collected as retired in the parent: `verify` reported them
 // missing and the fork's history could not be restored.
-import { writeFile } from 'node:fs/promises';
+import { stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, prune, runGc, verify } from '../src/index.js';
@@ -33,4 +33,23 @@ describe('fork of a pruned session', () => {
     expect(cps.filter((c) => c.seq < r.before).every((c) => c.pruned)).toBe(true);
     await expect(fork.restore(cps[0]!.tag)).rejects.toMatchObject({ code: 'TAG_PRUNED' });
   });
+
+  // Soak defect (issue 16): a fork references its parent's blobs without putting them, so a GC that
+  // took its inventory after the parent was removed (or pruned) and before the fork's log existed could
+  // collect them. The fork now freshens them first, as a capture's put does.
+  it('a fork freshens the blobs its copied events reference', async () => {
+    dirs = await makeTempDirs('ckpt-fork-fresh-');
+    const store = await openStore({ dir: dirs.store, retention: false });
+    const ws = await store.openWorkspace(dirs.workspace);
+    const s = await ws.create({ id: 'parent' });
+    await writeFile(join(dirs.workspace, 'a.txt'), 'old content\n');
+    const c = await s.capture(['a.txt'], { tool: 'Write' });
+    const blob = (await s.events()).find((e) => e.seq === c.seq)!.files as { blob: string }[];
+    const file = join(dirs.store, 'blobs', blob[0]!.blob.slice(0, 2), blob[0]!.blob.slice(2));
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    await utimes(file, hourAgo, hourAgo);
+    await ws.fork('parent');
+    expect((await stat(file)).mtimeMs).toBeGreaterThan(Date.now() - 60_000);
+  });
 });
+

@@ -11,6 +11,7 @@ import { SessionHandle, sessionKey } from './session-handle.js';
 import { assertSessionId, generateSessionId } from './session-id.js';
 import { checkInfoPatch, type SessionInfo, type SessionInfoField } from './session-info.js';
 import { prunedThrough } from './positions.js';
+import { loadPlans, planOf } from './restore-plans.js';
 
 export interface CreateSessionOptions {
   id?: string;
@@ -178,6 +179,7 @@ export function createSessionStore<S extends SessionHandle>(
       if (prunedBefore > prunedThrough(copied)) {
         copied.push({ v: 1, seq: atSeq + 1, type: 'prune', at: new Date().toISOString(), before: prunedBefore, inherited: id });
       }
+      await freshenReferenced(ctx, parent, copied, prunedBefore);
       const parentMeta = await parent.metadata();
       const first: Omit<EventBase, 'v' | 'seq' | 'at'> = {
         type: 'session',
@@ -238,3 +240,33 @@ function assertNoOpenRestore(events: EventBase[], id: string, atSeq: number): vo
     throw new CkptError('INVALID_ARGUMENT', `cannot fork session ${id} at @${atSeq}: that point lies inside a restore; fork before or after it`, { atSeq });
   }
 }
+
+/**
+ * Freshens every blob the fork's live copied events reference (captures, settles, restore plans and
+ * their plan and result blobs), before the fork's log exists. Until then only the parent references
+ * them; were the parent removed or pruned meanwhile, a concurrent GC could collect them (found by the
+ * soak). A freshened blob is protected by GC's age gate, as a capture's put protects its blobs; one
+ * already gone fails the fork (nothing is written).
+ */
+async function freshenReferenced(ctx: WorkspaceContext, parent: SessionHandle, copied: readonly EventBase[], prunedBefore: number): Promise<void> {
+  const live = copied.filter((e) => e.seq >= prunedBefore);
+  await loadPlans(ctx.blobs, live, (e) => e.type === 'restore_started');
+  const ids = new Set<string>();
+  const add = (v: unknown): void => {
+    if (typeof v === 'string' && /^[0-9a-f]{64}$/.test(v)) ids.add(v);
+  };
+  for (const e of live) {
+    if (e.type === 'capture' || e.type === 'settle') for (const f of (e.files as { blob?: unknown }[]) ?? []) add(f.blob);
+    if (e.type === 'restore_started') {
+      add(e.planBlob);
+      for (const entry of planOf(e)) add(entry.blob);
+    }
+    if (e.type === 'restore_committed') add((e.result as { resultBlob?: unknown } | undefined)?.resultBlob);
+  }
+  for (const id of ids) {
+    if (await ctx.blobs.freshen(id)) continue;
+    if ((await parent.log.lastSeq()) === 0) throw new CkptError('SESSION_NOT_FOUND', `session ${parent.id} was removed while it was being forked`, { session: parent.id });
+    throw new CkptError('BLOB_NOT_FOUND', `blob ${id} referenced by session ${parent.id} is missing; the fork was not created`, { blob: id, session: parent.id });
+  }
+}
+

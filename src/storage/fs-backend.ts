@@ -217,7 +217,9 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
 
     async removeTree(prefix) {
       try {
-        await fsp.rm(resolveKey(prefix), { recursive: true, force: true });
+        // Retried: another process may create a file in the tree meanwhile (a lock, a cache rewrite),
+        // making the last rmdir fail ENOTEMPTY (found by the soak); fs.rm retries that and EBUSY.
+        await fsp.rm(resolveKey(prefix), { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
       } catch (err) {
         throw toCkptError(err, `removeTree ${prefix}`);
       }
