@@ -102,7 +102,9 @@ export function createEventLog(options: EventLogOptions): EventLog {
     for (let window = Math.min(TAIL_WINDOW, size); ; window = Math.min(window * 2, size)) {
       const start = size - window;
       const buf = await backend.readRange(key, start, window);
-      if (!buf) throw new CkptError('LOG_CORRUPT', `log ${key} vanished while reading its tail`, { key });
+      // Removed between the stat and the read (a session removal takes the lock; readers do not):
+      // the log is missing now, as if the stat had not found it (found by the soak; was LOG_CORRUPT).
+      if (!buf) return { lastSeq: 0, completeBytes: 0, size: 0 };
       const last = buf.lastIndexOf(NL);
       const prev = last < 0 ? -1 : buf.lastIndexOf(NL, last - 1);
       if (last < 0 && start === 0) return { lastSeq: 0, completeBytes: 0, size };
