@@ -1,10 +1,11 @@
 // Soak defect (issue 16): removing a session did not take its log's lock, so a restore in flight in
 // another process appended its next events after the removal — re-creating `events.jsonl` as a
 // fragment starting at seq 16 with no `session` event, which every later listing read as LOG_CORRUPT.
-import { access, readdir } from 'node:fs/promises';
+import { access, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isCkptError, openStore } from '../src/index.js';
+import { runCli } from './helpers/cli.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 
 let dirs: TempDirs | undefined;
@@ -36,5 +37,20 @@ describe('session removal against a writer', () => {
     expect(await ws.list()).toEqual([]);
     // (The refused writer's lock may leave an empty folder: no log, so no session.)
     expect(await readdir(join(sessions, 'doomed')).catch(() => [])).toEqual([]);
+  });
+
+  it('a removal killed after its commit point (log gone, folder left) is finished by `ckpt session rm` again', async () => {
+    dirs = await makeTempDirs('ckpt-remove-left-');
+    const store = await openStore({ dir: dirs.store, retention: false });
+    const ws = await store.openWorkspace(dirs.workspace);
+    await ws.create({ id: 'halfway' });
+    const folder = join(dirs.store, 'workspaces', ws.id, 'sessions', 'halfway');
+    // What a SIGKILL between the log's unlink and the lock's release leaves.
+    await rm(join(folder, 'events.jsonl'));
+    await mkdir(join(folder, 'events.jsonl.ckpt-lock'));
+    const r = await runCli(['--store', dirs.store, 'session', 'rm', 'halfway', '--json'], { cwd: dirs.workspace });
+    expect(r.code).toBe(3);
+    expect(JSON.parse(r.stderr).error.code).toBe('SESSION_NOT_FOUND');
+    await expect(access(folder)).rejects.toThrow();
   });
 });

@@ -207,7 +207,14 @@ export function createSessionStore<S extends SessionHandle>(
       return roots;
     },
     remove: async (id) => {
-      const session = await get(id);
+      assertSessionId(id);
+      const session = make(ctx, id);
+      if ((await session.log.lastSeq()) === 0) {
+        // No log: no session — but a removal interrupted after its commit point (the log's unlink)
+        // may have left the folder (its lock, metadata.json): finish that removal, then say so.
+        await backend.removeTree(session.key);
+        throw new CkptError('SESSION_NOT_FOUND', `session ${JSON.stringify(id)} not found in workspace ${ctx.workspace.root}`, { session: id });
+      }
       // The log goes first, under its lock: no transaction of another process is between its reads
       // and its appends (an append after removal re-created the log as a headless fragment), and a
       // writer queued behind this one finds no log (SESSION_NOT_FOUND) instead of starting one.

@@ -136,8 +136,17 @@ export function registerSessionCommands(program: Command): void {
     .description('remove a session (its content is freed by the next gc)')
     .action(
       action(async ([id], ctx, out) => {
-        const { id: full } = await ctx.session(id as string); // a unique prefix names the session too
-        await (await ctx.workspace()).remove(full);
+        const workspace = await ctx.workspace();
+        let full: string;
+        try {
+          ({ id: full } = await ctx.session(id as string)); // a unique prefix names the session too
+        } catch (err) {
+          // No such session — but a removal killed after its commit point may have left its folder:
+          // removing by the exact id finishes that (and fails SESSION_NOT_FOUND all the same).
+          if ((err as { code?: string }).code === 'SESSION_NOT_FOUND') await workspace.remove(id as string).catch(() => undefined);
+          throw err;
+        }
+        await workspace.remove(full);
         out.result({ removed: full }, (r) => `removed session ${r.removed}`);
       }),
     );
