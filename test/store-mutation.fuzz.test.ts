@@ -4,45 +4,19 @@
 // state opens it and reads, diffs, verifies and plans a restore. Every outcome must be a success or a
 // CkptError with a code other than INTERNAL; nothing may be written outside the workspace; read-only
 // operations must not change the workspace; nothing may hang.
-import { cp, lstat, mkdir, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isCkptError, openStore, verify } from '../src/index.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
+import { listTree, treeSnapshot } from './reliability/fuzz-store.js';
+import { applyByteMutation, type ByteMutation } from './reliability/mutations.js';
 
 let dirs: TempDirs;
 let template: { store: string; workspace: string };
 let outside: string;
 let files: string[];
-
-async function listTree(root: string, rel = ''): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(join(root, rel), { withFileTypes: true })) {
-    const r = rel ? `${rel}/${entry.name}` : entry.name;
-    if (entry.isDirectory()) out.push(...(await listTree(root, r)));
-    else out.push(r);
-  }
-  return out.sort();
-}
-
-/** Path, kind, mode and content of everything under `root`: equal snapshots mean nothing changed. */
-async function snapshot(root: string): Promise<string> {
-  const lines: string[] = [];
-  const walk = async (rel: string): Promise<void> => {
-    for (const entry of (await readdir(join(root, rel), { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
-      const r = rel ? `${rel}/${entry.name}` : entry.name;
-      const st = await lstat(join(root, r));
-      if (entry.isDirectory()) {
-        lines.push(`d ${r} ${st.mode}`);
-        await walk(r);
-      } else if (entry.isSymbolicLink()) lines.push(`l ${r} ${await readlink(join(root, r))}`);
-      else lines.push(`f ${r} ${st.mode} ${(await readFile(join(root, r))).toString('base64')}`);
-    }
-  };
-  await walk('');
-  return lines.join('\n');
-}
 
 beforeAll(async () => {
   dirs = await makeTempDirs('ckpt-fuzz-');
@@ -76,12 +50,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => dirs?.cleanup());
 
-type Mutation =
-  | { kind: 'flip'; at: number[]; bits: number[] }
-  | { kind: 'cut'; at: number }
-  | { kind: 'insert'; at: number; bytes: Uint8Array }
-  | { kind: 'replace'; bytes: Uint8Array }
-  | { kind: 'hostile'; path: string; reopen: boolean };
+type Mutation = Extract<ByteMutation, { kind: 'flip' | 'cut' | 'insert' | 'replace' }> | { kind: 'hostile'; path: string; reopen: boolean };
 
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant('flip' as const), at: fc.array(fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }), { minLength: 1, maxLength: 4 }), bits: fc.array(fc.integer({ min: 1, max: 255 }), { minLength: 4, maxLength: 4 }) }),
@@ -98,28 +67,12 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
 );
 
 function mutate(data: Buffer, m: Mutation): Buffer {
-  const pos = (x: number) => Math.min(data.length, Math.floor(x * data.length));
-  switch (m.kind) {
-    case 'flip': {
-      const out = Buffer.from(data);
-      if (out.length === 0) return Buffer.from([m.bits[0]!]);
-      m.at.forEach((x, i) => (out[pos(x) % out.length]! ^= m.bits[i]!));
-      return out;
-    }
-    case 'cut':
-      return data.subarray(0, pos(m.at));
-    case 'insert':
-      return Buffer.concat([data.subarray(0, pos(m.at)), m.bytes, data.subarray(pos(m.at))]);
-    case 'replace':
-      return Buffer.from(m.bytes);
-    case 'hostile': {
-      // Recorded paths turned into escapes, absolute paths, empty or unnormalised ones.
-      let text = data.toString('latin1');
-      if (m.reopen) text = text.replaceAll('"type":"restore_committed"', '"type":"note"');
-      const swapped = text.replaceAll('"src/a.txt"', JSON.stringify(m.path)).replaceAll('"src/new.txt"', JSON.stringify(m.path));
-      return Buffer.from(swapped, 'latin1');
-    }
-  }
+  if (m.kind !== 'hostile') return applyByteMutation(data, m);
+  // Recorded paths turned into escapes, absolute paths, empty or unnormalised ones.
+  let text = data.toString('latin1');
+  if (m.reopen) text = text.replaceAll('"type":"restore_committed"', '"type":"note"');
+  const swapped = text.replaceAll('"src/a.txt"', JSON.stringify(m.path)).replaceAll('"src/new.txt"', JSON.stringify(m.path));
+  return Buffer.from(swapped, 'latin1');
 }
 
 /** Runs `fn`; a CkptError with a real code is an acceptable outcome, anything else fails the property. */
@@ -141,7 +94,7 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 
 describe('a mutated store file never crashes ckpt, writes outside the workspace, or hangs', () => {
   it('holds for random mutations of every store file', async () => {
-    const outsideBefore = await snapshot(outside);
+    const outsideBefore = await treeSnapshot(outside);
     await fc.assert(
       fc.asyncProperty(fc.nat(), fc.boolean(), mutation, async (pick, logOnly, m) => {
         const logs = files.filter((f) => f.endsWith('events.jsonl'));
@@ -154,7 +107,7 @@ describe('a mutated store file never crashes ckpt, writes outside the workspace,
         await cp(template.store, dirs.store, { recursive: true });
         await cp(template.workspace, dirs.workspace, { recursive: true, verbatimSymlinks: true });
         await writeFile(join(dirs.store, file), mutate(await readFile(join(template.store, file)), m));
-        const wsBefore = await snapshot(dirs.workspace);
+        const wsBefore = await treeSnapshot(dirs.workspace);
         const what = `${file} (${m.kind})`;
 
         await withTimeout(
@@ -166,14 +119,14 @@ describe('a mutated store file never crashes ckpt, writes outside the workspace,
               await outcome(`${what}: list`, () => ws.list());
               await outcome(`${what}: verify`, () => verify(store.ctx));
               const s = await ws.get('main'); // may finish an interrupted restore: writes inside the workspace only
-              const settled = await snapshot(dirs.workspace);
+              const settled = await treeSnapshot(dirs.workspace);
               await outcome(`${what}: events`, () => s.events());
               await outcome(`${what}: log`, () => s.checkpoints());
               await outcome(`${what}: conversation`, () => s.conversation());
               await outcome(`${what}: diff`, () => s.diff('1', undefined, { patch: true }));
               await outcome(`${what}: diff tags`, () => s.diff('0', '2', { patch: true }));
               await outcome(`${what}: dry run`, () => s.restore('1', { dryRun: true }));
-              readOnlyChanged = (await snapshot(dirs.workspace)) !== settled;
+              readOnlyChanged = (await treeSnapshot(dirs.workspace)) !== settled;
               await outcome(`${what}: restore`, () => s.restore('1', { force: true }));
               await outcome(`${what}: scan`, () => s.scan({ tool: 'Bash' }));
             });
@@ -182,7 +135,7 @@ describe('a mutated store file never crashes ckpt, writes outside the workspace,
           20_000,
           what,
         );
-        expect(await snapshot(outside), `${what}: wrote outside the workspace`).toBe(outsideBefore);
+        expect(await treeSnapshot(outside), `${what}: wrote outside the workspace`).toBe(outsideBefore);
         void wsBefore;
       }),
       {

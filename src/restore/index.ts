@@ -9,4 +9,3 @@ export { rewind, watermarkAt } from './rewind.js';
 export type { RewindOptions, RewindResult, Watermark } from './rewind.js';
 export { recoverSession, recoverInTx, pendingRecovery, type RecoveryReport } from './recover.js';
 export { readPresentImages } from './present.js';
-export { STAGE_MARK, isStageName } from './stage.js';

@@ -11,9 +11,7 @@ import type { BlobStore } from '../storage/blob-store.js';
 import type { PlannedEntry } from './plan-restore.js';
 import { ancestorsOf, checkParentChain } from './present.js';
 
-import { isStageName, STAGE_MARK } from '../workspace/stage-name.js';
-
-export { isStageName, STAGE_MARK };
+import { STAGE_MARK } from '../workspace/stage-name.js';
 
 /**
  * The staging file of entry `index` of restore `id` (name kept short: NAME_MAX is 255 bytes), in

@@ -5,6 +5,7 @@
 import { CkptError } from '../errors.js';
 import { afterCommit } from './warnings.js';
 import { encodeEvent, type EventBase, type SessionKind } from '../format/event.js';
+import { isBlobId } from '../format/stored-path.js';
 import type { WorkspaceContext } from '../context.js';
 import type { SessionMetadata } from './metadata.js';
 import { SessionHandle, sessionKey } from './session-handle.js';
@@ -94,11 +95,13 @@ export function createSessionStore<S extends SessionHandle>(
     return session;
   }
 
+  const notFound = (id: string): CkptError => new CkptError('SESSION_NOT_FOUND', `session ${JSON.stringify(id)} not found in workspace ${ctx.workspace.root}`, { session: id });
+
   async function get(id: string): Promise<S> {
     assertSessionId(id);
     const session = make(ctx, id);
     if ((await session.log.lastSeq()) === 0) {
-      throw new CkptError('SESSION_NOT_FOUND', `session ${JSON.stringify(id)} not found in workspace ${ctx.workspace.root}`, { session: id });
+      throw notFound(id);
     }
     return session;
   }
@@ -213,7 +216,7 @@ export function createSessionStore<S extends SessionHandle>(
         // No log: no session — but a removal interrupted after its commit point (the log's unlink)
         // may have left the folder (its lock, metadata.json): finish that removal, then say so.
         await backend.removeTree(session.key);
-        throw new CkptError('SESSION_NOT_FOUND', `session ${JSON.stringify(id)} not found in workspace ${ctx.workspace.root}`, { session: id });
+        throw notFound(id);
       }
       // The log goes first, under its lock: no transaction of another process is between its reads
       // and its appends (an append after removal re-created the log as a headless fragment), and a
@@ -260,7 +263,7 @@ async function freshenReferenced(ctx: WorkspaceContext, parent: SessionHandle, c
   await loadPlans(ctx.blobs, live, (e) => e.type === 'restore_started');
   const ids = new Set<string>();
   const add = (v: unknown): void => {
-    if (typeof v === 'string' && /^[0-9a-f]{64}$/.test(v)) ids.add(v);
+    if (isBlobId(v)) ids.add(v);
   };
   for (const e of live) {
     if (e.type === 'capture' || e.type === 'settle') for (const f of (e.files as { blob?: unknown }[]) ?? []) add(f.blob);

@@ -4,19 +4,22 @@
 // or the after-state; the next command works (and finishes any interrupted restore); `ckpt verify`
 // passes; no staging file is left in the workspace, and no temp file or lock in the store.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { afterAll } from 'vitest';
 import { CKPT_BIN } from '../helpers/cli.js';
+import { FIXED_DEFECTS } from './defects.js';
+import { RELIABILITY_FULL, writeFigures } from './figures.js';
 import type { FaultAction, FaultConfig, FaultReport, Side } from './fault-fs.js';
 import { MAIN, OTHER, type Scenario, type ScenarioDirs } from './scenarios.js';
 import { findNames, isLockName, isStagingName, isStoreTempName, snapshotTree, treeDiff, type Tree } from './tree.js';
 
 /** The error codes injected (CKPT_RELIABILITY_ERRORS=EIO,… narrows them for a quicker full run). */
 export const ERRORS: FaultAction[] = (process.env.CKPT_RELIABILITY_ERRORS?.split(',') as FaultAction[] | undefined) ?? ['ENOSPC', 'EIO', 'EACCES', 'EROFS'];
-export const FULL = process.env.CKPT_RELIABILITY_FULL === '1';
+export const FULL = RELIABILITY_FULL;
 
 const SEAM = fileURLToPath(new URL('./fault-fs.ts', import.meta.url));
 
@@ -265,19 +268,34 @@ export async function pool<T>(tasks: (() => Promise<T>)[], limit: number): Promi
   return out;
 }
 
-export interface SuiteFigures {
-  suite: string;
-  figures: Record<string, number>;
-  details: Record<string, unknown>[];
-  defects: string[];
+/** The per-operation rows of a fault or kill suite; what every row has. */
+export interface OperationRow {
+  operation: string;
+  stepsStore: number;
+  stepsWorkspace: number;
+  notReached: number;
+  failures: number;
 }
 
-/** Writes `<CKPT_RELIABILITY_OUT>/<suite>.json` when that folder is named. */
-export function publish(figures: SuiteFigures): void {
-  const dir = process.env.CKPT_RELIABILITY_OUT;
-  if (!dir) return;
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, `${figures.suite}.json`), `${JSON.stringify(figures, null, 2)}\n`);
+/**
+ * Collects a suite's rows and the failures it saw; after the suite, publishes its figures (the sums
+ * `figures` makes of the rows, with the fixed defects and any failure seen as an open one) and
+ * removes its scratch folder.
+ */
+export function recordSuite<R extends OperationRow>(suite: string, base: string, figures: (sum: (f: (r: R) => number) => number) => Record<string, number>): { rows: R[]; failuresSeen: string[] } {
+  const rows: R[] = [];
+  const failuresSeen: string[] = [];
+  afterAll(async () => {
+    const sum = (f: (r: R) => number): number => rows.reduce((n, r) => n + f(r), 0);
+    await writeFigures({
+      suite,
+      figures: { operations: rows.length, stepsStore: sum((r) => r.stepsStore), stepsWorkspace: sum((r) => r.stepsWorkspace), ...figures(sum), failures: sum((r) => r.failures), full: FULL ? 1 : 0, seed: SEED },
+      details: rows.map((r) => ({ ...r })),
+      defects: [...FIXED_DEFECTS, ...failuresSeen.map((f) => `open: ${f}`)],
+    });
+    rmSync(base, { recursive: true, force: true });
+  });
+  return { rows, failuresSeen };
 }
 
 /**

@@ -4,49 +4,25 @@
 // (fault-harness.ts). `npm test` runs an even sample of steps with one error code each (rotating);
 // CKPT_RELIABILITY_FULL=1 runs every step with every code. Figures go to
 // $CKPT_RELIABILITY_OUT/faults.json when that folder is named (`npm run reliability`).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { ERRORS, FULL, SEED, errorCase, measure, pickStep, pool, publish, sampleSteps, type Baseline } from './fault-harness.js';
-import { FIXED_DEFECTS } from './defects.js';
+import { describe, expect, it } from 'vitest';
+import { ERRORS, FULL, SEED, errorCase, measure, pickStep, pool, recordSuite, sampleSteps, type Baseline, type OperationRow } from './fault-harness.js';
 import type { FaultAction, Side } from './fault-fs.js';
 import { selectedScenarios } from './scenarios.js';
 
 const base = mkdtempSync(join(tmpdir(), 'ckpt-faults-'));
-const PARALLEL = FULL ? 2 : 2;
+const PARALLEL = 2;
 
-interface Row {
-  operation: string;
-  stepsStore: number;
-  stepsWorkspace: number;
+interface Row extends OperationRow {
   faults: number;
-  notReached: number;
-  failures: number;
 }
-const rows: Row[] = [];
-const failuresSeen: string[] = [];
-
-afterAll(() => {
-  const sum = (f: (r: Row) => number): number => rows.reduce((n, r) => n + f(r), 0);
-  publish({
-    suite: 'faults',
-    figures: {
-      operations: rows.length,
-      stepsStore: sum((r) => r.stepsStore),
-      stepsWorkspace: sum((r) => r.stepsWorkspace),
-      faultsInjected: sum((r) => r.faults),
-      faultsNotReached: sum((r) => r.notReached),
-      errorCodes: FULL ? ERRORS.length : 1,
-      failures: sum((r) => r.failures),
-      full: FULL ? 1 : 0,
-      seed: SEED,
-    },
-    details: rows.map((r) => ({ ...r })),
-    defects: [...FIXED_DEFECTS, ...failuresSeen.map((f) => `open: ${f}`)],
-  });
-  rmSync(base, { recursive: true, force: true });
-});
+const { rows, failuresSeen } = recordSuite<Row>('faults', base, (sum) => ({
+  faultsInjected: sum((r) => r.faults),
+  faultsNotReached: sum((r) => r.notReached),
+  errorCodes: FULL ? ERRORS.length : 1,
+}));
 
 describe('fault injection at every write step (issue 16)', () => {
   for (const [index, scenario] of selectedScenarios().entries()) {

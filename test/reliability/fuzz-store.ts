@@ -13,7 +13,8 @@ import { applyByteMutation, applyJsonMutation, byteMutation, jsonMutation, type 
 import { checkAsync, expectCodeAsync, withTimeout, type FuzzTally } from './fuzz-run.js';
 import { runCli } from '../helpers/cli.js';
 
-async function listTree(root: string, rel = ''): Promise<string[]> {
+/** Every file under `root` (store keys), sorted. */
+export async function listTree(root: string, rel = ''): Promise<string[]> {
   const out: string[] = [];
   for (const entry of await readdir(join(root, rel), { withFileTypes: true })) {
     const r = rel ? `${rel}/${entry.name}` : entry.name;

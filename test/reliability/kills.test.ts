@@ -6,52 +6,28 @@
 // recovery) before one more command runs and the invariants are checked.
 // `npm test` runs a sample; CKPT_RELIABILITY_FULL=1 every step (recovery kills: every step of the
 // recovery after every workspace-side kill). Figures: $CKPT_RELIABILITY_OUT/kills.json.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { FULL, SEED, killCase, measure, measureRecovery, pickStep, pool, publish, sampleSteps, type Baseline, type CaseOutcome } from './fault-harness.js';
-import { FIXED_DEFECTS } from './defects.js';
+import { describe, expect, it } from 'vitest';
+import { FULL, killCase, measure, measureRecovery, pickStep, pool, recordSuite, sampleSteps, type Baseline, type CaseOutcome, type OperationRow } from './fault-harness.js';
 import type { Side } from './fault-fs.js';
 import { selectedScenarios } from './scenarios.js';
 
 const base = mkdtempSync(join(tmpdir(), 'ckpt-kills-'));
-const PARALLEL = FULL ? 2 : 2;
+const PARALLEL = 2;
 /** Short version: the operations whose recovery is also killed (one kill each). */
 const SHORT_RECOVERY_OPS = new Set(['restore']);
 
-interface Row {
-  operation: string;
-  stepsStore: number;
-  stepsWorkspace: number;
+interface Row extends OperationRow {
   kills: number;
   recoveryKills: number;
-  notReached: number;
-  failures: number;
 }
-const rows: Row[] = [];
-const failuresSeen: string[] = [];
-
-afterAll(() => {
-  const sum = (f: (r: Row) => number): number => rows.reduce((n, r) => n + f(r), 0);
-  publish({
-    suite: 'kills',
-    figures: {
-      operations: rows.length,
-      stepsStore: sum((r) => r.stepsStore),
-      stepsWorkspace: sum((r) => r.stepsWorkspace),
-      kills: sum((r) => r.kills),
-      killsDuringRecovery: sum((r) => r.recoveryKills),
-      killsNotReached: sum((r) => r.notReached),
-      failures: sum((r) => r.failures),
-      full: FULL ? 1 : 0,
-      seed: SEED,
-    },
-    details: rows.map((r) => ({ ...r })),
-    defects: [...FIXED_DEFECTS, ...failuresSeen.map((f) => `open: ${f}`)],
-  });
-  rmSync(base, { recursive: true, force: true });
-});
+const { rows, failuresSeen } = recordSuite<Row>('kills', base, (sum) => ({
+  kills: sum((r) => r.kills),
+  killsDuringRecovery: sum((r) => r.recoveryKills),
+  killsNotReached: sum((r) => r.notReached),
+}));
 
 describe('SIGKILL at every write step, also during recovery (issue 16)', () => {
   for (const [index, scenario] of selectedScenarios().entries()) {

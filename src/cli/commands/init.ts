@@ -51,7 +51,7 @@ export function registerInitCommand(program: Command): void {
             lines.push(`  url: ${pc.dim(v.url)}`);
             lines.push(pc.yellow(`  note: the hooks send the daemon's token from $${TOKEN_ENV}: start ${spec.displayName} where it is set,`));
             lines.push(pc.yellow(`        e.g. export ${TOKEN_ENV}="$(ckpt serve --print-token)"`));
-            lines.push(pc.yellow(`  note: the url holds the daemon's port: restart it with the same --port, or run this again after a restart`));
+            lines.push(pc.yellow(`  note: the url holds the daemon's port, which a restart takes again when free; if it moved, run this again`));
           } else if (!v.uninstall) lines.push(`  command: ${pc.dim(v.command)}`);
           if (!v.uninstall && spec.installNote) lines.push(pc.yellow(`  note: ${spec.installNote}`));
           return lines.join('\n');

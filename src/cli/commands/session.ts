@@ -1,7 +1,7 @@
 // `ckpt session new|list|show|fork|rm` (DESIGN §9).
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { CkptError, resolveTagSeq, sessionSize, type SessionFilter, type SessionTreeNode, type SessionInfo, type SessionMetadata } from '../../index.js';
+import { CkptError, isCkptError, resolveTagSeq, sessionSize, type SessionFilter, type SessionTreeNode, type SessionInfo, type SessionMetadata } from '../../index.js';
 import { action } from '../action.js';
 import { sizeLine } from './maintenance.js';
 
@@ -143,7 +143,7 @@ export function registerSessionCommands(program: Command): void {
         } catch (err) {
           // No such session — but a removal killed after its commit point may have left its folder:
           // removing by the exact id finishes that (and fails SESSION_NOT_FOUND all the same).
-          if ((err as { code?: string }).code === 'SESSION_NOT_FOUND') await workspace.remove(id as string).catch(() => undefined);
+          if (isCkptError(err, 'SESSION_NOT_FOUND')) await workspace.remove(id as string).catch(() => undefined);
           throw err;
         }
         await workspace.remove(full);
