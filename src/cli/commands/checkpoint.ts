@@ -89,8 +89,8 @@ export function registerCheckpointCommands(program: Command): void {
           const head = v.baseline
             ? `baseline recorded: ${v.scanned} files in ${v.ms} ms`
             : v.tag
-              ? `captured ${pc.bold(v.tag)}: ${v.files.length} changed path(s) (${v.scanned} files scanned in ${v.ms} ms)`
-              : `no changes (${v.scanned} files scanned in ${v.ms} ms)`;
+              ? `captured ${pc.bold(v.tag)}: ${v.files.length} changed path(s) (${scannedText(v.scanned)} in ${v.ms} ms)`
+              : `no changes (${scannedText(v.scanned)} in ${v.ms} ms)`;
           const lines = [head, ...v.files.map((f) => `  ${String(f.change).padEnd(8)} ${f.path}`)];
           if (v.warning) lines.push(pc.yellow(`warning: ${v.warning}`));
           if (v.truncated) lines.push(pc.yellow(`scan cut short by --budget: ${v.pending?.length ?? 0} folder(s) not reached, nothing recorded for them`));
@@ -171,4 +171,8 @@ function fileLine(f: Record<string, unknown>): string {
 function parseCount(text: string, flag = '--message-count'): number {
   if (!/^(0|[1-9][0-9]*)$/.test(text)) throw new CkptError('INVALID_ARGUMENT', `${flag} must be a non-negative integer, got ${JSON.stringify(text)}`, { [flag]: text });
   return Number(text);
+}
+
+function scannedText(n: number): string {
+  return `${n} file${n === 1 ? '' : 's'} scanned`;
 }
