@@ -57,9 +57,9 @@ export async function runHook(options: RunHookOptions): Promise<HookOutcome> {
 
   try {
     event = parseHookEvent(spec, options.input);
-    if (event.action === 'none') return { exitCode: 0, stdout: '', stderr: '', did };
+    if (event.action === 'none' || isPassive(spec, event)) return { exitCode: 0, stdout: '', stderr: '', did };
     let root = projectRoot(spec, env, event, options.workspace);
-    if (options.locate && root === event.cwd) root = (await locateWorkspace(await openOnce(), root)).root;
+    if (options.locate && !options.workspace && root === event.cwd) root = (await locateWorkspace(await openOnce(), root)).root;
     const link = { agent: spec.name, externalId: event.sessionId, cwd: event.cwd, ...(event.transcriptPath ? { transcriptPath: event.transcriptPath } : {}) };
     const opened = options.openSession ? await options.openSession(root, link) : await (await (await openOnce()).openWorkspace(root)).openAgentSession(link);
     session = opened.session;
@@ -118,7 +118,6 @@ async function act(spec: AgentSpec, event: HookEvent, session: Session, did: str
     }
     case 'before-tool': {
       const tool = event.toolName!;
-      if (spec.passiveTools.includes(tool)) return;
       const fileTool = Object.hasOwn(spec.fileTools, tool);
       const paths = pathsOf(event.toolInput!, fileTool ? spec.fileTools[tool]! : spec.pathFields);
       if (paths.length > 0) {
@@ -134,7 +133,6 @@ async function act(spec: AgentSpec, event: HookEvent, session: Session, did: str
     }
     case 'after-tool': {
       const tool = event.toolName!;
-      if (spec.passiveTools.includes(tool)) return;
       if (Object.hasOwn(spec.fileTools, tool)) {
         const paths = pathsOf(event.toolInput!, spec.fileTools[tool]!);
         if (paths.length > 0 && event.callId) {
@@ -175,6 +173,11 @@ async function act(spec: AgentSpec, event: HookEvent, session: Session, did: str
     case 'none':
       return;
   }
+}
+
+/** A tool that changes nothing (Read, Grep, …): its events are answered before the store is opened. */
+function isPassive(spec: AgentSpec, event: HookEvent): boolean {
+  return (event.action === 'before-tool' || event.action === 'after-tool') && spec.passiveTools.includes(event.toolName!);
 }
 
 /** The workspace root: --workspace, else the agent's project dir (e.g. CLAUDE_PROJECT_DIR), else the event's cwd. */

@@ -6,6 +6,7 @@
 // fails is still answered 200 (with a `systemMessage` naming the failure); only strict mode
 // (`?strict=1` in the hook's URL, or CKPT_HOOK_STRICT=1 for the daemon) blocks, with the JSON
 // equivalent of a command hook's exit 2.
+import type { HttpBindings } from '@hono/node-server';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { agentSpec } from '../hooks/agents/index.js';
@@ -40,8 +41,11 @@ export function addHookRoutes(app: Hono, router: Router, state: DaemonState): vo
     // A bad hook URL is the installer's mistake, not the agent's: 400 (a non-blocking error for Claude Code).
     const query = parseInput(hookQuery, c.req.query(), 'query');
     const strict = query.strict === '1' || /^(1|true|yes|on)$/i.test(process.env.CKPT_HOOK_STRICT ?? '');
-    const body = c.req.raw.body;
-    const input = body ? await readCapped(body as unknown as NodeJS.ReadableStream, MAX_HOOK_INPUT_BYTES) : { data: Buffer.alloc(0), tooLarge: false, bytes: 0 };
+    // Straight from Node's request when served by @hono/node-server: building the web Request's body
+    // stream costs more than the rest of a passive hook (measured, DESIGN §10 "Daemon").
+    const incoming = (c.env as Partial<HttpBindings> | undefined)?.incoming;
+    const body = incoming && !incoming.readableDidRead ? incoming : (c.req.raw.body as unknown as NodeJS.ReadableStream | null);
+    const input = body ? await readCapped(body, MAX_HOOK_INPUT_BYTES) : { data: Buffer.alloc(0), tooLarge: false, bytes: 0 };
     const outcome = await runHook({
       spec,
       input,

@@ -2,7 +2,7 @@
 // the target, fsync, rename, directory fsync), create-if-absent for content-addressed objects,
 // O_NOFOLLOW reads and appends, listing; locks live in fs-lock.ts, leftovers and quarantine in fs-leftovers.ts.
 import { randomBytes } from 'node:crypto';
-import { constants as C } from 'node:fs';
+import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { CkptError, toCkptError } from '../errors.js';
@@ -11,6 +11,9 @@ import { withFsLock } from './fs-lock.js';
 import { createFsLeftovers } from './fs-leftovers.js';
 import { compareKeys, isInternalName, keySegments, TEMP_MARK } from './store-key.js';
 import { walkFiles } from './fs-walk.js';
+import { closeQuietly, ensureDir, errnoOf, existingMode, freshenIfFile, fsyncDir, isMissing, openRegular, readAt, readToEnd, writeAllAndSync, writeTemp } from './fs-io.js';
+
+const C = fs.constants;
 
 export interface FsBackendOptions {
   /** The store directory; every key resolves beneath it. */
@@ -22,11 +25,6 @@ export interface FsBackendOptions {
 }
 
 
-const isMissing = (err: unknown): boolean => {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
-};
-const errnoOf = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | undefined)?.code;
 
 export function createFsBackend(options: FsBackendOptions): StoreBackend {
   const root = path.resolve(options.dir);
@@ -42,39 +40,18 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
   const tempBeside = (abs: string): string =>
     path.join(path.dirname(abs), `.${path.basename(abs).slice(0, 60)}${TEMP_MARK}${randomBytes(6).toString('hex')}`);
 
-  /** Opens a regular file without following symlinks; undefined when missing, a symlink or not regular. */
-  async function openRegular(abs: string): Promise<fsp.FileHandle | undefined> {
-    let fh: fsp.FileHandle;
-    try {
-      fh = await fsp.open(abs, C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK);
-    } catch (err) {
-      if (isMissing(err) || errnoOf(err) === 'ELOOP') return undefined;
-      throw toCkptError(err, `open ${abs}`);
-    }
-    if (!(await fh.stat()).isFile()) {
-      await fh.close();
-      return undefined;
-    }
-    return fh;
-  }
-
   async function readRange(key: string, offset: number, length: number): Promise<Buffer | undefined> {
     const abs = resolveKey(key);
-    const fh = await openRegular(abs);
-    if (!fh) return undefined;
+    let opened;
     try {
+      opened = openRegular(abs);
+      if (!opened) return undefined;
       const buf = Buffer.alloc(Math.max(0, length));
-      let done = 0;
-      while (done < buf.length) {
-        const { bytesRead } = await fh.read(buf, done, buf.length - done, offset + done);
-        if (bytesRead === 0) break;
-        done += bytesRead;
-      }
-      return buf.subarray(0, done);
+      return buf.subarray(0, await readAt(opened.fd, buf, offset));
     } catch (err) {
       throw toCkptError(err, `read ${key}`);
     } finally {
-      await fh.close();
+      if (opened) closeQuietly(opened.fd);
     }
   }
 
@@ -84,14 +61,15 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
 
     async read(key) {
       const abs = resolveKey(key);
-      const fh = await openRegular(abs);
-      if (!fh) return undefined;
+      let opened;
       try {
-        return await fh.readFile();
+        opened = openRegular(abs);
+        if (!opened) return undefined;
+        return await readToEnd(opened.fd, opened.size);
       } catch (err) {
         throw toCkptError(err, `read ${key}`);
       } finally {
-        await fh.close();
+        if (opened) closeQuietly(opened.fd);
       }
     },
 
@@ -100,18 +78,18 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
     async write(key, data, opts) {
       const abs = resolveKey(key);
       try {
-        await ensureDir(path.dirname(abs));
-        const mode = opts?.mode ?? (await existingMode(abs)) ?? 0o644;
+        ensureDir(path.dirname(abs));
+        const mode = opts?.mode ?? existingMode(abs) ?? 0o644;
         const tmp = tempBeside(abs);
         const durable = opts?.durable !== false;
         await writeTemp(tmp, data, mode, durable);
         try {
-          await fsp.rename(tmp, abs);
+          fs.renameSync(tmp, abs);
         } catch (err) {
-          await fsp.rm(tmp, { force: true });
+          fs.rmSync(tmp, { force: true });
           throw err;
         }
-        if (durable) await fsyncDir(path.dirname(abs));
+        if (durable) fsyncDir(path.dirname(abs));
       } catch (err) {
         throw toCkptError(err, `write ${key}`);
       }
@@ -120,24 +98,26 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
     async create(key, data) {
       const abs = resolveKey(key);
       try {
-        if (await freshenIfFile(abs)) return false;
-        await ensureDir(path.dirname(abs));
+        if (freshenIfFile(abs)) return false;
+        ensureDir(path.dirname(abs));
         const tmp = tempBeside(abs);
         await writeTemp(tmp, data, 0o644);
         let created = true;
         try {
           // link() fails with EEXIST instead of replacing: exactly one concurrent creator wins.
-          await fsp.link(tmp, abs);
+          fs.linkSync(tmp, abs);
         } catch (err) {
-          if (errnoOf(err) === 'EEXIST' && (await freshenIfFile(abs))) created = false;
+          if (errnoOf(err) === 'EEXIST' && freshenIfFile(abs)) created = false;
           // Not a regular file there (a symlink planted at an object key), or no hard links here: replace.
-          else await fsp.rename(tmp, abs);
+          else fs.renameSync(tmp, abs);
         } finally {
           // Cleanup only: the object exists under its name now, so failing to remove the temp name
           // must not fail the create (a leftover temp file is GC's, by age).
-          await fsp.rm(tmp, { force: true }).catch(() => {});
+          try {
+            fs.rmSync(tmp, { force: true });
+          } catch {}
         }
-        if (created) await fsyncDir(path.dirname(abs));
+        if (created) fsyncDir(path.dirname(abs));
         return created;
       } catch (err) {
         throw toCkptError(err, `create ${key}`);
@@ -146,52 +126,57 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
 
     async append(key, data) {
       const abs = resolveKey(key);
-      let fh: fsp.FileHandle | undefined;
+      let fd: number | undefined;
       try {
-        await ensureDir(path.dirname(abs));
-        const existed = await fsp.lstat(abs).then(
-          () => true,
-          (err: unknown) => (isMissing(err) ? false : Promise.reject(err)),
-        );
-        fh = await openForWrite(abs, key, C.O_WRONLY | C.O_APPEND | C.O_CREAT);
-        const before = (await fh.stat()).size;
+        ensureDir(path.dirname(abs));
+        let existed = true;
         try {
-          await writeAll(fh, data);
-          await fh.sync();
+          fs.lstatSync(abs);
+        } catch (err) {
+          if (!isMissing(err)) throw err;
+          existed = false;
+        }
+        fd = openForWrite(abs, key, C.O_WRONLY | C.O_APPEND | C.O_CREAT);
+        const before = fs.fstatSync(fd).size;
+        try {
+          await writeAllAndSync(fd, data);
         } catch (err) {
           // A failed append must not leave its bytes behind (whole or torn): the caller was told it
           // failed, so a later reader must not find the event (a journaled restore would be finished
           // by the next open although its command reported an error). Cut back to where it started.
-          await fh.truncate(before).then(() => fh!.sync()).catch(() => {});
+          try {
+            fs.ftruncateSync(fd, before);
+            fs.fsyncSync(fd);
+          } catch {}
           throw err;
         }
-        if (!existed) await fsyncDir(path.dirname(abs));
+        if (!existed) fsyncDir(path.dirname(abs));
       } catch (err) {
         throw toCkptError(err, `append ${key}`);
       } finally {
-        await fh?.close();
+        if (fd !== undefined) closeQuietly(fd);
       }
     },
 
     async truncate(key, size) {
       const abs = resolveKey(key);
-      let fh: fsp.FileHandle | undefined;
+      let fd: number | undefined;
       try {
-        fh = await openForWrite(abs, key, C.O_WRONLY);
-        await fh.truncate(size);
-        await fh.sync();
+        fd = openForWrite(abs, key, C.O_WRONLY);
+        fs.ftruncateSync(fd, size);
+        fs.fsyncSync(fd);
       } catch (err) {
         if (isMissing(err)) throw new CkptError('NOT_FOUND', `cannot truncate missing ${key}`, { key });
         throw toCkptError(err, `truncate ${key}`);
       } finally {
-        await fh?.close();
+        if (fd !== undefined) closeQuietly(fd);
       }
     },
 
     async stat(key): Promise<ObjectStat | undefined> {
       const abs = resolveKey(key);
       try {
-        const st = await fsp.lstat(abs);
+        const st = fs.lstatSync(abs);
         return st.isFile() ? { size: st.size, mtimeMs: st.mtimeMs } : undefined;
       } catch (err) {
         if (isMissing(err)) return undefined;
@@ -201,7 +186,7 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
 
     async touch(key) {
       try {
-        await freshenIfFile(resolveKey(key));
+        freshenIfFile(resolveKey(key));
       } catch (err) {
         throw toCkptError(err, `touch ${key}`);
       }
@@ -209,7 +194,7 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
 
     async remove(key) {
       try {
-        await fsp.unlink(resolveKey(key));
+        fs.unlinkSync(resolveKey(key));
       } catch (err) {
         if (!isMissing(err)) throw toCkptError(err, `remove ${key}`);
       }
@@ -247,39 +232,12 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
   };
 }
 
-// ---- file helpers -------------------------------------------------------------------------------
-
-async function writeAll(fh: fsp.FileHandle, data: Uint8Array): Promise<void> {
-  let done = 0;
-  while (done < data.length) {
-    const { bytesWritten } = await fh.write(data, done, data.length - done);
-    done += bytesWritten;
-  }
-}
-
-/** Writes a fresh temp file with `mode` (set explicitly: the umask must not change it) and fsyncs it; removed on failure. */
-async function writeTemp(tmp: string, data: Uint8Array, mode: number, sync = true): Promise<void> {
-  let fh: fsp.FileHandle | undefined;
-  try {
-    fh = await fsp.open(tmp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, mode);
-    await fh.chmod(mode);
-    await writeAll(fh, data);
-    if (sync) await fh.sync();
-    await fh.close();
-    fh = undefined;
-  } catch (err) {
-    await fh?.close().catch(() => {});
-    await fsp.rm(tmp, { force: true });
-    throw err;
-  }
-}
-
 /** Opens for writing without following a symlink; a symlinked or non-regular target is refused as a corrupt log. */
-async function openForWrite(abs: string, key: string, flags: number): Promise<fsp.FileHandle> {
-  let fh: fsp.FileHandle;
+function openForWrite(abs: string, key: string, flags: number): number {
+  let fd: number;
   try {
     // O_NONBLOCK: opening a planted FIFO must fail (ENXIO) rather than hang.
-    fh = await fsp.open(abs, flags | C.O_NOFOLLOW | C.O_NONBLOCK, 0o644);
+    fd = fs.openSync(abs, flags | C.O_NOFOLLOW | C.O_NONBLOCK, 0o644);
   } catch (err) {
     if (errnoOf(err) === 'ELOOP') throw new CkptError('LOG_CORRUPT', `refusing symlinked log ${key}`, { key });
     if (errnoOf(err) === 'ENXIO' || errnoOf(err) === 'EISDIR') {
@@ -287,62 +245,12 @@ async function openForWrite(abs: string, key: string, flags: number): Promise<fs
     }
     throw err;
   }
-  if (!(await fh.stat()).isFile()) {
-    await fh.close();
-    throw new CkptError('LOG_CORRUPT', `refusing non-regular log ${key}`, { key });
-  }
-  return fh;
-}
-
-async function existingMode(abs: string): Promise<number | undefined> {
+  let regular = false;
   try {
-    const st = await fsp.lstat(abs);
-    return st.isFile() ? st.mode & 0o7777 : undefined;
-  } catch (err) {
-    if (isMissing(err)) return undefined;
-    throw err;
-  }
-}
-
-/** Sets the mtime of a regular file to now; false when missing or not a regular file. */
-async function freshenIfFile(abs: string): Promise<boolean> {
-  try {
-    if (!(await fsp.lstat(abs)).isFile()) return false;
-    const now = new Date();
-    await fsp.utimes(abs, now, now);
-    return true;
-  } catch (err) {
-    if (isMissing(err)) return false;
-    throw err;
-  }
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  const fh = await fsp.open(dir, C.O_RDONLY);
-  try {
-    await fh.sync();
-  } catch (err) {
-    // Some filesystems refuse fsync on directories; the rename itself has happened.
-    if (errnoOf(err) !== 'EINVAL' && errnoOf(err) !== 'EISDIR') throw err;
+    regular = fs.fstatSync(fd).isFile();
   } finally {
-    await fh.close();
+    if (!regular) closeQuietly(fd);
   }
-}
-
-/** mkdir -p (the store folder itself included) that fsyncs the parent of every folder it creates. */
-async function ensureDir(dir: string): Promise<void> {
-  try {
-    await fsp.mkdir(dir);
-  } catch (err) {
-    if (errnoOf(err) === 'EEXIST') return;
-    if (errnoOf(err) !== 'ENOENT' || dir === path.dirname(dir)) throw err;
-    await ensureDir(path.dirname(dir));
-    try {
-      await fsp.mkdir(dir);
-    } catch (again) {
-      if (errnoOf(again) === 'EEXIST') return;
-      throw again;
-    }
-  }
-  await fsyncDir(path.dirname(dir));
+  if (!regular) throw new CkptError('LOG_CORRUPT', `refusing non-regular log ${key}`, { key });
+  return fd;
 }

@@ -2,7 +2,7 @@
 // front of proper-lockfile's mkdir lock, with stale-lock takeover after a holder was SIGKILLed and
 // detection of nested locking (which would deadlock).
 import { AsyncLocalStorage } from 'node:async_hooks';
-import * as fsp from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { CkptError, toCkptError } from '../errors.js';
@@ -55,15 +55,16 @@ export async function withFsLock<T>(
     if (turn === 'timeout') throw locked();
 
     try {
-      await fsp.mkdir(path.dirname(abs), { recursive: true });
+      // Direct calls, not the thread pool (see fs-io.ts): taking a free lock is a mkdir or two.
+      mkdirSync(path.dirname(abs), { recursive: true });
     } catch (err) {
       throw toCkptError(err, `lock ${key}`);
     }
     let compromised: Error | undefined;
-    let release: (() => Promise<void>) | undefined;
+    let release: (() => void) | undefined;
     for (let attempt = 0; !release; attempt++) {
       try {
-        release = await lockfile.lock(abs, {
+        release = lockfile.lockSync(abs, {
           realpath: false,
           lockfilePath: abs + LOCK_SUFFIX,
           stale: staleMs,
@@ -88,7 +89,13 @@ export async function withFsLock<T>(
       }
       return result;
     } finally {
-      if (!compromised) await release().catch(() => {});
+      if (!compromised) {
+        try {
+          release();
+        } catch {
+          // released or taken over already: nothing of ours is left to undo
+        }
+      }
     }
   } finally {
     leave();

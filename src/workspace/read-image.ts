@@ -2,12 +2,13 @@
 // as a blob, exact mode), `symlink` (target text, never followed), `dir`, `absent`, or `skipped` with
 // a reason. A permission or read error is `skipped`, never `absent`.
 import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, fstatSync, lstatSync, openSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
-import { lstat, open, readdir, readlink } from 'node:fs/promises';
+import { readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FileImage } from '../format/event.js';
 import type { BlobStore } from '../storage/blob-store.js';
+import { closeQuietly, readToEnd } from '../storage/fs-io.js';
 
 export interface ReadImageOptions {
   /** Where content goes (the blob store, or a pack writer); without it only the hash is computed (drift checks). */
@@ -18,7 +19,7 @@ export interface ReadImageOptions {
 export async function readImage(abs: string, rel: string, options: ReadImageOptions): Promise<FileImage> {
   let info;
   try {
-    info = await lstat(abs);
+    info = lstatSync(abs);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') {
@@ -81,13 +82,18 @@ export function sha256(data: Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-/** Reads a regular file without following a symlink swapped in after the lstat. */
+/**
+ * Reads a regular file without following a symlink swapped in after the lstat (direct calls for a
+ * small file, see storage/fs-io.ts). O_NONBLOCK: a FIFO swapped in fails the check instead of blocking.
+ */
 export async function readNoFollow(abs: string): Promise<Buffer> {
-  const handle = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW);
+  const fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
-    return await handle.readFile();
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw Object.assign(new Error(`not a regular file: ${abs}`), { code: 'EINVAL' });
+    return await readToEnd(fd, st.size);
   } finally {
-    await handle.close();
+    closeQuietly(fd);
   }
 }
 

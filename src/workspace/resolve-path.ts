@@ -1,7 +1,7 @@
 // Path resolution beneath a workspace root (DESIGN §6). Every recorded path is workspace-relative
 // with `/` separators and provably stays under the root: resolve the deepest existing ancestor's real
 // path, re-append the missing segments, require the result to be strictly inside the root.
-import { lstat, realpath } from 'node:fs/promises';
+import { lstatSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { CkptError } from '../errors.js';
 import { isStoredPath } from '../format/stored-path.js';
@@ -45,13 +45,14 @@ async function realAncestor(dir: string): Promise<string> {
   let current = dir;
   for (;;) {
     try {
-      const real = await realpath(current);
+      // Direct (see storage/fs-io.ts); `.native` is one realpath(3) call, not an lstat per segment.
+      const real = realpathSync.native(current);
       return missing.length ? join(real, ...missing.reverse()) : real;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
       // A dangling symlink in the chain must not be treated as a missing plain folder.
-      if (await isSymlink(current)) {
+      if (isSymlink(current)) {
         throw new CkptError('PATH_ESCAPE', `path component ${current} is a dangling symlink`, { path: current });
       }
       const parent = resolve(current, '..');
@@ -62,9 +63,9 @@ async function realAncestor(dir: string): Promise<string> {
   }
 }
 
-async function isSymlink(path: string): Promise<boolean> {
+function isSymlink(path: string): boolean {
   try {
-    return (await lstat(path)).isSymbolicLink();
+    return lstatSync(path).isSymbolicLink();
   } catch {
     return false;
   }
