@@ -1,11 +1,12 @@
 // Small pure parts of the hook adapter: which argument lists take the lean hook path, which commands
 // are ckpt's own hooks (uninstall removes exactly those), and the hook log's size bound.
-import { mkdtemp, rm, stat, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, readFile } from 'node:fs/promises';
+import { Readable, Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../index.js';
-import { parseHookArgs } from './hook-main.js';
+import { hookMain, parseHookArgs } from './hook-main.js';
 import { isCkptHookCommand } from './install/merge-hooks.js';
 import { appendHookLog } from './hook-log.js';
 
@@ -39,6 +40,26 @@ describe('hook adapter units', () => {
       expect(lines.length).toBeGreaterThan(200);
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a shared store URL given to --store is used as a URL, never made into a local folder', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'ckpt-hook-url-'));
+    try {
+      const out: string[] = [];
+      const sink = (into: string[]) => new Writable({ write: (c, _e, cb) => (into.push(String(c)), cb()) });
+      const event = JSON.stringify({ session_id: 's', cwd, hook_event_name: 'UserPromptSubmit', prompt: 'hi', transcript_path: join(cwd, 't.jsonl') });
+      // Nothing listens on port 1: the hook fails (exit 0, a systemMessage), as with any unreachable store.
+      const code = await hookMain(
+        { agent: 'claude', store: 'postgres://ckpt@127.0.0.1:1/ckpt?blobs=s3://b&endpoint=http://127.0.0.1:1' },
+        { stdin: Readable.from([event]), stdout: sink(out), stderr: sink([]), env: { CKPT_HOOK_LOCK_TIMEOUT_MS: '2000' }, cwd },
+      );
+      expect(code).toBe(0);
+      expect(out.join('')).toContain('systemMessage');
+      // Before the fix the URL was resolved against cwd: a store folder `postgres:` appeared here.
+      expect(await readdir(cwd)).toEqual([]);
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
     }
   });
 });
