@@ -16,10 +16,10 @@ describe('defects found by fault injection (issue 16)', () => {
   it('an append whose fsync fails leaves no event behind: the failed capture is not in the log', async () => {
     const capture = scenario('capture');
     const b = await measure(base, capture);
-    const step = b.trace.find((e) => e.op === 'fh.sync' && e.path.endsWith(`${MAIN}/events.jsonl`))!.step;
+    const step = b.trace.find((e) => e.op === 'fsyncSync' && e.path.endsWith(`${MAIN}/events.jsonl`))!.step;
     const dirs = await freshDirs(base, capture);
     const run = await runCkpt(dirs, capture.args, { side: 'store', step, action: 'EIO' });
-    expect(run.report?.fired?.op).toBe('fh.sync');
+    expect(run.report?.fired?.op).toBe('fsyncSync');
     expect(run.code).toBe(6);
     const log = await runCkpt(dirs, ['log']);
     expect(JSON.parse(log.stdout).checkpoints).toEqual([]);
@@ -30,7 +30,7 @@ describe('defects found by fault injection (issue 16)', () => {
     const restore = scenario('restore');
     const b = await measure(base, restore);
     // The second append of the restore is restore_started (the first is its recovery capture).
-    const syncs = b.trace.filter((e) => e.op === 'fh.sync' && e.path.endsWith(`${MAIN}/events.jsonl`));
+    const syncs = b.trace.filter((e) => e.op === 'fsyncSync' && e.path.endsWith(`${MAIN}/events.jsonl`));
     const dirs = await freshDirs(base, restore);
     const run = await runCkpt(dirs, restore.args, { side: 'store', step: syncs[1]!.step, action: 'EIO' });
     expect(run.code).toBe(6);
@@ -44,10 +44,10 @@ describe('defects found by fault injection (issue 16)', () => {
   it('a created object whose temp name cannot be removed is still created: the fork succeeds', async () => {
     const fork = scenario('fork');
     const b = await measure(base, fork);
-    const step = b.trace.find((e) => e.op === 'cb.unlink' && e.path.includes('.events.jsonl.ckpt-tmp-'))!.step;
+    const step = b.trace.find((e) => e.op === 'rmSync' && e.path.includes('.events.jsonl.ckpt-tmp-'))!.step;
     const dirs = await freshDirs(base, fork);
     const run = await runCkpt(dirs, fork.args, { side: 'store', step, action: 'ENOSPC' });
-    expect(run.report?.fired?.op).toBe('cb.unlink');
+    expect(run.report?.fired?.op).toBe('rmSync');
     expect(run.code, run.stderr).toBe(0);
     const forked = JSON.parse(run.stdout).session.id as string;
     expect((await runCkpt(dirs, ['--session', forked, 'log'])).code).toBe(0);
