@@ -52,4 +52,4 @@ export type { GcPlan, GcResult, PruneOptions, PruneResult, RetentionPolicy, Veri
 export { daemonToken, runningDaemon, claimDaemon, assertNoDaemon, lastDaemonPort, type DaemonInfo } from './daemon/daemon-files.js';
 export { createLogFeed, type FeedEvent, type LogFeed, type LogFeedOptions } from './daemon/log-feed.js';
 export { createTouchTracker, type TouchTracker, type TouchTrackerOptions } from './daemon/touch-tracker.js';
-export { scanViaDaemon, type DaemonScanResult } from './daemon/daemon-scan.js';
+export { scanResultOf, scanViaDaemon, type DaemonScanResult } from './daemon/daemon-scan.js';

@@ -9,7 +9,7 @@ import { parseSize } from './format/size.js';
 import type { CkptOptions, StoreContext, WorkspaceContext } from './context.js';
 import type { StoreBackend } from './storage/backend.js';
 import { createFsBackend } from './storage/fs-backend.js';
-import { createSharedBackend, type SharedBackend } from './storage/shared-backend.js';
+import type { SharedBackend } from './storage/shared-backend.js';
 import type { AppendListener } from './storage/shared-notify.js';
 import { isSharedStoreUrl } from './storage/store-url.js';
 import { machineId } from './workspace/machine-id.js';
@@ -122,6 +122,9 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
   let backend: StoreBackend;
   let sharedBackend: SharedBackend | undefined;
   if (shared) {
+    // Loaded on demand: the PostgreSQL and S3 clients are most of the bundle, and a folder store (every
+    // hook process, the daemon) must not pay for parsing and holding them (DESIGN §10 "Daemon").
+    const { createSharedBackend } = await import('./storage/shared-backend.js');
     backend = sharedBackend = await createSharedBackend({ url: location, lockTimeoutMs: resolved.lockTimeoutMs });
     dir = sharedBackend.location.redacted;
   } else {

@@ -2,46 +2,28 @@
 // exactly in the before-state or the after-state once the session is opened again (the journal
 // recovers it), and the next daemon takes over the dead one's claim. Also: SIGTERM lets a request in
 // flight finish before the daemon exits.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../src/store.js';
-import { CKPT_BIN } from './helpers/cli.js';
-import { createClient } from './helpers/http.js';
+import { createClient, spawnDaemon as spawnServe } from './helpers/http.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 import { treeOf } from './fixtures/scan-world.js';
 
 const FILES = 200;
 let dirs: TempDirs | undefined;
 const children: ChildProcess[] = [];
+const spawnDaemon = async (store: string) => {
+  const d = await spawnServe(store);
+  children.push(d.child);
+  return d;
+};
 
 afterEach(async () => {
   for (const c of children.splice(0)) c.kill('SIGKILL');
   await dirs?.cleanup();
 });
-
-/** Starts `ckpt serve` as a child; resolves with its url and token once it listens. */
-async function spawnDaemon(store: string): Promise<{ child: ChildProcess; url: string; token: string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [CKPT_BIN, '--store', store, 'serve', '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (d) => (err += d));
-  const info = await new Promise<{ url: string }>((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      out += d;
-      try {
-        resolve(JSON.parse(out) as { url: string });
-      } catch {}
-    });
-    child.on('exit', () => reject(new Error(`daemon exited: ${err}`)));
-  });
-  const { readFile } = await import('node:fs/promises');
-  const token = (await readFile(join(store, 'daemon', 'token'), 'utf8')).trim();
-  return { child, url: info.url, token, exited };
-}
 
 describe('daemon crash and shutdown', () => {
   it('SIGKILL mid-restore leaves the workspace before or after, recovered on the next open', async () => {

@@ -64,5 +64,13 @@ export async function scanViaDaemon(
     if (reply.status === 401 || reply.status === 403 || !e?.code) return undefined; // not ours to trust: scan here
     throw new CkptError(e.code as ErrorCode, e.message ?? 'the daemon failed the scan', { ...e.data, daemon: daemon.url });
   }
-  return { skipped: [], dirs: 0, gitReferenced: 0, stored: 0, ...json, daemon: daemon.url } as unknown as DaemonScanResult;
+  return { ...scanResultOf(json), daemon: daemon.url };
+}
+
+/**
+ * A ScanResult from its public JSON (the `--json` shape of `ckpt scan`, also the daemon's answer):
+ * the counters that shape leaves out are 0, an absent `skipped` is empty.
+ */
+export function scanResultOf(json: Record<string, unknown>): ScanResult {
+  return { skipped: [], dirs: 0, gitReferenced: 0, stored: 0, ...json } as unknown as ScanResult;
 }

@@ -20,15 +20,22 @@ export interface DaemonState {
   agentSession(workspacePath: string, link: AgentLink): Promise<AgentSessionResult>;
   /** A scan through the workspace's touch tracker: only the touched paths when they can be trusted, else the full scan. */
   scan(session: Session, options: { tool: string; full?: boolean }): Promise<ScanResult>;
-  /** Scans done, and how many of them looked only at watched paths. */
-  readonly scans: { total: number; watched: number };
+  /** Scans done, how many of them looked only at watched paths, and how many ran in a child process. */
+  readonly scans: { total: number; watched: number; inChild: number };
   /** The workspace's touch tracker, started on first use. */
   tracker(workspace: Workspace): TouchTracker;
   trackers(): TouchTracker[];
   close(): void;
 }
 
-export function createDaemonState(store: Store): DaemonState {
+/**
+ * Runs a full scan of the session somewhere else than this process (the CLI runs it in a child
+ * process): its peak memory — every path of the tree, the walk, the new index — is then returned to
+ * the system when it ends, instead of staying in the resident daemon's heap (DESIGN §10 "Daemon").
+ */
+export type FullScan = (session: Session, tool: string) => Promise<ScanResult>;
+
+export function createDaemonState(store: Store, fullScan?: FullScan): DaemonState {
   const workspaces = new Map<string, Promise<Workspace>>();
   const sessions = new Map<string, Session>();
   const trackers = new Map<string, { tracker: TouchTracker; usedAt: number }>();
@@ -57,7 +64,7 @@ export function createDaemonState(store: Store): DaemonState {
     return ws;
   };
 
-  const scans = { total: 0, watched: 0 };
+  const scans = { total: 0, watched: 0, inChild: 0 };
   const state: DaemonState = {
     store,
     workspace,
@@ -103,7 +110,19 @@ export function createDaemonState(store: Store): DaemonState {
       const tracker = state.tracker(await workspace(s.workspaceRoot));
       let res;
       try {
-        res = await s.scan({ tool: options.tool, changedPaths: options.full ? undefined : () => tracker.take() });
+        if (fullScan) {
+          // Taken before the scan lock (not inside it): whether this is a full scan decides where it
+          // runs. A path touched meanwhile is in the next set as well, so it is only looked at twice.
+          const touched = options.full ? undefined : await tracker.take();
+          if (touched === undefined) {
+            res = await fullScan(s, options.tool);
+            scans.inChild++;
+          } else {
+            res = await s.scan({ tool: options.tool, changedPaths: async () => touched });
+          }
+        } else {
+          res = await s.scan({ tool: options.tool, changedPaths: options.full ? undefined : () => tracker.take() });
+        }
       } catch (err) {
         tracker.invalidate();
         throw err;

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { assertNoDaemon, claimDaemon, CkptError, daemonToken, lastDaemonPort, type DaemonInfo, type Store } from '../index.js';
 import { createApp } from './app.js';
-import { createDaemonState } from './daemon-state.js';
+import { createDaemonState, type FullScan } from './daemon-state.js';
 import { createEventHub } from './event-hub.js';
 
 export interface DaemonOptions {
@@ -21,6 +21,8 @@ export interface DaemonOptions {
   version: string;
   /** Server-side failures (5xx) and feed errors, for the daemon's log. */
   log?: (line: string) => void;
+  /** Where full scans run (default: in this process; `ckpt serve` runs them in a child process). */
+  fullScan?: FullScan;
 }
 
 export interface RunningDaemon {
@@ -36,7 +38,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const host = options.host ?? '127.0.0.1';
   await assertNoDaemon(store.ctx);
   const token = await daemonToken(store.ctx);
-  const state = createDaemonState(store);
+  const state = createDaemonState(store, options.fullScan);
   const hub = await createEventHub(store, (err) => options.log?.(`event feed: ${(err as Error).message}`));
   const streams = new Set<() => void>();
   const app = createApp({

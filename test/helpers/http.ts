@@ -1,7 +1,11 @@
 // A small HTTP client for daemon tests: real requests over loopback (node:http, so tests can set any
 // Host header), JSON in and out, and a Server-Sent Events reader.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { connect } from 'node:net';
+import { join } from 'node:path';
+import { CKPT_BIN } from './cli.js';
 
 export interface HttpReply {
   status: number;
@@ -104,4 +108,24 @@ export function createClient(url: string, token: string) {
       sock.on('error', reject);
     });
   return { call, sse, head };
+}
+
+/** Starts `ckpt serve` as a child; resolves with its url and token once it listens. */
+export async function spawnDaemon(store: string): Promise<{ child: ChildProcess; url: string; token: string; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, [CKPT_BIN, '--store', store, 'serve', '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (d) => (err += d));
+  const info = await new Promise<{ url: string }>((resolve, reject) => {
+    child.stdout!.on('data', (d) => {
+      out += d;
+      try {
+        resolve(JSON.parse(out) as { url: string });
+      } catch {}
+    });
+    child.on('exit', () => reject(new Error(`daemon exited: ${err}`)));
+  });
+  const token = (await readFile(join(store, 'daemon', 'token'), 'utf8')).trim();
+  return { child, url: info.url, token, exited };
 }

@@ -6,6 +6,7 @@ import pc from 'picocolors';
 import { CkptError, daemonToken } from '../../index.js';
 import { startDaemon } from '../../http/daemon.js';
 import { action } from '../action.js';
+import { scanInChild } from '../scan-in-child.js';
 import { webLoginUrl } from '../web-login-url.js';
 
 export function registerServeCommand(program: Command): void {
@@ -35,6 +36,8 @@ export function registerServeCommand(program: Command): void {
           socket: flags.socket,
           version: program.version() ?? '0',
           log: (line) => ctx.io.stderr.write(`${line}\n`),
+          // This CLI, run again: the script node was started with (bin/ckpt.js, or the npm bin link).
+          ...(process.argv[1] ? { fullScan: scanInChild(process.argv[1], store.dir) } : {}),
         });
         // The page's address with a one-time code (5 minutes, once); `ckpt open` makes a fresh one.
         const open = flags.socket ? undefined : await webLoginUrl(store, daemon.info).catch(() => undefined);

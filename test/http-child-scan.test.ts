@@ -1,0 +1,80 @@
+// `ckpt serve` runs full scans in a child process (`ckpt scan --json`, DESIGN §10 "Daemon") so their
+// peak memory leaves with the child; watched scans stay in the daemon. Real daemon process, real
+// HTTP: the first scan (the watches are new, so what changed before them is unknown) and `full: true`
+// run in a child and record exactly what an in-process scan records; a scan after one more edit is a
+// watched one in the daemon; a failing child's error reaches the caller with its code.
+import type { ChildProcess } from 'node:child_process';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore } from '../src/store.js';
+import { createClient, spawnDaemon } from './helpers/http.js';
+import { makeTempDirs, type TempDirs } from './helpers/temp.js';
+
+let dirs: TempDirs | undefined;
+const children: ChildProcess[] = [];
+afterEach(async () => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+  await dirs?.cleanup();
+});
+
+const changes = (r: { files: { path: string; change: string }[] }) => r.files.map((f) => `${f.change} ${f.path}`).sort();
+
+describe('full scans of ckpt serve run in a child process', () => {
+  it('records what an in-process scan records; watched scans stay in the daemon; errors keep their code', async () => {
+    dirs = await makeTempDirs('ckpt-child-scan-');
+    const ws = dirs.workspace;
+    await mkdir(join(ws, 'src'));
+    for (let i = 0; i < 20; i++) await writeFile(join(ws, 'src', `f${i}.txt`), `v0 ${i}\n`);
+    const store = await openStore({ dir: dirs.store });
+    const session = await (await store.openWorkspace(ws)).create({ id: 's1' });
+    await session.scan();
+    // The same edits twice: once scanned by the daemon, once (on a copy of the state) in-process.
+    await writeFile(join(ws, 'src', 'f1.txt'), 'v1\n');
+    await rm(join(ws, 'src', 'f2.txt'));
+    await writeFile(join(ws, 'src', 'new.txt'), 'new\n');
+
+    const d = await spawnDaemon(dirs.store);
+    children.push(d.child);
+    const http = createClient(d.url, d.token);
+    const scan = async (body: Record<string, unknown> = {}) => {
+      const r = await http.call('POST', '/sessions/s1/scan', { body: { workspace: ws, tool: 'Bash', ...body } });
+      expect(r.status, r.text).toBe(200);
+      return r.json();
+    };
+    const health = async () => (await http.call('GET', '/health')).json().scans;
+
+    const first = await scan();
+    expect(first.watched).toBeUndefined();
+    expect(changes(first)).toEqual(['created src/new.txt', 'deleted src/f2.txt', 'modified src/f1.txt']);
+    expect(await health()).toEqual({ total: 1, watched: 0, inChild: 1 });
+
+    await writeFile(join(ws, 'src', 'f3.txt'), 'v1\n');
+    const watched = await scan();
+    expect(watched.watched).toBeGreaterThan(0);
+    expect(changes(watched)).toEqual(['modified src/f3.txt']);
+    expect(await health()).toEqual({ total: 2, watched: 1, inChild: 1 });
+
+    await writeFile(join(ws, 'src', 'f4.txt'), 'v1\n');
+    const full = await scan({ full: true });
+    expect(full.watched).toBeUndefined();
+    expect(changes(full)).toEqual(['modified src/f4.txt']);
+    expect(await health()).toEqual({ total: 3, watched: 1, inChild: 2 });
+
+    // The log holds each change once, in scan order: nothing recorded twice by the two processes.
+    const log = (await (await (await openStore({ dir: dirs.store })).openWorkspace(ws)).get('s1')).events();
+    const scanned = (await log).filter((e) => e.type === 'capture').map((e) => (e.files as { path: string }[]).map((f) => f.path).sort());
+    expect(scanned).toEqual([
+      ['src/f1.txt', 'src/f2.txt', 'src/new.txt'],
+      ['src/f3.txt'],
+      ['src/f4.txt'],
+    ]);
+
+    // A child that fails: its JSON error's code is the daemon's answer (the workspace is gone).
+    await rm(ws, { recursive: true, force: true });
+    const failed = await http.call('POST', '/sessions/s1/scan', { body: { workspace: ws, tool: 'Bash', full: true } });
+    expect(failed.status).toBeGreaterThanOrEqual(400);
+    expect(failed.json().error.code).toMatch(/^[A-Z_]+$/);
+    expect(failed.json().error.code).not.toBe('INTERNAL');
+  }, 60_000);
+});
