@@ -2,7 +2,8 @@
 // peak memory leaves with the child; watched scans stay in the daemon. Real daemon process, real
 // HTTP: the first scan (the watches are new, so what changed before them is unknown) and `full: true`
 // run in a child and record exactly what an in-process scan records; a scan after one more edit is a
-// watched one in the daemon; a failing child's error reaches the caller with its code.
+// watched one in the daemon; a watched scan that gives way (a new folder) runs in the child too; a
+// failing child's error reaches the caller with its code.
 import type { ChildProcess } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -61,6 +62,14 @@ describe('full scans of ckpt serve run in a child process', () => {
     expect(changes(full)).toEqual(['modified src/f4.txt']);
     expect(await health()).toEqual({ total: 3, watched: 1, inChild: 2 });
 
+    // A new folder: the watched scan cannot record folders and gives way to a full scan — in the child too.
+    await mkdir(join(ws, 'lib'));
+    await writeFile(join(ws, 'lib', 'g.txt'), 'g\n');
+    const declined = await scan();
+    expect(declined.watched).toBeUndefined();
+    expect(changes(declined)).toEqual(['created lib', 'created lib/g.txt']);
+    expect(await health()).toEqual({ total: 4, watched: 1, inChild: 3 });
+
     // The log holds each change once, in scan order: nothing recorded twice by the two processes.
     const log = (await (await (await openStore({ dir: dirs.store })).openWorkspace(ws)).get('s1')).events();
     const scanned = (await log).filter((e) => e.type === 'capture').map((e) => (e.files as { path: string }[]).map((f) => f.path).sort());
@@ -68,6 +77,7 @@ describe('full scans of ckpt serve run in a child process', () => {
       ['src/f1.txt', 'src/f2.txt', 'src/new.txt'],
       ['src/f3.txt'],
       ['src/f4.txt'],
+      ['lib', 'lib/g.txt'],
     ]);
 
     // A child that fails: its JSON error's code is the daemon's answer (the workspace is gone).

@@ -45,7 +45,9 @@ export class Session extends SessionHandle {
   }
 
   /** Records what changed in the workspace since ckpt last looked (shell side effects) as one capture. */
-  scan(options?: ScanOptions): Promise<ScanResult> {
+  scan(options: ScanOptions & { watchedOnly: true }): Promise<ScanResult | undefined>;
+  scan(options?: ScanOptions): Promise<ScanResult>;
+  scan(options?: ScanOptions): Promise<ScanResult | undefined> {
     return scan(this, options);
   }
 

@@ -113,12 +113,12 @@ export function createDaemonState(store: Store, fullScan?: FullScan): DaemonStat
         if (fullScan) {
           // Taken before the scan lock (not inside it): whether this is a full scan decides where it
           // runs. A path touched meanwhile is in the next set as well, so it is only looked at twice.
+          // A watched scan that cannot answer exactly (a touched folder, an ignore file…) gives way too.
           const touched = options.full ? undefined : await tracker.take();
-          if (touched === undefined) {
+          res = touched && (await s.scan({ tool: options.tool, changedPaths: async () => touched, watchedOnly: true }));
+          if (!res) {
             res = await fullScan(s, options.tool);
             scans.inChild++;
-          } else {
-            res = await s.scan({ tool: options.tool, changedPaths: async () => touched });
           }
         } else {
           res = await s.scan({ tool: options.tool, changedPaths: options.full ? undefined : () => tracker.take() });

@@ -35,6 +35,11 @@ export interface ScanOptions {
    * the callback (the watcher lost events), or a set the watched scan cannot take exactly: full scan.
    */
   changedPaths?: () => Promise<ReadonlySet<string> | undefined>;
+  /**
+   * With `changedPaths`: answer undefined (nothing done, the lock released) instead of running the
+   * full scan when the watched one cannot answer exactly — the caller runs the full scan elsewhere.
+   */
+  watchedOnly?: boolean;
 }
 
 

@@ -43,14 +43,16 @@ const PARALLEL_MIN_ENTRIES = 40_000;
 /** From this many files to read, a worker thread reads them. */
 const READ_IN_WORKER_MIN = 1000;
 
-export async function scan(session: SessionHandle, options: ScanOptions = {}): Promise<ScanResult> {
+export async function scan(session: SessionHandle, options: ScanOptions & { watchedOnly: true }): Promise<ScanResult | undefined>;
+export async function scan(session: SessionHandle, options?: ScanOptions): Promise<ScanResult>;
+export async function scan(session: SessionHandle, options: ScanOptions = {}): Promise<ScanResult | undefined> {
   const t0 = performance.now();
   if (!session.ctx.options.captureEnabled) {
     return { tag: null, files: [], scanned: 0, dirs: 0, hashed: 0, gitReferenced: 0, stored: 0, skipped: [], ms: 0, disabled: true };
   }
   const { backend } = session.ctx;
   // One scan of a workspace at a time: a second one then sees the first one's index and records.
-  return backend.withLock(`${session.ctx.workspace.key}/scan`, async () => (await watchedScan(session, options, t0)) ?? runScan(session, options, t0), {
+  return backend.withLock(`${session.ctx.workspace.key}/scan`, async () => (await watchedScan(session, options, t0)) ?? (options.watchedOnly ? undefined : runScan(session, options, t0)), {
     timeoutMs: Math.max(session.ctx.options.lockTimeoutMs, 120_000),
   });
 }
