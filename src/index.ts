@@ -52,4 +52,6 @@ export type { GcPlan, GcResult, PruneOptions, PruneResult, RetentionPolicy, Veri
 export { daemonToken, runningDaemon, claimDaemon, assertNoDaemon, lastDaemonPort, type DaemonInfo } from './daemon/daemon-files.js';
 export { createLogFeed, type FeedEvent, type LogFeed, type LogFeedOptions } from './daemon/log-feed.js';
 export { createTouchTracker, type TouchTracker, type TouchTrackerOptions } from './daemon/touch-tracker.js';
-export { scanResultOf, scanViaDaemon, type DaemonScanResult } from './daemon/daemon-scan.js';
+export { scanViaDaemon, type DaemonScanResult } from './daemon/daemon-scan.js';
+export { publicScanResult, scanResultOf, type PublicScanResult } from './scan/scan-json.js';
+export { publicImage, type PublicImage } from './format/public-image.js';

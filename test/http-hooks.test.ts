@@ -57,11 +57,11 @@ describe('POST /hooks/claude', () => {
     const bash = { command: 'echo x > b.txt', description: 'write b' };
     await hook(ev.preToolUse(s, 'Bash', bash, 'toolu_2'));
     expect((await hook(ev.postToolUse(s, 'Bash', bash, 'toolu_2', { stdout: '' }))).json()).toEqual({});
-    expect((await health()).scans).toEqual({ total: 1, watched: 0 });
+    expect((await health()).scans).toEqual({ total: 1, watched: 0, inChild: 0 });
     await hook(ev.preToolUse(s, 'Bash', bash, 'toolu_3'));
     await writeFile(join(ws, 'b.txt'), 'x\n');
     expect((await hook(ev.postToolUse(s, 'Bash', bash, 'toolu_3', { stdout: '' }))).json()).toEqual({});
-    expect((await health()).scans).toEqual({ total: 2, watched: 1 });
+    expect((await health()).scans).toEqual({ total: 2, watched: 1, inChild: 0 });
     expect(await checkpoints(s.session_id)).toEqual(['1.1:Edit', '1.2:Bash']);
     const restoredFrom = await (await store.openWorkspace(ws)).get(agentSessionId('claude', s.session_id));
     expect((await restoredFrom.diff('1')).changes.map((f) => `${f.path}:${f.status}`).sort()).toEqual(['a.txt:M', 'b.txt:A']);
@@ -157,7 +157,7 @@ describe('command hooks with a daemon running', () => {
     const r = await cmd(ev.postToolUse(s, 'Bash', bash, 'toolu_2', {}));
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
-    expect((await health()).scans).toEqual({ total: 2, watched: first.watched + 1 });
+    expect((await health()).scans).toEqual({ total: 2, watched: first.watched + 1, inChild: 0 });
     expect(await checkpoints(s.session_id)).toEqual(['0.1:Bash', '0.2:Bash']);
 
     await daemon!.close();

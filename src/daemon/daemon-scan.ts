@@ -7,6 +7,7 @@
 import { request } from 'node:http';
 import type { StoreContext } from '../context.js';
 import { CkptError, type ErrorCode } from '../errors.js';
+import { scanResultOf } from '../scan/scan-json.js';
 import type { ScanResult } from '../scan/scan-types.js';
 import { daemonToken, runningDaemon } from './daemon-files.js';
 
@@ -67,10 +68,3 @@ export async function scanViaDaemon(
   return { ...scanResultOf(json), daemon: daemon.url };
 }
 
-/**
- * A ScanResult from its public JSON (the `--json` shape of `ckpt scan`, also the daemon's answer):
- * the counters that shape leaves out are 0, an absent `skipped` is empty.
- */
-export function scanResultOf(json: Record<string, unknown>): ScanResult {
-  return { skipped: [], dirs: 0, gitReferenced: 0, stored: 0, ...json } as unknown as ScanResult;
-}

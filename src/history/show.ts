@@ -4,6 +4,7 @@
 // a function of the session's events; adapters (CLI, MCP, HTTP) print it.
 import type { CaptureEvent, EventBase, FileState, TurnEvent } from '../format/event.js';
 import { resolveTagSeq } from '../session/positions.js';
+import { publicImage } from '../format/public-image.js';
 
 export interface CheckpointDetail {
   tag: string;
@@ -94,13 +95,6 @@ function detail(c: CaptureEvent): CheckpointDetail {
     tool: c.tool,
     at: c.at,
     ...(c.reason ? { reason: c.reason } : {}),
-    files: c.files.map((f) => ({
-      path: f.path,
-      state: f.state,
-      ...(f.bytes !== undefined ? { bytes: f.bytes } : {}),
-      ...(f.mode !== undefined ? { mode: f.mode } : {}),
-      ...(f.target !== undefined ? { target: f.target } : {}),
-      ...(f.why !== undefined ? { why: f.why } : {}),
-    })),
+    files: c.files.map(publicImage),
   };
 }

@@ -2,6 +2,7 @@
 // are relative to the workspace root (or absolute inside it). A scan through the daemon looks only at
 // the paths its watcher saw touched when it can do so exactly, else it is the full stat scan.
 import { z } from 'zod';
+import { publicImage, publicScanResult } from '../index.js';
 import type { DaemonState } from './daemon-state.js';
 import type { Router } from './route.js';
 import { pathsField, queryBool, tagField, toolField, workspaceBody, workspaceQuery } from './schemas.js';
@@ -50,21 +51,7 @@ export function addCheckpointRoutes(r: Router, state: DaemonState): void {
     body: workspaceBody.extend({ tool: toolField.optional(), full: z.boolean().optional() }),
     handler: async ({ body, params }) => {
       const s = await state.session(body.workspace, params.id!);
-      const res = await state.scan(s, { tool: body.tool ?? 'scan', full: body.full });
-      return {
-        tag: res.tag,
-        files: res.files.map((f) => ({ path: f.path, change: f.change, ...publicImage(f) })),
-        scanned: res.scanned,
-        hashed: res.hashed,
-        ms: Math.round(res.ms),
-        ...(res.watched !== undefined ? { watched: res.watched } : {}),
-        ...(res.baseline ? { baseline: true } : {}),
-        ...(res.warning ? { warning: res.warning } : {}),
-        ...(res.warnings?.length ? { warnings: res.warnings } : {}),
-        ...(res.truncated ? { truncated: true, pending: res.pending } : {}),
-        ...(res.skipped.length ? { skipped: res.skipped } : {}),
-        ...(res.disabled ? { disabled: true } : {}),
-      };
+      return publicScanResult(await state.scan(s, { tool: body.tool ?? 'scan', full: body.full }));
     },
   });
 
@@ -88,14 +75,3 @@ export function addCheckpointRoutes(r: Router, state: DaemonState): void {
   });
 }
 
-/** The public fields of a file image (DESIGN §9): no blob ids. */
-export function publicImage(f: { path: string; state: string; bytes?: number; mode?: number; target?: string; why?: string }): Record<string, unknown> {
-  return {
-    path: f.path,
-    state: f.state,
-    ...(f.bytes !== undefined ? { bytes: f.bytes } : {}),
-    ...(f.mode !== undefined ? { mode: f.mode } : {}),
-    ...(f.target !== undefined ? { target: f.target } : {}),
-    ...(f.why !== undefined ? { why: f.why } : {}),
-  };
-}

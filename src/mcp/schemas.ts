@@ -3,7 +3,7 @@
 // and clients validate structuredContent against them).
 import { z } from 'zod';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import type { FileState, SessionInfoField } from '../index.js';
+import { publicImage as publicFields, type FileState, type SessionInfoField } from '../index.js';
 
 export const SESSION_ID = z
   .string()
@@ -84,14 +84,7 @@ export const DESTRUCTIVE: ToolAnnotations = { readOnlyHint: false, destructiveHi
 
 /** Picks the fields of an image the output schemas carry (no blob ids: content is read through read_file). */
 export function publicImage(f: { path: string; state: z.infer<typeof FILE_STATE>; bytes?: number; mode?: number; target?: string; why?: string }): z.infer<typeof FILE_IMAGE> {
-  return {
-    path: f.path,
-    state: f.state,
-    ...(f.bytes !== undefined ? { bytes: f.bytes } : {}),
-    ...(f.mode !== undefined ? { mode: f.mode } : {}),
-    ...(f.target !== undefined ? { target: f.target } : {}),
-    ...(f.why !== undefined ? { why: f.why } : {}),
-  };
+  return publicFields(f) as z.infer<typeof FILE_IMAGE>;
 }
 
 export function publicMeta(m: z.infer<typeof SESSION_META>): z.infer<typeof SESSION_META> {

@@ -1,7 +1,7 @@
 // `ckpt turn|capture|settle|log|diff` (DESIGN §9): recording checkpoints and reading them back.
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { CkptError, earliestRestorableTag, formatLog, formatMode, listCheckpoints, listRewinds, listTurns, scan, scanViaDaemon, type DiffChange, type FileImage } from '../../index.js';
+import { CkptError, earliestRestorableTag, formatLog, formatMode, listCheckpoints, listRewinds, listTurns, publicImage, publicScanResult, scan, scanViaDaemon, type DiffChange } from '../../index.js';
 import { colorPatch, colorsFor, type Colors } from '../colors.js';
 import { action } from '../action.js';
 import { progressBar } from '../progress.js';
@@ -69,21 +69,7 @@ export function registerCheckpointCommands(program: Command): void {
         } finally {
           bar.stop();
         }
-        const body = {
-          tag: r.tag,
-          files: r.files.map((f) => ({ path: f.path, change: f.change, ...publicImage(f) })),
-          scanned: r.scanned,
-          hashed: r.hashed,
-          ms: Math.round(r.ms),
-          ...(r.baseline ? { baseline: true } : {}),
-          ...(r.warning ? { warning: r.warning } : {}),
-          ...(r.watched !== undefined ? { watched: r.watched } : {}),
-          ...(r.truncated ? { truncated: true, pending: r.pending } : {}),
-          ...(r.skipped.length ? { skipped: r.skipped } : {}),
-          ...(r.warnings?.length ? { warnings: r.warnings } : {}),
-          ...(r.disabled ? { disabled: true } : {}),
-          ...(r.warnings ? { warnings: r.warnings } : {}),
-        };
+        const body = publicScanResult(r);
         out.result(body, (v) => {
           if (v.disabled) return 'capture is disabled (CKPT_DISABLE): nothing scanned';
           const head = v.baseline
@@ -153,15 +139,6 @@ function kindText(ch: DiffChange, c: Colors): string {
   return '';
 }
 
-/** The public per-file shape of §9: path, state and, when known, bytes, mode, target and why. */
-export function publicImage(f: FileImage): Record<string, unknown> {
-  const out: Record<string, unknown> = { path: f.path, state: f.state };
-  if (f.bytes !== undefined) out.bytes = f.bytes;
-  if (f.mode !== undefined) out.mode = f.mode;
-  if (f.target !== undefined) out.target = f.target;
-  if (f.why !== undefined) out.why = f.why;
-  return out;
-}
 
 function fileLine(f: Record<string, unknown>): string {
   const detail = f.state === 'file' ? `${f.bytes} bytes, mode ${formatMode(f.mode as number)}` : f.state === 'symlink' ? `-> ${f.target}` : f.state === 'skipped' ? `skipped: ${f.why}` : f.state === 'dir' ? 'folder' : 'absent';
