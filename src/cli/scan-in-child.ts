@@ -4,11 +4,10 @@
 // workspace scan lock an in-process scan would, so the result is the same; CKPT_NO_DAEMON=1 keeps it
 // from asking the daemon back. Its error (the CLI's JSON error on stderr) becomes the same CkptError.
 import { spawn } from 'node:child_process';
-import { CkptError, ERROR_CODES, isSharedStoreUrl, scanResultOf, type ErrorCode, type ScanResult, type Session } from '../index.js';
+import { CkptError, ERROR_CODES, scanResultOf, type ErrorCode, type ScanResult, type Session } from '../index.js';
 
-/** The full-scan runner for the daemon of `storeDir`, re-running this CLI (`node [flags] <entry>`). */
+/** The full-scan runner for the daemon of the store folder `storeDir`, re-running this CLI (`node [flags] <entry>`). */
 export function scanInChild(entry: string, storeDir: string): (session: Session, tool: string) => Promise<ScanResult> {
-  if (isSharedStoreUrl(storeDir)) throw new CkptError('INTERNAL', 'child scans are for folder stores (the daemon refuses shared ones)');
   return (session, tool) =>
     new Promise<ScanResult>((resolve, reject) => {
       const args = [...process.execArgv, entry, '--store', storeDir, '--workspace', session.workspaceRoot, '--session', session.id, 'scan', '--tool', tool, '--json'];

@@ -37,7 +37,7 @@ export function registerServeCommand(program: Command): void {
           version: program.version() ?? '0',
           log: (line) => ctx.io.stderr.write(`${line}\n`),
           // This CLI, run again: the script node was started with (bin/ckpt.js, or the npm bin link).
-          ...(process.argv[1] ? { fullScan: scanInChild(process.argv[1], store.dir) } : {}),
+          ...(process.argv[1] && !store.shared ? { fullScan: scanInChild(process.argv[1], store.dir) } : {}),
         });
         // The page's address with a one-time code (5 minutes, once); `ckpt open` makes a fresh one.
         const open = flags.socket ? undefined : await webLoginUrl(store, daemon.info).catch(() => undefined);
