@@ -116,6 +116,29 @@ describe('event log', () => {
     expect(await fs.readFile(real, 'utf8')).toBe('');
   });
 
+  it('reads a log created between its missing read and the listing that checks for a symlink (found by the soak)', async () => {
+    // Another process (a fork, a new session) writes the log's first line right after this reader
+    // found nothing: the listing then shows the name, but it is a regular file, not a planted link.
+    const other = createEventLog({ backend, key: KEY });
+    let racing = true;
+    const racy: StoreBackend = {
+      ...backend,
+      stat: async (k) => (racing && k === KEY ? undefined : backend.stat(k)),
+      read: async (k) => (racing && k === KEY ? undefined : backend.read(k)),
+      children: async (prefix) => {
+        if (racing) {
+          racing = false;
+          await other.append([{ type: 'a' }, { type: 'b' }]);
+        }
+        return backend.children(prefix);
+      },
+    };
+    expect(await createEventLog({ backend: racy, key: KEY }).lastSeq()).toBe(2);
+    racing = true;
+    await fs.rm(file());
+    expect((await createEventLog({ backend: racy, key: KEY }).read()).map((e) => e.type)).toEqual(['a', 'b']);
+  });
+
   it('runs read-decide-append transactions and beforeUnlock hooks under one lock', async () => {
     const nextK = (): Promise<number> =>
       log.transaction(async (tx) => {

@@ -82,19 +82,24 @@ export function createEventLog(options: EventLogOptions): EventLog {
   const { backend, key } = options;
   const lockKey = options.lockKey ?? key;
 
-  /** A missing read is fine; something at the key that the backend will not read (symlink, FIFO, folder) is not. */
-  async function refuseIfPresent(): Promise<void> {
+  /**
+   * After a read found nothing: a missing log is fine ('missing'); something at the key that the
+   * backend will not read (symlink, FIFO, folder) is not (LOG_CORRUPT). A log created between the read
+   * and the listing (a fork or a new session writing its first line) is a regular file by then:
+   * 'appeared', read it again (found by the soak).
+   */
+  async function refuseIfPresent(): Promise<'missing' | 'appeared'> {
     const slash = key.lastIndexOf('/');
     const names = await backend.children(slash < 0 ? '' : key.slice(0, slash));
-    if (names.includes(key.slice(slash + 1))) {
-      throw new CkptError('LOG_CORRUPT', `refusing log ${key}: not a regular file (symlink?)`, { key });
-    }
+    if (!names.includes(key.slice(slash + 1))) return 'missing';
+    if (await backend.stat(key)) return 'appeared';
+    throw new CkptError('LOG_CORRUPT', `refusing log ${key}: not a regular file (symlink?)`, { key });
   }
 
-  async function readTail(): Promise<Tail> {
+  async function readTail(again = true): Promise<Tail> {
     const st = await backend.stat(key);
     if (!st) {
-      await refuseIfPresent();
+      if ((await refuseIfPresent()) === 'appeared' && again) return readTail(false);
       return { lastSeq: 0, completeBytes: 0, size: 0 };
     }
     const size = st.size;
@@ -136,7 +141,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
     return fromSeq <= 1 ? events.slice() : events.slice(fromSeq - 1);
   }
 
-  async function readAll(): Promise<EventBase[]> {
+  async function readAll(again = true): Promise<EventBase[]> {
     if (cache) {
       const st = await backend.stat(key);
       if (st && st.size >= cache.bytes) {
@@ -150,7 +155,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
     }
     const buf = await backend.read(key);
     if (!buf) {
-      await refuseIfPresent();
+      if ((await refuseIfPresent()) === 'appeared' && again) return readAll(false);
       return [];
     }
     return decodeInto([], buf, 0, 0);
