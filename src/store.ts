@@ -185,9 +185,16 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
       }
       if (!found) throw new CkptError('NOT_FOUND', `no workspace ${JSON.stringify(target)} in the store ${dir}`, { workspace: target });
       const key = `workspaces/${found.id}`;
-      const sessions = (await backend.children(`${key}/sessions`)).length;
+      const ids = await backend.children(`${key}/sessions`);
+      // Each log goes first, under its own lock, as a session removal does: a transaction in flight
+      // finishes before, and none after it can append (an append after the folder's removal re-created
+      // the log as a headless fragment under a workspace without workspace.json).
+      for (const id of ids) {
+        const log = `${key}/sessions/${id}/events.jsonl`;
+        await backend.withLock(log, () => backend.remove(log));
+      }
       await backend.removeTree(key);
-      return { id: found.id, root: found.root, sessions };
+      return { id: found.id, root: found.root, sessions: ids.length };
     },
     openWorkspace: async (workspaceDir) => {
       const identity = await resolveWorkspace(workspaceDir, machine);

@@ -1,6 +1,7 @@
 // Soak defect (issue 16): removing a session did not take its log's lock, so a restore in flight in
 // another process appended its next events after the removal — re-creating `events.jsonl` as a
 // fragment starting at seq 16 with no `session` event, which every later listing read as LOG_CORRUPT.
+// Removing a whole workspace (`ckpt workspace rm`) had the same race for each of its sessions.
 import { access, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -52,5 +53,33 @@ describe('session removal against a writer', () => {
     expect(r.code).toBe(3);
     expect(JSON.parse(r.stderr).error.code).toBe('SESSION_NOT_FOUND');
     await expect(access(folder)).rejects.toThrow();
+  });
+});
+
+describe('workspace removal against a writer', () => {
+  it('waits for a transaction in flight on any of its sessions; the writer cannot re-create a log', async () => {
+    dirs = await makeTempDirs('ckpt-remove-ws-race-');
+    const store = await openStore({ dir: dirs.store, retention: false });
+    const ws = await store.openWorkspace(dirs.workspace);
+    const s = await ws.create({ id: 'busy' });
+    const other = await (await (await openStore({ dir: dirs.store, retention: false })).openWorkspace(dirs.workspace)).get('busy');
+    let started!: () => void;
+    const inFlight = new Promise<void>((r) => (started = r));
+    const tx = s.log.transaction(async (t) => {
+      await t.append([{ type: 'note', n: 1 }]);
+      started();
+      await new Promise((r) => setTimeout(r, 100));
+      await t.append([{ type: 'note', n: 2 }]);
+    });
+    await inFlight;
+    // Before the fix the folder went at once and the second append re-created sessions/busy/events.jsonl
+    // as a fragment starting at seq 3 (no `session` event), under a workspace with no workspace.json.
+    const removed = store.removeWorkspace(dirs.workspace);
+    await tx;
+    expect(await removed).toMatchObject({ id: ws.id, sessions: 1 });
+    const err = await other.record([{ type: 'message', id: 'late' }]).catch((e: unknown) => e);
+    expect(isCkptError(err, 'SESSION_NOT_FOUND')).toBe(true);
+    await expect(access(join(dirs.store, 'workspaces', ws.id, 'sessions', 'busy', 'events.jsonl'))).rejects.toThrow();
+    expect(await store.listWorkspaces()).toEqual([]);
   });
 });
