@@ -100,9 +100,17 @@ export interface Store {
   removeWorkspace(target: string): Promise<{ id: string; root: string; sessions: number }>;
 }
 
+/**
+ * Where a `--store` argument points: a shared store URL as it is, a folder resolved from `cwd` (a
+ * resolved URL would be a local folder named `postgres:`).
+ */
+export function storeLocation(arg: string, cwd: string): string {
+  return isSharedStoreUrl(arg) ? arg : resolve(cwd, arg);
+}
+
 /** The default store folder from the environment (DESIGN §2). */
 export function defaultStoreDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.CKPT_STORE) return isSharedStoreUrl(env.CKPT_STORE) ? env.CKPT_STORE : resolve(env.CKPT_STORE);
+  if (env.CKPT_STORE) return storeLocation(env.CKPT_STORE, process.cwd());
   if (env.CKPT_HOME) return resolve(env.CKPT_HOME);
   if (env.XDG_DATA_HOME) return join(resolve(env.XDG_DATA_HOME), 'ckpt');
   return join(homedir(), '.local', 'share', 'ckpt');

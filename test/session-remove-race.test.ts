@@ -12,28 +12,37 @@ import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 let dirs: TempDirs | undefined;
 afterEach(() => dirs?.cleanup());
 
+/**
+ * A session `id` with a transaction in flight (one event appended, the next 100 ms later) when this
+ * resolves, and the same session opened through a second store handle (a writer queued behind it).
+ */
+async function writerInFlight(prefix: string, id: string) {
+  dirs = await makeTempDirs(prefix);
+  const store = await openStore({ dir: dirs.store, retention: false });
+  const ws = await store.openWorkspace(dirs.workspace);
+  const s = await ws.create({ id });
+  const other = await (await (await openStore({ dir: dirs.store, retention: false })).openWorkspace(dirs.workspace)).get(id);
+  let started!: () => void;
+  const inFlight = new Promise<void>((r) => (started = r));
+  const tx = s.log.transaction(async (t) => {
+    await t.append([{ type: 'note', n: 1 }]);
+    started();
+    await new Promise((r) => setTimeout(r, 100));
+    await t.append([{ type: 'note', n: 2 }]);
+  });
+  await inFlight;
+  return { store, ws, other, tx };
+}
+
 describe('session removal against a writer', () => {
   it('waits for a transaction in flight, and a writer queued behind it cannot re-create the log', async () => {
-    dirs = await makeTempDirs('ckpt-remove-race-');
-    const store = await openStore({ dir: dirs.store, retention: false });
-    const ws = await store.openWorkspace(dirs.workspace);
-    const s = await ws.create({ id: 'doomed' });
-    const other = await (await (await openStore({ dir: dirs.store, retention: false })).openWorkspace(dirs.workspace)).get('doomed');
-    let started!: () => void;
-    const inFlight = new Promise<void>((r) => (started = r));
-    const tx = s.log.transaction(async (t) => {
-      await t.append([{ type: 'note', n: 1 }]);
-      started();
-      await new Promise((r) => setTimeout(r, 100));
-      await t.append([{ type: 'note', n: 2 }]);
-    });
-    await inFlight;
+    const { ws, other, tx } = await writerInFlight('ckpt-remove-race-', 'doomed');
     const removed = ws.remove('doomed'); // must wait for the transaction in flight
     await tx;
     await removed;
     const err = await other.record([{ type: 'message', id: 'late' }]).catch((e: unknown) => e);
     expect(isCkptError(err, 'SESSION_NOT_FOUND')).toBe(true);
-    const sessions = join(dirs.store, 'workspaces', ws.id, 'sessions');
+    const sessions = join(dirs!.store, 'workspaces', ws.id, 'sessions');
     await expect(access(join(sessions, 'doomed', 'events.jsonl'))).rejects.toThrow();
     expect(await ws.list()).toEqual([]);
     // (The refused writer's lock may leave an empty folder: no log, so no session.)
@@ -58,28 +67,15 @@ describe('session removal against a writer', () => {
 
 describe('workspace removal against a writer', () => {
   it('waits for a transaction in flight on any of its sessions; the writer cannot re-create a log', async () => {
-    dirs = await makeTempDirs('ckpt-remove-ws-race-');
-    const store = await openStore({ dir: dirs.store, retention: false });
-    const ws = await store.openWorkspace(dirs.workspace);
-    const s = await ws.create({ id: 'busy' });
-    const other = await (await (await openStore({ dir: dirs.store, retention: false })).openWorkspace(dirs.workspace)).get('busy');
-    let started!: () => void;
-    const inFlight = new Promise<void>((r) => (started = r));
-    const tx = s.log.transaction(async (t) => {
-      await t.append([{ type: 'note', n: 1 }]);
-      started();
-      await new Promise((r) => setTimeout(r, 100));
-      await t.append([{ type: 'note', n: 2 }]);
-    });
-    await inFlight;
+    const { store, ws, other, tx } = await writerInFlight('ckpt-remove-ws-race-', 'busy');
     // Before the fix the folder went at once and the second append re-created sessions/busy/events.jsonl
     // as a fragment starting at seq 3 (no `session` event), under a workspace with no workspace.json.
-    const removed = store.removeWorkspace(dirs.workspace);
+    const removed = store.removeWorkspace(dirs!.workspace);
     await tx;
     expect(await removed).toMatchObject({ id: ws.id, sessions: 1 });
     const err = await other.record([{ type: 'message', id: 'late' }]).catch((e: unknown) => e);
     expect(isCkptError(err, 'SESSION_NOT_FOUND')).toBe(true);
-    await expect(access(join(dirs.store, 'workspaces', ws.id, 'sessions', 'busy', 'events.jsonl'))).rejects.toThrow();
+    await expect(access(join(dirs!.store, 'workspaces', ws.id, 'sessions', 'busy', 'events.jsonl'))).rejects.toThrow();
     expect(await store.listWorkspaces()).toEqual([]);
   });
 });

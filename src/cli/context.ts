@@ -2,7 +2,7 @@
 // session, the same way for every command. Without --workspace the workspace is found upward from
 // the current folder (locateWorkspace); --session takes an id or a unique prefix of one.
 import { resolve } from 'node:path';
-import { CkptError, defaultStoreDir, findSession, isSharedStoreUrl, locateWorkspace, openStore, parseSize, type Session, type Store, type Workspace } from '../index.js';
+import { CkptError, defaultStoreDir, findSession, storeLocation, locateWorkspace, openStore, parseSize, type Session, type Store, type Workspace } from '../index.js';
 import type { CliIo } from './io.js';
 
 export interface GlobalFlags {
@@ -42,7 +42,7 @@ export function createCliContext(io: CliIo, flags: GlobalFlags): CliContext {
     store: () =>
       (store ??= openStore({
         // A shared store URL is passed as it is; a folder resolves against the working directory.
-        dir: flags.store ? (isSharedStoreUrl(flags.store) ? flags.store : resolve(io.cwd, flags.store)) : defaultStoreDir(io.env),
+        dir: flags.store ? storeLocation(flags.store, io.cwd) : defaultStoreDir(io.env),
         ...(flags.maxFileSize !== undefined ? { maxBlobBytes: parseSize(flags.maxFileSize, '--max-file-size') } : {}),
         ...(flags.refuseOversize ? { refuseOversize: true } : {}),
       })),

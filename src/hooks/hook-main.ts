@@ -3,7 +3,7 @@
 // bundled on its own (dist/ckpt-hook.mjs). bin/ckpt.js routes here when the arguments are exactly a
 // hook call; anything else goes to the full CLI, which runs the same `runHook`.
 import { resolve } from 'node:path';
-import { defaultStoreDir, isSharedStoreUrl } from '../index.js';
+import { defaultStoreDir, storeLocation } from '../index.js';
 import { agentSpec } from './agents/index.js';
 import { readCapped } from './hook-input.js';
 import { runHook } from './run-hook.js';
@@ -42,8 +42,7 @@ export async function hookMain(args: HookArgs, io: { stdin: NodeJS.ReadableStrea
     spec,
     input: await readCapped(io.stdin),
     env: io.env,
-    // A shared store URL is not a path: resolving it would make a local folder named `postgres:`.
-    storeDir: args.store ? (isSharedStoreUrl(args.store) ? args.store : resolve(io.cwd, args.store)) : defaultStoreDir(io.env),
+    storeDir: args.store ? storeLocation(args.store, io.cwd) : defaultStoreDir(io.env),
     ...(args.workspace ? { workspace: resolve(io.cwd, args.workspace) } : {}),
   });
   if (outcome.stdout) io.stdout.write(outcome.stdout);

@@ -1,9 +1,8 @@
 // `ckpt store copy FROM TO`: copies a store between drivers (a folder ↔ a shared store URL) and
 // verifies the copy (exit 5 when it does not check out). URLs are shown redacted only.
 import type { Command } from 'commander';
-import { resolve } from 'node:path';
 import pc from 'picocolors';
-import { CkptError, copyStore, isSharedStoreUrl, machineId, openStore, type Store } from '../../index.js';
+import { CkptError, copyStore, machineId, openStore, storeLocation, type Store } from '../../index.js';
 import { action } from '../action.js';
 import { progressBar } from '../progress.js';
 
@@ -14,7 +13,7 @@ export function registerStoreCommands(program: Command): void {
     .description('copy a store (folder or postgres://…?blobs=s3://… URL) into a new, empty one and verify the copy')
     .action(
       action(async ([fromArg, toArg], ctx, out) => {
-        const where = (s: string): string => (isSharedStoreUrl(s) ? s : resolve(ctx.io.cwd, s));
+        const where = (s: string): string => storeLocation(s, ctx.io.cwd);
         const opened: Store[] = [];
         try {
           const from = await openStore({ dir: where(fromArg as string) });
