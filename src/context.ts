@@ -29,6 +29,11 @@ export interface CkptOptions {
    * or CKPT_KEEP_TURNS / CKPT_KEEP_AGE / CKPT_RETENTION=off); `false` switches it off.
    */
   retention?: RetentionPolicy | false;
+  /**
+   * Runs work that may follow the answer of an operation (the blob-store copy of an inline capture).
+   * Default: awaited in place. A daemon queues it behind its answer and drains the queue before stopping.
+   */
+  defer?: (work: () => Promise<void>) => void;
 }
 
 export interface StoreContext {

@@ -30,6 +30,8 @@ afterEach(() => dirs.cleanup());
 
 describe('failures after the commit point', () => {
   it('capture, settle and restore succeed with warnings when metadata.json and the owner index cannot be written', async () => {
+    // (Captures and settles leave metadata.json behind the log for a while — session/metadata.ts — so
+    // only the settle's owner index and the restore's metadata rewrite meet the broken files.)
     await writeFile(w('a.txt'), 'v1');
     await ckpt(['turn']);
     await breakCache(join(await wsDir(), 'sessions', 's1', 'metadata.json'));
@@ -37,11 +39,12 @@ describe('failures after the commit point', () => {
 
     const cap = await ckpt(['capture', 'a.txt', '--json']);
     expect(cap.code, cap.stderr).toBe(0);
-    expect(cap.json()).toMatchObject({ tag: '1.1', warnings: [expect.stringMatching(/metadata/)] });
+    expect(cap.json()).toMatchObject({ tag: '1.1' });
+    expect(cap.json().warnings).toBeUndefined();
     await writeFile(w('a.txt'), 'v2');
     const set = await ckpt(['settle', 'a.txt', '--json']);
     expect(set.code, set.stderr).toBe(0);
-    expect(set.json().warnings).toEqual([expect.stringMatching(/metadata/), expect.stringMatching(/owner index/)]);
+    expect(set.json().warnings).toEqual([expect.stringMatching(/owner index/)]);
 
     const r = await ckpt(['restore', '1', '--yes', '--json']);
     expect(r.code, r.stderr).toBe(0);

@@ -1,6 +1,7 @@
 // Capture (DESIGN §2, §4): record the before-images of paths just before a tool changes them. Paths
-// are resolved beneath the root first (an escape records nothing); content is stored and durable
-// before the capture event is appended and fsynced; only then does the call return.
+// are resolved beneath the root first (an escape records nothing); content is durable before the
+// call returns: small new content inline in the capture event (one fsync: the log's), the rest stored
+// in the blob store before the event is appended. The store copy of inline content follows the commit.
 import { lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CkptError } from '../errors.js';
@@ -11,7 +12,8 @@ import type { ReplayState } from '../session/replay.js';
 import { loadHotState } from '../session/hot-snapshot.js';
 import { readImage } from '../workspace/read-image.js';
 import { resolveBeneath } from '../workspace/resolve-path.js';
-import { withWarnings } from '../session/warnings.js';
+import { afterCommit, withWarnings } from '../session/warnings.js';
+import { createInlineSink } from '../storage/inline-store.js';
 import { detectConflicts } from './owner-index.js';
 
 export interface CaptureOptions {
@@ -110,7 +112,7 @@ export async function appendCapture(
 ): Promise<{ event: CaptureEvent; conflicts: ConflictRef[] }> {
   return session.transaction(async (tx) => {
     // The hot state (persisted snapshot + the log's tail), not a replay of the whole log: hooks call this per tool call.
-    const state = await loadHotState(session);
+    const state = await loadHotState(session, tx);
     const event = nextCaptureEvent(state, images, fields);
     const conflicts = await detectConflicts(session, state, images);
     const settle = fields.after ? [{ type: 'settle', tag: event.tag, files: fields.after }] : [];
@@ -122,7 +124,8 @@ export async function appendCapture(
 export async function capture(session: SessionHandle, inputs: readonly string[], options: CaptureOptions = {}): Promise<CaptureResult> {
   const paths = await resolveInputs(session, inputs, options.cwd);
   if (!session.ctx.options.captureEnabled) return { tag: null, files: [], disabled: true };
-  const images = await readImages(session, paths);
+  const sink = createInlineSink(session.ctx.blobs);
+  const images = await readImages(session, paths, sink);
   const oversize = images.filter((i) => i.state === 'skipped' && i.why === 'too-large');
   if (session.ctx.options.refuseOversize && oversize.length > 0) {
     throw new CkptError('BLOB_TOO_LARGE', `over the ${session.ctx.options.maxBlobBytes}-byte cap, nothing recorded: ${oversize.map((i) => i.path).join(', ')}`, {
@@ -131,8 +134,14 @@ export async function capture(session: SessionHandle, inputs: readonly string[],
     });
   }
   const warnings: string[] = [];
-  const extra = options.callId !== undefined ? { callId: options.callId } : undefined;
+  const inline = sink.inline();
+  const extra = { ...(options.callId !== undefined ? { callId: options.callId } : {}), ...(inline ? { inline } : {}) };
   const { event, conflicts } = await appendCapture(session, images, { tool: options.tool ?? 'capture', reason: options.reason, extra, warnings });
+  if (inline) {
+    const { defer } = session.ctx.options;
+    if (defer) defer(() => sink.spill());
+    else await afterCommit(warnings, 'inline content not copied to the blob store (the log holds it)', () => sink.spill());
+  }
   return withWarnings({ tag: event.tag, seq: event.seq, files: images, ...(conflicts.length > 0 ? { conflicts } : {}) }, warnings);
 }
 

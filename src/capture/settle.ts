@@ -37,7 +37,7 @@ export async function settle(session: SessionHandle, inputs: readonly string[], 
   const warnings: string[] = [];
   const tag = await session.transaction(async (tx) => {
     // Recent captures come from the hot state (no whole-log read); an older one from a full replay.
-    let captures: { tag: string; callId?: unknown }[] = (await loadHotState(session)).recent;
+    let captures: { tag: string; callId?: unknown }[] = (await loadHotState(session, tx)).recent;
     const find = (): { tag: string } | undefined =>
       options.callId !== undefined
         ? [...captures].reverse().find((c) => c.callId === options.callId)

@@ -9,6 +9,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import type { StoreContext } from '../context.js';
 import type { EventBase } from '../format/event.js';
+import { withoutInline } from '../format/inline-blobs.js';
 import { createEventLog, type EventLog } from '../storage/event-log.js';
 
 export interface FeedEvent {
@@ -158,7 +159,8 @@ export async function createLogFeed(ctx: StoreContext, options: LogFeedOptions):
           const events = await t.log.read({ fromSeq: t.lastSeq + 1 });
           if (events.length === 0) continue;
           t.lastSeq = events.at(-1)!.seq;
-          options.onEvents(events.map((event) => ({ workspace: t.workspace, root: t.root, session: t.session, event })));
+          // Without inline content: listeners see what was recorded, not the bytes (and the buffer stays small).
+          options.onEvents(events.map((event) => ({ workspace: t.workspace, root: t.root, session: t.session, event: withoutInline(event) })));
         } catch (err) {
           options.onError?.(err, { workspace: t.workspace, session: t.session });
         }

@@ -38,6 +38,8 @@ function decodeOrCode(line: string): EventBase | string {
 describe('decodeEvent', () => {
   it('accepts the valid events', () => {
     for (const e of VALID) expect(decodeEvent(encodeEvent(e).trimEnd(), { line: 1 })).toEqual(e);
+    const inline = { ...VALID[2]!, inline: { [BLOB]: 'Q0tCAQ==' } };
+    expect(decodeEvent(encodeEvent(inline).trimEnd(), { line: 1 })).toEqual(inline);
   });
 
   it.each([
@@ -53,6 +55,12 @@ describe('decodeEvent', () => {
     ['stageDirs outside', { ...VALID[2]!, restoreId: 'r', stageDirs: ['..'] }],
     // Fuzz defect (issue 16): any string passed as a capture's tag; reading the log then failed INVALID_ARGUMENT.
     ['capture tag that is not a tag', { ...VALID[2]!, tag: '\udc80' }],
+    ['inline content that is not an object', { ...VALID[2]!, inline: ['QUJD'] }],
+    ['inline content of a blob the files do not name', { ...VALID[2]!, inline: { ['b'.repeat(64)]: 'QUJD' } }],
+    ['inline content keyed by a path', { ...VALID[2]!, inline: { '../x': 'QUJD' } }],
+    ['inline content that is not base64', { ...VALID[2]!, inline: { [BLOB]: 'not base64!' } }],
+    ['inline content that is not a string', { ...VALID[2]!, inline: { [BLOB]: 12 } }],
+    ['inline content that is too long', { ...VALID[2]!, inline: { [BLOB]: 'QUJD'.repeat(30_000) } }],
   ])('refuses %s as LOG_CORRUPT', (_name, event) => {
     expect(decodeOrCode(JSON.stringify(event))).toBe('LOG_CORRUPT');
     expect(() => checkNewEvent(event as EventBase)).toThrowError(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
@@ -78,7 +86,7 @@ describe('decodeEvent', () => {
       fc.dictionary(fc.constantFrom('path', 'action', 'state', 'blob'), fc.string()),
     );
     fc.assert(
-      fc.property(fc.nat(VALID.length - 1), fc.array(fc.tuple(fc.constantFrom('path', 'files', 'plan', 'id', 'blob', 'action', 'state', 'turn', 'k', 'tag', 'stageDirs', 'restoreId'), value, fc.nat()), { minLength: 1, maxLength: 3 }), (which, edits) => {
+      fc.property(fc.nat(VALID.length - 1), fc.array(fc.tuple(fc.constantFrom('path', 'files', 'plan', 'id', 'blob', 'action', 'state', 'turn', 'k', 'tag', 'stageDirs', 'restoreId', 'inline'), value, fc.nat()), { minLength: 1, maxLength: 3 }), (which, edits) => {
         const e = structuredClone(VALID[which]!) as Record<string, unknown>;
         for (const [key, v, at] of edits) {
           const lists = [e.files, e.plan].filter(Array.isArray) as Record<string, unknown>[][];

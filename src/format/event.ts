@@ -1,5 +1,6 @@
 // The event-log record types (DESIGN §3) and their pure line encoding/decoding. No I/O here.
 import { CkptError } from '../errors.js';
+import { validateInline } from './inline-blobs.js';
 import { validateFileImages, validateRestorePlan, validateStoredPath } from './stored-path.js';
 import { isTag } from './tag.js';
 
@@ -64,6 +65,8 @@ export interface CaptureEvent extends EventBase {
   /** The agent's id of the tool call this capture was taken for (its settle finds it by this). */
   callId?: string;
   files: FileImage[];
+  /** Content of small new blobs of `files`, carried in the event (format/inline-blobs.ts). */
+  inline?: Record<string, string>;
 }
 
 export interface SettleEvent extends EventBase {
@@ -189,6 +192,7 @@ function validatePayload(e: EventBase, where: { file?: string; line: number }): 
       if (typeof e.tag !== 'string' || !isTag(e.tag)) throw bad('tag');
       if (!Number.isSafeInteger(e.turn) || !Number.isSafeInteger(e.k)) throw bad('turn/k');
       validateFileImages(e.files, at);
+      if (e.inline !== undefined) validateInline(e.inline, e.files as FileImage[], at);
       if (e.restoreId !== undefined && !isRestoreId(e.restoreId)) throw bad('restoreId');
       if (e.stageDirs !== undefined) {
         if (!Array.isArray(e.stageDirs)) throw bad('stageDirs');

@@ -42,14 +42,17 @@ export interface LogRefs {
   retired: Set<string>;
 }
 
-/** Adds every 64-hex string found anywhere in `value` (keys excluded) to `out`. */
+/**
+ * Adds every 64-hex string found anywhere in `value` (keys excluded) to `out` — except in an `inline`
+ * field, whose values are content (its keys are blobs the event's `files` name anyway).
+ */
 export function collectBlobIds(value: unknown, out: Set<string>): void {
   if (typeof value === 'string') {
     if (value.length === 64 && BLOB_ID.test(value)) out.add(value);
   } else if (Array.isArray(value)) {
     for (const v of value) collectBlobIds(v, out);
   } else if (value !== null && typeof value === 'object') {
-    for (const v of Object.values(value)) collectBlobIds(v, out);
+    for (const [k, v] of Object.entries(value)) if (k !== 'inline') collectBlobIds(v, out);
   }
 }
 

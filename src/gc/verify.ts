@@ -11,11 +11,14 @@ import { foldMetadata, type SessionMetadata } from '../session/metadata.js';
 import { replay } from '../session/replay.js';
 import { loadPlans } from '../session/restore-plans.js';
 import { createEventLog } from '../storage/event-log.js';
+import { inlineRecords } from '../format/inline-blobs.js';
+import { decodeInline } from '../storage/inline-store.js';
 import { indexKey, packKey, PACK_NAME } from '../storage/pack-set.js';
 import { blobIdsInText, collectBlobIds, refsOfEvents, scanIndexBlobIds, sessionKeys } from './live-set.js';
 
 export type VerifyProblem =
   | { kind: 'blob_corrupt'; blob: string; where: 'loose' | 'pack'; pack?: string; message: string }
+  | { kind: 'blob_corrupt'; blob: string; where: 'inline'; workspace: string; session: string; message: string }
   | { kind: 'blob_missing'; blob: string; workspace: string; session?: string; seq?: number; source: string }
   | { kind: 'pack_index_corrupt'; pack: string; message: string }
   | { kind: 'pack_missing'; pack: string; message: string }
@@ -102,6 +105,7 @@ export async function verify(ctx: Pick<StoreContext, 'backend' | 'blobs'>, optio
     }
   }
   let done = 0;
+  const inlined = new Set<string>();
   for (const s of sessions) {
     options.onProgress?.({ phase: 'logs', done: done++, total: sessions.length });
     const log = createEventLog({ backend, key: `${s.key}/events.jsonl` });
@@ -124,6 +128,15 @@ export async function verify(ctx: Pick<StoreContext, 'backend' | 'blobs'>, optio
     for (const open of replay(events).openRestores) {
       problems.push({ kind: 'restore_interrupted', workspace: s.wid, session: s.id, id: String(open.id), to: String(open.to), seq: open.seq });
     }
+    // Inline content (format/inline-blobs.ts) is checked like a stored copy and stands in for it.
+    for (const [blob, b64] of inlineRecords(events)) {
+      try {
+        decodeInline(blob, b64);
+        inlined.add(`${s.wid}\0${s.id}\0${blob}`);
+      } catch (err) {
+        problems.push({ kind: 'blob_corrupt', blob, where: 'inline', workspace: s.wid, session: s.id, message: messageOf(err) });
+      }
+    }
     const refs = refsOfEvents(events);
     const firstSeq = new Map<string, number>();
     for (const e of events) {
@@ -141,7 +154,7 @@ export async function verify(ctx: Pick<StoreContext, 'backend' | 'blobs'>, optio
 
   const reported = new Set<string>();
   for (const r of referenced) {
-    if (present.has(r.blob) || reported.has(`${r.blob}\0${r.session ?? r.source}`)) continue;
+    if (present.has(r.blob) || inlined.has(`${r.workspace}\0${r.session}\0${r.blob}`) || reported.has(`${r.blob}\0${r.session ?? r.source}`)) continue;
     reported.add(`${r.blob}\0${r.session ?? r.source}`);
     problems.push({ kind: 'blob_missing', ...r });
   }

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { formatPatch, structuredPatch } from 'diff';
 import type { CaptureEvent, EventBase, FileImage } from '../format/event.js';
 import type { BlobStore } from '../storage/blob-store.js';
+import { inlineRecords } from '../format/inline-blobs.js';
+import { withInlineBlobs } from '../storage/inline-store.js';
 import { imagesAt, resolveTagSeq } from '../session/positions.js';
 import { isStoredPath } from '../format/stored-path.js';
 import { readPresent } from '../restore/present.js';
@@ -49,7 +51,9 @@ const MAX_TEXT_BYTES = 4 * 1024 * 1024;
 const DIFF_LIMITS = { maxEditLength: 20_000, timeout: 2_000 };
 
 export async function diffSession(input: DiffInput): Promise<DiffResult> {
-  const { events, blobs } = input;
+  const { events } = input;
+  // A capture's content may be inline in its event only (format/inline-blobs.ts).
+  const blobs = withInlineBlobs(input.blobs, inlineRecords(events));
   const fromSeq = resolveTagSeq(events, input.from);
   const toSeq = input.to === undefined ? Infinity : resolveTagSeq(events, input.to);
   // Symmetric: FROM after TO gives the reverse of `diff TO FROM` (what changes going back).

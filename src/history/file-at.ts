@@ -13,6 +13,8 @@ import { imagesAt, resolveTagSeq } from '../session/positions.js';
 import { replay } from '../session/replay.js';
 import { loadPlans } from '../session/restore-plans.js';
 import type { BlobStore } from '../storage/blob-store.js';
+import { inlineRecords } from '../format/inline-blobs.js';
+import { withInlineBlobs } from '../storage/inline-store.js';
 import { readImage, sameImage } from '../workspace/read-image.js';
 import { resolveBeneath } from '../workspace/resolve-path.js';
 
@@ -61,17 +63,20 @@ export async function readFileAt(input: FileAtInput): Promise<FileAtTag> {
   const captures = input.events.filter((e): e is CaptureEvent => e.type === 'capture');
   const base = { path: rel, tag: input.tag, position };
 
+  // A capture's content may be inline in its event only (format/inline-blobs.ts).
+  const blobs = withInlineBlobs(input.blobs, inlineRecords(captures));
+
   const captured = imagesAt(captures, position, [rel]).get(rel);
   if (captured) {
     const from = captures.find((c) => c.seq > position && c.files.some((f) => f.path === rel))?.tag;
-    return { ...base, ...(await fromLog(captured, input.blobs)), source: 'capture', ...(from ? { from } : {}) };
+    return { ...base, ...(await fromLog(captured, blobs)), source: 'capture', ...(from ? { from } : {}) };
   }
 
   const present = await readImage(abs, rel, { maxBytes: input.maxBytes });
   await loadPlans(input.blobs, input.events); // `known` folds committed restores, whose big plans sit in blobs
   const known = replay(input.events).known.get(rel);
   if (known && known.state !== 'skipped' && !sameImage(known, present)) {
-    return { ...base, ...(await fromLog(known, input.blobs)), source: 'recorded', drift: true };
+    return { ...base, ...(await fromLog(known, blobs)), source: 'recorded', drift: true };
   }
   return { ...base, ...(await fromDisk(abs, present)), source: 'workspace' };
 }

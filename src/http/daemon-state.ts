@@ -76,7 +76,8 @@ export function createDaemonState(store: Store, fullScan?: FullScan): DaemonStat
       const key = `${ws.id}/${sid}`;
       const cached = sessions.get(key);
       if (cached) {
-        if ((await cached.log.lastSeq()) === 0) {
+        // One stat (not a tail read): a log removed by another process is gone or empty.
+        if (!(await cached.ctx.backend.stat(cached.log.key))?.size) {
           sessions.delete(key); // removed by another process
         } else {
           sessions.delete(key); // most recently used last

@@ -9,6 +9,7 @@ import { assertNoDaemon, claimDaemon, CkptError, daemonToken, lastDaemonPort, ty
 import { createApp } from './app.js';
 import { createDaemonState, type FullScan } from './daemon-state.js';
 import { createEventHub } from './event-hub.js';
+import { createAfterAnswerQueue } from './after-answer.js';
 
 export interface DaemonOptions {
   store: Store;
@@ -40,6 +41,9 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const token = await daemonToken(store.ctx);
   const state = createDaemonState(store, options.fullScan);
   const hub = await createEventHub(store, (err) => options.log?.(`event feed: ${(err as Error).message}`));
+  // The store copy of inline captures runs behind the answers (the hook does not wait for it).
+  const afterAnswer = createAfterAnswerQueue((err) => options.log?.(`after an answer: ${(err as Error).message}`));
+  store.ctx.options.defer = afterAnswer.add;
   const streams = new Set<() => void>();
   const app = createApp({
     state,
@@ -87,6 +91,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   } catch (err) {
     hub.close();
     state.close();
+    delete store.ctx.options.defer;
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE') throw new CkptError('LOCKED', `${options.socket ?? `${host}:${options.port}`} is already in use`, { errno: e.code }, { cause: err });
     throw err;
@@ -102,6 +107,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     await new Promise((resolve) => server.close(resolve));
     hub.close();
     state.close();
+    delete store.ctx.options.defer;
     throw err;
   }
 
@@ -122,6 +128,8 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
         }
         (server as { closeAllConnections?: () => void }).closeAllConnections?.();
         await closed;
+        delete store.ctx.options.defer;
+        await afterAnswer.drain();
         hub.close();
         state.close();
         await claim.release();

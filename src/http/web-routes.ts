@@ -60,7 +60,7 @@ function withoutBlobs(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutBlobs);
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) if (k !== 'blob' && k !== 'recovery') out[k] = withoutBlobs(v);
+    for (const [k, v] of Object.entries(value)) if (k !== 'blob' && k !== 'recovery' && k !== 'inline') out[k] = withoutBlobs(v);
     return out;
   }
   return value;

@@ -20,6 +20,8 @@ import { placeEntries } from './place.js';
 import { checkParentChain, mapLimit } from './present.js';
 import { summarizePlan, type PlannedEntry, type PresentImage, type RestorePlan, type SkippedPath } from './plan-restore.js';
 import { stageAll } from './stage-all.js';
+import { inlineRecords } from '../format/inline-blobs.js';
+import { spillInline } from '../storage/inline-store.js';
 
 /** The result of a restore (DESIGN §9), plus `unchanged` and, for a dry run, the plan. */
 export interface RestoreResult {
@@ -150,7 +152,11 @@ export async function applyRestore(session: SessionHandle, tx: EventLogTx, optio
   const recoveryImages = recovery.filter((r) => r.state !== 'skipped');
 
   const id = randomBytes(8).toString('hex');
-  const state = replay(await tx.read());
+  const events = await tx.read();
+  const state = replay(events);
+  // The plan names blobs that staging — and recovery after a crash — read from the blob store: a
+  // capture's inline content is copied there first (format/inline-blobs.ts).
+  await spillInline(session.ctx.blobs, inlineRecords(events), entries.map((e) => e.blob));
   // Staging creates no folder (it stages in the deepest existing one): an abandoned restore only
   // leaves staging files, which recovery finds by the restore id.
   const captureEvent = nextCaptureEvent(state, recoveryImages, { tool: 'restore', reason: options.reason, extra: { restoreId: id } });

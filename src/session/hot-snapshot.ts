@@ -4,7 +4,7 @@
 // must match the log byte for byte (the last line it names must sit at that offset and the tail must
 // continue its seq), and on any mismatch the whole log is read and a new snapshot written.
 import type { SessionHandle } from './session-handle.js';
-import type { LogPosition } from '../storage/event-log.js';
+import type { EventLogTx, LogPosition } from '../storage/event-log.js';
 import type { EventBase } from '../format/event.js';
 import { loadPlans } from './restore-plans.js';
 import { cloneHotState, decodeHotState, emptyHotState, encodeHotState, foldHot, type HotState } from './hot-state.js';
@@ -20,16 +20,24 @@ export function snapshotKey(session: SessionHandle): string {
   return `${session.key}/snapshot.json`;
 }
 
-/** The hot state of the session's log as it is now (call under the session lock for read-decide-append). */
-export async function loadHotState(session: SessionHandle): Promise<HotState> {
+/**
+ * The hot state of the session's log as it is now (call under the session lock for read-decide-append).
+ * Shared with later calls of this process: callers read it, never change it.
+ */
+export async function loadHotState(session: SessionHandle, tx?: Pick<EventLogTx, 'readSince'>): Promise<Readonly<HotState>> {
+  // Through the transaction when there is one: its append then knows the tail without reading it again.
+  const readSince = tx?.readSince ?? session.log.readSince;
   const mem = memory.get(session);
   if (mem) {
-    const tail = await session.log.readSince(mem.pos);
+    const tail = await readSince(mem.pos);
+    // Nothing new (the common case of a hook call): no copy. Otherwise fold a copy, so a state
+    // handed out earlier never changes under its reader.
+    if (tail && tail.events.length === 0) return mem.state;
     if (tail) return remember(session, tail.pos, await fold(session, cloneHotState(mem.state), tail.events));
   }
   const snap = await readSnapshot(session);
   if (snap) {
-    const tail = await session.log.readSince(snap.pos);
+    const tail = await readSince(snap.pos);
     if (tail) {
       const state = remember(session, tail.pos, await fold(session, snap.state, tail.events));
       if (tail.events.length >= SNAPSHOT_AFTER_EVENTS) await saveSnapshot(session, tail.pos, state);
@@ -53,7 +61,7 @@ async function fold(session: SessionHandle, state: HotState, events: readonly Ev
 
 function remember(session: SessionHandle, pos: LogPosition, state: HotState): HotState {
   memory.set(session, { pos, state });
-  return cloneHotState(state);
+  return state;
 }
 
 async function readSnapshot(session: SessionHandle): Promise<{ pos: LogPosition; state: HotState } | undefined> {

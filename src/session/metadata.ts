@@ -1,7 +1,9 @@
 // Session metadata (DESIGN §3 metadata.json): a summary derived from the event log. The log is the
-// source of truth; metadata.json is rewritten under the session lock after every append, and can be
-// rebuilt from the log when it is missing (a crash between creating the log and writing it).
+// source of truth; metadata.json is a cache rewritten under the session lock after appends that
+// change more than the counters (and every METADATA_LAG events), holding the log position it was
+// folded to, so readers fold only the tail after it. Rebuilt from the log when missing or unusable.
 import type { EventBase, SessionKind } from '../format/event.js';
+import type { LogPosition } from '../storage/event-log.js';
 import { applyInfo, SESSION_INFO_FIELDS, type SessionInfo } from './session-info.js';
 
 /** Events that describe the session rather than its work: they do not make it "recently updated". */
@@ -71,6 +73,29 @@ export function foldMetadata(
   return meta;
 }
 
+/** Events that change only the counters and times of the metadata (the bulk of a busy session). */
+const WORK_EVENTS: ReadonlySet<string> = new Set(['capture', 'settle', 'conflict', 'scan']);
+
+/** metadata.json may lag the log by at most this many work events. */
+export const METADATA_LAG = 64;
+
+/** Whether an append of `appended` (dense seqs) must rewrite metadata.json. */
+export function metadataDue(appended: readonly EventBase[]): boolean {
+  if (appended.length === 0) return false;
+  const first = appended[0]!.seq;
+  const last = appended.at(-1)!.seq;
+  return appended.some((e) => !WORK_EVENTS.has(e.type)) || Math.floor((first - 1) / METADATA_LAG) !== Math.floor(last / METADATA_LAG);
+}
+
+/** metadata.json on disk: the metadata and, when written by this version, the log position it was folded to. */
+export type StoredMetadataFile = SessionMetadata & { pos?: LogPosition };
+
+export interface StoredMetadata {
+  meta: SessionMetadata;
+  /** Where the fold stopped (its seq is `meta.eventCount`); absent in files of older versions. */
+  pos?: LogPosition;
+}
+
 const KINDS: ReadonlySet<string> = new Set<SessionKind>(['root', 'fork', 'child']);
 
 function isForkedFrom(v: unknown): v is SessionMetadata['forkedFrom'] & object {
@@ -80,9 +105,10 @@ function isForkedFrom(v: unknown): v is SessionMetadata['forkedFrom'] & object {
 
 /**
  * metadata.json as read back (a cache, untrusted): the metadata when every field has its type and
- * the id is this session's, undefined otherwise (the caller folds the log instead).
+ * the id is this session's, undefined otherwise (the caller folds the log instead). A position that
+ * is malformed or names another seq is dropped (readSince checks the rest against the log).
  */
-export function decodeStoredMetadata(value: unknown, id: string): SessionMetadata | undefined {
+export function decodeStoredMetadata(value: unknown, id: string): StoredMetadata | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const m = value as Record<string, unknown>;
   const str = (k: string): boolean => typeof m[k] === 'string';
@@ -91,5 +117,12 @@ export function decodeStoredMetadata(value: unknown, id: string): SessionMetadat
     m.id === id && str('title') && str('workspace') && KINDS.has(m.kind as string) && str('createdAt') && str('updatedAt') && str('lastEventType') &&
     Number.isSafeInteger(m.depth) && (m.depth as number) >= 0 && Number.isSafeInteger(m.eventCount) && (m.eventCount as number) >= 1 &&
     optStr('parent') && optStr('endedAt') && (m.forkedFrom === undefined || isForkedFrom(m.forkedFrom)) && SESSION_INFO_FIELDS.every(optStr);
-  return ok ? (m as unknown as SessionMetadata) : undefined;
+  if (!ok) return undefined;
+  const { pos, ...meta } = m as unknown as StoredMetadataFile;
+  return { meta, ...(isPosition(pos) && pos.seq === meta.eventCount ? { pos } : {}) };
+}
+
+function isPosition(v: unknown): v is LogPosition {
+  const p = v as Partial<LogPosition> | null;
+  return typeof p === 'object' && p !== null && Number.isSafeInteger(p.seq) && Number.isSafeInteger(p.bytes) && typeof p.lastLine === 'string';
 }

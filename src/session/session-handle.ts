@@ -5,8 +5,8 @@
 import { CkptError } from '../errors.js';
 import type { EventBase, NewEvent } from '../format/event.js';
 import type { WorkspaceContext } from '../context.js';
-import { createEventLog, type EventLog, type EventLogTx } from '../storage/event-log.js';
-import { decodeStoredMetadata, foldMetadata, type SessionMetadata } from './metadata.js';
+import { createEventLog, type EventLog, type EventLogTx, type LogPosition } from '../storage/event-log.js';
+import { decodeStoredMetadata, foldMetadata, metadataDue, type SessionMetadata, type StoredMetadata, type StoredMetadataFile } from './metadata.js';
 import { checkInfoPatch, type SessionInfoPatch } from './session-info.js';
 import { afterCommit } from './warnings.js';
 
@@ -54,6 +54,7 @@ export class SessionHandle {
         result = await fn({
           read: tx.read,
           lastSeq: tx.lastSeq,
+          readSince: tx.readSince,
           append: async (events: NewEvent[]) => {
             const stored = await tx.append(events);
             appended.push(...stored);
@@ -74,13 +75,21 @@ export class SessionHandle {
     });
   }
 
-  /** The metadata; rebuilt from the log when metadata.json is missing or behind the log. */
+  /** The metadata: metadata.json folded forward over the log's tail, or the whole log folded when it cannot be used. */
   async metadata(): Promise<SessionMetadata> {
+    return (await this.currentMetadata()).meta;
+  }
+
+  /** The metadata as of now and the log position it was folded to. */
+  private async currentMetadata(): Promise<{ meta: SessionMetadata; pos?: LogPosition }> {
     const stored = await this.readStoredMetadata();
-    const last = await this.log.lastSeq();
-    if (last === 0) throw new CkptError('SESSION_NOT_FOUND', `session ${this.id} not found`, { session: this.id });
-    if (stored && stored.eventCount === last && typeof stored.depth === 'number') return stored;
-    return foldMetadata(undefined, await this.log.read(), this.identity);
+    if (stored?.pos) {
+      const tail = await this.log.readSince(stored.pos);
+      if (tail) return { meta: foldMetadata(stored.meta, tail.events, this.identity), pos: tail.pos };
+    }
+    const events = await this.log.read();
+    if (events.length === 0) throw new CkptError('SESSION_NOT_FOUND', `session ${this.id} not found`, { session: this.id });
+    return { meta: foldMetadata(undefined, events, this.identity), pos: this.log.position() };
   }
 
   /** Retitles the session (a blank title is refused); it does not move the session in the list. */
@@ -103,7 +112,7 @@ export class SessionHandle {
     return this.metadata();
   }
 
-  private async readStoredMetadata(): Promise<SessionMetadata | undefined> {
+  private async readStoredMetadata(): Promise<StoredMetadata | undefined> {
     const raw = await this.ctx.backend.read(`${this.key}/metadata.json`);
     if (!raw) return undefined;
     try {
@@ -117,27 +126,29 @@ export class SessionHandle {
   /** Writes metadata.json from the log as it is now (a new session, or a repair). */
   async saveMetadata(): Promise<SessionMetadata> {
     const meta = foldMetadata(undefined, await this.log.read(), this.identity);
-    await this.writeMetadataFile(meta);
+    await this.writeMetadataFile(meta, this.log.position());
     return meta;
   }
 
-  /** Under the lock, after an append: fold the new events onto the stored metadata (or the whole log when it lags). */
+  /**
+   * Under the lock, after an append. Work events (captures, settles, …) leave the file behind the
+   * log for up to METADATA_LAG events — readers fold the tail from its position, and a rewrite (a
+   * rename over the old file) would cost a hook call more than its fsync.
+   */
   private async writeMetadata(appended: EventBase[]): Promise<void> {
-    const stored = await this.readStoredMetadata();
-    if (!stored || stored.eventCount !== appended[0]!.seq - 1) {
-      await this.saveMetadata();
-      return;
-    }
-    await this.writeMetadataFile(foldMetadata(stored, appended, this.identity));
+    if (!metadataDue(appended)) return;
+    const { meta, pos } = await this.currentMetadata();
+    await this.writeMetadataFile(meta, pos);
   }
 
   private get identity(): { id: string; workspace: string } {
     return { id: this.id, workspace: this.workspaceRoot };
   }
 
-  private writeMetadataFile(meta: SessionMetadata): Promise<void> {
+  private writeMetadataFile(meta: SessionMetadata, pos: LogPosition | undefined): Promise<void> {
     // A cache of the log (rebuilt when missing, unreadable or behind it): atomic, but not worth two
-    // fsyncs on every append — a crash can only leave it behind the (durable) log.
-    return this.ctx.backend.write(`${this.key}/metadata.json`, Buffer.from(`${JSON.stringify(meta, null, 2)}\n`), { durable: false });
+    // fsyncs — a crash can only leave it behind the (durable) log.
+    const body: StoredMetadataFile = pos && pos.seq === meta.eventCount ? { ...meta, pos } : meta;
+    return this.ctx.backend.write(`${this.key}/metadata.json`, Buffer.from(`${JSON.stringify(body, null, 2)}\n`), { durable: false });
   }
 }

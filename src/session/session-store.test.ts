@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDirs, type TempDirs } from '../../test/helpers/temp.js';
+import fc from 'fast-check';
 import { openStore, type Workspace } from '../store.js';
+import { foldMetadata, METADATA_LAG } from './metadata.js';
 
 let dirs: TempDirs;
 let ws: Workspace;
@@ -42,7 +44,9 @@ describe('session store', () => {
     expect(meta).toMatchObject({ title: 'renamed', kind: 'root', eventCount: 4, lastEventType: 'title', workspace: ws.root });
     // Read back through the store's backend: the folder's file, or a shared store's row.
     const onDisk = JSON.parse((await ws.ctx.backend.read(`workspaces/${ws.id}/sessions/${s.id}/metadata.json`))!.toString('utf8'));
-    expect(onDisk).toEqual(meta);
+    const { pos, ...cached } = onDisk;
+    expect(cached).toEqual(meta);
+    expect(pos).toMatchObject({ seq: 4 });
     const events = await s.events();
     expect(events[1]).toMatchObject({ ...payload, seq: 2, v: 1 });
     expect(events[2]).toMatchObject({ type: 'message', text: 'ünïcödé ✓' });
@@ -82,5 +86,56 @@ describe('session store', () => {
     await ws.ctx.backend.remove(`workspaces/${ws.id}/sessions/${s.id}/metadata.json`);
     expect(await s.metadata()).toMatchObject({ title: 'x', eventCount: 2 });
     expect((await ws.list())[0]).toMatchObject({ id: s.id, eventCount: 2 });
+  });
+
+  // Model: the metadata folded from the whole log. metadata.json lags behind work events and may be
+  // removed, garbled or forged in between; metadata() must always equal the model.
+  it('metadata() equals the fold of the whole log whatever state metadata.json is in (property)', async () => {
+    const step = fc.oneof(
+      fc.record({ op: fc.constant('append' as const), types: fc.array(fc.constantFrom('capture', 'settle', 'scan', 'conflict', 'title', 'turn', 'end', 'message'), { minLength: 1, maxLength: 5 }) }),
+      fc.record({ op: fc.constantFrom('remove' as const, 'garble' as const, 'forge-line' as const, 'forge-seq' as const) }),
+    );
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), async (steps) => {
+        const s = await ws.create({ id: `p${n++}`, title: 't' });
+        const file = `workspaces/${ws.id}/sessions/${s.id}/metadata.json`;
+        let turn = 0;
+        for (const st of steps) {
+          if (st.op === 'append') {
+            await s.append(st.types.map((type) => (type === 'title' ? { type, title: `t${turn}` } : type === 'turn' ? { type, turn: ++turn } : type === 'capture' ? { type, tag: `${turn}.1`, turn, k: 1, tool: 'Edit', files: [] } : type === 'settle' ? { type, tag: `${turn}.1`, files: [] } : type === 'conflict' ? { type, path: 'a', otherSession: 'x', expected: null, actual: null } : { type })));
+          } else {
+            const raw = await ws.ctx.backend.read(file);
+            if (st.op === 'remove') await ws.ctx.backend.remove(file);
+            else if (st.op === 'garble') await ws.ctx.backend.write(file, Buffer.from('{"id":'));
+            else if (raw && raw.toString('utf8') !== '{"id":') {
+              const m = JSON.parse(raw.toString('utf8'));
+              if (m.pos && st.op === 'forge-line') m.pos.lastLine = m.pos.lastLine.replace('"v":1', '"v":1 ');
+              if (m.pos && st.op === 'forge-seq') m.pos = { ...m.pos, seq: m.pos.seq + 1, bytes: 'x' };
+              m.title = 'forged';
+              await ws.ctx.backend.write(file, Buffer.from(JSON.stringify(m)));
+            }
+          }
+          const events = await s.events();
+          expect(await s.metadata()).toEqual(foldMetadata(undefined, events, { id: s.id, workspace: ws.root }));
+        }
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it('rewrites metadata.json at most every METADATA_LAG work events, at once for other events', async () => {
+    const s = await ws.create({ id: 'lag', title: 't' });
+    const file = `workspaces/${ws.id}/sessions/${s.id}/metadata.json`;
+    const onDisk = async (): Promise<number> => JSON.parse((await ws.ctx.backend.read(file))!.toString('utf8')).eventCount;
+    await s.append([{ type: 'capture', tag: '0.1', turn: 0, k: 1, tool: 'Edit', files: [] }]);
+    expect(await onDisk()).toBe(1);
+    expect((await s.metadata()).eventCount).toBe(2);
+    for (let seq = 3; seq < METADATA_LAG; seq++) await s.append([{ type: 'settle', tag: '0.1', files: [] }]);
+    expect(await onDisk()).toBe(1);
+    await s.append([{ type: 'settle', tag: '0.1', files: [] }]);
+    expect(await onDisk()).toBe(METADATA_LAG);
+    await s.setTitle('renamed');
+    expect(await onDisk()).toBe(METADATA_LAG + 1);
   });
 });

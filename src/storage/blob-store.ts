@@ -60,8 +60,11 @@ export interface BlobStore {
   /** The raw bytes, verified against the id. BLOB_NOT_FOUND when missing, BLOB_CORRUPT on any mismatch. */
   get(id: string): Promise<Buffer>;
   has(id: string): Promise<boolean>;
-  /** Updates the mtime where the blob lives; false when missing. */
-  freshen(id: string): Promise<boolean>;
+  /**
+   * Updates the mtime where the blob lives; false when missing. `throttled`: a pack written by another
+   * process in the last seconds may be missed (for callers to whom a "no" only costs a duplicate copy).
+   */
+  freshen(id: string, refresh?: 'miss' | 'throttled'): Promise<boolean>;
   info(id: string): Promise<BlobInfo | undefined>;
   /** A bulk writer into packs; blobs become readable at its commit(). Loose puts keep working meanwhile. */
   createPackWriter(options?: { threads?: number; maxPackBytes?: number; codec?: CodecPreference }): PackWriter;
@@ -89,8 +92,8 @@ export function assertBlobId(id: string): void {
 
 const sha256 = (data: Uint8Array): string => createHash('sha256').update(data).digest('hex');
 
-/** Decodes a record and checks its hash; every failure is BLOB_CORRUPT naming the blob and copy. */
-export function decodeVerified(id: string, record: Buffer, where: BlobWhere, pack?: string): Buffer {
+/** Decodes a record and checks its hash; every failure is BLOB_CORRUPT naming the blob and copy (`inline`: carried in an event). */
+export function decodeVerified(id: string, record: Buffer, where: BlobWhere | 'inline', pack?: string): Buffer {
   const at = pack ? `pack ${pack}` : where;
   let raw: Buffer;
   try {
@@ -241,9 +244,9 @@ export function createBlobStore(options: BlobStoreOptions): BlobStore {
 
     has: async (id) => (await info(id)) !== undefined,
 
-    async freshen(id) {
+    async freshen(id, refresh = 'miss') {
       assertBlobId(id);
-      return (await freshenExisting(id, 'miss')) !== undefined;
+      return (await freshenExisting(id, refresh)) !== undefined;
     },
 
     info,

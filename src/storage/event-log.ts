@@ -30,6 +30,8 @@ export interface ReadOptions {
 export interface EventLogTx {
   read(options?: ReadOptions): Promise<EventBase[]>;
   lastSeq(): Promise<number>;
+  /** As EventLog.readSince; when it reads to the end of a whole log, the append that follows needs no tail read. */
+  readSince?(pos: LogPosition): Promise<{ events: EventBase[]; pos: LogPosition } | undefined>;
   /** Appends (one write + fsync) and returns the stored events with `v`, `seq`, `at` assigned. */
   append(events: NewEvent[]): Promise<EventBase[]>;
 }
@@ -210,6 +212,12 @@ export function createEventLog(options: EventLogOptions): EventLog {
       async lastSeq() {
         return known ?? (await readTail()).lastSeq;
       },
+      async readSince(pos) {
+        const r = await readSinceAt(pos);
+        // Under the lock nobody else appends: a log that ends with these events has this last seq.
+        if (r?.whole) known = r.pos.seq;
+        return r && { events: r.events, pos: r.pos };
+      },
       async append(events) {
         if (events.length === 0) return [];
         let last = known;
@@ -243,7 +251,8 @@ export function createEventLog(options: EventLogOptions): EventLog {
     }
   }
 
-  async function readSince(pos: LogPosition): Promise<{ events: EventBase[]; pos: LogPosition } | undefined> {
+  /** readSince, and whether the log ends right after the events read (no torn line after them). */
+  async function readSinceAt(pos: LogPosition): Promise<{ events: EventBase[]; pos: LogPosition; whole: boolean } | undefined> {
     const last = Buffer.from(pos.lastLine, 'utf8');
     if (!Number.isSafeInteger(pos.seq) || pos.seq < 1 || !Number.isSafeInteger(pos.bytes) || last.length === 0 || last.length > pos.bytes || last.at(-1) !== NL) return undefined;
     const st = await backend.stat(key);
@@ -262,9 +271,15 @@ export function createEventLog(options: EventLogOptions): EventLog {
         events.push(event);
       }
     }
-    if (events.length === 0) return { events, pos };
+    const whole = from + end + 1 === st.size;
+    if (events.length === 0) return { events, pos, whole };
     const lastStart = chunk.lastIndexOf(NL, end - 1) + 1;
-    return { events, pos: { seq: pos.seq + events.length, bytes: from + end + 1, lastLine: chunk.subarray(lastStart, end + 1).toString('utf8') } };
+    return { events, pos: { seq: pos.seq + events.length, bytes: from + end + 1, lastLine: chunk.subarray(lastStart, end + 1).toString('utf8') }, whole };
+  }
+
+  async function readSince(pos: LogPosition): Promise<{ events: EventBase[]; pos: LogPosition } | undefined> {
+    const r = await readSinceAt(pos);
+    return r && { events: r.events, pos: r.pos };
   }
 
   return {

@@ -1,0 +1,93 @@
+// Inline before-images (DESIGN §3 "inline", §10 "Daemon"): a tool capture of small new content
+// carries it in its event, durable with the log's one fsync; the blob-store copy follows. When that
+// copy never happens (a crash right after the append — simulated by a `defer` that drops the work),
+// everything that reads the content reads the log's copy, verified like a stored blob.
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore, verify, type Store, type Workspace } from '../src/index.js';
+import type { Session } from '../src/api/session.js';
+import type { CaptureEvent } from '../src/format/event.js';
+import { INLINE_MAX_BYTES } from '../src/format/inline-blobs.js';
+import { makeTempDirs, type TempDirs } from './helpers/temp.js';
+
+let dirs: TempDirs;
+let store: Store;
+let ws: Workspace;
+let session: Session;
+const w = (rel: string) => join(dirs.workspace, rel);
+const captures = async (): Promise<CaptureEvent[]> => (await session.events()).filter((e): e is CaptureEvent => e.type === 'capture');
+const logFile = async (): Promise<string> => join(dirs.store, 'workspaces', ws.id, 'sessions', session.id, 'events.jsonl');
+
+beforeEach(async () => {
+  dirs = await makeTempDirs('ckpt-inline-');
+  store = await openStore({ dir: dirs.store });
+  ws = await store.openWorkspace(dirs.workspace);
+  session = await ws.create({ title: 'inline', baseline: false });
+});
+afterEach(async () => {
+  await store.close();
+  await dirs.cleanup();
+});
+
+describe('inline before-images', () => {
+  it('carries small new content in the capture event, copies it to the blob store after, and not content the store holds', async () => {
+    await writeFile(w('small.txt'), 'small v1');
+    await writeFile(w('big.bin'), Buffer.alloc(INLINE_MAX_BYTES + 1, 7));
+    const r = await session.capture(['small.txt', 'big.bin'], { tool: 'Edit' });
+    const [c] = await captures();
+    const small = r.files.find((f) => f.path === 'small.txt')!.blob!;
+    const big = r.files.find((f) => f.path === 'big.bin')!.blob!;
+    expect(Object.keys(c!.inline ?? {})).toEqual([small]);
+    expect(await ws.ctx.blobs.has(small)).toBe(true); // the copy, made in place without a daemon
+    expect((await ws.ctx.blobs.get(big)).length).toBe(INLINE_MAX_BYTES + 1);
+    // The same content again: the store holds it, so nothing is carried.
+    await session.capture(['small.txt'], { tool: 'Edit' });
+    expect((await captures())[1]!.inline).toBeUndefined();
+  });
+
+  it('without the blob-store copy, file-at, diff, restore, undo and verify read the log copy', async () => {
+    store.ctx.options.defer = () => {}; // the copy never runs: as after a crash right after the append
+    await writeFile(w('a.txt'), 'before the edit');
+    const cap = await session.capture(['a.txt'], { tool: 'Edit' });
+    const id = cap.files[0]!.blob!;
+    await writeFile(w('a.txt'), 'after the edit');
+    await session.settle(['a.txt']);
+    expect(await ws.ctx.blobs.has(id)).toBe(false);
+
+    expect((await session.readFile('0', 'a.txt')).content?.toString()).toBe('before the edit');
+    const d = await session.diff(cap.tag!, undefined, { patch: true });
+    expect(d.patch).toContain('-before the edit');
+    expect(await verify(store.ctx)).toMatchObject({ ok: true, problems: [] });
+
+    const r = await session.restore(cap.tag!);
+    expect(r.restored).toEqual(['a.txt']);
+    expect(await readFile(w('a.txt'), 'utf8')).toBe('before the edit');
+    // A restore plan names the blob: it is in the store now (recovery after a crash reads it there).
+    expect(await ws.ctx.blobs.has(id)).toBe(true);
+    await session.undo(r.undo!, 'a.txt');
+    expect(await readFile(w('a.txt'), 'utf8')).toBe('after the edit');
+    expect(await verify(store.ctx)).toMatchObject({ ok: true });
+  });
+
+  it('checks the log copy against its id: a forged one is BLOB_CORRUPT for readers and verify, and a restore changes nothing', async () => {
+    store.ctx.options.defer = () => {};
+    await writeFile(w('a.txt'), 'genuine');
+    const cap = await session.capture(['a.txt'], { tool: 'Edit' });
+    await writeFile(w('a.txt'), 'now');
+    // Swap the carried record for the (well-formed) record of other content, under the same id.
+    await writeFile(w('other.txt'), 'forged!');
+    const other = await session.capture(['other.txt'], { tool: 'Edit' });
+    const lines = (await readFile(await logFile(), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const [first, second] = lines.filter((e) => e.type === 'capture');
+    first.inline[cap.files[0]!.blob!] = second.inline[other.files[0]!.blob!];
+    await writeFile(await logFile(), `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+
+    await expect(session.readFile(cap.tag!, 'a.txt')).rejects.toMatchObject({ code: 'BLOB_CORRUPT' });
+    const v = await verify(store.ctx);
+    expect(v.ok).toBe(false);
+    expect(v.problems).toContainEqual(expect.objectContaining({ kind: 'blob_corrupt', where: 'inline', blob: cap.files[0]!.blob }));
+    await expect(session.restore(cap.tag!, { paths: ['a.txt'] })).rejects.toMatchObject({ code: 'BLOB_CORRUPT' });
+    expect(await readFile(w('a.txt'), 'utf8')).toBe('now');
+  });
+});
