@@ -73,6 +73,14 @@ describe('verify', () => {
     const { rm } = await import('node:fs/promises');
     await rm(loosePath(sha('version zero')));
     const capture = (await s.events()).find((e) => e.type === 'capture')!;
+    // The capture carries that content inline (format/inline-blobs.ts): its copy stands in for the blob…
+    expect(capture.inline).toHaveProperty(sha('version zero'));
+    expect(await verify(store.ctx)).toMatchObject({ ok: true, problems: [] });
+    // …and without it (a log written before inline content), the blob is missing.
+    const log = join(sessionDir('s'), 'events.jsonl');
+    const lines = (await readFile(log, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    for (const e of lines) delete e.inline;
+    await writeFile(log, `${lines.map((e) => JSON.stringify(e)).join('\n')}\n`);
     const r = await verify(store.ctx);
     expect(r.problems).toEqual([{ kind: 'blob_missing', blob: sha('version zero'), workspace: ws.id, session: 's', seq: capture.seq, source: 'events.jsonl' }]);
   });

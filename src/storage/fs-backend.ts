@@ -128,16 +128,20 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
       const abs = resolveKey(key);
       let fd: number | undefined;
       try {
-        ensureDir(path.dirname(abs));
+        // An existing log is opened straight away (the hot path: one open, one fstat); its folder
+        // and the file are made only when missing.
         let existed = true;
+        let opened: { fd: number; size: number };
         try {
-          fs.lstatSync(abs);
+          opened = openForWrite(abs, key, C.O_WRONLY | C.O_APPEND);
         } catch (err) {
           if (!isMissing(err)) throw err;
           existed = false;
+          ensureDir(path.dirname(abs));
+          opened = openForWrite(abs, key, C.O_WRONLY | C.O_APPEND | C.O_CREAT);
         }
-        fd = openForWrite(abs, key, C.O_WRONLY | C.O_APPEND | C.O_CREAT);
-        const before = fs.fstatSync(fd).size;
+        fd = opened.fd;
+        const before = opened.size;
         try {
           await writeAllAndSync(fd, data);
         } catch (err) {
@@ -162,7 +166,7 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
       const abs = resolveKey(key);
       let fd: number | undefined;
       try {
-        fd = openForWrite(abs, key, C.O_WRONLY);
+        fd = openForWrite(abs, key, C.O_WRONLY).fd;
         fs.ftruncateSync(fd, size);
         fs.fsyncSync(fd);
       } catch (err) {
@@ -232,8 +236,8 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
   };
 }
 
-/** Opens for writing without following a symlink; a symlinked or non-regular target is refused as a corrupt log. */
-function openForWrite(abs: string, key: string, flags: number): number {
+/** Opens for writing without following a symlink (fd and size); a symlinked or non-regular target is refused as a corrupt log. */
+function openForWrite(abs: string, key: string, flags: number): { fd: number; size: number } {
   let fd: number;
   try {
     // O_NONBLOCK: opening a planted FIFO must fail (ENXIO) rather than hang.
@@ -245,12 +249,12 @@ function openForWrite(abs: string, key: string, flags: number): number {
     }
     throw err;
   }
-  let regular = false;
+  let st: fs.Stats | undefined;
   try {
-    regular = fs.fstatSync(fd).isFile();
+    st = fs.fstatSync(fd);
   } finally {
-    if (!regular) closeQuietly(fd);
+    if (!st?.isFile()) closeQuietly(fd);
   }
-  if (!regular) throw new CkptError('LOG_CORRUPT', `refusing non-regular log ${key}`, { key });
-  return fd;
+  if (!st.isFile()) throw new CkptError('LOG_CORRUPT', `refusing non-regular log ${key}`, { key });
+  return { fd, size: st.size };
 }

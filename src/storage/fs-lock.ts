@@ -54,16 +54,12 @@ export async function withFsLock<T>(
     clearTimeout(timer);
     if (turn === 'timeout') throw locked();
 
-    try {
-      // Direct calls, not the thread pool (see fs-io.ts): taking a free lock is a mkdir or two.
-      mkdirSync(path.dirname(abs), { recursive: true });
-    } catch (err) {
-      throw toCkptError(err, `lock ${key}`);
-    }
     let compromised: Error | undefined;
     let release: (() => void) | undefined;
     for (let attempt = 0; !release; attempt++) {
       try {
+        // Direct calls, not the thread pool (see fs-io.ts): taking a free lock is a mkdir or two.
+        // The lock's folder is made only when missing (ENOENT below), not checked on every call.
         release = lockfile.lockSync(abs, {
           realpath: false,
           lockfilePath: abs + LOCK_SUFFIX,
@@ -76,6 +72,14 @@ export async function withFsLock<T>(
           },
         });
       } catch (err) {
+        if (errnoOf(err) === 'ENOENT' && attempt === 0) {
+          try {
+            mkdirSync(path.dirname(abs), { recursive: true });
+          } catch (e) {
+            throw toCkptError(e, `lock ${key}`);
+          }
+          continue;
+        }
         if (errnoOf(err) !== 'ELOCKED') throw toCkptError(err, `lock ${key}`);
         const wait = Math.min(200, 5 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random());
         if (Date.now() + wait > deadline) throw locked();
