@@ -205,7 +205,24 @@ export function createSessionStore<S extends SessionHandle>(
       const roots: SessionTreeNode[] = [];
       for (const node of nodes.values()) {
         const parent = node.session.parent ? nodes.get(node.session.parent) : undefined;
-        (parent ? parent.children : roots).push(node);
+        // An id is reused after a removal: a session created after this one is not its parent (the
+        // parent it names is gone). Without this, a fork of the fork made under the parent's old id
+        // made a cycle, and both sessions fell out of the tree (found by the lifecycle property test).
+        const real = parent && parent.session.createdAt <= node.session.createdAt ? parent : undefined;
+        (real ? real.children : roots).push(node);
+      }
+      // Created in the same millisecond, a cycle can remain: what the roots do not reach is a root too.
+      const reached = new Set<SessionTreeNode>();
+      const reach = (n: SessionTreeNode): void => {
+        reached.add(n);
+        n.children.forEach(reach);
+      };
+      roots.forEach(reach);
+      for (const node of nodes.values()) {
+        if (reached.has(node)) continue;
+        for (const p of nodes.values()) p.children = p.children.filter((c) => c !== node);
+        roots.push(node);
+        reach(node);
       }
       return roots;
     },
