@@ -67,6 +67,23 @@ describe('POST /hooks/claude', () => {
     expect((await restoredFrom.diff('1')).changes.map((f) => `${f.path}:${f.status}`).sort()).toEqual(['a.txt:M', 'b.txt:A']);
   });
 
+  it('a capture of new content is durable in its event when answered; its blob-store copy follows (drained on stop)', async () => {
+    const s = claudeSession(ws);
+    await hook(ev.sessionStart(s));
+    await hook(ev.userPromptSubmit(s, 'edit new.txt'));
+    await writeFile(join(ws, 'new.txt'), 'content the store has never seen\n');
+    const edit = { file_path: join(ws, 'new.txt'), old_string: 'content', new_string: 'text', replace_all: false };
+    expect((await hook(ev.preToolUse(s, 'Edit', edit, 'toolu_9'))).json()).toEqual({});
+    const session = await (await store.openWorkspace(ws)).get(agentSessionId('claude', s.session_id));
+    const capture = (await session.events()).filter((e) => e.type === 'capture').at(-1)!;
+    const id = (capture.files as { blob: string }[])[0]!.blob;
+    expect(capture.inline).toHaveProperty(id);
+    await daemon!.close();
+    daemon = undefined;
+    expect(await store.ctx.blobs.has(id)).toBe(true);
+    expect(store.ctx.options.defer).toBeUndefined();
+  });
+
   it('parallel tool calls of one session (concurrent posts) are each captured and settled', async () => {
     const s = claudeSession(ws);
     await hook(ev.sessionStart(s));
