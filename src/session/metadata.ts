@@ -105,8 +105,8 @@ function isForkedFrom(v: unknown): v is SessionMetadata['forkedFrom'] & object {
 
 /**
  * metadata.json as read back (a cache, untrusted): the metadata when every field has its type and
- * the id is this session's, undefined otherwise (the caller folds the log instead). A position that
- * is malformed or names another seq is dropped (readSince checks the rest against the log).
+ * the id is this session's, undefined otherwise (the caller folds the log instead) — also when its
+ * position is malformed or names another seq (readSince checks the rest against the log).
  */
 export function decodeStoredMetadata(value: unknown, id: string): StoredMetadata | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
@@ -119,7 +119,8 @@ export function decodeStoredMetadata(value: unknown, id: string): StoredMetadata
     optStr('parent') && optStr('endedAt') && (m.forkedFrom === undefined || isForkedFrom(m.forkedFrom)) && SESSION_INFO_FIELDS.every(optStr);
   if (!ok) return undefined;
   const { pos, ...meta } = m as unknown as StoredMetadataFile;
-  return { meta, ...(isPosition(pos) && pos.seq === meta.eventCount ? { pos } : {}) };
+  if (pos === undefined) return { meta }; // written by an older version
+  return isPosition(pos) && pos.seq === meta.eventCount ? { meta, pos } : undefined;
 }
 
 function isPosition(v: unknown): v is LogPosition {

@@ -86,6 +86,9 @@ export class SessionHandle {
     if (stored?.pos) {
       const tail = await this.log.readSince(stored.pos);
       if (tail) return { meta: foldMetadata(stored.meta, tail.events, this.identity), pos: tail.pos };
+    } else if (stored && stored.meta.eventCount === (await this.log.lastSeq())) {
+      // A file of an older version (no position), up to date: as good as before, without a fold.
+      return { meta: stored.meta };
     }
     const events = await this.log.read();
     if (events.length === 0) throw new CkptError('SESSION_NOT_FOUND', `session ${this.id} not found`, { session: this.id });
