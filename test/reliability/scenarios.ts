@@ -75,6 +75,9 @@ export const SCENARIOS: Scenario[] = [
       await withSession(dirs, async (s) => {
         await s.turn({ text: 'go' });
       });
+      // Changed since the baseline: content the store does not hold, so the capture carries it
+      // inline and copies it to the blob store after its commit (DESIGN §10 "Inline before-images").
+      writeFileSync(join(dirs.workspace, 'a.txt'), 'alpha, edited outside ckpt\n');
     },
     args: ['capture', '--tool', 'Edit', 'a.txt', 'b/c.txt', 'new/x.txt', 'link'],
   },
@@ -170,6 +173,24 @@ export const SCENARIOS: Scenario[] = [
       } finally {
         await store.close();
       }
+    },
+    args: ['gc', '--grace', '0s'],
+  },
+  {
+    // A pack with live and dead blobs: GC rewrites it (pack-rewrite.ts) instead of sweeping loose blobs.
+    name: 'gc-repack',
+    setup: async (dirs) => {
+      const ws = dirs.workspace;
+      mkdirSync(join(ws, 'p'));
+      const paths = Array.from({ length: 70 }, (_, i) => `p/f${i}.txt`);
+      for (const p of paths) writeFileSync(join(ws, p), `${p} one\n`);
+      await withSession(dirs, async (s) => {
+        await s.turn({ text: 'rewrite half' });
+        for (const p of paths.slice(0, 35)) writeFileSync(join(ws, p), `${p} two\n`);
+        await s.scan({ tool: 'Bash' });
+        await s.turn({ text: 'last' });
+        await prune(s, { keepTurns: 1 });
+      });
     },
     args: ['gc', '--grace', '0s'],
   },
