@@ -29,7 +29,7 @@ export interface PackSink {
   check(): void;
   /** Appends what is buffered, writes the last index; every pack placed into is then committed. */
   finish(): Promise<CommittedPack[]>;
-  /** Waits for pending I/O and removes the uncommitted pack; packs already rotated out stay committed. */
+  /** Waits for pending I/O and removes the uncommitted pack (index, then pack); packs already rotated out stay committed. */
   abort(): Promise<void>;
 }
 
@@ -117,7 +117,14 @@ export function createPackSink(options: PackSinkOptions): PackSink {
       chunk = [];
       chunkSize = 0;
       await io;
-      for (const orphan of [...open]) await backend.remove(packKey(orphan));
+      // The index first: a failed index write may have put it in place already (its rename done, the
+      // folder fsync failed), and an index whose pack is gone is damage (found by the fault suite's
+      // gc-repack scenario); a pack without an index is only garbage.
+      for (const orphan of [...open]) {
+        await backend.remove(indexKey(orphan));
+        packs.forget(orphan);
+        await backend.remove(packKey(orphan));
+      }
       open.clear();
     },
   };

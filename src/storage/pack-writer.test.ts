@@ -108,4 +108,24 @@ describe('pack writer', () => {
     expect(await fs.readdir(path.join(dir, 'packs')).catch(() => [])).toEqual([]);
     await expect(store.get(sha(content(1)))).rejects.toThrow(expect.objectContaining({ code: 'BLOB_NOT_FOUND' }));
   });
+
+  // Found by the fault suite (gc-repack, an error at the packs folder's fsync): the index write failed
+  // after its rename, abort removed the pack but left the index — an index without its pack.
+  it('abort after an index write that failed once the index was in place leaves neither index nor pack', async () => {
+    const fsb = createFsBackend({ dir });
+    const flaky: StoreBackend = {
+      ...fsb,
+      write: async (key, data, opts) => {
+        await fsb.write(key, data, opts);
+        if (key.endsWith('.idx')) throw new CkptError('IO', 'fsync of the folder failed', { errno: 'EIO' });
+      },
+    };
+    const store = createBlobStore({ backend: flaky, threads: 0 });
+    const writer = store.createPackWriter();
+    for (let i = 0; i < 50; i++) await writer.add(content(i));
+    await expect(writer.commit()).rejects.toThrow(expect.objectContaining({ code: 'IO' }));
+    await writer.abort();
+    expect(await fs.readdir(path.join(dir, 'packs')).catch(() => [])).toEqual([]);
+    await expect(store.get(sha(content(1)))).rejects.toThrow(expect.objectContaining({ code: 'BLOB_NOT_FOUND' }));
+  });
 });
