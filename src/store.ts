@@ -125,6 +125,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     lockTimeoutMs: options.lockTimeoutMs ?? 10_000,
     captureEnabled: options.captureEnabled ?? !isTruthy(process.env.CKPT_DISABLE),
     retention: options.retention,
+    ...(options.defer ? { defer: options.defer } : {}),
   };
   let dir: string;
   let backend: StoreBackend;

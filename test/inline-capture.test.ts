@@ -47,7 +47,11 @@ describe('inline before-images', () => {
   });
 
   it('without the blob-store copy, file-at, diff, restore, undo and verify read the log copy', async () => {
-    store.ctx.options.defer = () => {}; // the copy never runs: as after a crash right after the append
+    // The copy never runs (`defer` drops it): as after a crash right after the append.
+    await store.close();
+    store = await openStore({ dir: dirs.store, defer: () => {} });
+    ws = await store.openWorkspace(dirs.workspace);
+    session = await ws.get(session.id);
     await writeFile(w('a.txt'), 'before the edit');
     const cap = await session.capture(['a.txt'], { tool: 'Edit' });
     const id = cap.files[0]!.blob!;
