@@ -44,6 +44,12 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   // The store copy of inline captures runs behind the answers (the hook does not wait for it).
   const afterAnswer = createAfterAnswerQueue((err) => options.log?.(`after an answer: ${(err as Error).message}`));
   store.ctx.options.defer = afterAnswer.add;
+  /** What start-up set up besides the server: the feed, the session cache, the after-answer queue. */
+  const closeParts = (): void => {
+    hub.close();
+    state.close();
+    delete store.ctx.options.defer;
+  };
   const streams = new Set<() => void>();
   const app = createApp({
     state,
@@ -89,9 +95,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       await (last === undefined ? listen({ port: 0 }) : listen({ port: last }).catch(() => listen({ port: 0 })));
     }
   } catch (err) {
-    hub.close();
-    state.close();
-    delete store.ctx.options.defer;
+    closeParts();
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE') throw new CkptError('LOCKED', `${options.socket ?? `${host}:${options.port}`} is already in use`, { errno: e.code }, { cause: err });
     throw err;
@@ -105,9 +109,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     claim = await claimDaemon(store.ctx, typeof addr === 'string' ? { url, socket: addr } : { url, host: addr.address, port: addr.port });
   } catch (err) {
     await new Promise((resolve) => server.close(resolve));
-    hub.close();
-    state.close();
-    delete store.ctx.options.defer;
+    closeParts();
     throw err;
   }
 
@@ -130,8 +132,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
         await closed;
         delete store.ctx.options.defer;
         await afterAnswer.drain();
-        hub.close();
-        state.close();
+        closeParts();
         await claim.release();
         if (options.socket) await unlink(options.socket).catch(() => {});
       })();
