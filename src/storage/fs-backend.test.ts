@@ -1,6 +1,6 @@
 // Tests of the filesystem driver: the shared contract, plus what only a real filesystem can show —
 // temp files never left behind, modes, symlinks and FIFOs treated as missing, and cross-process
-// locking including takeover of a lock whose holder was SIGKILLed.
+// locking including takeover of a lock whose holder was SIGKILLed (or left by an older ckpt's folder lock).
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -141,6 +141,24 @@ describe('fs backend specifics', () => {
     const codes = await Promise.all(children.map(exited));
     expect(codes).toEqual([0, 0, 0, 0]);
     expect((await b.read('counter'))?.toString()).toBe('60');
+  });
+
+  it('locks with a file, and shares exclusion with the folder lock of an older ckpt', async () => {
+    const lock = path.join(dir, 'sessions/s2.ckpt-lock');
+    await b.withLock('sessions/s2', async () => {
+      expect((await fs.lstat(lock)).isFile()).toBe(true);
+      // An older ckpt takes its lock with mkdir: it fails on the file.
+      await expect(fs.mkdir(lock)).rejects.toMatchObject({ code: 'EEXIST' });
+    });
+    await expect(fs.lstat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
+    // A folder lock held by an older ckpt (fresh mtime) excludes this one ...
+    await fs.mkdir(lock);
+    await expect(b.withLock('sessions/s2', async () => 1, { timeoutMs: 300 })).rejects.toMatchObject({ code: 'LOCKED' });
+    // ... and once stale (its holder died), it is taken over and removed on release.
+    const old = new Date(Date.now() - 60_000);
+    await fs.utimes(lock, old, old);
+    expect(await b.withLock('sessions/s2', async () => (await fs.lstat(lock)).isFile(), { timeoutMs: 2_000 })).toBe(true);
+    await expect(fs.lstat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('takes over a lock whose holder was SIGKILLed', async () => {

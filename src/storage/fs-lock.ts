@@ -1,15 +1,16 @@
 // Cross-process locks of the filesystem driver: an in-process queue (fair, no disk polling) in
-// front of proper-lockfile's mkdir lock, with stale-lock takeover after a holder was SIGKILLed and
-// detection of nested locking (which would deadlock).
+// front of proper-lockfile's lock, with stale-lock takeover after a holder was SIGKILLed and
+// detection of nested locking (which would deadlock). The lock is a file made with O_EXCL rather
+// than proper-lockfile's folder: same atomicity on a local disk, a fraction of the cost (below).
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { mkdirSync } from 'node:fs';
+import { closeSync, constants as C, mkdirSync, openSync, rmdirSync, statSync, unlinkSync, utimesSync, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { CkptError, toCkptError } from '../errors.js';
 import type { LockOptions } from './backend.js';
 import { LOCK_SUFFIX } from './store-key.js';
 
-/** Lock directories live at `<key>.ckpt-lock`; hidden from `children` and reserved in keys. */
+/** Locks live at `<key>.ckpt-lock`; hidden from `children` and reserved in keys. */
 export { LOCK_SUFFIX };
 
 const errnoOf = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | undefined)?.code;
@@ -21,9 +22,51 @@ const queues = new Map<string, Promise<void>>();
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+type Callback<T = void> = (err: NodeJS.ErrnoException | null, value?: T) => void;
+
+/** Runs a sync call in proper-lockfile's callback style (it then completes without a thread-pool hop). */
+function direct<T>(cb: Callback<T>, call: () => T): void {
+  let value: T;
+  try {
+    value = call();
+  } catch (err) {
+    cb(err as NodeJS.ErrnoException);
+    return;
+  }
+  cb(null, value);
+}
+
+/** Removes a lock: a file, or the folder an older ckpt (proper-lockfile's own mkdir lock) left behind. */
+function removeLockPath(p: string): void {
+  try {
+    unlinkSync(p);
+  } catch (err) {
+    const code = errnoOf(err);
+    if (code !== 'EISDIR' && code !== 'EPERM') throw err;
+    rmdirSync(p);
+  }
+}
+
+/**
+ * The file system proper-lockfile sees (its documented `fs` option): "mkdir" makes the lock as an
+ * empty file with O_CREAT|O_EXCL, "rmdir" unlinks it. On ext4 a folder's rmdir frees a data block
+ * and costs ~0.1–0.4 ms, an empty file's unlink a tenth of that; this is on every write to a session.
+ * Mutual exclusion holds with an older ckpt's folder locks too: each creation fails on the other
+ * (EEXIST). One object for the process, so proper-lockfile's mtime-precision probe (a utimes and a
+ * stat) runs once instead of on every lock; its calls complete synchronously.
+ */
+const lockFs = {
+  mkdir: (p: string, cb: Callback) => direct(cb, () => closeSync(openSync(p, C.O_WRONLY | C.O_CREAT | C.O_EXCL, 0o644))),
+  rmdir: (p: string, cb: Callback) => direct(cb, () => removeLockPath(p)),
+  rmdirSync: removeLockPath,
+  stat: (p: string, cb: Callback<Stats>) => direct(cb, () => statSync(p)),
+  utimes: (p: string, atime: Date, mtime: Date, cb: Callback) => direct(cb, () => utimesSync(p, atime, mtime)),
+  realpath: (p: string, cb: Callback<string>) => cb(null, p),
+};
+
 /**
  * Runs `fn` holding `<abs>.ckpt-lock`. In one process callers queue in memory first (fair, no disk
- * polling); across processes proper-lockfile's mkdir lock is polled with jittered backoff until the
+ * polling); across processes the lock file is polled with jittered backoff until the
  * deadline. A holder refreshes the lock's mtime every `stale/3`; a lock not refreshed for `staleMs`
  * (its holder was SIGKILLed) is taken over. Nested withLock on the same key within one async context
  * is a bug (it would deadlock) and throws INTERNAL.
@@ -55,12 +98,13 @@ export async function withFsLock<T>(
     if (turn === 'timeout') throw locked();
 
     let compromised: Error | undefined;
-    let release: (() => void) | undefined;
+    let release: (() => Promise<void>) | undefined;
     for (let attempt = 0; !release; attempt++) {
       try {
-        // Direct calls, not the thread pool (see fs-io.ts): taking a free lock is a mkdir or two.
-        // The lock's folder is made only when missing (ENOENT below), not checked on every call.
-        release = lockfile.lockSync(abs, {
+        // Direct calls, not the thread pool (see fs-io.ts, lockFs): taking a free lock is an open
+        // and a stat. The lock's folder is made only when missing (ENOENT below), not checked on every call.
+        release = await lockfile.lock(abs, {
+          fs: lockFs,
           realpath: false,
           lockfilePath: abs + LOCK_SUFFIX,
           stale: staleMs,
@@ -94,11 +138,9 @@ export async function withFsLock<T>(
       return result;
     } finally {
       if (!compromised) {
-        try {
-          release();
-        } catch {
+        await release().catch(() => {
           // released or taken over already: nothing of ours is left to undo
-        }
+        });
       }
     }
   } finally {
