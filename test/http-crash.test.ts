@@ -3,11 +3,15 @@
 // recovers it), and the next daemon takes over the dead one's claim. Also: SIGTERM lets a request in
 // flight finish before the daemon exits.
 import type { ChildProcess } from 'node:child_process';
-import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../src/store.js';
 import { createClient, spawnDaemon as spawnServe } from './helpers/http.js';
+import { ageLocks, freshDirs, measure, runCkpt } from './reliability/fault-harness.js';
+import { MAIN, SCENARIOS } from './reliability/scenarios.js';
+import { snapshotTree } from './reliability/tree.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 import { treeOf } from './fixtures/scan-world.js';
 
@@ -68,6 +72,31 @@ describe('daemon crash and shutdown', () => {
         await (await reopened.get('s1')).restore('1', { force: true });
       }
       expect(await treeOf(ws)).toEqual(after);
+    }
+  }, 60_000);
+
+  it('a restore killed in another process is finished by the next call on the session the daemon holds', async () => {
+    const base = await mkdtemp(join(tmpdir(), 'ckpt-http-recover-'));
+    try {
+      const scenario = SCENARIOS.find((s) => s.name === 'restore')!;
+      const clean = await measure(base, scenario);
+      const sd = await freshDirs(base, scenario);
+      const d = await spawnDaemon(sd.store);
+      const client = createClient(d.url, d.token);
+      const status = () => client.call('GET', `/sessions/${MAIN}/status?workspace=${encodeURIComponent(sd.workspace)}`);
+      expect((await status()).status).toBe(200); // the daemon holds the session now
+      // `ckpt restore` SIGKILLed at its last workspace write: past restore_started, before its commit.
+      const run = await runCkpt(sd, scenario.args, { side: 'workspace', step: clean.counts.workspace, action: 'kill' });
+      expect(run.signal).toBe('SIGKILL');
+      ageLocks(sd.store);
+      const wid = (await readdir(join(sd.store, 'workspaces')))[0]!;
+      const types = async () => (await readFile(join(sd.store, 'workspaces', wid, 'sessions', MAIN, 'events.jsonl'), 'utf8')).trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
+      expect((await types()).slice(-1)).toEqual(['restore_started']);
+      expect((await status()).status).toBe(200);
+      expect((await types()).slice(-2)).toEqual(['restore_started', 'restore_committed']);
+      expect([...snapshotTree(sd.workspace)]).toEqual([...clean.after]);
+    } finally {
+      await rm(base, { recursive: true, force: true });
     }
   }, 60_000);
 

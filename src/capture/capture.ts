@@ -9,7 +9,7 @@ import type { CaptureEvent, FileImage, NewEvent } from '../format/event.js';
 import { captureTag } from '../format/tag.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import type { ReplayState } from '../session/replay.js';
-import { loadHotState } from '../session/hot-snapshot.js';
+import { appendWithHotState, loadHotState } from '../session/hot-snapshot.js';
 import { readImage } from '../workspace/read-image.js';
 import { resolveBeneath } from '../workspace/resolve-path.js';
 import { afterCommit, withWarnings } from '../session/warnings.js';
@@ -116,7 +116,7 @@ export async function appendCapture(
     const event = nextCaptureEvent(state, images, fields);
     const conflicts = await detectConflicts(session, state, images);
     const settle = fields.after ? [{ type: 'settle', tag: event.tag, files: fields.after }] : [];
-    const [stored] = await tx.append([event, ...conflicts, ...settle]);
+    const [stored] = await appendWithHotState(session, tx, [event, ...conflicts, ...settle]);
     return { event: stored as CaptureEvent, conflicts: conflicts.map((c) => ({ path: c.path as string, otherSession: c.otherSession as string })) };
   }, { warnings: fields.warnings });
 }

@@ -8,7 +8,7 @@ import type { FileImage } from '../format/event.js';
 import { parseTag } from '../format/tag.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { replay } from '../session/replay.js';
-import { loadHotState } from '../session/hot-snapshot.js';
+import { appendWithHotState, loadHotState } from '../session/hot-snapshot.js';
 import { readImages, resolveInputs } from './capture.js';
 import { afterCommit, withWarnings } from '../session/warnings.js';
 import { recordOwnership } from './owner-index.js';
@@ -66,7 +66,7 @@ export async function settle(session: SessionHandle, inputs: readonly string[], 
       images.length = 0;
       images.push(...kept, ...(await createdFolders(session.workspaceRoot, captured, kept)));
     }
-    await tx.append([{ type: 'settle', tag: tag ?? null, files: images }]);
+    await appendWithHotState(session, tx, [{ type: 'settle', tag: tag ?? null, files: images }]);
     return tag ?? null;
   }, { warnings });
   await afterCommit(warnings, 'owner index not updated', () => recordOwnership(session, images));

@@ -76,13 +76,15 @@ export function createDaemonState(store: Store, fullScan?: FullScan): DaemonStat
       const key = `${ws.id}/${sid}`;
       const cached = sessions.get(key);
       if (cached) {
-        // One stat (not a tail read): a log removed by another process is gone or empty.
-        if (!(await cached.ctx.backend.stat(cached.log.key))?.size) {
+        // One stat (not a tail read): a log removed by another process is gone or empty, and one
+        // that has not grown since this process read it needs no recovery check.
+        const size = (await cached.ctx.backend.stat(cached.log.key))?.size;
+        if (!size) {
           sessions.delete(key); // removed by another process
         } else {
           sessions.delete(key); // most recently used last
           sessions.set(key, cached);
-          return recoverSession(cached);
+          return recoverSession(cached, { logBytes: size });
         }
       }
       const opened = fresh ?? (await ws.get(sid));

@@ -8,7 +8,7 @@
 import type { CaptureEvent, EventBase, RestoreStartedEvent } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { loadPlans, planOf, resultFields } from '../session/restore-plans.js';
-import { loadHotState } from '../session/hot-snapshot.js';
+import { loadHotState, rememberedHotState } from '../session/hot-snapshot.js';
 import type { EventLogTx } from '../storage/event-log.js';
 import { placeEntries } from './place.js';
 import type { PlannedEntry } from './plan-restore.js';
@@ -49,11 +49,13 @@ function isEmpty(p: Pending): boolean {
 
 /**
  * Finishes or abandons interrupted restores of `session` under its lock; returns the session. Cheap
- * when there is nothing to do (one log read, no lock).
+ * when there is nothing to do (one log read, no lock; none at all when `logBytes`, the log's size
+ * as the caller just saw it, is where this process last read it).
  */
-export async function recoverSession<S extends SessionHandle>(session: S): Promise<S> {
+export async function recoverSession<S extends SessionHandle>(session: S, options: { logBytes?: number } = {}): Promise<S> {
   // The hot state says whether any restore is unclosed without decoding the whole log.
-  if ((await loadHotState(session)).unclosedRestores.size === 0) return session;
+  const known = options.logBytes === undefined ? undefined : rememberedHotState(session, options.logBytes);
+  if ((known ?? (await loadHotState(session))).unclosedRestores.size === 0) return session;
   if (isEmpty(pendingRecovery(await session.events()))) return session;
   await session.transaction((tx) => recoverInTx(session, tx));
   return session;

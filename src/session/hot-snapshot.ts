@@ -5,7 +5,7 @@
 // continue its seq), and on any mismatch the whole log is read and a new snapshot written.
 import type { SessionHandle } from './session-handle.js';
 import type { EventLogTx, LogPosition } from '../storage/event-log.js';
-import type { EventBase } from '../format/event.js';
+import type { EventBase, NewEvent } from '../format/event.js';
 import { loadPlans } from './restore-plans.js';
 import { cloneHotState, decodeHotState, emptyHotState, encodeHotState, foldHot, type HotState } from './hot-state.js';
 
@@ -51,6 +51,37 @@ export async function loadHotState(session: SessionHandle, tx?: Pick<EventLogTx,
   remember(session, pos, state);
   if (events.length >= SNAPSHOT_AFTER_EVENTS) await saveSnapshot(session, pos, state);
   return state;
+}
+
+/**
+ * Appends through `tx` (after `loadHotState(session, tx)`) and moves this process's memory of the
+ * hot state to the log's new end, so that its next call (the daemon's next hook call) has nothing
+ * new to read and decode. A restore's start (whose fold may need its plan from the blob store)
+ * leaves the memory where it was: the next read folds it as usual.
+ */
+export async function appendWithHotState(session: SessionHandle, tx: Pick<EventLogTx, 'append' | 'end'>, events: NewEvent[]): Promise<EventBase[]> {
+  const from = tx.end?.();
+  const stored = await tx.append(events);
+  const to = tx.end?.();
+  const mem = memory.get(session);
+  if (from && to && mem && mem.pos.seq === from.seq && mem.pos.bytes === from.bytes && !stored.some((e) => e.type === 'restore_started')) {
+    try {
+      remember(session, to, foldHot(cloneHotState(mem.state), stored));
+    } catch {
+      memory.delete(session); // past the commit point: the next read rebuilds it from the log
+    }
+  }
+  return stored;
+}
+
+/**
+ * This process's hot state of the session if its log still ends where that state was read (`bytes`
+ * long: the log is append-only, so nothing was appended since), else undefined. No I/O: for a
+ * caller that has just stat'ed the log anyway (the daemon checking a cached session).
+ */
+export function rememberedHotState(session: SessionHandle, bytes: number): Readonly<HotState> | undefined {
+  const mem = memory.get(session);
+  return mem && mem.pos.bytes === bytes ? mem.state : undefined;
 }
 
 /** Folds events after loading the plans of the restores among them that keep their plan in a blob. */

@@ -55,6 +55,7 @@ export class SessionHandle {
           read: tx.read,
           lastSeq: tx.lastSeq,
           readSince: tx.readSince,
+          end: tx.end,
           append: async (events: NewEvent[]) => {
             const stored = await tx.append(events);
             appended.push(...stored);

@@ -34,6 +34,8 @@ export interface EventLogTx {
   readSince?(pos: LogPosition): Promise<{ events: EventBase[]; pos: LogPosition } | undefined>;
   /** Appends (one write + fsync) and returns the stored events with `v`, `seq`, `at` assigned. */
   append(events: NewEvent[]): Promise<EventBase[]>;
+  /** Where the log ends, when this transaction knows it: after a readSince to its end, and after its own appends since. */
+  end?(): LogPosition | undefined;
 }
 
 /** A point in a log: after the event `seq`, which ends at byte `bytes` with the line `lastLine` (newline included). */
@@ -196,9 +198,10 @@ export function createEventLog(options: EventLogOptions): EventLog {
     });
   }
 
-  function encodeAll(stored: EventBase[]): Buffer {
+  /** One JSONL line per event (newline included). */
+  function encodeLines(stored: EventBase[]): string[] {
     try {
-      return Buffer.from(stored.map(encodeEvent).join(''), 'utf8');
+      return stored.map(encodeEvent);
     } catch (err) {
       throw new CkptError('INVALID_ARGUMENT', `event is not JSON-serializable: ${(err as Error).message}`, {}, { cause: err });
     }
@@ -207,6 +210,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
   /** A transaction's view; it caches the tail after its own appends since nobody else can write meanwhile. */
   function makeTx(): EventLogTx {
     let known: number | undefined;
+    let end: LogPosition | undefined;
     return {
       read,
       async lastSeq() {
@@ -215,7 +219,10 @@ export function createEventLog(options: EventLogOptions): EventLog {
       async readSince(pos) {
         const r = await readSinceAt(pos);
         // Under the lock nobody else appends: a log that ends with these events has this last seq.
-        if (r?.whole) known = r.pos.seq;
+        if (r?.whole) {
+          known = r.pos.seq;
+          end = r.pos;
+        }
         return r && { events: r.events, pos: r.pos };
       },
       async append(events) {
@@ -231,9 +238,14 @@ export function createEventLog(options: EventLogOptions): EventLog {
           throw new CkptError(options.missingCode ?? 'NOT_FOUND', `log ${key} does not exist (removed?): refusing to start it with a ${events[0]!.type} event`, { key });
         }
         const stored = stamp(events, last + 1);
-        await backend.append(key, encodeAll(stored));
+        const lines = encodeLines(stored);
+        await backend.append(key, Buffer.from(lines.join(''), 'utf8'));
         known = last + stored.length;
+        end = end && { seq: known, bytes: end.bytes + lines.reduce((n, l) => n + Buffer.byteLength(l), 0), lastLine: lines.at(-1)! };
         return stored;
+      },
+      end() {
+        return end;
       },
     };
   }
