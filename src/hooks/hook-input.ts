@@ -39,17 +39,33 @@ export class HookRejection extends Error {
 }
 
 /** Reads a stream to its end, keeping at most `max` bytes (the rest is drained so the writer never sees EPIPE). */
-export async function readCapped(stream: NodeJS.ReadableStream, max = MAX_HOOK_INPUT_BYTES): Promise<{ data: Buffer; tooLarge: boolean; bytes: number }> {
+export async function readCapped(stream: NodeJS.ReadableStream | AsyncIterable<Uint8Array | string>, max = MAX_HOOK_INPUT_BYTES): Promise<{ data: Buffer; tooLarge: boolean; bytes: number }> {
   const chunks: Buffer[] = [];
   let kept = 0;
   let bytes = 0;
-  for await (const chunk of stream as AsyncIterable<Buffer | string>) {
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+  const take = (chunk: Uint8Array | string): void => {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     bytes += buf.length;
     if (kept + buf.length <= max) {
       chunks.push(buf);
       kept += buf.length;
     }
+  };
+  if ('on' in stream) {
+    // Events rather than `for await` on a Node stream: its async iterator costs a hook call more than the read.
+    const node = stream;
+    await new Promise<void>((resolve, reject) => {
+      let ended = false;
+      node.on('data', take);
+      node.once('end', () => {
+        ended = true;
+        resolve();
+      });
+      node.once('error', reject);
+      node.once('close', () => ended || reject(new Error('hook input closed before its end')));
+    });
+  } else {
+    for await (const chunk of stream) take(chunk);
   }
   return { data: Buffer.concat(chunks), tooLarge: bytes > max, bytes };
 }

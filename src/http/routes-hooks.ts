@@ -44,7 +44,7 @@ export function addHookRoutes(app: Hono, router: Router, state: DaemonState): vo
     // Straight from Node's request when served by @hono/node-server: building the web Request's body
     // stream costs more than the rest of a passive hook (measured, DESIGN §10 "Daemon").
     const incoming = (c.env as Partial<HttpBindings> | undefined)?.incoming;
-    const body = incoming && !incoming.readableDidRead ? incoming : (c.req.raw.body as unknown as NodeJS.ReadableStream | null);
+    const body = incoming && !incoming.readableDidRead ? incoming : (c.req.raw.body as AsyncIterable<Uint8Array> | null);
     const input = body ? await readCapped(body, MAX_HOOK_INPUT_BYTES) : { data: Buffer.alloc(0), tooLarge: false, bytes: 0 };
     const outcome = await runHook({
       spec,

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDirs, type TempDirs } from '../../test/helpers/temp.js';
-import { openStore, type Session, type Workspace } from '../store.js';
+import type { Session } from '../api/session.js';
+import { openStore, type Workspace } from '../store.js';
 import { loadHotState, rememberedHotState } from './hot-snapshot.js';
 import { emptyHotState, foldHot } from './hot-state.js';
 

@@ -180,8 +180,9 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
     async stat(key): Promise<ObjectStat | undefined> {
       const abs = resolveKey(key);
       try {
-        const st = fs.lstatSync(abs);
-        return st.isFile() ? { size: st.size, mtimeMs: st.mtimeMs } : undefined;
+        // No exception for a missing object (the common answer of "is it stored?"): it costs more than the lstat.
+        const st = fs.lstatSync(abs, { throwIfNoEntry: false });
+        return st?.isFile() ? { size: st.size, mtimeMs: st.mtimeMs } : undefined;
       } catch (err) {
         if (isMissing(err)) return undefined;
         throw toCkptError(err, `stat ${key}`);

@@ -119,7 +119,7 @@ export function existingMode(abs: string): number | undefined {
 /** Sets the mtime of a regular file to now; false when missing or not a regular file. */
 export function freshenIfFile(abs: string): boolean {
   try {
-    if (!fs.lstatSync(abs).isFile()) return false;
+    if (!fs.lstatSync(abs, { throwIfNoEntry: false })?.isFile()) return false;
     const now = new Date();
     fs.utimesSync(abs, now, now);
     return true;

@@ -85,17 +85,19 @@ export async function withFsLock<T>(
     new CkptError('LOCKED', `lock ${key} not acquired within ${opts.timeoutMs} ms`, { key, timeoutMs: opts.timeoutMs });
 
   // In-process queue: our slot resolves when we are done (or give up), letting the next caller in.
-  const prev = queues.get(abs) ?? Promise.resolve();
+  const prev = queues.get(abs);
   let leave!: () => void;
   const mine = new Promise<void>((r) => (leave = r));
-  const tail = prev.then(() => mine);
+  const tail = prev ? prev.then(() => mine) : mine;
   queues.set(abs, tail);
   try {
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), opts.timeoutMs)));
-    const turn = await Promise.race([prev.then(() => 'go' as const), timedOut]);
-    clearTimeout(timer);
-    if (turn === 'timeout') throw locked();
+    if (prev) {
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), opts.timeoutMs)));
+      const turn = await Promise.race([prev.then(() => 'go' as const), timedOut]);
+      clearTimeout(timer);
+      if (turn === 'timeout') throw locked();
+    }
 
     let compromised: Error | undefined;
     let release: (() => Promise<void>) | undefined;
