@@ -136,11 +136,22 @@ describe('POST /hooks/claude', () => {
     expect(strict.json().reason).toMatch(/PATH_ESCAPE/);
   });
 
-  it('needs the bearer token; a bad hook URL query is 400; an unknown agent is 400', async () => {
+  it('needs the bearer token and a loopback Host; a bad hook URL query is 400; an unknown agent is 400; other /hooks paths are the app\'s', async () => {
     const s = claudeSession(ws);
-    expect((await client.call('POST', '/hooks/claude', { body: ev.sessionStart(s), token: null })).status).toBe(401);
-    expect((await hook(ev.sessionStart(s), '?workspace=relative')).status).toBe(400);
+    const noToken = await client.call('POST', '/hooks/claude', { body: ev.sessionStart(s), token: null });
+    expect([noToken.status, noToken.json().error.code]).toEqual([401, 'UNAUTHORIZED']);
+    expect((await client.call('POST', '/hooks/claude', { body: ev.sessionStart(s), token: 'x'.repeat(43) })).status).toBe(401);
+    const foreign = await client.call('POST', '/hooks/claude', { body: ev.sessionStart(s), host: 'evil.example:80' });
+    expect([foreign.status, foreign.json().error.code]).toEqual([403, 'FORBIDDEN']);
+    const badQuery = await hook(ev.sessionStart(s), '?workspace=relative');
+    expect([badQuery.status, badQuery.json().error.message]).toEqual([400, 'invalid query: workspace: must be an absolute path']);
+    expect((await hook(ev.sessionStart(s), '?strict=yes')).status).toBe(400);
     expect((await client.call('POST', '/hooks/nobody', { body: ev.sessionStart(s) })).json().error.code).toBe('INVALID_ARGUMENT');
+    expect((await client.call('POST', '/hooks/%E0', { body: ev.sessionStart(s) })).json().error.code).toBe('INVALID_ARGUMENT');
+    expect((await client.call('POST', '/hooks/claude/more', { body: ev.sessionStart(s) })).status).toBe(404);
+    expect((await client.call('GET', '/hooks/claude')).status).toBe(404);
+    // The connection stays usable after refused requests whose bodies were not read.
+    expect((await hook(ev.sessionStart(s))).status).toBe(200);
     expect(await readFile(join(dirs.store, 'hooks.log'), 'utf8').catch(() => '')).toBe('');
     const doc = (await client.call('GET', '/openapi.json')).json();
     expect(doc.paths['/hooks/{agent}'].post.parameters.map((p: { name: string }) => p.name)).toEqual(['agent', 'workspace', 'strict']);

@@ -4,12 +4,15 @@
 // requests in flight (writes among them) finish, then releases the claim.
 import { chmod, lstat, unlink } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { createAdaptorServer } from '@hono/node-server';
+import { createServer } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
 import { assertNoDaemon, claimDaemon, CkptError, daemonToken, lastDaemonPort, type DaemonInfo, type Store } from '../index.js';
 import { createApp } from './app.js';
 import { createDaemonState, type FullScan } from './daemon-state.js';
 import { createEventHub } from './event-hub.js';
 import { createAfterAnswerQueue } from './after-answer.js';
+import { createHookLane } from './hook-lane.js';
+import { createRequestGuard } from './request-guard.js';
 
 export interface DaemonOptions {
   store: Store;
@@ -51,18 +54,14 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     delete store.ctx.options.defer;
   };
   const streams = new Set<() => void>();
-  const app = createApp({
-    state,
-    hub,
-    token,
-    version: options.version,
-    host: options.host,
-    socket: options.socket !== undefined,
-    streams,
-    onServerError: (err) => options.log?.(`error ${err.code}: ${err.message}`),
+  const guard = createRequestGuard({ token, host: options.host, socket: options.socket !== undefined });
+  const onServerError = (err: CkptError): void => options.log?.(`error ${err.code}: ${err.message}`);
+  const app = createApp({ state, hub, token, guard, version: options.version, streams, onServerError });
+  const hooks = createHookLane({ state, guard, onServerError });
+  const toApp = getRequestListener(app.fetch);
+  const server = createServer((req, res) => {
+    if (!hooks(req, res)) void toApp(req, res);
   });
-
-  const server = createAdaptorServer({ fetch: app.fetch });
   // A request is in flight from its arrival until its response is written (or its socket closes).
   let inFlight = 0;
   let idle: (() => void) | undefined;

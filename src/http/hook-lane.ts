@@ -1,0 +1,123 @@
+// HTTP hooks (DESIGN §10 "Daemon"): `POST /hooks/<agent>` takes the JSON an agent's `"type": "http"`
+// hook posts — the same JSON a command hook reads on stdin — and records it exactly as
+// `ckpt hook <agent>` does (src/hooks/run-hook.ts), but with the daemon's open store, cached session
+// handles and watched scans. The answer follows Claude Code's HTTP hook contract: a 2xx with a JSON
+// object is read like a command hook's stdout, anything else is a non-blocking error. So a hook that
+// fails is still answered 200 (with a `systemMessage` naming the failure); only strict mode
+// (`?strict=1` in the hook's URL, or CKPT_HOOK_STRICT=1 for the daemon) blocks, with the JSON
+// equivalent of a command hook's exit 2.
+//
+// It is the daemon's hot path (every tool call, twice), so it is served straight from node:http in
+// front of the hono app, behind the same guards (request-guard.ts): the framework's request and
+// response objects cost a hook call about 0.2 ms (measured, DESIGN §10 "Daemon"). Other requests, and
+// paths under /hooks/ that name no agent, go on to the app.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
+import { agentSpec } from '../hooks/agents/index.js';
+import { MAX_HOOK_INPUT_BYTES, readCapped } from '../hooks/hook-input.js';
+import { runHook, type HookOutcome } from '../hooks/run-hook.js';
+import { CkptError, httpStatusOf, toCkptError } from '../index.js';
+import type { DaemonState } from './daemon-state.js';
+import { unauthorized, type RequestGuard } from './request-guard.js';
+import { parseInput, type Router } from './route.js';
+import { workspaceField } from './schemas.js';
+
+const HOOK_PREFIX = '/hooks/';
+const HOOK_PATH = /^\/hooks\/([^/?]+)(?:\?|$)/;
+
+export function isHookPath(path: string): boolean {
+  return path.startsWith(HOOK_PREFIX);
+}
+
+const hookQuery = z.object({
+  workspace: workspaceField.refine((p) => p.startsWith('/'), 'must be an absolute path').optional().describe('the workspace root (default: found from the event\'s cwd as the CLI finds it)'),
+  strict: z.enum(['0', '1']).optional().describe('1: a failure blocks the tool call (as CKPT_HOOK_STRICT=1 does for command hooks)'),
+});
+
+/** The route's entry in the OpenAPI document (served by the lane, not by the app). */
+export function addHookDocs(router: Router): void {
+  router.docs.push({
+    method: 'post',
+    path: `${HOOK_PREFIX}:agent`,
+    summary: `record one hook event of a coding agent, as \`ckpt hook <agent>\` (the agent's hook JSON as the body, up to ${MAX_HOOK_INPUT_BYTES} bytes; always 200 unless strict)`,
+    query: hookQuery,
+    body: z.record(z.string(), z.unknown()),
+  });
+}
+
+export interface HookLaneOptions {
+  state: DaemonState;
+  guard: RequestGuard;
+  /** Called for every error answered with a 5xx (logging). */
+  onServerError?: (err: CkptError) => void;
+}
+
+/** A node:http request handler that serves `POST /hooks/<agent>` and returns false for anything else. */
+export function createHookLane(options: HookLaneOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
+  return (req, res) => {
+    const m = req.method === 'POST' && req.url ? HOOK_PATH.exec(req.url) : null;
+    if (!m) return false;
+    void serve(options, req, res, m[1]!).catch((err: unknown) => res.destroy(err as Error));
+    return true;
+  };
+}
+
+async function serve({ state, guard, onServerError }: HookLaneOptions, req: IncomingMessage, res: ServerResponse, agent: string): Promise<void> {
+  let status = 200;
+  let body: object;
+  try {
+    guard.checkHost(req.headers.host);
+    // The bearer token only: a browser's cookie must not be able to record into a session.
+    if (!guard.hasToken(req.headers.authorization)) throw unauthorized();
+    const spec = agentSpec(decodeSegment(agent));
+    // A bad hook URL is the installer's mistake, not the agent's: 400 (a non-blocking error for Claude Code).
+    const query = parseInput(hookQuery, Object.fromEntries(new URL(req.url!, 'http://daemon').searchParams), 'query');
+    const strict = query.strict === '1' || /^(1|true|yes|on)$/i.test(process.env.CKPT_HOOK_STRICT ?? '');
+    const outcome = await runHook({
+      spec,
+      // A body over the cap is drained unread and answered as the hook command does (never blocking the agent).
+      input: await readCapped(req, MAX_HOOK_INPUT_BYTES),
+      // Only ckpt's own switches: the daemon's environment is not the agent's (no CLAUDE_PROJECT_DIR).
+      env: {
+        ...(strict ? { CKPT_HOOK_STRICT: '1' } : {}),
+        ...(process.env.CKPT_HOOK_LOCK_TIMEOUT_MS ? { CKPT_HOOK_LOCK_TIMEOUT_MS: process.env.CKPT_HOOK_LOCK_TIMEOUT_MS } : {}),
+      },
+      storeDir: state.store.dir,
+      store: state.store,
+      ...(query.workspace ? { workspace: query.workspace } : {}),
+      locate: true,
+      openSession: (root, link) => state.agentSession(root, link),
+      scan: (session, tool) => state.scan(session, { tool }),
+    });
+    body = hookAnswer(outcome);
+  } catch (err) {
+    const e = toCkptError(err);
+    status = httpStatusOf(e);
+    if (status >= 500) onServerError?.(e);
+    body = { error: e.toJSON() };
+    req.resume(); // a refused request's body is drained, so the connection stays usable
+  }
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function decodeSegment(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    throw new CkptError('INVALID_ARGUMENT', `invalid agent name in the hook URL: ${JSON.stringify(s)}`, { agent: s });
+  }
+}
+
+/** The answer to a hook outcome: its stdout JSON (`{}` when it had nothing to say), or the block of strict mode. */
+function hookAnswer(outcome: HookOutcome): object {
+  if (outcome.exitCode === 0) return outcome.stdout ? (JSON.parse(outcome.stdout) as object) : {};
+  const reason = outcome.stderr.trim();
+  return {
+    decision: 'block',
+    reason,
+    systemMessage: reason,
+    ...(outcome.event === 'PreToolUse' ? { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } } : {}),
+  };
+}
