@@ -42,6 +42,9 @@ export function runBackendContract(name: string, makeBackend: () => Promise<Cont
       expect((await b.readRange('a/b/c.json', 6, 100))?.toString()).toBe('world');
       expect((await b.readRange('a/b/c.json', 0, 5))?.toString()).toBe('hello');
       expect((await b.readRange('a/b/c.json', 50, 5))?.length).toBe(0);
+      expect((await b.readFrom('a/b/c.json', 6))?.toString()).toBe('world');
+      expect((await b.readFrom('a/b/c.json', 0))?.toString()).toBe('hello world');
+      expect((await b.readFrom('a/b/c.json', 50))?.length).toBe(0);
       expect((await b.stat('a/b/c.json'))?.size).toBe(11);
       await b.write('empty', new Uint8Array());
       expect((await b.read('empty'))?.length).toBe(0);
@@ -50,12 +53,13 @@ export function runBackendContract(name: string, makeBackend: () => Promise<Cont
     it('reports missing objects as undefined', async () => {
       expect(await b.read('nope/x')).toBeUndefined();
       expect(await b.readRange('nope/x', 0, 10)).toBeUndefined();
+      expect(await b.readFrom('nope/x', 0)).toBeUndefined();
       expect(await b.stat('nope/x')).toBeUndefined();
       await b.write('file', bytes('x'));
       // A "folder" below a plain object is missing too, not an error.
       expect(await b.read('file/below')).toBeUndefined();
       expect(await b.stat('file/below')).toBeUndefined();
-      await b.touch('nope/x');
+      expect(await b.touch('nope/x')).toBe(false);
       expect(await b.stat('nope/x')).toBeUndefined();
     });
 
@@ -68,7 +72,7 @@ export function runBackendContract(name: string, makeBackend: () => Promise<Cont
       const second = await b.stat('blobs/ab/cd');
       expect(second!.mtimeMs).toBeGreaterThan(first!.mtimeMs);
       await sleep(30);
-      await b.touch('blobs/ab/cd');
+      expect(await b.touch('blobs/ab/cd')).toBe(true);
       expect((await b.stat('blobs/ab/cd'))!.mtimeMs).toBeGreaterThan(second!.mtimeMs);
     });
 

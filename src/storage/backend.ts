@@ -35,6 +35,8 @@ export interface StoreBackend {
   read(key: string): Promise<Buffer | undefined>;
   /** `length` bytes from `offset` (fewer at the end), or undefined when missing. */
   readRange(key: string, offset: number, length: number): Promise<Buffer | undefined>;
+  /** Everything from `offset` to the end as it is now (empty past the end), or undefined when missing: a log's new tail in one open. */
+  readFrom(key: string, offset: number): Promise<Buffer | undefined>;
   /**
    * Atomically and durably replaces the content of `key` (temp + fsync + rename + dir fsync). With
    * `durable: false` — only for caches rebuilt from the logs when missing, unreadable or behind — the
@@ -52,8 +54,8 @@ export interface StoreBackend {
   truncate(key: string, size: number): Promise<void>;
   /** Size and mtime, or undefined when missing (symlink / non-regular counts as missing). */
   stat(key: string): Promise<ObjectStat | undefined>;
-  /** Sets the mtime to now; no-op when missing. */
-  touch(key: string): Promise<void>;
+  /** Sets the mtime to now; false (and nothing done) when missing. */
+  touch(key: string): Promise<boolean>;
   /** Deletes; missing is not an error. */
   remove(key: string): Promise<void>;
   /** Deletes everything under a prefix ("folder"); missing is not an error. */

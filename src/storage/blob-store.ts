@@ -134,9 +134,10 @@ export function createBlobStore(options: BlobStoreOptions): BlobStore {
   async function freshenExisting(id: string, refresh: Refresh, mayBeLoose?: (id: string) => Promise<boolean>): Promise<number | undefined> {
     if (!mayBeLoose || (await mayBeLoose(id))) {
       // Touch first, then confirm: a file that survives the stat has an mtime GC will respect.
-      await backend.touch(looseKey(id));
-      const st = await backend.stat(looseKey(id));
-      if (st) return st.size;
+      if (await backend.touch(looseKey(id))) {
+        const st = await backend.stat(looseKey(id));
+        if (st) return st.size;
+      }
     }
     for (let attempt = 0; attempt < 2; attempt++) {
       const loc = await packs.locate(id, attempt === 0 ? refresh : 'never');

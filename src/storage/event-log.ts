@@ -147,13 +147,10 @@ export function createEventLog(options: EventLogOptions): EventLog {
 
   async function readAll(again = true): Promise<EventBase[]> {
     if (cache) {
-      const st = await backend.stat(key);
-      if (st && st.size >= cache.bytes) {
-        const from = cache.bytes - cache.lastLine.length;
-        const chunk = await backend.readRange(key, from, st.size - from);
-        if (chunk && chunk.subarray(0, cache.lastLine.length).equals(cache.lastLine)) {
-          return decodeInto(cache.events, chunk, cache.lastLine.length, from);
-        }
+      const from = cache.bytes - cache.lastLine.length;
+      const chunk = await backend.readFrom(key, from);
+      if (chunk && chunk.length >= cache.lastLine.length && chunk.subarray(0, cache.lastLine.length).equals(cache.lastLine)) {
+        return decodeInto(cache.events, chunk, cache.lastLine.length, from);
       }
       cache = undefined;
     }
@@ -267,11 +264,10 @@ export function createEventLog(options: EventLogOptions): EventLog {
   async function readSinceAt(pos: LogPosition): Promise<{ events: EventBase[]; pos: LogPosition; whole: boolean } | undefined> {
     const last = Buffer.from(pos.lastLine, 'utf8');
     if (!Number.isSafeInteger(pos.seq) || pos.seq < 1 || !Number.isSafeInteger(pos.bytes) || last.length === 0 || last.length > pos.bytes || last.at(-1) !== NL) return undefined;
-    const st = await backend.stat(key);
-    if (!st || st.size < pos.bytes) return undefined;
     const from = pos.bytes - last.length;
-    const chunk = await backend.readRange(key, from, st.size - from);
-    if (!chunk || !chunk.subarray(0, last.length).equals(last)) return undefined;
+    // One open for the log's size and its tail (this runs under the lock on every hook call).
+    const chunk = await backend.readFrom(key, from);
+    if (!chunk || chunk.length < last.length || !chunk.subarray(0, last.length).equals(last)) return undefined;
     const end = chunk.lastIndexOf(NL);
     const events: EventBase[] = [];
     if (end >= last.length) {
@@ -283,7 +279,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
         events.push(event);
       }
     }
-    const whole = from + end + 1 === st.size;
+    const whole = end + 1 === chunk.length;
     if (events.length === 0) return { events, pos, whole };
     const lastStart = chunk.lastIndexOf(NL, end - 1) + 1;
     return { events, pos: { seq: pos.seq + events.length, bytes: from + end + 1, lastLine: chunk.subarray(lastStart, end + 1).toString('utf8') }, whole };

@@ -55,6 +55,21 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
     }
   }
 
+  async function readFrom(key: string, offset: number): Promise<Buffer | undefined> {
+    const abs = resolveKey(key);
+    let opened;
+    try {
+      opened = openRegular(abs);
+      if (!opened) return undefined;
+      const buf = Buffer.alloc(Math.max(0, opened.size - offset));
+      return buf.subarray(0, await readAt(opened.fd, buf, offset));
+    } catch (err) {
+      throw toCkptError(err, `read ${key}`);
+    } finally {
+      if (opened) closeQuietly(opened.fd);
+    }
+  }
+
   return {
     kind: 'fs',
     ...createFsLeftovers(root, (key) => resolveKey(key)),
@@ -74,6 +89,7 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
     },
 
     readRange,
+    readFrom,
 
     async write(key, data, opts) {
       const abs = resolveKey(key);
@@ -191,7 +207,7 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
 
     async touch(key) {
       try {
-        freshenIfFile(resolveKey(key));
+        return freshenIfFile(resolveKey(key));
       } catch (err) {
         throw toCkptError(err, `touch ${key}`);
       }

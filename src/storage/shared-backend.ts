@@ -134,6 +134,20 @@ export async function createSharedBackend(options: SharedBackendOptions): Promis
       return assemble(key, res.rows.filter((r) => r.off !== null), 0, size);
     },
 
+    async readFrom(key, offset) {
+      keySegments(key);
+      const res = await q<{ size: string } & ChunkRow>(
+        `read ${key}`,
+        `SELECT o.size, c.off, c.len, c.data, c.s3_name FROM ${t.objects} o
+         LEFT JOIN ${t.chunks} c ON c.key = o.key AND c.off + c.len > $2::bigint
+         WHERE o.key = $1 ORDER BY c.off`,
+        [key, offset],
+      );
+      if (res.rows.length === 0) return undefined;
+      const size = Number(res.rows[0]!.size);
+      return assemble(key, res.rows.filter((r) => r.off !== null), Math.min(offset, size), size);
+    },
+
     async readRange(key, offset, length) {
       keySegments(key);
       const res = await q<{ size: string } & ChunkRow>(
@@ -294,7 +308,7 @@ export async function createSharedBackend(options: SharedBackendOptions): Promis
 
     async touch(key) {
       keySegments(key);
-      await freshen(key);
+      return freshen(key);
     },
 
     async remove(key) {
