@@ -10,6 +10,9 @@ import { decodeStoredMetadata, foldMetadata, metadataDue, type SessionMetadata, 
 import { checkInfoPatch, type SessionInfoPatch } from './session-info.js';
 import { afterCommit } from './warnings.js';
 
+/** Releases a lock on the next turn of the event loop (the current call chain, which writes the answer, runs first). */
+const releaseSoon = (release: () => Promise<void>): void => void setImmediate(release);
+
 export function sessionKey(ctx: WorkspaceContext, id: string): string {
   return `${ctx.workspace.key}/sessions/${id}`;
 }
@@ -45,6 +48,8 @@ export class SessionHandle {
    * Runs `fn` holding the session lock: read the log, decide, append — atomically with respect to
    * every other process. Metadata is rewritten before the lock is released when anything was appended
    * (also when `fn` throws after appending); a failure to rewrite it goes to `options.warnings`.
+   * Under a server (CkptOptions.defer is set) the lock is released on the event loop's next turn,
+   * after the answer is written: the release is not part of what a hook waits for.
    */
   async transaction<T>(fn: (tx: EventLogTx) => Promise<T>, options: { warnings?: string[] } = {}): Promise<T> {
     return this.log.transaction(async (tx) => {
@@ -73,7 +78,7 @@ export class SessionHandle {
       // failure to rewrite it is a warning, not the operation's failure.
       if (appended.length > 0) await afterCommit(options.warnings, 'session metadata not updated', () => this.writeMetadata(appended));
       return result;
-    });
+    }, this.ctx.options.defer ? { releaseAfter: releaseSoon } : undefined);
   }
 
   /** The metadata: metadata.json folded forward over the log's tail, or the whole log folded when it cannot be used. */

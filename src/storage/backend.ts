@@ -26,6 +26,12 @@ export interface Quarantined {
 export interface LockOptions {
   /** How long to wait for the lock before failing with LOCKED (default 10 s). */
   timeoutMs?: number;
+  /**
+   * Runs the release once `fn` has returned (its writes are durable by then) somewhere later, e.g.
+   * after an HTTP answer (the daemon's CkptOptions.defer); callers of this process wait for it as for
+   * the lock itself. Default: released before withLock returns. A backend may ignore it.
+   */
+  releaseAfter?: (release: () => Promise<void>) => void;
 }
 
 export interface StoreBackend {

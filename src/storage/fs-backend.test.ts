@@ -161,6 +161,27 @@ describe('fs backend specifics', () => {
     await expect(fs.lstat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
+  it('releaseAfter: the lock stays held until the deferred release runs (also after a failure); this process\'s next caller waits for it', async () => {
+    const lock = path.join(dir, 'sessions/s3.ckpt-lock');
+    const later: (() => Promise<void>)[] = [];
+    const releaseAfter = (release: () => Promise<void>): void => void later.push(release);
+    expect(await b.withLock('sessions/s3', async () => 1, { releaseAfter })).toBe(1);
+    expect((await fs.lstat(lock)).isFile()).toBe(true);
+    let ran = false;
+    const next = b.withLock('sessions/s3', async () => {
+      ran = true;
+      throw new Error('boom');
+    }, { releaseAfter });
+    await new Promise((r) => setTimeout(r, 50));
+    expect([ran, later.length]).toEqual([false, 1]);
+    await later[0]!();
+    await expect(next).rejects.toThrow('boom');
+    expect([ran, later.length]).toEqual([true, 2]);
+    expect((await fs.lstat(lock)).isFile()).toBe(true);
+    await later[1]!();
+    await expect(fs.lstat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it('takes over a lock whose holder was SIGKILLed', async () => {
     const child = runHelper(holderScript, [dir, 'sessions/s1', 'hold']);
     await new Promise<void>((resolve, reject) => {

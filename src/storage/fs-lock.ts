@@ -75,7 +75,7 @@ export async function withFsLock<T>(
   abs: string,
   key: string,
   fn: () => Promise<T>,
-  opts: Required<LockOptions>,
+  opts: LockOptions & { timeoutMs: number },
   staleMs: number,
 ): Promise<T> {
   const held = heldHere.getStore();
@@ -90,6 +90,11 @@ export async function withFsLock<T>(
   const mine = new Promise<void>((r) => (leave = r));
   const tail = prev ? prev.then(() => mine) : mine;
   queues.set(abs, tail);
+  const leaveQueue = (): void => {
+    leave();
+    if (queues.get(abs) === tail) queues.delete(abs);
+  };
+  let releaseDeferred = false;
   try {
     if (prev) {
       let timer: NodeJS.Timeout | undefined;
@@ -140,13 +145,18 @@ export async function withFsLock<T>(
       return result;
     } finally {
       if (!compromised) {
-        await release().catch(() => {
-          // released or taken over already: nothing of ours is left to undo
-        });
+        // Released or taken over already when it fails: nothing of ours is left to undo.
+        const unlock = (): Promise<void> => release!().catch(() => {});
+        if (opts.releaseAfter) {
+          // This process's next caller waits for it in the queue, as for the lock itself.
+          releaseDeferred = true;
+          opts.releaseAfter(() => unlock().finally(leaveQueue));
+        } else {
+          await unlock();
+        }
       }
     }
   } finally {
-    leave();
-    if (queues.get(abs) === tail) queues.delete(abs);
+    if (!releaseDeferred) leaveQueue();
   }
 }
