@@ -7,6 +7,11 @@
 // in a git work tree moved with `git checkout`. `diff` between pairs of turns must agree with
 // `git diff --name-status --no-renames` of the commits.
 //
+// A third walk records the history as an agent's tool calls do instead of scans: before each commit
+// is applied, a capture of exactly the paths it changes — content the store has never seen, so each
+// capture carries it inline (DESIGN §10 "Inline before-images") — with the blob-store copy dropped, as
+// after a crash right after each append. Every turn must still restore exactly from the log's copies.
+//
 // By default a subset of the commits (the small early trees: renames, a folder that vanishes, a new
 // symlink, a retarget, mode-only flips); CKPT_HISTORY_ALL=1 walks all 28 (with RelNotes' symlink <->
 // file type changes) in both variants. The `--shared` clone (alternates) variant waits for the
@@ -18,7 +23,9 @@ import { chmod, lstat, mkdir, readdir, readFile, readlink, rm, rmdir, symlink, w
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { capture } from '../src/capture/capture.js';
 import { startTurn } from '../src/capture/turn.js';
+import type { CaptureEvent } from '../src/format/event.js';
 import { diffSession } from '../src/history/diff.js';
 import { restore } from '../src/restore/index.js';
 import { scan } from '../src/scan/index.js';
@@ -224,6 +231,41 @@ describe.skipIf(!BUNDLE)('real history oracle (issue 9)', () => {
       const d = await diffSession({ events, from: turns.get(a)!, to: turns.get(b)!, blobs: session.ctx.blobs, root, maxBytes: session.ctx.options.maxBlobBytes });
       expect({ a, b, skipped: d.skipped }).toEqual({ a, b, skipped: [] });
       expect({ a, b, changes: d.changes.map((c) => [c.path, c.status]) }).toEqual({ a, b, changes: gitNameStatus(repo, tagOf(a), tagOf(b)) });
+    }
+  });
+
+  it('tool captures of content changed outside ckpt (carried inline, the store copy dropped) restore every turn exactly', { timeout: 600_000 }, async () => {
+    const root = join(dirs.base, 'inline');
+    await mkdir(root);
+    // `defer` drops the blob-store copies: only the log's inline records hold that content.
+    const store = await openStore({ dir: join(dirs.base, 'store-inline'), defer: () => {} });
+    const session = await (await store.openWorkspace(root)).create({ title: 'history by tool calls', baseline: false });
+    const turns = new Map<number, string>(); // commit n -> the turn whose start is the tree before n
+    let prev: string | undefined;
+    for (const n of COMMITS) {
+      turns.set(n, (await startTurn(session)).tag);
+      // The paths the commit changes, captured before it changes them (as PreToolUse does).
+      const paths = prev ? gitNameStatus(repo, prev, tagOf(n)).map(([path]) => path) : [...lsTree(repo, tagOf(n)).keys()];
+      const r = await capture(session, paths, { tool: 'Edit' });
+      expect(r.warnings).toBeUndefined();
+      await applyCommit(repo, root, prev, tagOf(n));
+      prev = tagOf(n);
+    }
+    await scan(session); // the last tree, recorded
+    const events = await session.events();
+    const inlined = events.filter((e): e is CaptureEvent => e.type === 'capture' && e.inline !== undefined);
+    expect(inlined.length).toBeGreaterThan(COMMITS.length / 2);
+    // Only the log holds most of that content (the final scan stores what the last tree still has, e.g. after mode-only flips).
+    const ids = inlined.flatMap((c) => Object.keys(c.inline!));
+    const onlyInLog = (await Promise.all(ids.map(async (id) => !(await session.ctx.blobs.has(id))))).filter(Boolean).length;
+    expect(onlyInLog).toBeGreaterThan(ids.length / 2);
+    for (const n of shuffle(COMMITS, 7)) {
+      const r = await restore(session, turns.get(n)!);
+      expect({ commit: n, skipped: r.skipped, drift: r.drift }).toEqual({ commit: n, skipped: [], drift: [] });
+      const before = COMMITS.indexOf(n) > 0 ? lsTree(repo, tagOf(COMMITS[COMMITS.indexOf(n) - 1]!)) : new Map<string, TreeEntry>();
+      const actual = await workTree(root);
+      expect({ commit: n, entries: sorted(actual.entries) }).toEqual({ commit: n, entries: sorted(before) });
+      expect({ commit: n, folders: actual.folders }).toEqual({ commit: n, folders: foldersOf(before.keys()) });
     }
   });
 

@@ -22,6 +22,36 @@ function history(): EventBase[] {
 }
 
 describe('planRestore', () => {
+  it('a folder implied by what it held is made where it is missing, and never replaces what stands there', () => {
+    seq = 0;
+    const events = [
+      ev('session', { kind: 'root' }),
+      ev('turn', { turn: 1 }), // seq 2
+      ev('capture', { tag: '1.1', turn: 1, k: 1, tool: 'Edit', files: [file('d/e/f', 'F1')] }),
+      // A restore once removed d (recorded) and later only re-created it as f's parent (not recorded).
+      ev('settle', { tag: '1.1', files: [absent('d/e/f'), { path: 'd', state: 'absent' }] }),
+    ];
+    expect(candidatePaths(events, 2)).toEqual(['d', 'd/e', 'd/e/f']);
+    const dir = (path: string): FileImage => ({ path, state: 'dir' });
+    // Missing: made (and so recorded when the restore commits), before what goes into it.
+    const made = planRestore({ events, toSeq: 2, present: new Map([absent('d'), absent('d/e'), absent('d/e/f')].map((i) => [i.path, i])) });
+    expect(made.entries).toEqual([
+      { path: 'd', action: 'mkdir' },
+      { path: 'd/e', action: 'mkdir' },
+      { path: 'd/e/f', action: 'write', blob: 'F1', mode: 0o644 },
+    ]);
+    expect(made.drift).toEqual([]);
+    // There: nothing planned for the folders (not even "unchanged"), and no drift on d.
+    const there = planRestore({ events, toSeq: 2, present: new Map([dir('d'), dir('d/e'), absent('d/e/f')].map((i) => [i.path, i])) });
+    expect(there).toMatchObject({ entries: [{ path: 'd/e/f', action: 'write' }], unchanged: [], drift: [] });
+    // A symlink where the folder was: left alone, and what is beneath it is not written through it.
+    const link = { path: 'd', state: 'symlink', target: '/elsewhere' } as FileImage;
+    const under = (path: string): FileImage => ({ path, state: 'skipped', why: 'symlinked-parent', at: 'd' }) as FileImage;
+    const blocked = planRestore({ events, toSeq: 2, present: new Map([link, under('d/e'), under('d/e/f')].map((i) => [i.path, i])) });
+    expect(blocked.entries).toEqual([]);
+    expect(blocked.skipped).toEqual([{ path: 'd/e/f', why: 'symlinked-parent' }]);
+  });
+
   it('uses the earliest image after the position, including paths first captured late', () => {
     const events = history();
     // `newDirs: 1` on n/x: the folder n was absent at that capture too (a candidate of its own).

@@ -148,7 +148,8 @@ export function planRestore(input: PlanRestoreInput): RestorePlan {
     if (at === undefined) return false;
     const t = targets.get(at);
     const p = input.present.get(at);
-    return (t?.state === 'dir' || t?.state === 'absent') && p !== undefined && (p.state === 'file' || p.state === 'symlink') && isCleanPath(at);
+    // An implied folder frees nothing: what stands in its place was never recorded, so it stays.
+    return ((t?.state === 'dir' && !t.implied) || t?.state === 'absent') && p !== undefined && (p.state === 'file' || p.state === 'symlink') && isCleanPath(at);
   };
   for (const [path, target] of targets) {
     if (!isCleanPath(path)) {
@@ -170,6 +171,8 @@ export function planRestore(input: PlanRestoreInput): RestorePlan {
       const nothingThere = present.why === WHY.parentNotDirectory || atTarget === 'file' || atTarget === 'symlink';
       if ((target.state === 'absent' && nothingThere) || freed(present.at)) present = { path, state: 'absent' };
     }
+    // A folder only implied by what it held is made where it is missing, and otherwise not planned.
+    if (target.implied && present?.state !== 'absent') continue;
     if (!present) {
       plan.skipped.push({ path, why: WHY.notRead });
       continue;

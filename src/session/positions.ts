@@ -3,7 +3,14 @@
 // starts right after the session event), `N.K` the seq just before capture N.K, `@S` is S itself.
 import { CkptError } from '../errors.js';
 import type { CaptureEvent, EventBase, FileImage } from '../format/event.js';
+import { isStoredPath } from '../format/stored-path.js';
 import { formatTag, parseTag } from '../format/tag.js';
+
+/**
+ * An image at a position. `implied`: a folder no capture after the position records, inferred from
+ * what it held; a restore only makes it where it is missing and leaves whatever else is there alone.
+ */
+export type PositionImage = FileImage & { implied?: true };
 
 /** Resolves a tag to a position; TAG_NOT_FOUND when the log has no such point, TAG_PRUNED when retired. */
 export function resolveTagSeq(events: readonly EventBase[], text: string): number {
@@ -38,21 +45,40 @@ export function prunedThrough(events: readonly EventBase[]): number {
 /**
  * The state at `position` of every path captured after it: the before-image of its earliest capture
  * after the position (DESIGN §2 — right even when a path was first captured long after the tag).
- * Paths not captured after the position are unchanged since and absent from the map. Sorted by path.
+ * A capture also tells of the folders above what it records: those of something present were
+ * folders, and a tool capture's `newDirs` were absent. Paths not captured after the position are
+ * unchanged since and absent from the map. Sorted by path.
  */
-export function imagesAt(captures: readonly CaptureEvent[], position: number, filter?: readonly string[]): Map<string, FileImage> {
-  const out = new Map<string, FileImage>();
+export function imagesAt(captures: readonly CaptureEvent[], position: number, filter?: readonly string[]): Map<string, PositionImage> {
+  const out = new Map<string, PositionImage>();
+  /** Paths some capture after the position records itself. */
+  const recorded = new Set<string>();
+  const imply = (image: PositionImage): void => {
+    if (!out.has(image.path) && matchesFilter(image.path, filter)) out.set(image.path, image);
+  };
   for (const c of captures) {
     if (c.seq <= position) continue;
     for (const f of c.files) {
+      recorded.add(f.path);
       if (!out.has(f.path) && matchesFilter(f.path, filter)) out.set(f.path, f);
-      // A tool capture's `newDirs`: its missing ancestor folders are absent images of this capture too.
-      if (f.state !== 'absent' || !f.newDirs) continue;
-      for (let d = parentOf(f.path), n = f.newDirs; n > 0 && d !== ''; d = parentOf(d), n--) {
-        if (!out.has(d) && matchesFilter(d, filter)) out.set(d, { path: d, state: 'absent' });
+    }
+    // What a capture records of a path itself comes before what it implies of it.
+    for (const f of c.files) {
+      if (!isStoredPath(f.path)) continue; // reported by the planner; nothing is inferred from it
+      if (f.state === 'absent') {
+        // A tool capture's `newDirs`: its missing ancestor folders are absent images of this capture too.
+        for (let d = parentOf(f.path), n = f.newDirs ?? 0; n > 0 && d !== ''; d = parentOf(d), n--) imply({ path: d, state: 'absent' });
+      } else if (f.state !== 'skipped') {
+        // Something was there, so every folder above it was: unless an earlier capture said otherwise,
+        // that is their state at the position. Found by the real-history walk of tool captures: a
+        // folder a restore re-created only as the parent of what it wrote was never recorded, so the
+        // next restore that removed it again took it for drift.
+        for (let d = parentOf(f.path); d !== ''; d = parentOf(d)) imply({ path: d, state: 'dir', implied: true });
       }
     }
   }
+  // A folder some capture records itself is a recorded path, whatever told its state first.
+  for (const [path, image] of out) if (image.implied && recorded.has(path)) out.set(path, { path, state: image.state });
   return new Map([...out.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
