@@ -6,21 +6,12 @@
 import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDirs, type TempDirs } from '../../test/helpers/temp.js';
+import { describe, expect, it } from 'vitest';
+import { makeTempDirs } from '../../test/helpers/temp.js';
 import type { Session } from '../api/session.js';
-import { openStore, type Workspace } from '../store.js';
+import { openStore } from '../store.js';
 import { loadHotState, rememberedHotState } from './hot-snapshot.js';
 import { emptyHotState, foldHot } from './hot-state.js';
-
-let dirs: TempDirs;
-let ws: Workspace;
-
-beforeEach(async () => {
-  dirs = await makeTempDirs();
-  ws = await (await openStore({ dir: dirs.store })).openWorkspace(dirs.workspace);
-});
-afterEach(() => dirs.cleanup());
 
 type Op =
   | { kind: 'capture'; who: 0 | 1; file: string; content: number; call: number }
@@ -35,36 +26,40 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constantFrom('turn' as const, 'title' as const), who }),
 );
 
-async function logBytes(s: Session): Promise<number> {
-  return (await stat(join(dirs.store, `${s.key}/events.jsonl`))).size;
-}
 
 describe('hot state memory', () => {
   it('equals the fold of the whole log after appends by this handle or another, and sits at the end after a capture or settle', async () => {
+    const dirs = await makeTempDirs();
+    const ws = await (await openStore({ dir: dirs.store })).openWorkspace(dirs.workspace);
+    const logBytes = async (s: Session): Promise<number> => (await stat(join(dirs.store, `${s.key}/events.jsonl`))).size;
     let run = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.array(op, { maxLength: 14 }), async (ops) => {
-        const id = `s${++run}`;
-        await ws.create({ id });
-        const handles = [await ws.get(id), await ws.get(id)] as const;
-        for (const o of ops) {
-          const h = handles[o.who];
-          if (o.kind === 'capture') {
-            // New content each time is carried inline; content seen before is referenced.
-            await writeFile(join(dirs.workspace, o.file), `content ${o.content}\n`.repeat(50));
-            await h.capture([o.file], { tool: 'Edit', callId: `c${o.call}` });
-          } else if (o.kind === 'settle') {
-            await h.settle([o.file], { callId: `c${o.call}` }).catch((e: { code?: string }) => {
-              if (e.code !== 'TAG_NOT_FOUND') throw e;
-            });
-          } else if (o.kind === 'turn') await h.turn();
-          else await h.setTitle(`t${o.who}`);
-          const full = foldHot(emptyHotState(), await handles[0].events());
-          if (o.kind === 'capture' || o.kind === 'settle') expect(rememberedHotState(h, await logBytes(h))).toEqual(full);
-          for (const each of handles) expect(await loadHotState(each)).toEqual(full);
-        }
-      }),
-      { numRuns: 25 },
-    );
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.array(op, { maxLength: 14 }), async (ops) => {
+          const id = `s${++run}`;
+          await ws.create({ id });
+          const handles = [await ws.get(id), await ws.get(id)] as const;
+          for (const o of ops) {
+            const h = handles[o.who];
+            if (o.kind === 'capture') {
+              // New content each time is carried inline; content seen before is referenced.
+              await writeFile(join(dirs.workspace, o.file), `content ${o.content}\n`.repeat(50));
+              await h.capture([o.file], { tool: 'Edit', callId: `c${o.call}` });
+            } else if (o.kind === 'settle') {
+              await h.settle([o.file], { callId: `c${o.call}` }).catch((e: { code?: string }) => {
+                if (e.code !== 'TAG_NOT_FOUND') throw e;
+              });
+            } else if (o.kind === 'turn') await h.turn();
+            else await h.setTitle(`t${o.who}`);
+            const full = foldHot(emptyHotState(), await handles[0].events());
+            if (o.kind === 'capture' || o.kind === 'settle') expect(rememberedHotState(h, await logBytes(h))).toEqual(full);
+            for (const each of handles) expect(await loadHotState(each)).toEqual(full);
+          }
+        }),
+        { numRuns: 25 },
+      );
+    } finally {
+      await dirs.cleanup();
+    }
   }, 120_000);
 });
