@@ -1,5 +1,6 @@
 // Figures on real history (issue 9 "Performance found"): the Git project's trees c18 → c19 of the
-// history fixture, a change of 600 paths (85 added, 19 deleted, 493 modified, 3 mode-only), made by `git checkout -f`.
+// history fixture, a change of 600 paths (85 added, 19 deleted, 493 modified, 3 mode-only) and 3
+// folders (2 added, 1 removed: ckpt records those too), made by `git checkout -f`.
 //
 // scan-checkout-git: a scan after that checkout in a git work tree whose baseline references git's
 //   blobs (each changed file's previous content is then read from git's pack) — vs the same scan of
@@ -14,7 +15,7 @@ import { closeStore, need, scanStats, type ScanResult } from '../ckpt-api.js';
 import type { BenchContext, OpenSession } from '../context.js';
 import { measureInterleaved, timed } from '../measure.js';
 import { flushIo } from '../proc.js';
-import { changedPaths, cloneHistory, HISTORY_FROM, HISTORY_TO, type HistoryTree } from '../ops/history.js';
+import { changedFolders, changedPaths, cloneHistory, HISTORY_FROM, HISTORY_TO, type HistoryTree } from '../ops/history.js';
 import { restoreTo } from '../ops/restore-1000.js';
 import { startSession } from '../ops/session.js';
 import { extraComparison, makeEntry, type Entry } from '../report.js';
@@ -39,6 +40,8 @@ export async function scanCheckoutGitFigure(ctx: BenchContext): Promise<Entry> {
   const inGit = await cloneHistory(path.join(ctx.runDir, 'history-scan-git'), HISTORY_FROM);
   const plain = await cloneHistory(path.join(ctx.runDir, 'history-scan-plain'), HISTORY_FROM, { detach: true });
   const changed = (await changedPaths(inGit, HISTORY_FROM, HISTORY_TO)).length;
+  // What the scan records: the changed files and the folders the change creates or removes.
+  const recorded = changed + (await changedFolders(inGit, HISTORY_FROM, HISTORY_TO)).length;
   const last: Partial<Record<'git' | 'plain', ScanResult>> = {};
   const series = (kind: 'git' | 'plain', tree: HistoryTree) => async (i: number): Promise<number> => {
     const open = await baselineThenCheckout(ctx, tree);
@@ -47,7 +50,7 @@ export async function scanCheckoutGitFigure(ctx: BenchContext): Promise<Entry> {
       const ms = await timed(async () => {
         result = await need(open.session, 'scan', 'session')({ tool: 'Bash' });
       });
-      if (result!.files.length !== changed) throw new Error(`the ${kind} scan recorded ${result!.files.length} of ${changed} changed paths`);
+      if (result!.files.length !== recorded) throw new Error(`the ${kind} scan recorded ${result!.files.length} of ${recorded} changed paths (files and folders)`);
       last[kind] = result;
       ctx.log(`  scan-checkout-git ${kind} #${i}: ${fmtMs(ms)}`);
       return ms;
@@ -72,6 +75,7 @@ export async function restore580GitFigure(ctx: BenchContext): Promise<Entry> {
   const mine = await cloneHistory(path.join(ctx.runDir, 'history-restore-ckpt'), HISTORY_FROM);
   const theirs = await cloneHistory(path.join(ctx.runDir, 'history-restore-git'), HISTORY_FROM);
   const changed = (await changedPaths(mine, HISTORY_FROM, HISTORY_TO)).length;
+  const recorded = changed + (await changedFolders(mine, HISTORY_FROM, HISTORY_TO)).length;
   const open = await baselineThenCheckout(ctx, mine);
   ctx.stores.push(open.store);
   let counts: Record<string, number> = {};
@@ -83,10 +87,10 @@ export async function restore580GitFigure(ctx: BenchContext): Promise<Entry> {
       await mine.checkout(HISTORY_FROM);
       await mine.checkout(HISTORY_TO);
       const scan = await need(open.session, 'scan', 'session')({ tool: 'Bash' });
-      if (!scan.tag || scan.files.length !== changed) throw new Error(`run ${i}: the scan recorded ${scan.files.length} of ${changed} changed paths`);
+      if (!scan.tag || scan.files.length !== recorded) throw new Error(`run ${i}: the scan recorded ${scan.files.length} of ${recorded} changed paths (files and folders)`);
       const run = await restoreTo(open.session, scan.tag);
       counts = { restored: run.result.restored.length, deleted: run.result.deleted.length, skipped: run.result.skipped.length };
-      if (counts.restored! + counts.deleted! !== changed) throw new Error(`run ${i}: restored ${counts.restored} and deleted ${counts.deleted} of ${changed} paths`);
+      if (counts.restored! + counts.deleted! !== recorded) throw new Error(`run ${i}: restored ${counts.restored} and deleted ${counts.deleted} of ${recorded} paths (files and folders)`);
       ctx.log(`  restore-580-git ckpt #${i}: ${fmtMs(run.ms)}`);
       return run.ms;
     },

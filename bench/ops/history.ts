@@ -53,3 +53,10 @@ export async function cloneHistory(dir: string, tag: string, options: { detach?:
 export async function changedPaths(tree: HistoryTree, from: string, to: string): Promise<string[]> {
   return (await tree.git('diff', '--name-only', '--no-renames', '-z', from, to)).split('\0').filter(Boolean);
 }
+
+/** Folders one commit has and the other not (ckpt records folders a change creates or removes; git's diff lists files only). */
+export async function changedFolders(tree: HistoryTree, from: string, to: string): Promise<string[]> {
+  const folders = async (rev: string): Promise<Set<string>> => new Set((await tree.git('ls-tree', '-r', '-d', '--name-only', '-z', rev)).split('\0').filter(Boolean));
+  const [a, b] = await Promise.all([folders(from), folders(to)]);
+  return [...[...a].filter((d) => !b.has(d)), ...[...b].filter((d) => !a.has(d))].sort();
+}
