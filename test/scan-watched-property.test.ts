@@ -144,6 +144,9 @@ describe('watched scan', () => {
       {
         numRuns: Number(process.env.WATCHED_RUNS ?? 15),
         examples: [
+          // An ignored file a tool captured by name (so ckpt knows it), then deleted: the full scan
+          // records the deletion, so the watched scan must too.
+          [[[{ op: 'captureSettle', path: 'x.log', content: '' }], [{ op: 'delete', path: 'x.log' }]]],
           // A folder removed and made again (often with the same inode number): its new content is watched.
           [[[{ op: 'rmdir', dir: 'd' }, { op: 'rename', from: 'a.txt', to: 'd/e/f.txt' }], [{ op: 'write', path: 'd/c.txt', content: '', mode: 0o644 }]]],
           // A folder moved away and one made under its name: the moved folder's old paths are deleted.
