@@ -236,9 +236,10 @@ export function createEventLog(options: EventLogOptions): EventLog {
         }
         const stored = stamp(events, last + 1);
         const lines = encodeLines(stored);
-        await backend.append(key, Buffer.from(lines.join(''), 'utf8'));
+        const data = Buffer.from(lines.join(''), 'utf8');
+        await backend.append(key, data);
         known = last + stored.length;
-        end = end && { seq: known, bytes: end.bytes + lines.reduce((n, l) => n + Buffer.byteLength(l), 0), lastLine: lines.at(-1)! };
+        end = end && { seq: known, bytes: end.bytes + data.length, lastLine: lines.at(-1)! };
         return stored;
       },
       end() {

@@ -40,28 +40,14 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
   const tempBeside = (abs: string): string =>
     path.join(path.dirname(abs), `.${path.basename(abs).slice(0, 60)}${TEMP_MARK}${randomBytes(6).toString('hex')}`);
 
-  async function readRange(key: string, offset: number, length: number): Promise<Buffer | undefined> {
+  /** Bytes from `offset`: `length` of them, or (undefined) up to the end as the open file's fstat sees it. */
+  async function readSpan(key: string, offset: number, length?: number): Promise<Buffer | undefined> {
     const abs = resolveKey(key);
     let opened;
     try {
       opened = openRegular(abs);
       if (!opened) return undefined;
-      const buf = Buffer.alloc(Math.max(0, length));
-      return buf.subarray(0, await readAt(opened.fd, buf, offset));
-    } catch (err) {
-      throw toCkptError(err, `read ${key}`);
-    } finally {
-      if (opened) closeQuietly(opened.fd);
-    }
-  }
-
-  async function readFrom(key: string, offset: number): Promise<Buffer | undefined> {
-    const abs = resolveKey(key);
-    let opened;
-    try {
-      opened = openRegular(abs);
-      if (!opened) return undefined;
-      const buf = Buffer.alloc(Math.max(0, opened.size - offset));
+      const buf = Buffer.alloc(Math.max(0, length ?? opened.size - offset));
       return buf.subarray(0, await readAt(opened.fd, buf, offset));
     } catch (err) {
       throw toCkptError(err, `read ${key}`);
@@ -88,8 +74,8 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
       }
     },
 
-    readRange,
-    readFrom,
+    readRange: (key, offset, length) => readSpan(key, offset, length),
+    readFrom: (key, offset) => readSpan(key, offset),
 
     async write(key, data, opts) {
       const abs = resolveKey(key);
