@@ -146,6 +146,8 @@ describe('POST /hooks/claude', () => {
     const badQuery = await hook(ev.sessionStart(s), '?workspace=relative');
     expect([badQuery.status, badQuery.json().error.message]).toEqual([400, 'invalid query: workspace: must be an absolute path']);
     expect((await hook(ev.sessionStart(s), '?strict=yes')).status).toBe(400);
+    // Parsed queries are remembered by their text: a refused one is refused again, not remembered.
+    expect((await hook(ev.sessionStart(s), '?workspace=relative')).status).toBe(400);
     expect((await client.call('POST', '/hooks/nobody', { body: ev.sessionStart(s) })).json().error.code).toBe('INVALID_ARGUMENT');
     expect((await client.call('POST', '/hooks/%E0', { body: ev.sessionStart(s) })).json().error.code).toBe('INVALID_ARGUMENT');
     expect((await client.call('POST', '/hooks/claude/more', { body: ev.sessionStart(s) })).status).toBe(404);

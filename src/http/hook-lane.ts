@@ -71,7 +71,7 @@ async function serve({ state, guard, onServerError }: HookLaneOptions, req: Inco
     if (!guard.hasToken(req.headers.authorization)) throw unauthorized();
     const spec = agentSpec(decodeSegment(agent));
     // A bad hook URL is the installer's mistake, not the agent's: 400 (a non-blocking error for Claude Code).
-    const query = parseInput(hookQuery, Object.fromEntries(new URL(req.url!, 'http://daemon').searchParams), 'query');
+    const query = parseQuery(req.url!);
     const strict = query.strict === '1' || /^(1|true|yes|on)$/i.test(process.env.CKPT_HOOK_STRICT ?? '');
     const outcome = await runHook({
       spec,
@@ -100,6 +100,23 @@ async function serve({ state, guard, onServerError }: HookLaneOptions, req: Inco
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
+}
+
+type HookQuery = z.infer<typeof hookQuery>;
+/** Parsed queries by their raw text: an installed hook posts to the same URL on every tool call. */
+const parsedQueries = new Map<string, HookQuery>();
+const MAX_PARSED_QUERIES = 64;
+
+function parseQuery(url: string): HookQuery {
+  const at = url.indexOf('?');
+  const raw = at < 0 ? '' : url.slice(at + 1);
+  let query = parsedQueries.get(raw);
+  if (query === undefined) {
+    query = parseInput(hookQuery, Object.fromEntries(new URLSearchParams(raw)), 'query');
+    if (parsedQueries.size >= MAX_PARSED_QUERIES) parsedQueries.clear();
+    parsedQueries.set(raw, query);
+  }
+  return query;
 }
 
 function decodeSegment(s: string): string {

@@ -64,6 +64,17 @@ describe('fs backend specifics', () => {
     expect(await allFiles(dir)).toEqual(['blobs', 'blobs/aa', 'blobs/aa/bb', 'm', 'm/adir', 'm/meta.json', 'plain']);
   });
 
+  it('checks every key, also next to keys it resolved before', async () => {
+    await b.write('s/x', Buffer.from('x'));
+    expect((await b.read('s/x'))?.toString()).toBe('x');
+    for (const bad of ['/s/x', 's//x', 's/x/', 's/../s/x', 's/x.ckpt-lock']) {
+      expect(isCkptError(await b.read(bad).catch((e: unknown) => e), 'INVALID_ARGUMENT'), bad).toBe(true);
+    }
+    // A listing's form of the key (a trailing slash) stays a listing's only.
+    expect(await b.children('s/')).toEqual(['x']);
+    expect(isCkptError(await b.read('s/').catch((e: unknown) => e), 'INVALID_ARGUMENT')).toBe(true);
+  });
+
   it('hides its own temp and lock files from listings', async () => {
     await b.write('s/x', Buffer.from('x'));
     await fs.writeFile(path.join(dir, 's', '.x.ckpt-tmp-0123'), 'partial');

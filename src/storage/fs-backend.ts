@@ -14,6 +14,8 @@ import { walkFiles } from './fs-walk.js';
 import { closeQuietly, ensureDir, errnoOf, existingMode, freshenIfFile, fsyncDir, isMissing, openRegular, readAt, readToEnd, writeAllAndSync, writeTemp } from './fs-io.js';
 
 const C = fs.constants;
+/** Bound of the per-backend cache of resolved keys (cleared when full). */
+const MAX_RESOLVED_KEYS = 4096;
 
 export interface FsBackendOptions {
   /** The store directory; every key resolves beneath it. */
@@ -32,9 +34,19 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
   const staleMs = Math.max(options.lockStaleMs ?? 3_000, 2_000);
 
   /** Resolves a key beneath the store; rejects anything that could land elsewhere or collide with driver files. */
+  // Keys checked and joined before (a session's log, its lock, its metadata: on every hook call).
+  const resolved = new Map<string, string>();
   function resolveKey(key: string, allowRoot = false): string {
+    // Only keys that passed the check are cached; listings (allowRoot) are not on the hot path.
+    const hit = allowRoot ? undefined : resolved.get(key);
+    if (hit !== undefined) return hit;
     const segments = keySegments(key, allowRoot);
-    return segments.length === 0 ? root : path.join(root, ...segments);
+    const abs = segments.length === 0 ? root : path.join(root, ...segments);
+    if (!allowRoot) {
+      if (resolved.size >= MAX_RESOLVED_KEYS) resolved.clear();
+      resolved.set(key, abs);
+    }
+    return abs;
   }
 
   const tempBeside = (abs: string): string =>
