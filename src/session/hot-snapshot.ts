@@ -7,7 +7,7 @@ import type { SessionHandle } from './session-handle.js';
 import type { EventLogTx, LogPosition } from '../storage/event-log.js';
 import type { EventBase, NewEvent } from '../format/event.js';
 import { loadPlans } from './restore-plans.js';
-import { cloneHotState, decodeHotState, emptyHotState, encodeHotState, foldHot, type HotState } from './hot-state.js';
+import { decodeHotState, emptyHotState, encodeHotState, foldHot, type HotState } from './hot-state.js';
 
 /** A new snapshot is written once a read had to decode at least this many events. */
 export const SNAPSHOT_AFTER_EVENTS = 200;
@@ -22,7 +22,9 @@ export function snapshotKey(session: SessionHandle): string {
 
 /**
  * The hot state of the session's log as it is now (call under the session lock for read-decide-append).
- * Shared with later calls of this process: callers read it, never change it.
+ * It is this process's memory of the session, folded forward in place by its later reads and
+ * appends: callers read it at once, or under the session lock until their own append, and never
+ * change it. (A copy per call cost a hook call O(paths ckpt knows): ~0.1 ms at 700 paths.)
  */
 export async function loadHotState(session: SessionHandle, tx?: Pick<EventLogTx, 'readSince'>): Promise<Readonly<HotState>> {
   // Through the transaction when there is one: its append then knows the tail without reading it again.
@@ -30,10 +32,14 @@ export async function loadHotState(session: SessionHandle, tx?: Pick<EventLogTx,
   const mem = memory.get(session);
   if (mem) {
     const tail = await readSince(mem.pos);
-    // Nothing new (the common case of a hook call): no copy. Otherwise fold a copy, so a state
-    // handed out earlier never changes under its reader.
-    if (tail && tail.events.length === 0) return mem.state;
-    if (tail) return remember(session, tail.pos, await fold(session, cloneHotState(mem.state), tail.events));
+    if (tail && tail.events.length === 0) return mem.state; // nothing new: the common case of a hook call
+    if (tail) {
+      await loadPlans(session.ctx.blobs, tail.events);
+      // Another call of this process moved the memory meanwhile (it may have folded these very
+      // events in place): start again from where it is now rather than fold them twice.
+      if (memory.get(session) !== mem) return loadHotState(session, tx);
+      return remember(session, tail.pos, foldInPlace(session, mem.state, tail.events));
+    }
   }
   const snap = await readSnapshot(session);
   if (snap) {
@@ -66,12 +72,22 @@ export async function appendWithHotState(session: SessionHandle, tx: Pick<EventL
   const mem = memory.get(session);
   if (from && to && mem && mem.pos.seq === from.seq && mem.pos.bytes === from.bytes && !stored.some((e) => e.type === 'restore_started')) {
     try {
-      remember(session, to, foldHot(cloneHotState(mem.state), stored));
+      remember(session, to, foldInPlace(session, mem.state, stored));
     } catch {
-      memory.delete(session); // past the commit point: the next read rebuilds it from the log
+      // past the commit point: the next read rebuilds it from the log
     }
   }
   return stored;
+}
+
+/** Folds into the memory's own state; a fold that fails half-way forgets it (the next read rebuilds it). */
+function foldInPlace(session: SessionHandle, state: HotState, events: readonly EventBase[]): HotState {
+  try {
+    return foldHot(state, events);
+  } catch (err) {
+    memory.delete(session);
+    throw err;
+  }
 }
 
 /**

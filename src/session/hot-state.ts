@@ -158,7 +158,3 @@ export function decodeHotState(v: unknown): HotState | undefined {
     openPlans,
   };
 }
-
-export function cloneHotState(s: HotState): HotState {
-  return { ...s, known: new Map(s.known), recent: s.recent.slice(), unclosedRestores: new Set(s.unclosedRestores), openPlans: new Map(s.openPlans) };
-}
