@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isCkptError } from '../errors.js';
 import type { NewEvent } from '../format/event.js';
-import { createEventLog, type EventLog } from './event-log.js';
+import { createEventLog, LINE_END_KEPT, type EventLog, type LogPosition } from './event-log.js';
 import { createFsBackend } from './fs-backend.js';
 import type { StoreBackend } from './backend.js';
 
@@ -176,6 +176,36 @@ describe('event log', () => {
     // A corrupt line appended later is still reported, not skipped.
     await fs.appendFile(file(), 'garbage\n');
     expect(await codeOf(log.read())).toBe('LOG_CORRUPT');
+  });
+
+  it('keeps only the end of a long last line in a position, exact where it cuts between characters outside the BMP', async () => {
+    const bytesBefore = async (pos: LogPosition): Promise<Buffer> => (await fs.readFile(file())).subarray(pos.bytes - Buffer.byteLength(pos.lastLine), pos.bytes);
+    const check = async (pos: LogPosition | undefined): Promise<LogPosition> => {
+      expect(pos).toBeDefined();
+      expect(pos!.lastLine.length).toBeLessThanOrEqual(LINE_END_KEPT);
+      expect(pos!.lastLine.endsWith('\n')).toBe(true);
+      expect(await bytesBefore(pos!)).toEqual(Buffer.from(pos!.lastLine));
+      return pos!;
+    };
+    const other = createEventLog({ backend, key: KEY });
+    // Two parities of the cut: one of them falls inside a surrogate pair (string) or a UTF-8 sequence (bytes).
+    for (const extra of ['', 'x']) {
+      await log.append([{ type: 'long', text: '😀'.repeat(3000) + extra }]);
+      await log.read();
+      const read = await check(log.position()); // cut from the bytes read
+      await other.append([{ type: 'next', text: 'ü😀'.repeat(400) + extra }]);
+      const since = await log.readSince(read);
+      expect(since?.events.map((e) => e.type)).toEqual(['next']);
+      const after = await check(since!.pos); // cut from the tail's bytes
+      const end = await log.transaction(async (tx) => {
+        await tx.readSince(after);
+        await tx.append([{ type: 'own', text: '😀'.repeat(3000) + extra }]);
+        return tx.end!();
+      });
+      const own = await check(end); // cut from the line the append wrote
+      await other.append([{ type: 'last' }]);
+      expect((await log.readSince(own))?.events.map((e) => e.type)).toEqual(['last']);
+    }
   });
 
   it('round-trips arbitrary JSON payloads in arbitrary batches (property)', async () => {

@@ -38,11 +38,37 @@ export interface EventLogTx {
   end?(): LogPosition | undefined;
 }
 
-/** A point in a log: after the event `seq`, which ends at byte `bytes` with the line `lastLine` (newline included). */
+/**
+ * A point in a log: after the event `seq`, which ends at byte `bytes`; `lastLine` is how that event's
+ * line ends (newline included): the whole line, or its last LINE_END_KEPT characters (bytes, where
+it is cut from the log's bytes: always on a character boundary). A position is
+ * trusted only where the log still holds those bytes right before `bytes` and the events after it
+ * continue `seq` — a replaced log is read afresh. (The whole line of an inline capture is tens of KB:
+ * read back on every hook call, and kept in metadata.json and snapshot.json, for nothing.)
+ */
 export interface LogPosition {
   seq: number;
   bytes: number;
   lastLine: string;
+}
+
+/** How much of a position's last line it keeps (its end). */
+export const LINE_END_KEPT = 512;
+
+/** The end of a line as a position keeps it; never half a surrogate pair (it must encode to the log's bytes). */
+function lineEnd(line: string): string {
+  if (line.length <= LINE_END_KEPT) return line;
+  let cut = line.length - LINE_END_KEPT;
+  const c = line.charCodeAt(cut);
+  if (c >= 0xdc00 && c <= 0xdfff) cut++;
+  return line.slice(cut);
+}
+
+/** The same for a line's bytes: the last LINE_END_KEPT of them, starting on a character. */
+function lineEndBytes(line: Buffer): Buffer {
+  let cut = Math.max(0, line.length - LINE_END_KEPT);
+  while (cut < line.length && (line[cut]! & 0xc0) === 0x80) cut++;
+  return line.subarray(cut);
 }
 
 export interface EventLog {
@@ -177,7 +203,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
       out.push(event);
     }
     const lastStart = buf.lastIndexOf(NL, end - 1) + 1;
-    cache = { bytes: bufStart + end + 1, lastLine: Buffer.from(buf.subarray(lastStart, end + 1)), events: out };
+    cache = { bytes: bufStart + end + 1, lastLine: Buffer.from(lineEndBytes(buf.subarray(lastStart, end + 1))), events: out };
     return out;
   }
 
@@ -239,7 +265,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
         const data = Buffer.from(lines.join(''), 'utf8');
         await backend.append(key, data);
         known = last + stored.length;
-        end = end && { seq: known, bytes: end.bytes + data.length, lastLine: lines.at(-1)! };
+        end = end && { seq: known, bytes: end.bytes + data.length, lastLine: lineEnd(lines.at(-1)!) };
         return stored;
       },
       end() {
@@ -283,7 +309,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
     const whole = end + 1 === chunk.length;
     if (events.length === 0) return { events, pos, whole };
     const lastStart = chunk.lastIndexOf(NL, end - 1) + 1;
-    return { events, pos: { seq: pos.seq + events.length, bytes: from + end + 1, lastLine: chunk.subarray(lastStart, end + 1).toString('utf8') }, whole };
+    return { events, pos: { seq: pos.seq + events.length, bytes: from + end + 1, lastLine: lineEndBytes(chunk.subarray(lastStart, end + 1)).toString('utf8') }, whole };
   }
 
   async function readSince(pos: LogPosition): Promise<{ events: EventBase[]; pos: LogPosition } | undefined> {
