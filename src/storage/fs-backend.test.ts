@@ -193,6 +193,35 @@ describe('fs backend specifics', () => {
     await expect(fs.lstat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
+  it('a release leaves alone a lock another holder took over meanwhile; a lock lost while held can still be taken over later', async () => {
+    const lock = path.join(dir, 'sessions/s4.ckpt-lock');
+    const later: (() => Promise<void>)[] = [];
+    await b.withLock('sessions/s4', async () => 1, { releaseAfter: (release) => void later.push(release) });
+    // Before the deferred release runs, another holder takes the lock over (as after a stall past
+    // the stale limit): it removes this one and makes its own.
+    await fs.unlink(lock);
+    await fs.writeFile(lock, '');
+    await later[0]!();
+    expect((await fs.lstat(lock)).isFile()).toBe(true);
+    // Once that holder is gone for good (stale), this process takes the lock over and removes it on release.
+    const old = new Date(Date.now() - 60_000);
+    await fs.utimes(lock, old, old);
+    expect(await b.withLock('sessions/s4', async () => 2, { timeoutMs: 2_000 })).toBe(2);
+    await expect(fs.lstat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
+
+    // Taken over while held: the holder learns it (LOCKED, compromised) and forgets the lock as its own ...
+    const lost = b.withLock('sessions/s4', async () => {
+      await fs.unlink(lock);
+      await fs.writeFile(lock, '');
+      await new Promise((r) => setTimeout(r, 1_500)); // the mtime refresh (every second) finds a lock that is not its own
+    });
+    await expect(lost).rejects.toMatchObject({ code: 'LOCKED', data: { compromised: true } });
+    // ... so that a later stale takeover by this process removes the other holder's file as usual.
+    await fs.utimes(lock, old, old);
+    expect(await b.withLock('sessions/s4', async () => 3, { timeoutMs: 2_000 })).toBe(3);
+    await expect(fs.lstat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it('takes over a lock whose holder was SIGKILLed', async () => {
     const child = runHelper(holderScript, [dir, 'sessions/s1', 'hold']);
     await new Promise<void>((resolve, reject) => {

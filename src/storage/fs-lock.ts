@@ -3,7 +3,7 @@
 // detection of nested locking (which would deadlock). The lock is a file made with O_EXCL rather
 // than proper-lockfile's folder: same atomicity on a local disk, a fraction of the cost (below).
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { closeSync, constants as C, mkdirSync, openSync, rmdirSync, statSync, unlinkSync, utimesSync, type Stats } from 'node:fs';
+import { closeSync, constants as C, fstatSync, lstatSync, mkdirSync, openSync, rmdirSync, statSync, unlinkSync, utimesSync, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { CkptError, toCkptError } from '../errors.js';
@@ -36,8 +36,39 @@ function direct<T>(cb: Callback<T>, call: () => T): void {
   cb(null, value);
 }
 
-/** Removes a lock: a file, or the folder an older ckpt (proper-lockfile's own mkdir lock) left behind. */
+/**
+ * The lock files this process created and holds, by path: what identifies each (inode and birth
+ * time). A holder that stalled past the stale limit has had its lock taken over by another process
+ * (which removed it and made its own); its release must not remove the new holder's file. Without
+ * this check the window was the stall itself, plus the event-loop turn of a deferred release.
+ */
+const ownLocks = new Map<string, { ino: number; birthtimeMs: number }>();
+
+const identity = (st: Stats): { ino: number; birthtimeMs: number } => ({ ino: st.ino, birthtimeMs: st.birthtimeMs });
+
+function createLockFile(p: string): void {
+  const fd = openSync(p, C.O_WRONLY | C.O_CREAT | C.O_EXCL, 0o644);
+  try {
+    ownLocks.set(p, identity(fstatSync(fd)));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Removes a lock: a file, or the folder an older ckpt (proper-lockfile's own mkdir lock) left behind.
+ * Our own lock is removed only while the file there is still the one we created (see ownLocks); a
+ * stale lock of another holder (a takeover) is removed whatever it is. The entry goes at the first
+ * attempt either way, so one left by a lock lost while held costs a later takeover one retry.
+ */
 function removeLockPath(p: string): void {
+  const mine = ownLocks.get(p);
+  ownLocks.delete(p);
+  if (mine) {
+    const st = lstatSync(p, { throwIfNoEntry: false });
+    if (!st) return;
+    if (st.ino !== mine.ino || st.birthtimeMs !== mine.birthtimeMs) return; // taken over: no longer ours to remove
+  }
   try {
     unlinkSync(p);
   } catch (err) {
@@ -56,7 +87,7 @@ function removeLockPath(p: string): void {
  * stat) runs once instead of on every lock; its calls complete synchronously.
  */
 const lockFs = {
-  mkdir: (p: string, cb: Callback) => direct(cb, () => closeSync(openSync(p, C.O_WRONLY | C.O_CREAT | C.O_EXCL, 0o644))),
+  mkdir: (p: string, cb: Callback) => direct(cb, () => createLockFile(p)),
   rmdir: (p: string, cb: Callback) => direct(cb, () => removeLockPath(p)),
   rmdirSync: removeLockPath,
   stat: (p: string, cb: Callback<Stats>) => direct(cb, () => statSync(p)),
