@@ -1,0 +1,107 @@
+// The file lock against a model (fast-check): random sequences of this process's locks (released at
+// once or deferred, as under a server) and of another holder's actions on the lock file — taking it
+// when free, taking this process's lock over (as after a stall past the stale limit), going stale,
+// letting go. After every step the lock file must be what the model says (absent, ours, or the
+// other holder's very file), and a lock call must succeed or fail (LOCKED) as the model says.
+import * as fs from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { isCkptError } from '../errors.js';
+import { createFsBackend } from './fs-backend.js';
+
+type Op =
+  | { kind: 'lock'; deferred: boolean }
+  | { kind: 'release' | 'foreignTake' | 'foreignTakeover' | 'foreignAge' | 'foreignDrop' };
+
+type FileState = 'none' | 'ours' | 'foreign-fresh' | 'foreign-stale';
+
+const op: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ kind: fc.constant('lock' as const), deferred: fc.boolean() }),
+  fc.record({ kind: fc.constantFrom('release' as const, 'foreignTake' as const, 'foreignTakeover' as const, 'foreignAge' as const, 'foreignDrop' as const) }),
+);
+
+describe('file lock (model-based)', () => {
+  it('holds, defers, takes over stale locks and never removes another holder\'s lock, as the model says', async () => {
+    const dir = await fs.mkdtemp(path.join(tmpdir(), 'ckpt-lock-model-'));
+    let run = 0;
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.array(op, { maxLength: 12 }), async (ops) => {
+          const backend = createFsBackend({ dir });
+          const key = `locks/k${++run}`;
+          const file = path.join(dir, `${key}.ckpt-lock`);
+          await fs.mkdir(path.dirname(file), { recursive: true });
+          let state: FileState = 'none';
+          let pending: (() => Promise<void>) | undefined;
+          let foreignIno: number | undefined;
+          const foreignCreate = async (): Promise<void> => {
+            await fs.writeFile(file, '', { flag: 'wx' });
+            foreignIno = (await fs.lstat(file)).ino;
+          };
+          for (const o of ops) {
+            switch (o.kind) {
+              case 'lock': {
+                if (pending) continue; // this process's next caller would wait for the release
+                let inside: boolean | undefined;
+                const result = await backend
+                  .withLock(key, async () => {
+                    inside = (await fs.lstat(file)).isFile();
+                    return 'ran';
+                  }, { timeoutMs: 100, ...(o.deferred ? { releaseAfter: (release) => void (pending = release) } : {}) })
+                  .catch((e: unknown) => (isCkptError(e, 'LOCKED') ? 'LOCKED' : Promise.reject(e)));
+                if (state === 'foreign-fresh') {
+                  expect(result).toBe('LOCKED');
+                } else {
+                  expect([result, inside]).toEqual(['ran', true]);
+                  state = o.deferred ? 'ours' : 'none';
+                }
+                break;
+              }
+              case 'release':
+                if (!pending) continue;
+                await pending();
+                pending = undefined;
+                if (state === 'ours') state = 'none';
+                break;
+              case 'foreignTake':
+                if (state !== 'none') continue;
+                await foreignCreate();
+                state = 'foreign-fresh';
+                break;
+              case 'foreignTakeover':
+                if (state !== 'ours') continue;
+                await fs.unlink(file);
+                await foreignCreate();
+                state = 'foreign-fresh';
+                break;
+              case 'foreignAge': {
+                if (state !== 'foreign-fresh') continue;
+                const old = new Date(Date.now() - 60_000);
+                await fs.utimes(file, old, old);
+                state = 'foreign-stale';
+                break;
+              }
+              case 'foreignDrop':
+                if (state !== 'foreign-fresh' && state !== 'foreign-stale') continue;
+                await fs.unlink(file);
+                state = 'none';
+                break;
+            }
+            const st = await fs.lstat(file).catch(() => undefined);
+            if (state === 'none') expect(st).toBeUndefined();
+            else {
+              expect(st?.isFile()).toBe(true);
+              if (state !== 'ours') expect(st!.ino).toBe(foreignIno);
+            }
+          }
+          await pending?.();
+        }),
+        { numRuns: 40 },
+      );
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
