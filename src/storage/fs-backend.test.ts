@@ -209,14 +209,14 @@ describe('fs backend specifics', () => {
     expect(await b.withLock('sessions/s4', async () => 2, { timeoutMs: 2_000 })).toBe(2);
     await expect(fs.lstat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
 
-    // Taken over while held: the holder learns it (LOCKED, compromised) and forgets the lock as its own ...
+    // Taken over while held: the holder learns it (LOCKED, compromised) ...
     const lost = b.withLock('sessions/s4', async () => {
       await fs.unlink(lock);
       await fs.writeFile(lock, '');
       await new Promise((r) => setTimeout(r, 1_500)); // the mtime refresh (every second) finds a lock that is not its own
     });
     await expect(lost).rejects.toMatchObject({ code: 'LOCKED', data: { compromised: true } });
-    // ... so that a later stale takeover by this process removes the other holder's file as usual.
+    // ... and a later stale takeover by this process still removes the other holder's file.
     await fs.utimes(lock, old, old);
     expect(await b.withLock('sessions/s4', async () => 3, { timeoutMs: 2_000 })).toBe(3);
     await expect(fs.lstat(lock)).rejects.toMatchObject({ code: 'ENOENT' });

@@ -33,9 +33,9 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
   const defaultTimeoutMs = options.lockTimeoutMs ?? 10_000;
   const staleMs = Math.max(options.lockStaleMs ?? 3_000, 2_000);
 
-  /** Resolves a key beneath the store; rejects anything that could land elsewhere or collide with driver files. */
   // Keys checked and joined before (a session's log, its lock, its metadata: on every hook call).
   const resolved = new Map<string, string>();
+  /** Resolves a key beneath the store; rejects anything that could land elsewhere or collide with driver files. */
   function resolveKey(key: string, allowRoot = false): string {
     // Only keys that passed the check are cached; listings (allowRoot) are not on the hot path.
     const hit = allowRoot ? undefined : resolved.get(key);
