@@ -4,7 +4,6 @@
 // Any failure to reach the daemon (no daemon, a stale claim, a refused connection, a wrong token)
 // answers undefined and the caller scans in-process; an answer from the daemon — success or a ckpt
 // error — is the result. CKPT_NO_DAEMON=1 always answers undefined.
-import { request } from 'node:http';
 import type { StoreContext } from '../context.js';
 import { CkptError, type ErrorCode } from '../errors.js';
 import { scanResultOf } from '../scan/scan-json.js';
@@ -29,6 +28,8 @@ export async function scanViaDaemon(
   if (!target) return undefined;
   const token = await daemonToken(store.ctx);
   const body = JSON.stringify({ workspace: session.workspaceRoot, tool });
+  // Loaded here, not with the module: most hook processes never talk to a daemon.
+  const { request } = await import('node:http');
   const reply = await new Promise<{ status: number; text: string } | undefined>((resolve) => {
     const req = request(
       {

@@ -7,7 +7,8 @@
 // Without worker threads (or with `threads: 0`) the same calls run inline.
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { newWorker } from './worker-thread.js';
 import { CODEC_IDS, type CodecId } from '../format/blob-header.js';
 import {
   MAX_KEPT_RATIO,
@@ -122,7 +123,7 @@ export function createPackCompressor(options: PackCompressorOptions = {}): PackC
 
   function spawn(): Slot | undefined {
     try {
-      const worker = new Worker(WORKER_SOURCE, { eval: true });
+      const worker = newWorker(WORKER_SOURCE);
       // Never keep the process alive for an abandoned writer.
       worker.unref();
       const slot = { worker, busy: 0 };

@@ -4,7 +4,8 @@
 // does others and compares. Results are plain numbers (STAT_FIELDS per name), so only a joined name
 // string and one transferred buffer cross threads. Without a worker, listDir() runs the same code inline.
 import { closeSync, constants, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { newWorker } from '../storage/worker-thread.js';
 
 /** size, mtimeMs, ctimeMs, ino, mode — or size = MISSING (gone since the listing) / UNREADABLE. */
 export const STAT_FIELDS = 5;
@@ -181,7 +182,7 @@ export interface ListPool {
 export function createListPool(): ListPool | undefined {
   let worker: Worker;
   try {
-    worker = new Worker(WORKER_SOURCE, { eval: true });
+    worker = newWorker(WORKER_SOURCE);
   } catch {
     return undefined;
   }
