@@ -60,11 +60,19 @@ describe('replay snapshot', () => {
     const b = await longSession('b', 27);
     await b.capture(['f.txt'], { tool: 'Edit' });
     const good = await readFile(snapFile(a), 'utf8');
+    // A position keeps only the end of its last line, so a forged one may be as short as "\n": moved
+    // back one line with its seq kept, it still names a line end, but the events after it do not
+    // continue its seq.
+    const moved = JSON.parse(good) as { pos: { bytes: number; lastLine: string } };
+    const log = await readFile(join(dirs.store, a.key, 'events.jsonl'));
+    moved.pos.bytes = log.lastIndexOf('\n', moved.pos.bytes - 2) + 1;
+    moved.pos.lastLine = '\n';
     const cases: [string, string][] = [
       ['not json', '{"v":1,'],
       ['wrong version', good.replace('"v":2', '"v":9')],
       ['foreign (another log)', await readFile(snapFile(b), 'utf8')],
       ['a state of the wrong shape', good.replace('"known":[', '"known":[7,')],
+      ['a position moved back one line (a one-byte line end)', JSON.stringify(moved)],
     ];
     for (const [label, text] of cases) {
       await writeFile(snapFile(a), text);
