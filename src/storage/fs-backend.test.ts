@@ -198,9 +198,15 @@ describe('fs backend specifics', () => {
     const later: (() => Promise<void>)[] = [];
     await b.withLock('sessions/s4', async () => 1, { releaseAfter: (release) => void later.push(release) });
     // Before the deferred release runs, another holder takes the lock over (as after a stall past
-    // the stale limit): it removes this one and makes its own.
-    await fs.unlink(lock);
-    await fs.writeFile(lock, '');
+    // the stale limit): its own file stands there now. (Put in place by a rename, so that it cannot
+    // get this one's inode number back within the same clock tick, as a takeover seconds later could not.)
+    const takeOver = async (): Promise<void> => {
+      await fs.writeFile(`${lock}.other`, '');
+      const other = new Date(Date.now() - 1_000); // not this holder's mtime either
+      await fs.utimes(`${lock}.other`, other, other);
+      await fs.rename(`${lock}.other`, lock);
+    };
+    await takeOver();
     await later[0]!();
     expect((await fs.lstat(lock)).isFile()).toBe(true);
     // Once that holder is gone for good (stale), this process takes the lock over and removes it on release.
@@ -211,9 +217,8 @@ describe('fs backend specifics', () => {
 
     // Taken over while held: the holder learns it (LOCKED, compromised) ...
     const lost = b.withLock('sessions/s4', async () => {
-      await fs.unlink(lock);
-      await fs.writeFile(lock, '');
-      await new Promise((r) => setTimeout(r, 1_500)); // the mtime refresh (every second) finds a lock that is not its own
+      await takeOver();
+      await new Promise((r) => setTimeout(r, 2_500)); // the mtime refresh (every second) finds a lock that is not its own
     });
     await expect(lost).rejects.toMatchObject({ code: 'LOCKED', data: { compromised: true } });
     // ... and a later stale takeover by this process still removes the other holder's file.

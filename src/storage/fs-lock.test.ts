@@ -71,9 +71,12 @@ describe('file lock (model-based)', () => {
                 state = 'foreign-fresh';
                 break;
               case 'foreignTakeover':
+                // By a rename over it: a file made right after an unlink could get this lock's inode
+                // number back within the same clock tick, which a takeover (seconds later) cannot.
                 if (state !== 'ours') continue;
-                await fs.unlink(file);
-                await foreignCreate();
+                await fs.writeFile(`${file}.other`, '');
+                await fs.rename(`${file}.other`, file);
+                foreignIno = (await fs.lstat(file)).ino;
                 state = 'foreign-fresh';
                 break;
               case 'foreignAge': {

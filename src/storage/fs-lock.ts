@@ -40,7 +40,8 @@ function direct<T>(cb: Callback<T>, call: () => T): void {
  * The lock files this process created and holds, by path: what identifies each (inode and birth
  * time). A holder that stalled past the stale limit has had its lock taken over by another process
  * (which removed it and made its own); its release must not remove the new holder's file. Without
- * this check the window was the stall itself, plus the event-loop turn of a deferred release.
+ * this check the window was the stall itself, plus the event-loop turn of a deferred release. (A
+ * takeover's file may reuse the inode number, but it is born at least the stale limit later.)
  */
 const ownLocks = new Map<string, { ino: number; birthtimeMs: number }>();
 
