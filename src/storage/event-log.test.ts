@@ -178,7 +178,7 @@ describe('event log', () => {
     expect(await codeOf(log.read())).toBe('LOG_CORRUPT');
   });
 
-  it('keeps only the end of a long last line in a position, exact where it cuts between characters outside the BMP', async () => {
+  it('keeps only the end of a long last line in a position, exact where it cuts through characters outside the BMP', async () => {
     const bytesBefore = async (pos: LogPosition): Promise<Buffer> => (await fs.readFile(file())).subarray(pos.bytes - Buffer.byteLength(pos.lastLine), pos.bytes);
     const check = async (pos: LogPosition | undefined): Promise<LogPosition> => {
       expect(pos).toBeDefined();
@@ -188,7 +188,7 @@ describe('event log', () => {
       return pos!;
     };
     const other = createEventLog({ backend, key: KEY });
-    // Two parities of the cut: one of them falls inside a surrogate pair (string) or a UTF-8 sequence (bytes).
+    // Two parities of the cut: one of them falls inside a 4-byte UTF-8 sequence.
     for (const extra of ['', 'x']) {
       await log.append([{ type: 'long', text: '😀'.repeat(3000) + extra }]);
       await log.read();

@@ -40,10 +40,9 @@ export interface EventLogTx {
 
 /**
  * A point in a log: after the event `seq`, which ends at byte `bytes`; `lastLine` is how that event's
- * line ends (newline included): the whole line, or its last LINE_END_KEPT characters (bytes where
- * it is cut from the log's bytes, always on a character boundary). A position is trusted only where
- * the log still holds those bytes right before `bytes` and the events after it continue `seq` — a
- * replaced log is read afresh. (The whole line of an inline capture is tens of KB: read back on every
+ * line ends (newline included): the whole line, or at most its last LINE_END_KEPT bytes, cut on a
+ * character boundary. A position is trusted only where the log still holds those bytes right before
+ * `bytes` and the events after it continue `seq` — a replaced log is read afresh. (The whole line of an inline capture is tens of KB: read back on every
  * hook call, and kept in metadata.json and snapshot.json, for nothing.)
  */
 export interface LogPosition {
@@ -52,24 +51,8 @@ export interface LogPosition {
   lastLine: string;
 }
 
-/** How much of a position's last line it keeps (its end). */
+/** How much of a position's last line it keeps (its end), in bytes. */
 export const LINE_END_KEPT = 512;
-
-/** The end of a line as a position keeps it; never half a surrogate pair (it must encode to the log's bytes). */
-function lineEnd(line: string): string {
-  if (line.length <= LINE_END_KEPT) return line;
-  let cut = line.length - LINE_END_KEPT;
-  const c = line.charCodeAt(cut);
-  if (c >= 0xdc00 && c <= 0xdfff) cut++;
-  return line.slice(cut);
-}
-
-/** The same for a line's bytes: the last LINE_END_KEPT of them, starting on a character. */
-function lineEndBytes(line: Buffer): Buffer {
-  let cut = Math.max(0, line.length - LINE_END_KEPT);
-  while (cut < line.length && (line[cut]! & 0xc0) === 0x80) cut++;
-  return line.subarray(cut);
-}
 
 export interface EventLog {
   readonly key: string;
@@ -99,6 +82,19 @@ export interface EventLog {
 
 const NL = 0x0a;
 const TAIL_WINDOW = 64 * 1024;
+
+/**
+ * The end of the line that ends (newline included) at `buf[end]`, as a position keeps it: from the
+ * line's start, or from LINE_END_KEPT bytes before its end moved on to a character's first byte.
+ * Only those bytes are scanned: a line can be tens of KB.
+ */
+function lineEnd(buf: Buffer, end: number): Buffer {
+  const from = Math.max(0, end + 1 - LINE_END_KEPT);
+  const nl = buf.subarray(from, end).lastIndexOf(NL);
+  let start = nl >= 0 ? from + nl + 1 : from;
+  while (start < end && (buf[start]! & 0xc0) === 0x80) start++;
+  return buf.subarray(start, end + 1);
+}
 
 interface Tail {
   /** Seq of the last complete line (0 when none). */
@@ -202,8 +198,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
       }
       out.push(event);
     }
-    const lastStart = buf.lastIndexOf(NL, end - 1) + 1;
-    cache = { bytes: bufStart + end + 1, lastLine: Buffer.from(lineEndBytes(buf.subarray(lastStart, end + 1))), events: out };
+    cache = { bytes: bufStart + end + 1, lastLine: Buffer.from(lineEnd(buf, end)), events: out };
     return out;
   }
 
@@ -265,7 +260,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
         const data = Buffer.from(lines.join(''), 'utf8');
         await backend.append(key, data);
         known = last + stored.length;
-        end = end && { seq: known, bytes: end.bytes + data.length, lastLine: lineEnd(lines.at(-1)!) };
+        end = end && { seq: known, bytes: end.bytes + data.length, lastLine: lineEnd(data, data.length - 1).toString('utf8') };
         return stored;
       },
       end() {
@@ -308,8 +303,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
     }
     const whole = end + 1 === chunk.length;
     if (events.length === 0) return { events, pos, whole };
-    const lastStart = chunk.lastIndexOf(NL, end - 1) + 1;
-    return { events, pos: { seq: pos.seq + events.length, bytes: from + end + 1, lastLine: lineEndBytes(chunk.subarray(lastStart, end + 1)).toString('utf8') }, whole };
+    return { events, pos: { seq: pos.seq + events.length, bytes: from + end + 1, lastLine: lineEnd(chunk, end).toString('utf8') }, whole };
   }
 
   async function readSince(pos: LogPosition): Promise<{ events: EventBase[]; pos: LogPosition } | undefined> {
