@@ -33,16 +33,16 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
   const defaultTimeoutMs = options.lockTimeoutMs ?? 10_000;
   const staleMs = Math.max(options.lockStaleMs ?? 3_000, 2_000);
 
+  const underRoot = (segments: string[]): string => (segments.length === 0 ? root : path.join(root, ...segments));
   // Keys checked and joined before (a session's log, its lock, its metadata: on every hook call).
+  // Only keys that passed the check; a listing's forms (allowRoot) are not cached.
   const resolved = new Map<string, string>();
   /** Resolves a key beneath the store; rejects anything that could land elsewhere or collide with driver files. */
   function resolveKey(key: string, allowRoot = false): string {
-    // Only keys that passed the check are cached; listings (allowRoot) are not on the hot path.
-    const hit = allowRoot ? undefined : resolved.get(key);
-    if (hit !== undefined) return hit;
-    const segments = keySegments(key, allowRoot);
-    const abs = segments.length === 0 ? root : path.join(root, ...segments);
-    if (!allowRoot) {
+    if (allowRoot) return underRoot(keySegments(key, true));
+    let abs = resolved.get(key);
+    if (abs === undefined) {
+      abs = underRoot(keySegments(key));
       if (resolved.size >= MAX_RESOLVED_KEYS) resolved.clear();
       resolved.set(key, abs);
     }
