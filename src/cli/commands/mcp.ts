@@ -8,6 +8,7 @@ import { CkptError } from '../../index.js';
 import { mcpClientConfig } from '../../mcp/client-config.js';
 import { runMcpStdio } from '../../mcp/server.js';
 import { action } from '../action.js';
+import { tuneForResidentProcess } from '../resident-process.js';
 
 export function registerMcpCommand(program: Command): void {
   program
@@ -27,6 +28,7 @@ export function registerMcpCommand(program: Command): void {
           ctx.io.stdout.write(`${JSON.stringify(config, null, 2)}\n`);
           return;
         }
+        tuneForResidentProcess();
         await runMcpStdio({ workspace: await ctx.workspace(), defaultSession: ctx.flags.session });
       }),
     );

@@ -6,6 +6,7 @@ import pc from 'picocolors';
 import { CkptError, daemonToken } from '../../index.js';
 import { startDaemon } from '../../http/daemon.js';
 import { action } from '../action.js';
+import { tuneForResidentProcess } from '../resident-process.js';
 import { scanInChild } from '../scan-in-child.js';
 import { webLoginUrl } from '../web-login-url.js';
 
@@ -29,6 +30,7 @@ export function registerServeCommand(program: Command): void {
         if (flags.socket && (flags.port || flags.host)) throw new CkptError('INVALID_ARGUMENT', '--socket cannot be combined with --port or --host', {});
         const port = flags.port === undefined ? undefined : Number(flags.port);
         if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new CkptError('INVALID_ARGUMENT', `--port must be 0..65535, got ${flags.port}`, { port: flags.port });
+        tuneForResidentProcess();
         const daemon = await startDaemon({
           store,
           port,
