@@ -3,8 +3,8 @@
 // V8's defaults most of it stays in the bytecode interpreter for its first hundreds of calls, and
 // bytecode not run for a few garbage collections is thrown away and compiled again on the next call.
 // For such a process it pays to compile every function to baseline machine code (Sparkplug) on its
-// first call and to keep bytecode. Measured on `http-hook-capture` (8 paired bench runs): 1.41–1.60×
-// with the defaults, 1.13–1.32× with these. Short-lived commands (hooks, the CLI) keep the defaults:
+// first call and to keep bytecode. Measured on `http-hook-capture` (14 paired bench runs): 1.41–1.60×
+// with the defaults, 1.13–1.50× with these. Short-lived commands (hooks, the CLI) keep the defaults:
 // they would pay for compiling code they run once.
 //
 // Set at run time (node's documented v8.setFlagsFromString; node keeps V8's flags writable for it)
