@@ -1,11 +1,12 @@
 // The persisted replay snapshot (issue 11, a cheap hook path): a new process decodes only the log's
 // tail after it; a snapshot that is corrupt, foreign or stale (the log was replaced) is never trusted —
 // the whole log is read and the result is the same as without any snapshot.
-import { readFile, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, Session, type Workspace } from '../src/index.js';
-import { snapshotKey } from '../src/session/hot-snapshot.js';
+import { SNAPSHOT_AFTER_BYTES, SNAPSHOT_AFTER_EVENTS, snapshotKey } from '../src/session/hot-snapshot.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 
 let dirs: TempDirs;
@@ -52,6 +53,33 @@ describe('replay snapshot', () => {
     expect(fullReads()).toBe(0);
     // An old call id (not among the recent captures) is still found, through the whole log.
     expect((await session.settle(['f.txt'], { callId: 'c1.1' })).tag).toBe('1.1');
+  });
+
+  it('written after a read of few events but many bytes (captures with inline content); the next one after as many bytes again', async () => {
+    const session = await ws.create({ id: 'big', baseline: false });
+    const logFile = join(dirs.store, session.key, 'events.jsonl');
+    // Incompressible new content of 48 KiB rides inline in each capture: ~64 KiB of log per event.
+    const captureNew = async (s: Session, n: number): Promise<void> => {
+      await writeFile(join(dirs.workspace, `big${n}.bin`), randomBytes(48 * 1024));
+      await s.capture([`big${n}.bin`], { tool: 'Edit' });
+    };
+    for (let n = 0; n < 3; n++) await captureNew(session, n);
+    const logBytes = (await stat(logFile)).size;
+    expect(logBytes).toBeGreaterThan(SNAPSHOT_AFTER_BYTES);
+    await expect(readFile(snapFile(session))).rejects.toThrow(); // this handle never read a long log
+    const first = freshHandle('big');
+    await captureNew(first.session, 3);
+    expect(first.fullReads()).toBe(1);
+    const snap = JSON.parse(await readFile(snapFile(session), 'utf8'));
+    expect(snap.pos.seq).toBeLessThan(SNAPSHOT_AFTER_EVENTS);
+    expect(snap.pos.bytes).toBe(logBytes); // where the read ended: right before this capture's own append
+    for (let n = 4; n < 7; n++) await captureNew(session, n);
+    const second = freshHandle('big');
+    await captureNew(second.session, 7);
+    expect(second.fullReads()).toBe(0); // the tail after the snapshot only
+    const next = JSON.parse(await readFile(snapFile(session), 'utf8'));
+    expect(next.pos.bytes - snap.pos.bytes).toBeGreaterThanOrEqual(SNAPSHOT_AFTER_BYTES);
+    expect(next.pos.seq).toBe(snap.pos.seq + 4);
   });
 
   it('a corrupt, foreign or stale snapshot is ignored: same results, whole log read', async () => {

@@ -9,9 +9,18 @@ import type { EventBase, NewEvent } from '../format/event.js';
 import { loadPlans } from './restore-plans.js';
 import { decodeHotState, emptyHotState, encodeHotState, foldHot, type HotState } from './hot-state.js';
 
-/** A new snapshot is written once a read had to decode at least this many events. */
+/** A new snapshot is written once a read had to decode at least this many events… */
 export const SNAPSHOT_AFTER_EVENTS = 200;
+/**
+ * …or this many bytes of log. Captures carry their new content inline (tens of KB each), so 200 of
+ * them were megabytes that every hook process read and parsed again; a snapshot (tens of KB, one
+ * atomic write) is cheaper than a few of those reads.
+ */
+export const SNAPSHOT_AFTER_BYTES = 128 * 1024;
 const VERSION = 2;
+
+/** Whether a read that decoded `events` events (`bytes` of log) should leave a snapshot for the next process. */
+const worthSaving = (events: number, bytes: number): boolean => events >= SNAPSHOT_AFTER_EVENTS || bytes >= SNAPSHOT_AFTER_BYTES;
 
 /** Per process: the last state of each session handle, so repeated calls decode only new events. */
 const memory = new WeakMap<SessionHandle, { pos: LogPosition; state: HotState }>();
@@ -46,7 +55,7 @@ export async function loadHotState(session: SessionHandle, tx?: Pick<EventLogTx,
     const tail = await readSince(snap.pos);
     if (tail) {
       const state = remember(session, tail.pos, await fold(session, snap.state, tail.events));
-      if (tail.events.length >= SNAPSHOT_AFTER_EVENTS) await saveSnapshot(session, tail.pos, state);
+      if (worthSaving(tail.events.length, tail.pos.bytes - snap.pos.bytes)) await saveSnapshot(session, tail.pos, state);
       return state;
     }
   }
@@ -55,7 +64,7 @@ export async function loadHotState(session: SessionHandle, tx?: Pick<EventLogTx,
   const pos = session.log.position();
   if (!pos) return state;
   remember(session, pos, state);
-  if (events.length >= SNAPSHOT_AFTER_EVENTS) await saveSnapshot(session, pos, state);
+  if (worthSaving(events.length, pos.bytes)) await saveSnapshot(session, pos, state);
   return state;
 }
 
