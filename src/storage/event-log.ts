@@ -42,8 +42,9 @@ export interface EventLogTx {
  * A point in a log: after the event `seq`, which ends at byte `bytes`; `lastLine` is how that event's
  * line ends (newline included): the whole line, or at most its last LINE_END_KEPT bytes, cut on a
  * character boundary. A position is trusted only where the log still holds those bytes right before
- * `bytes` and the events after it continue `seq` — a replaced log is read afresh. (The whole line of an inline capture is tens of KB: read back on every
- * hook call, and kept in metadata.json and snapshot.json, for nothing.)
+ * `bytes` and the events after it continue `seq` — a replaced log is read afresh. (The whole line
+ * of an inline capture is tens of KB: read back on every hook call, and kept in metadata.json and
+ * snapshot.json, for nothing.)
  */
 export interface LogPosition {
   seq: number;
