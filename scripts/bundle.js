@@ -1,19 +1,34 @@
-// `npm run build` step two: bundles the CLI into dist/bundle/ with esbuild so that a process — an
-// agent hook runs one per tool call — loads a few files instead of hundreds of modules. Two entries
-// share chunks: `hook-main.js` (the lean `ckpt hook <agent>` path) and `main.js` (the whole CLI);
-// code loaded on demand (isomorphic-git) stays in its own chunk. bin/ckpt.js uses the bundle when it
-// exists and falls back to tsc's dist/ otherwise.
+// `npm run build` last step: bundles the CLI with esbuild so that a process — an agent hook runs one
+// per tool call — loads a few files instead of hundreds of modules. Two entries share chunks:
+// `hook-main.js` (the lean `ckpt hook <agent>` path) and `main.js` (the whole CLI); code loaded on
+// demand (the shared-store driver) stays in its own chunk.
+//
+// A rebuild never pulls files from under a running ckpt (DESIGN §10 "Build output"): each build goes
+// to its own folder dist/builds/<id>/ (bundle/ + a copy of the web page's web/), and the stable entries
+// dist/bundle/main.js and dist/bundle/hook-main.js — one-line re-exports of the current build — are
+// swapped in atomically (rename) once the build is whole. A process resolves the entry once, then
+// loads chunks (also lazily, much later) from its own build's folder, which later builds leave in
+// place: a build is removed only once it is neither among the KEEP newest nor younger than KEEP_MS.
+// dist/builds/.npmignore names the old builds so that `npm pack` ships the current one only.
 import { build } from 'esbuild';
-import { rm } from 'node:fs/promises';
+import { cp, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 
+const KEEP = 3;
+const KEEP_MS = 24 * 3600 * 1000;
+
 const root = fileURLToPath(new URL('..', import.meta.url));
-const outdir = `${root}dist/bundle`;
-await rm(outdir, { recursive: true, force: true });
+const builds = `${root}dist/builds`;
+const entries = `${root}dist/bundle`;
+const id = `${new Date().toISOString().replace(/[-:.]/g, '').replace('T', '-').replace('Z', '')}-${randomBytes(3).toString('hex')}`;
+const dir = `${builds}/${id}`;
+
+await mkdir(`${dir}/bundle`, { recursive: true });
 await build({
   absWorkingDir: root,
   entryPoints: { 'hook-main': 'src/hooks/hook-main.ts', main: 'src/cli/main.ts' },
-  outdir,
+  outdir: `${dir}/bundle`,
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -37,3 +52,26 @@ await build({
   },
   logLevel: 'warning',
 });
+// The daemon reads the web page from `../web/` beside the bundle (http/web-assets.ts).
+await cp(`${root}dist/web`, `${dir}/web`, { recursive: true });
+
+// The swap: each entry is written beside itself and renamed over the old one.
+await mkdir(entries, { recursive: true });
+for (const name of ['main.js', 'hook-main.js']) {
+  const tmp = `${entries}/.${name}.${id}.tmp`;
+  await writeFile(tmp, `// The current build (scripts/bundle.js); rewritten by every build.\nexport * from '../builds/${id}/bundle/${name}';\n`);
+  await rename(tmp, `${entries}/${name}`);
+}
+
+// Older layouts kept their chunks in dist/bundle/ itself; nothing refers to them once the entries moved.
+for (const name of await readdir(entries)) {
+  if (name !== 'main.js' && name !== 'hook-main.js') await rm(`${entries}/${name}`, { recursive: true, force: true });
+}
+const older = (await readdir(builds, { withFileTypes: true })).filter((e) => e.isDirectory() && e.name !== id).map((e) => e.name).sort().reverse();
+const kept = [];
+for (const [i, name] of older.entries()) {
+  const age = Date.now() - (await stat(`${builds}/${name}`)).mtimeMs;
+  if (i < KEEP - 1 || age < KEEP_MS) kept.push(name);
+  else await rm(`${builds}/${name}`, { recursive: true, force: true });
+}
+await writeFile(`${builds}/.npmignore`, kept.map((name) => `/${name}/\n`).join(''));

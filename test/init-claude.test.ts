@@ -3,6 +3,7 @@
 // refusing (unchanged) a file that is not JSON. Real files in temp folders, the real CLI.
 import { mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startDaemon } from '../src/http/daemon.js';
 import { agentSessionId, openStore } from '../src/index.js';
@@ -49,6 +50,18 @@ describe('ckpt init claude', () => {
     expect(await readFile(projectFile())).toEqual(bytes);
     expect((await ckpt(['init', 'claude', '--uninstall', '--json'])).json()).toMatchObject({ changed: true });
     expect(JSON.parse(await readFile(projectFile(), 'utf8'))).toEqual({});
+  });
+
+  it('says which ckpt the hooks run (this checkout, its version, as package.json says)', async () => {
+    const repo = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
+    const pkg = JSON.parse(await readFile(join(repo, 'package.json'), 'utf8'));
+    const r = await ckpt(['init', 'claude', '--json']);
+    expect(r.json().ckpt).toEqual({ version: pkg.version, dir: await realpath(repo), from: 'checkout' });
+    expect(r.json().command).toContain(join(await realpath(repo), 'bin', 'ckpt.js'));
+    await ckpt(['init', 'claude', '--uninstall']);
+    const text = await ckpt(['init', 'claude']);
+    expect(text.stdout).toContain(`runs:    ckpt ${pkg.version}, the source checkout ${await realpath(repo)} (rebuilding it is safe`);
+    expect((await ckpt(['--version'])).stdout.trim()).toBe(pkg.version);
   });
 
   it('keeps other hooks, settings and odd formatting (tabs, CRLF, no final newline); uninstall restores the bytes', async () => {

@@ -21,6 +21,7 @@ import { registerServeCommand } from './commands/serve.js';
 import { registerOpenCommand } from './commands/open.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { registerStoreCommands } from './commands/store.js';
+import { VERSION } from './version.js';
 
 /** Printed after the help of every command that takes a tag (and of `ckpt` itself). */
 export const TAG_HELP = `
@@ -83,8 +84,6 @@ function inherit(cmd: Command, program: Command): void {
 function takesTag(cmd: Command): boolean {
   return cmd.registeredArguments.some((a) => /^(tag|from|to)$/.test(a.name())) || cmd.options.some((o) => /<tag>/.test(o.flags));
 }
-
-const VERSION = '0.1.0';
 
 /** Runs the CLI and returns the process exit code. */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {

@@ -2,16 +2,17 @@
 // installs the hooks that record an agent's work into its settings file, or removes exactly those
 // again. With --http the hooks post to the store's running daemon (`ckpt serve`) instead of starting
 // a process per event; the bearer token is referenced as $CKPT_DAEMON_TOKEN, never written.
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import pc from 'picocolors';
 import { CkptError, runningDaemon, type Store } from '../../index.js';
 import { agentSpec } from '../../hooks/agents/index.js';
 import { installAgent, type InstallScope } from '../../hooks/install/install-agent.js';
 import { action } from '../action.js';
+import { VERSION } from '../version.js';
 
 export function registerInitCommand(program: Command): void {
   program
@@ -33,7 +34,7 @@ export function registerInitCommand(program: Command): void {
         const scope: InstallScope = scopes[0] ?? (o.http && spec.settingsFiles.local ? 'local' : 'project');
         const projectDir = resolve(ctx.io.cwd, ctx.flags.workspace ?? '.');
         const http = o.http && !o.uninstall ? await httpHooks(await ctx.store(), spec, scope, projectDir) : undefined;
-        const r = await installAgent({
+        const installed = await installAgent({
           spec,
           scope,
           projectDir,
@@ -43,6 +44,7 @@ export function registerInitCommand(program: Command): void {
           dryRun: o.dryRun,
           uninstall: o.uninstall,
         });
+        const r = { ...installed, ...(installed.url ? {} : { ckpt: whichCkpt() }) };
         out.result(r, (v) => {
           const verb = v.dryRun ? 'would change' : 'changed';
           if (!v.changed) return `${v.file}: nothing to change (ckpt's ${spec.displayName} hooks are ${v.uninstall ? 'not installed' : 'installed'})`;
@@ -52,7 +54,10 @@ export function registerInitCommand(program: Command): void {
             lines.push(pc.yellow(`  note: the hooks send the daemon's token from $${TOKEN_ENV}: start ${spec.displayName} where it is set,`));
             lines.push(pc.yellow(`        e.g. export ${TOKEN_ENV}="$(ckpt serve --print-token)"`));
             lines.push(pc.yellow(`  note: the url holds the daemon's port, which a restart takes again when free; if it moved, run this again`));
-          } else if (!v.uninstall) lines.push(`  command: ${pc.dim(v.command)}`);
+          } else if (!v.uninstall) {
+            lines.push(`  command: ${pc.dim(v.command)}`);
+            if (v.ckpt) lines.push(`  runs:    ${describeCkpt(v.ckpt)}`);
+          }
           if (!v.uninstall && spec.installNote) lines.push(pc.yellow(`  note: ${spec.installNote}`));
           return lines.join('\n');
         });
@@ -74,6 +79,28 @@ async function httpHooks(store: Store, spec: ReturnType<typeof agentSpec>, scope
   const host = daemon.host === '::1' || daemon.host === '::' ? '[::1]' : daemon.host === undefined || daemon.host === '0.0.0.0' || daemon.host.startsWith('127.') ? '127.0.0.1' : undefined;
   if (!host) throw new CkptError('INVALID_ARGUMENT', `the daemon listens on ${daemon.host}, not on a loopback address: HTTP hooks post to 127.0.0.1`, { url: daemon.url });
   return { url: `http://${host}:${daemon.port}/hooks/${spec.name}${workspace}`, headers: { Authorization: `Bearer $${TOKEN_ENV}` }, allowedEnvVars: [TOKEN_ENV] };
+}
+
+/** Which ckpt the command hooks run: this process's own, as installed (a package) or a source checkout. */
+export interface HookCkpt {
+  version: string;
+  /** The package folder (holding bin/ckpt.js); undefined when it runs from npx's cache. */
+  dir?: string;
+  from: 'package' | 'checkout' | 'npx';
+}
+
+function whichCkpt(): HookCkpt {
+  const script = process.argv[1] ? realpathSync(process.argv[1]) : undefined;
+  if (!script || /[\\/]_npx[\\/]/.test(script)) return { version: VERSION, from: 'npx' };
+  const dir = dirname(dirname(script));
+  // A checkout has the sources beside the build; an installed package (npm pack / npm install) does not.
+  return { version: VERSION, dir, from: existsSync(resolve(dir, 'src', 'cli')) ? 'checkout' : 'package' };
+}
+
+function describeCkpt(c: HookCkpt): string {
+  if (c.from === 'npx') return `ckpt ${c.version} from npx's cache`;
+  if (c.from === 'package') return `ckpt ${c.version}, the package installed in ${c.dir}`;
+  return `ckpt ${c.version}, the source checkout ${c.dir} (rebuilding it is safe; moving or deleting it stops the hooks)`;
 }
 
 /**
