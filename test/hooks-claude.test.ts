@@ -184,6 +184,29 @@ describe('a hook never breaks the agent', () => {
     await quiet(ev.preToolUse(s, 'Edit', { file_path: at('a.txt'), old_string: 'a', new_string: 'b' }, 't2'));
   });
 
+  it('strict mode blocks only a tool call whose before-image could not be recorded; prompts and everything else warn (issue 26 item 5)', async () => {
+    const [wid] = await readdir(join(dirs.store, 'workspaces'));
+    const holder = await holdLock(dirs.store, `workspaces/${wid}/sessions/${sid()}/events.jsonl`);
+    const env = { CKPT_HOOK_STRICT: '1', CKPT_HOOK_LOCK_TIMEOUT_MS: '300' };
+    try {
+      const edit = { file_path: at('a.txt'), old_string: 'a', new_string: 'b' };
+      const outcomes: Record<string, number[]> = {};
+      for (const [name, event] of [
+        ['UserPromptSubmit', ev.userPromptSubmit(s, 'next')],
+        ['PostToolUse', ev.postToolUse(s, 'Edit', edit, 't9', {})],
+        ['PreCompact', { ...ev.userPromptSubmit(s, ''), hook_event_name: 'PreCompact', trigger: 'manual', custom_instructions: '' }],
+        ['PreToolUse', ev.preToolUse(s, 'Edit', edit, 't8')],
+      ] as const) {
+        const runs = await hooks.fire(event, { env });
+        outcomes[name] = runs.map((r) => r.code);
+        if (name !== 'PreToolUse') for (const r of runs) expect(JSON.parse(r.stdout).systemMessage, name).toContain('[LOCKED]');
+      }
+      expect(outcomes).toEqual({ UserPromptSubmit: [0], PostToolUse: [0], PreCompact: [0], PreToolUse: [2] });
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  });
+
   it.runIf(process.platform === 'linux')('a read-only store: exit 0 with a warning saying the hook log could not be written either', async () => {
     const dropDac = process.getuid?.() === 0; // root writes anywhere: run the hook without that capability
     execSync(`chmod -R a-w ${JSON.stringify(dirs.store)}`);

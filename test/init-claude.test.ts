@@ -41,7 +41,7 @@ describe('ckpt init claude', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.json()).toMatchObject({ file: projectFile(), scope: 'project', changed: true });
     const written = JSON.parse(await readFile(projectFile(), 'utf8'));
-    expect(Object.keys(written.hooks)).toEqual(['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PreCompact']);
+    expect(Object.keys(written.hooks)).toEqual(['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PreCompact']);
     expect(written.hooks.PreToolUse).toEqual([{ matcher: '*', hooks: [{ type: 'command', command: r.json().command }] }]);
     expect(r.json().command).toMatch(/ckpt\.js --store \S+ hook claude$/);
     const bytes = await readFile(projectFile());
@@ -118,7 +118,14 @@ describe('ckpt init claude', () => {
     const stale = (await readFile(file, 'utf8')).replaceAll(user.command, '/old/node /old/ckpt/bin/ckpt.js hook claude');
     await writeFile(file, stale);
     const updated = (await ckpt(['init', 'claude', '--user', '--json'])).json();
-    expect(updated.changes).toEqual(['updated SessionStart', 'updated UserPromptSubmit', 'updated PreToolUse (matcher *)', 'updated PostToolUse (matcher *)', 'updated PreCompact']);
+    expect(updated.changes).toEqual([
+      'updated SessionStart',
+      'updated UserPromptSubmit',
+      'updated PreToolUse (matcher *)',
+      'updated PostToolUse (matcher *)',
+      'updated PostToolUseFailure (matcher *)',
+      'updated PreCompact',
+    ]);
     const hooks = JSON.parse(await readFile(file, 'utf8')).hooks;
     expect(hooks.PreToolUse).toEqual([{ matcher: '*', hooks: [{ type: 'command', command: user.command }] }]);
     expect((await ckpt(['init', 'claude', '--user', '--local'])).code).toBe(2);
@@ -146,10 +153,12 @@ describe('ckpt init claude --http', () => {
       const text = await readFile(localFile, 'utf8');
       expect(text).not.toContain(daemon.token);
       const written = JSON.parse(text);
-      expect(Object.keys(written.hooks)).toEqual(['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PreCompact']);
+      expect(Object.keys(written.hooks)).toEqual(['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PreCompact']);
       expect(written.hooks.PreToolUse).toEqual([
         { matcher: '*', hooks: [{ type: 'http', url: r.json().url, headers: { Authorization: 'Bearer $CKPT_DAEMON_TOKEN' }, allowedEnvVars: ['CKPT_DAEMON_TOKEN'] }] },
       ]);
+      // Claude Code runs SessionStart hooks as commands only: it stays one (issue 26 item 6).
+      expect(written.hooks.SessionStart).toEqual([{ hooks: [{ type: 'command', command: r.json().command }] }]);
       expect((await ckpt(['init', 'claude', '--http', '--json'])).json()).toMatchObject({ changed: false });
 
       // Claude Code posts the events, filling the header from the environment it runs in.
@@ -157,7 +166,7 @@ describe('ckpt init claude --http', () => {
       const env = { CKPT_DAEMON_TOKEN: daemon.token };
       const s = claudeSession(project);
       await writeFile(join(project, 'a.txt'), 'one\n');
-      for (const run of await hooks.fire(ev.sessionStart(s), { env })) expect(run).toMatchObject({ code: 200, stdout: '{}' });
+      for (const run of await hooks.fire(ev.sessionStart(s), { env })) expect(run).toMatchObject({ code: 0, stdout: '' });
       const edit = { file_path: join(project, 'a.txt'), old_string: 'one', new_string: 'two' };
       const pre = await hooks.fire(ev.preToolUse(s, 'Edit', edit, 'toolu_1'), { env });
       expect(pre).toMatchObject([{ code: 200, stdout: '{}' }]);
@@ -171,10 +180,10 @@ describe('ckpt init claude --http', () => {
 
       // Command hooks and HTTP hooks replace each other in place; uninstall removes either kind.
       const cmd = (await ckpt(['init', 'claude', '--local', '--json'])).json();
-      expect(cmd.changes).toHaveLength(5);
+      expect(cmd.changes).toHaveLength(5); // SessionStart is a command hook already
       expect(JSON.parse(await readFile(localFile, 'utf8')).hooks.PreToolUse).toEqual([{ matcher: '*', hooks: [{ type: 'command', command: cmd.command }] }]);
       await ckpt(['init', 'claude', '--http']);
-      expect((await ckpt(['init', 'claude', '--local', '--uninstall', '--json'])).json().changes).toHaveLength(5);
+      expect((await ckpt(['init', 'claude', '--local', '--uninstall', '--json'])).json().changes).toHaveLength(6);
       expect(JSON.parse(await readFile(localFile, 'utf8'))).toEqual({});
     } finally {
       await daemon.close();

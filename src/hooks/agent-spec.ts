@@ -2,6 +2,11 @@
 // names mapped to ckpt actions, which tools touch only the files named in their input (and where
 // those names are), which tools never change files, and the field names of its hook JSON. One table
 // per agent (src/hooks/agents/*.ts): adding an agent is one file plus its entry in agents/index.ts.
+//
+// ONE source per agent: `events` says, per hook event, what ckpt does AND how the hook is installed
+// (matcher, extra fields, command-only). `ckpt init <agent>` installs exactly the events whose action
+// records something (`installEntries`), and `ckpt hook <agent>` handles exactly the events listed, so
+// an event cannot be handled without being installed (test: hooks/agent-tables.test.ts).
 
 /** What ckpt does for one hook event. */
 export type HookAction =
@@ -18,11 +23,23 @@ export type HookAction =
   /** Nothing to record (session end, stop, notifications). */
   | 'none';
 
-/** One hook ckpt installs into the agent's settings (see install/merge-hooks.ts). */
+/** One event of an agent's table: what ckpt does with it, and how its hook is installed. */
+export interface HookEventSpec {
+  action: HookAction;
+  /** Tool events: the tool-name pattern installed (`*`: every tool). Omitted for lifecycle events. */
+  matcher?: string;
+  /** Extra fields of the installed hook configuration (e.g. Gemini's `name`). */
+  extra?: Record<string, unknown>;
+  /** Installed as a command hook even with `--http`: the agent cannot post this event to a URL. */
+  commandOnly?: boolean;
+}
+
+/** One hook ckpt installs into the agent's settings (see install/merge-hooks.ts), derived from `events`. */
 export interface InstallEntry {
   event: string;
   matcher?: string;
   extra?: Record<string, unknown>;
+  commandOnly?: boolean;
 }
 
 export interface AgentSpec {
@@ -30,8 +47,11 @@ export interface AgentSpec {
   name: string;
   /** For people: `Claude Code`. */
   displayName: string;
-  /** Hook event name → action; an event not listed is ignored (logged, exit 0). */
-  events: Readonly<Record<string, HookAction>>;
+  /**
+   * Hook event name → what ckpt does and how it is installed. Every event whose action is not `none`
+   * is installed by `ckpt init`; an event not listed (or `none`) is answered at once with exit 0.
+   */
+  events: Readonly<Record<string, HookEventSpec>>;
   /** Tools that change only the files named in their input: tool → input fields holding those paths. */
   fileTools: Readonly<Record<string, readonly string[]>>;
   /** Input fields that name a file for any other tool (captured too, then the tool is still scanned after). */
@@ -40,8 +60,6 @@ export interface AgentSpec {
   passiveTools: readonly string[];
   /** Environment variables the agent sets to the project root when it runs a hook, in order of preference. */
   projectDirEnv: readonly string[];
-  /** The hooks `ckpt init <agent>` installs. */
-  install: readonly InstallEntry[];
   /** Settings files by scope: project and local relative to the project root, user relative to the home folder. */
   settingsFiles: { project: string; local?: string; user: string };
   /** The agent can post hook events to a URL (`"type": "http"` hooks): `ckpt init <agent> --http`. */
@@ -84,3 +102,20 @@ export const SNAKE_CASE_FIELDS: AgentSpec['fields'] = {
   trigger: 'trigger',
   compactInstructions: 'custom_instructions',
 };
+
+/** The hooks `ckpt init <agent>` installs: every event of the table that records something, in table order. */
+export function installEntries(spec: AgentSpec): InstallEntry[] {
+  return Object.entries(spec.events)
+    .filter(([, e]) => e.action !== 'none')
+    .map(([event, e]) => ({
+      event,
+      ...(e.matcher !== undefined ? { matcher: e.matcher } : {}),
+      ...(e.extra ? { extra: e.extra } : {}),
+      ...(e.commandOnly ? { commandOnly: true } : {}),
+    }));
+}
+
+/** The action for an event name (`none` for an event the table does not list). */
+export function actionOf(spec: AgentSpec, event: string): HookAction {
+  return Object.hasOwn(spec.events, event) ? spec.events[event]!.action : 'none';
+}

@@ -3,7 +3,7 @@
 // acts on, or a `HookRejection` naming what was wrong — nothing is recorded from a rejected event.
 import { createHash } from 'node:crypto';
 import { isAbsolute } from 'node:path';
-import type { AgentSpec, HookAction } from './agent-spec.js';
+import { actionOf, type AgentSpec, type HookAction } from './agent-spec.js';
 
 /** Hook JSON larger than this is rejected unread (a Write of a larger file is recorded by the next scan). */
 export const MAX_HOOK_INPUT_BYTES = 8 * 1024 * 1024;
@@ -86,7 +86,7 @@ export function parseHookEvent(spec: AgentSpec, raw: { data: Buffer; tooLarge: b
   const f = spec.fields;
 
   const name = str(v, f.event, { required: true, max: 128 })!;
-  const action = Object.hasOwn(spec.events, name) ? spec.events[name]! : 'none';
+  const action = actionOf(spec, name);
   const sessionId = str(v, f.sessionId, { required: true, max: 1024 })!;
   const cwd = str(v, f.cwd, { required: true, max: 4096 })!;
   if (!isAbsolute(cwd) || cwd.includes('\0')) throw reject('bad-cwd', `${f.cwd} must be an absolute path`);

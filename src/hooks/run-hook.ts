@@ -2,10 +2,12 @@
 // ckpt session tied to the agent's session, and do what the agent's table says (turn, capture,
 // settle, scan, compaction). A hook never breaks the agent: every failure becomes exit 0 with a short
 // JSON `systemMessage` the agent shows its user, and the details go to the store's hook log. Only
-// with CKPT_HOOK_STRICT=1 does a failure exit 2, which makes Claude Code block the tool call.
+// with CKPT_HOOK_STRICT=1 does a failure exit 2, which makes Claude Code block the tool call — and
+// only for a tool call whose before-image could not be recorded (a before-tool event): a prompt, a
+// settle, a scan after the tool or a lifecycle event only ever warns (blocking them protects nothing).
 import { isAbsolute, resolve } from 'node:path';
 import { ensureBaseline, isCkptError, locateWorkspace, openStore, scanViaDaemon, toCkptError, type AgentLink, type AgentSessionResult, type ScanResult, type Session, type Store } from '../index.js';
-import type { AgentSpec } from './agent-spec.js';
+import { actionOf, type AgentSpec } from './agent-spec.js';
 import { HookRejection, parseHookEvent, pathsOf, type HookEvent } from './hook-input.js';
 import { appendHookLog, type HookLogEntry } from './hook-log.js';
 
@@ -96,7 +98,7 @@ export async function runHook(options: RunHookOptions): Promise<HookOutcome> {
     const logNote = await log({ code, ...(rejected ? { reason: err.reason } : {}), message });
     const what = rejected ? 'ignored a hook event it could not accept' : 'could not record this step';
     const text = `ckpt ${what} [${code}]: ${message}${logNote}`;
-    if (strict) return { exitCode: 2, stdout: '', stderr: `${text}\n`, did, ...(event ? { event: event.name } : {}) };
+    if (strict && blocksInStrictMode(spec, event, options.input.data)) return { exitCode: 2, stdout: '', stderr: `${text}\n`, did, ...(event ? { event: event.name } : {}) };
     return { exitCode: 0, stdout: systemMessage(text), stderr: logNote ? `${text}\n` : '', did };
   }
 }
@@ -172,6 +174,20 @@ async function act(spec: AgentSpec, event: HookEvent, session: Session, did: str
     }
     case 'none':
       return;
+  }
+}
+
+/**
+ * Strict mode blocks only a tool call whose before-image could not be recorded: a before-tool event
+ * (also when it was rejected before it could be parsed whole: its event name is read from the raw JSON).
+ */
+function blocksInStrictMode(spec: AgentSpec, event: HookEvent | undefined, data: Buffer): boolean {
+  if (event) return event.action === 'before-tool';
+  try {
+    const name = (JSON.parse(data.toString('utf8')) as Record<string, unknown>)[spec.fields.event];
+    return typeof name === 'string' && actionOf(spec, name) === 'before-tool';
+  } catch {
+    return false;
   }
 }
 

@@ -6,7 +6,7 @@ import { mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { CkptError } from '../../index.js';
-import type { AgentSpec } from '../agent-spec.js';
+import { installEntries, type AgentSpec } from '../agent-spec.js';
 import { installHooks, uninstallHooks } from './merge-hooks.js';
 import { formatSettings, parseSettings } from './settings-text.js';
 
@@ -59,7 +59,7 @@ export async function installAgent(options: InstallOptions): Promise<InstallResu
   const parsed = parseSettings(text, file);
   const merged = options.uninstall
     ? uninstallHooks(parsed.value, spec.name, file)
-    : installHooks(parsed.value, spec.install, options.http ? { type: 'http', ...options.http } : { type: 'command', command }, spec.name, file);
+    : installHooks(parsed.value, installEntries(spec), { type: 'command', command }, spec.name, file, options.http ? { type: 'http', ...options.http } : undefined);
   const next = formatSettings({ value: merged.value, style: parsed.style });
   const changed = merged.changes.length > 0 && next !== text;
   if (changed && !options.dryRun) {

@@ -13,6 +13,8 @@ export interface HookEntrySpec {
   matcher?: string;
   /** Extra fields of the hook configuration (e.g. Gemini's `name`, a timeout). */
   extra?: Record<string, unknown>;
+  /** Installed as the command hook even when HTTP hooks are asked for (the agent cannot post it). */
+  commandOnly?: boolean;
 }
 
 export interface MergeResult {
@@ -40,14 +42,25 @@ function isCkptHook(hook: Hook, agent: string): boolean {
   return hook.type === 'http' ? isCkptHookUrl(hook.url, agent) : isCkptHookCommand(hook.command, agent);
 }
 
-/** Adds ckpt's hooks (or updates an older ckpt hook of either kind in place). Idempotent. */
-export function installHooks(settings: Record<string, unknown>, entries: readonly HookEntrySpec[], fields: HookFields, agent: string, file: string): MergeResult {
+/**
+ * Adds ckpt's hooks (or updates an older ckpt hook of either kind in place). Idempotent. `command` is
+ * the command hook; with `http` every entry but the `commandOnly` ones gets the HTTP hook instead.
+ */
+export function installHooks(
+  settings: Record<string, unknown>,
+  entries: readonly HookEntrySpec[],
+  command: HookFields & { type: 'command' },
+  agent: string,
+  file: string,
+  http?: HookFields & { type: 'http' },
+): MergeResult {
   const value = structuredClone(settings);
   const changes: string[] = [];
   const hooks = hooksObject(value, file, true)!;
   for (const entry of entries) {
     const groups = eventGroups(hooks, entry.event, file, true)!;
     let found = false;
+    const fields: HookFields = http && !entry.commandOnly ? http : command;
     const wanted: Hook = { ...fields, ...entry.extra };
     for (const group of groups) {
       const list = groupHooks(group, entry.event, file);

@@ -1,0 +1,69 @@
+// Every agent's one table (agent-spec.ts): each event `ckpt hook <agent>` handles is installed by
+// `ckpt init <agent>` — into a real settings file, for every agent ckpt knows — with a matcher that
+// lets every tool through, and nothing else is installed. Issue 26 item 2: Claude Code's
+// PostToolUseFailure was handled but never installed, so a failing command's writes went unrecorded.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { installEntries } from './agent-spec.js';
+import { AGENTS } from './agents/index.js';
+import { parseHookEvent } from './hook-input.js';
+import { installAgent } from './install/install-agent.js';
+import { isCkptHookCommand } from './install/merge-hooks.js';
+
+type Settings = { hooks: Record<string, { matcher?: string; hooks: { type: string; command?: string; url?: string }[] }[]> };
+
+const raw = (fields: Record<string, unknown>) => {
+  const data = Buffer.from(JSON.stringify(fields));
+  return { data, tooLarge: false, bytes: data.length };
+};
+
+describe.each(Object.values(AGENTS))('the $name table', (spec) => {
+  it('every event the hook handles is installed, and only those', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ckpt-tables-'));
+    try {
+      for (const http of [false, true]) {
+        if (http && !spec.httpHooks) continue;
+        const r = await installAgent({
+          spec,
+          scope: 'project',
+          projectDir: join(dir, String(http)),
+          homeDir: dir,
+          ckptCommand: '/usr/bin/node /opt/ckpt/bin/ckpt.js',
+          ...(http ? { http: { url: `http://127.0.0.1:9/hooks/${spec.name}`, headers: {}, allowedEnvVars: [] } } : {}),
+        });
+        const settings = JSON.parse(await readFile(r.file, 'utf8')) as Settings;
+        const f = spec.fields;
+        const handled = Object.keys(spec.events).filter((name) => {
+          const event = parseHookEvent(spec, raw({ [f.event]: name, [f.sessionId]: 's', [f.cwd]: dir, [f.toolName]: 'SomeNewTool', [f.toolInput]: {} }));
+          return event.action !== 'none';
+        });
+        expect(handled.length).toBeGreaterThan(3);
+        expect(Object.keys(settings.hooks).sort(), `installed (${http ? 'http' : 'command'})`).toEqual([...handled].sort());
+        for (const name of handled) {
+          const groups = settings.hooks[name]!;
+          expect(groups).toHaveLength(1);
+          const tool = spec.events[name]!.action === 'before-tool' || spec.events[name]!.action === 'after-tool';
+          // Tool events must reach ckpt for every tool (an unknown tool is scanned after it ran).
+          expect(groups[0]!.matcher, name).toBe(tool ? '*' : undefined);
+          const [hook] = groups[0]!.hooks;
+          if (http && !spec.events[name]!.commandOnly) expect(hook).toMatchObject({ type: 'http' });
+          else expect(isCkptHookCommand(hook!.command, spec.name), name).toBe(true);
+        }
+      }
+      expect(installEntries(spec).map((e) => e.event)).toEqual(Object.keys(spec.events).filter((n) => spec.events[n]!.action !== 'none'));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('Claude Code', () => {
+  it('PostToolUseFailure is installed and handled like PostToolUse; SessionStart stays a command hook with --http', () => {
+    const { claude } = AGENTS;
+    const entries = installEntries(claude!);
+    expect(entries.find((e) => e.event === 'PostToolUseFailure')).toEqual({ event: 'PostToolUseFailure', matcher: '*' });
+    expect(entries.find((e) => e.event === 'SessionStart')).toEqual({ event: 'SessionStart', commandOnly: true });
+  });
+});
