@@ -38,7 +38,7 @@ console.log(`running ${patterns.join(' ')} (${values.short ? 'short' : 'full'} s
 const run = spawnSync('npx', ['vitest', 'run', '--no-file-parallelism', ...patterns], {
   cwd: repo,
   stdio: 'inherit',
-  env: { ...process.env, CKPT_RELIABILITY_OUT: out, ...(values.short ? {} : { CKPT_RELIABILITY_FULL: '1' }) },
+  env: { ...process.env, CKPT_TEST_TIER: 'full', CKPT_RELIABILITY_OUT: out, ...(values.short ? {} : { CKPT_RELIABILITY_FULL: '1' }) },
 });
 const seconds = Math.round((Date.now() - started) / 1000);
 
