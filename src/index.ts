@@ -42,6 +42,7 @@ export { scan } from './scan/index.js';
 export { hasBaseline, ensureBaseline } from './scan/baseline.js';
 export { agentSessionId, type AgentLink } from './session/agent-link.js';
 export { restore, undoPath, rewind, planRestore, recoverSession } from './restore/index.js';
+export { exportSession, type ExportOptions, type ExportEntry, type ExportPlan, type ExportResult } from './api/export-session.js';
 export { appendConversation, liveConversation, liveConversation as liveEvents, hiddenByRewind, messageTags, planCompaction, recordCompaction } from './conversation/index.js';
 export type { AppendOptions, AppendResult, CompactionOptions, CompactionPlan, EventRef, MessageTag, RecordCompactionOptions } from './conversation/index.js';
 export { CHECKPOINT_EVENT_TYPES } from './format/event.js';

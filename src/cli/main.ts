@@ -21,6 +21,7 @@ import { registerServeCommand } from './commands/serve.js';
 import { registerOpenCommand } from './commands/open.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { registerStoreCommands } from './commands/store.js';
+import { registerExportCommand } from './commands/export.js';
 import { VERSION } from './version.js';
 
 /** Printed after the help of every command that takes a tag (and of `ckpt` itself). */
@@ -62,6 +63,7 @@ export function buildProgram(io: CliIo, captured: CommanderText = { out: '', err
   registerRestoreCommands(program);
   registerConversationCommands(program);
   registerInspectCommands(program);
+  registerExportCommand(program);
   registerMaintenanceCommands(program);
   registerStoreCommands(program);
   registerDemoCommand(program);
