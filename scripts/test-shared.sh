@@ -24,6 +24,7 @@ export CKPT_TEST_STORE="$pg_url?blobs=s3://ckpt-test&endpoint=$s3_endpoint"
 suites=(
   test/shared-backend.test.ts
   test/two-machines.test.ts
+  test/fleet-feed.test.ts
   test/store-copy.test.ts
   test/restore-semantics.test.ts
   test/restore-rewind.test.ts

@@ -86,7 +86,7 @@ export interface Store {
    * Shared stores only: calls `listener` for every append to a session log by any process on any
    * machine (`{key, size}`: read the log from its previous size); resolves to a function that stops.
    */
-  subscribeAppends?: (listener: AppendListener) => Promise<() => Promise<void>>;
+  subscribeAppends?: (listener: AppendListener, onError?: (err: Error) => void) => Promise<() => Promise<void>>;
   /** Releases connections (shared stores); a local store has nothing to release. */
   close(): Promise<void>;
   /** Opens (registering on first use) the workspace whose root is `dir`. */
@@ -179,7 +179,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     dir,
     shared,
     ctx,
-    ...(sharedBackend ? { subscribeAppends: (listener: AppendListener) => sharedBackend.subscribe(listener) } : {}),
+    ...(sharedBackend ? { subscribeAppends: (listener: AppendListener, onError?: (err: Error) => void) => sharedBackend.subscribe(listener, onError) } : {}),
     close: async () => {
       await sharedBackend?.close();
     },

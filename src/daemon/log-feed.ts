@@ -3,11 +3,15 @@
 // per session. Other processes write only to the store, so the feed watches the store's workspace and
 // session folders (inotify through fs.watch: no debounce, so an append is seen within milliseconds)
 // and reads only what was appended (the event-log handle decodes new bytes only). A slow poll of the
-// logs' sizes backs the watches up (a watch can be lost when a folder is replaced).
+// logs' sizes backs the watches up (a watch can be lost when a folder is replaced). A shared store
+// (PostgreSQL + S3, issue 33) has no folder to watch: its appends from every machine arrive through
+// PostgreSQL's LISTEN/NOTIFY (`subscribe`); a broken subscription is renewed, followed by a full sync,
+// and the poll backs it up as well.
 import { CkptError } from '../errors.js';
 import { watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import type { StoreContext } from '../context.js';
+import type { AppendListener } from '../storage/shared-notify.js';
 import type { EventBase } from '../format/event.js';
 import { withoutInline } from '../format/inline-blobs.js';
 import { createEventLog, type EventLog } from '../storage/event-log.js';
@@ -33,6 +37,10 @@ export interface LogFeedOptions {
   onError?: (err: unknown, where: { workspace: string; session: string }) => void;
   /** Size poll interval backing the watches up (default 1000 ms; 0 = none). */
   pollMs?: number;
+  /** A shared store's append notifications (`store.subscribeAppends`): used instead of folder watches. */
+  subscribe?: (listener: AppendListener, onError: (err: Error) => void) => Promise<() => Promise<void>>;
+  /** Wait before renewing a broken subscription (default 1000 ms). */
+  resubscribeMs?: number;
 }
 
 interface Tracked {
@@ -48,21 +56,22 @@ interface Tracked {
 
 const EVENTS = 'events.jsonl';
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+/** A session log's key, as a notification names it (untrusted: anything else is ignored). */
+const LOG_KEY = /^workspaces\/([0-9a-f]{20})\/sessions\/([A-Za-z0-9][A-Za-z0-9_-]{0,127})\/events\.jsonl$/;
 
 /** Starts the feed: logs that exist now are delivered from their current end on. */
 export async function createLogFeed(ctx: StoreContext, options: LogFeedOptions): Promise<LogFeed> {
   const { backend } = ctx;
-  // Watching works on a store folder; a shared store's appends come through its NOTIFY feed instead
-  // (store.subscribeAppends), which the daemon does not use yet.
+  // Watching works on a store folder; a shared store's appends come through its NOTIFY feed instead.
   const dir = ctx.dir;
-  if (dir === undefined) throw new CkptError('INVALID_ARGUMENT', 'ckpt serve needs a local store folder; a shared store (postgres://…) is not served yet');
+  if (dir === undefined && !options.subscribe) throw new CkptError('INVALID_ARGUMENT', 'a live feed of a shared store needs its append notifications');
   const logs = new Map<string, Tracked>();
   const watchers = new Map<string, FSWatcher>();
   const roots = new Map<string, string>();
   let closed = false;
 
   const watchDir = (key: string, onChange: (name: string | null) => void): void => {
-    if (closed || watchers.has(key)) return;
+    if (closed || dir === undefined || watchers.has(key)) return;
     try {
       const w = watch(join(dir, key), { persistent: false }, (_type, name) => onChange(name === null ? null : String(name)));
       w.on('error', () => {
@@ -182,6 +191,37 @@ export async function createLogFeed(ctx: StoreContext, options: LogFeedOptions):
   }
 
   await scanWorkspaces(false);
+  let unsubscribe: (() => Promise<void>) | undefined;
+  let renew: NodeJS.Timeout | undefined;
+  const onNotify: AppendListener = ({ key }) => {
+    const m = LOG_KEY.exec(key);
+    if (!m || closed) return;
+    if (logs.has(key)) void readNew(key);
+    else void addWorkspace(m[1]!, true).catch((err: unknown) => options.onError?.(err, { workspace: m[1]!, session: m[2]! }));
+  };
+  const subscribe = async (): Promise<void> => {
+    if (closed || !options.subscribe) return;
+    unsubscribe = await options.subscribe(onNotify, (err) => {
+      options.onError?.(err, { workspace: '', session: '' });
+      unsubscribe = undefined;
+      scheduleRenew();
+    });
+  };
+  const scheduleRenew = (): void => {
+    if (closed || renew) return;
+    renew = setTimeout(() => {
+      renew = undefined;
+      // What was appended while nobody listened is read by the sync after the renewal.
+      subscribe()
+        .then(() => sync())
+        .catch((err: unknown) => {
+          options.onError?.(err, { workspace: '', session: '' });
+          scheduleRenew();
+        });
+    }, options.resubscribeMs ?? 1000);
+    renew.unref();
+  };
+  await subscribe();
   const poll = options.pollMs === 0 ? undefined : setInterval(() => void sync().catch(() => {}), options.pollMs ?? 1000);
   poll?.unref();
 
@@ -190,6 +230,8 @@ export async function createLogFeed(ctx: StoreContext, options: LogFeedOptions):
     close() {
       closed = true;
       if (poll) clearInterval(poll);
+      if (renew) clearTimeout(renew);
+      void unsubscribe?.();
       for (const w of watchers.values()) w.close();
       watchers.clear();
     },

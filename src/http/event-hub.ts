@@ -37,6 +37,7 @@ export async function createEventHub(store: Store, onError?: (err: unknown) => v
       for (const l of listeners) l(numbered);
     },
     onError: (err) => onError?.(err),
+    ...(store.subscribeAppends ? { subscribe: store.subscribeAppends } : {}),
   });
   return {
     boot,

@@ -26,7 +26,8 @@ export interface SharedBackendOptions {
 export interface SharedBackend extends StoreBackend {
   readonly location: SharedStoreLocation;
   /** Calls `listener` for every append to an inline object (session logs) by any process on any machine. */
-  subscribe(listener: AppendListener): Promise<() => Promise<void>>;
+  /** LISTENs for appends; `onError` is told when the connection breaks (the subscription is then over). */
+  subscribe(listener: AppendListener, onError?: (err: Error) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -351,8 +352,8 @@ export async function createSharedBackend(options: SharedBackendOptions): Promis
 
     withLock: createPgLocks({ pool: lockPool, namespace: loc.schema, defaultTimeoutMs: options.lockTimeoutMs ?? 10_000, where: loc.redacted }),
 
-    async subscribe(listener) {
-      const stop = await subscribeAppends({ connectionString: loc.pgConnectionString, channel: t.channel, where: loc.redacted }, listener);
+    async subscribe(listener, onError) {
+      const stop = await subscribeAppends({ connectionString: loc.pgConnectionString, channel: t.channel, where: loc.redacted, ...(onError ? { onError } : {}) }, listener);
       closers.push(stop);
       return stop;
     },
