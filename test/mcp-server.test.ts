@@ -243,7 +243,8 @@ describe('ckpt mcp: errors', () => {
   it('answers malformed arguments with schema errors and keeps serving', async () => {
     const bad: [string, Record<string, unknown>][] = [
       ['show', {}], // missing tag
-      ['show', { tag: 12 }], // wrong type
+      ['show', { tag: true }], // wrong type (a whole number is a turn: accepted)
+      ['show', { tag: 2.5 }], // a fractional number is not a tag
       ['show', { tag: 'not-a-tag' }],
       ['show', { tag: '1'.repeat(200_000) }], // huge string
       ['read_file', { tag: '1', path: 'x'.repeat(100_000) }],
@@ -449,4 +450,193 @@ describe('ckpt mcp: the user confirms through the client (elicitation)', () => {
       await local.cleanup();
     }
   });
+});
+
+describe('ckpt mcp: clients that type arguments from a command line (issue 29)', () => {
+  it('accepts a turn given as a number; refuses a fractional one with the reason', async () => {
+    const local = await makeTempDirs('ckpt-mcp-numtag-');
+    const m = await startMcp({ store: local.store, workspace: local.workspace });
+    try {
+      await writeFile(join(local.workspace, 'n.txt'), 'one\n');
+      await m.ok('session_new', {});
+      await m.ok('turn', {});
+      await m.ok('checkpoint', { paths: ['n.txt'] });
+      await writeFile(join(local.workspace, 'n.txt'), 'two\n');
+      await m.ok('settle', { paths: ['n.txt'] });
+      expect((await m.ok('diff', { from: 1 })).changes).toEqual([{ path: 'n.txt', status: 'M', added: 1, removed: 1 }]);
+      expect(await m.ok('show', { tag: 1 })).toMatchObject({ tag: '1' });
+      const preview = await m.ok('restore_preview', { tag: 1 });
+      expect(preview).toMatchObject({ to: '1', plan: [{ path: 'n.txt', action: 'write' }] });
+      // The token was issued for tag '1': the number 1 and the string '1' are the same request.
+      await m.ok('restore', { tag: 1, token: preview.token });
+      expect(await readFile(join(local.workspace, 'n.txt'), 'utf8')).toBe('one\n');
+      const fractional = await m.call('show', { tag: 1.1 });
+      expect(fractional.isError).toBe(true);
+      expect(textOf(fractional)).toContain("pass 'N.K' tags as strings");
+    } finally {
+      await m.close();
+      await local.cleanup();
+    }
+  });
+
+  it('publishes no nullable field as a `type` array (portable to single-type schema dialects)', async () => {
+    const { tools } = await mcp.client.listTools();
+    const arrays: string[] = [];
+    const walk = (node: unknown, path: string) => {
+      if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${path}[${i}]`));
+      if (!node || typeof node !== 'object') return;
+      for (const [k, v] of Object.entries(node)) {
+        if (k === 'type' && Array.isArray(v)) arrays.push(`${path}.type`);
+        walk(v, `${path}.${k}`);
+      }
+    };
+    for (const t of tools) {
+      walk(t.inputSchema, `${t.name}.inputSchema`);
+      walk(t.outputSchema, `${t.name}.outputSchema`);
+    }
+    expect(arrays).toEqual([]);
+  });
+
+  it("confirms in a new server process with the preview's token (the key is the store's, mode 0600)", async () => {
+    const local = await makeTempDirs('ckpt-mcp-key-');
+    const other = await makeTempDirs('ckpt-mcp-key-other-');
+    const first = await startMcp({ store: local.store, workspace: local.workspace });
+    let preview: { token: string; session: string };
+    try {
+      await writeFile(join(local.workspace, 'k.txt'), 'kept\n');
+      await first.ok('session_new', {});
+      await first.ok('turn', {});
+      await first.ok('checkpoint', { paths: ['k.txt'] });
+      await writeFile(join(local.workspace, 'k.txt'), 'changed\n');
+      await first.ok('settle', { paths: ['k.txt'] });
+      preview = await first.ok('restore_preview', { tag: '1' });
+    } finally {
+      await first.close();
+    }
+    const { stat } = await import('node:fs/promises');
+    expect((await stat(join(local.store, 'mcp', 'confirm-key'))).mode & 0o777).toBe(0o600);
+    // A server of another store (same workspace folder) does not accept it.
+    const foreign = await startMcp({ store: other.store, workspace: local.workspace });
+    try {
+      await foreign.ok('session_new', { id: preview.session });
+      expect((await foreign.fails('restore', { tag: '1', token: preview.token })).code).toBe('TOKEN_INVALID');
+    } finally {
+      await foreign.close();
+    }
+    const second = await startMcp({ store: local.store, workspace: local.workspace });
+    try {
+      expect(await second.ok('restore', { tag: '1', token: preview.token })).toMatchObject({ restored: ['k.txt'] });
+      expect(await readFile(join(local.workspace, 'k.txt'), 'utf8')).toBe('kept\n');
+      // Spent: the restore moved the session.
+      expect((await second.fails('restore', { tag: '1', token: preview.token })).code).toBe('TOKEN_STALE');
+    } finally {
+      await second.close();
+      await local.cleanup();
+      await other.cleanup();
+    }
+  });
+});
+
+describe('ckpt mcp: a client that cancels every confirmation, and the "person must confirm" setting', () => {
+  async function scenario(options: { args?: string[]; elicit?: 'cancel' | 'accept' | 'decline'; env?: boolean }) {
+    const local = await makeTempDirs('ckpt-mcp-cancel-');
+    const asked: string[] = [];
+    const m = await startMcp({
+      store: local.store,
+      workspace: local.workspace,
+      args: options.args,
+      ...(options.elicit
+        ? { elicit: (p) => (asked.push(p.message), options.elicit === 'accept' ? { action: 'accept', content: { confirm: true } } : { action: options.elicit! }) }
+        : {}),
+    });
+    await writeFile(join(local.workspace, 'c.txt'), 'before\n');
+    await m.ok('session_new', {});
+    await m.ok('turn', {});
+    await m.ok('checkpoint', { paths: ['c.txt'] });
+    await writeFile(join(local.workspace, 'c.txt'), 'after\n');
+    await m.ok('settle', { paths: ['c.txt'] });
+    const preview = await m.ok('restore_preview', { tag: '1' });
+    const content = () => readFile(join(local.workspace, 'c.txt'), 'utf8');
+    const done = async () => {
+      await m.close();
+      await local.cleanup();
+    };
+    return { m, asked, preview, content, done };
+  }
+
+  it('falls back to the preview token when the client cancels (as `claude -p` does)', async () => {
+    const s = await scenario({ elicit: 'cancel' });
+    try {
+      const r = await s.m.call('restore', { tag: '1', token: s.preview.token });
+      expect(r.isError, textOf(r)).toBeFalsy();
+      expect(textOf(r)).toContain('cancelled the confirmation prompt');
+      expect(s.asked).toHaveLength(1);
+      expect(await s.content()).toBe('before\n');
+    } finally {
+      await s.done();
+    }
+  });
+
+  it('a person declining still refuses', async () => {
+    const s = await scenario({ elicit: 'decline' });
+    try {
+      expect(await s.m.fails('restore', { tag: '1', token: s.preview.token })).toMatchObject({ code: 'INVALID_ARGUMENT', data: { action: 'decline' } });
+      expect(await s.content()).toBe('after\n');
+    } finally {
+      await s.done();
+    }
+  });
+
+  it('with --require-person, a cancel is refused and changes nothing', async () => {
+    const s = await scenario({ elicit: 'cancel', args: ['--require-person'] });
+    try {
+      const refused = await s.m.fails('restore', { tag: '1', token: s.preview.token });
+      expect(refused).toMatchObject({ code: 'FORBIDDEN', data: { personRequired: true } });
+      expect(refused.text).toContain('cancelled');
+      expect(await s.content()).toBe('after\n');
+    } finally {
+      await s.done();
+    }
+  });
+
+  it('with --require-person, a client that cannot ask is refused; the token alone is not enough', async () => {
+    const s = await scenario({ args: ['--require-person'] });
+    try {
+      expect(await s.m.fails('restore', { tag: '1', token: s.preview.token })).toMatchObject({ code: 'FORBIDDEN', data: { personRequired: true } });
+      expect(await s.content()).toBe('after\n');
+      // Reading and previewing still work.
+      expect((await s.m.ok('restore_preview', { tag: '1' })).plan).toEqual([{ path: 'c.txt', action: 'write' }]);
+    } finally {
+      await s.done();
+    }
+  });
+
+  it('with --require-person, a person accepting runs it', async () => {
+    const s = await scenario({ elicit: 'accept', args: ['--require-person'] });
+    try {
+      expect(await s.m.ok('restore', { tag: '1', token: s.preview.token })).toMatchObject({ restored: ['c.txt'] });
+      expect(s.asked).toHaveLength(1);
+      expect(await s.content()).toBe('before\n');
+    } finally {
+      await s.done();
+    }
+  });
+});
+
+describe('ckpt mcp: one oversize message (issue 27, item 11)', () => {
+  it('answers a message over 10 MiB with an error and keeps serving', async () => {
+    const local = await makeTempDirs('ckpt-mcp-big-');
+    const m = await startMcp({ store: local.store, workspace: local.workspace });
+    try {
+      await m.ok('session_new', {});
+      const big = m.client.callTool({ name: 'checkpoint', arguments: { paths: ['x'.repeat(11 * 1024 * 1024)] } });
+      await expect(big).rejects.toMatchObject({ code: -32600, message: expect.stringContaining('limit of ckpt mcp') });
+      // Still serving, on the same connection.
+      expect((await m.ok('session_list', {})).sessions).toHaveLength(1);
+      expect(m.stderr()).toContain('dropped');
+    } finally {
+      await m.close();
+      await local.cleanup();
+    }
+  }, 60_000);
 });

@@ -9,6 +9,8 @@ export interface McpClientConfigInput {
   /** Workspace to serve; omitted, the client's working folder (the project, for most agents). */
   workspace?: string;
   store?: string;
+  /** Adds `--require-person` (destructive tools need a person's approval through the client). */
+  requirePerson?: boolean;
 }
 
 export interface McpServerEntry {
@@ -21,5 +23,6 @@ export function mcpClientConfig(input: McpClientConfigInput): { mcpServers: { ck
   const base: McpServerEntry = fromNpx ? { command: 'npx', args: ['-y', 'ckpt', 'mcp'] } : { command: input.node, args: [input.script!, 'mcp'] };
   if (input.workspace) base.args.push('--workspace', input.workspace);
   if (input.store) base.args.push('--store', input.store);
+  if (input.requirePerson) base.args.push('--require-person');
   return { mcpServers: { ckpt: base } };
 }

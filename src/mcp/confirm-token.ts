@@ -3,8 +3,9 @@
 // session's last seq and a digest of the plan and of the present state of every path it concerns.
 // The destructive call must pass the token; its check runs under the session lock, after the real
 // plan is made and before anything is recorded, and refuses (nothing changed) when anything moved.
-// Tokens are HMAC-SHA256 signed with a random key held by this server process only, so a token cannot
-// be forged, edited, or carried to another server or a later run.
+// Tokens are HMAC-SHA256 signed with the store's confirmation key (confirm-key.ts; a fresh random key
+// when none is given), so a token cannot be forged, edited, or carried to a server of another store;
+// it expires after 15 minutes, and a confirmed run spends it (the session moves).
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { CkptError, type CheckPlan, type PlanSnapshot } from '../index.js';
 
@@ -35,14 +36,14 @@ export interface Confirmer {
   issue(request: ConfirmRequest, snapshot: PlanSnapshot): { token: string; expiresAt: string };
   /**
    * Verifies `token` against the request of the destructive call (TOKEN_INVALID when it is not this
-   * server's token for exactly this request, TOKEN_STALE when it expired) and returns the plan check
+   * store's token for exactly this request, TOKEN_STALE when it expired) and returns the plan check
    * that refuses with TOKEN_STALE when the session or the workspace moved since the preview.
    */
   check(token: string, request: ConfirmRequest): CheckPlan;
 }
 
 export interface ConfirmerOptions {
-  /** Signing key (default: 32 random bytes, for this process only). */
+  /** Signing key (default: 32 random bytes, for this confirmer only; `ckpt mcp` passes the store's key). */
   key?: Buffer;
   /** How long a preview stays valid (default 15 minutes). */
   ttlMs?: number;
@@ -98,13 +99,13 @@ export function createConfirmer(options: ConfirmerOptions = {}): Confirmer {
 
 function verify(token: string, sign: (body: string) => string): TokenPayload {
   const invalid = (why: string) =>
-    new CkptError('TOKEN_INVALID', `${why}: pass the token that restore_preview returned for this request (tokens from another server or an earlier run are not accepted)`);
+    new CkptError('TOKEN_INVALID', `${why}: pass the token that restore_preview returned for this request (tokens from a server of another store are not accepted)`);
   const parts = token.split('.');
   if (parts.length !== 3 || parts[0] !== PREFIX) throw invalid('not a ckpt confirmation token');
   const [, body, mac] = parts as [string, string, string];
   const expected = Buffer.from(sign(body));
   const given = Buffer.from(mac);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid('the confirmation token was not issued by this server');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid('the confirmation token was not issued for this store');
   try {
     return JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as TokenPayload;
   } catch {

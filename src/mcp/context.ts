@@ -1,5 +1,6 @@
 // What every MCP tool and resource works on: the one workspace the server was started for
-// (`--workspace`, default the current folder), the default session, and the confirmation signer.
+// (`--workspace`, default the current folder), the default session, the confirmation signer and
+// whether a person must approve destructive calls.
 // Sessions are looked up in this workspace only, so another workspace's sessions (and so its
 // blobs) cannot be named through this server.
 import { CkptError, isCkptError, type Session, type Workspace } from '../index.js';
@@ -8,15 +9,21 @@ import type { Confirmer } from './confirm-token.js';
 export interface McpContext {
   workspace: Workspace;
   confirmer: Confirmer;
+  /**
+   * The "person must confirm" setting (`ckpt mcp --require-person`): destructive tools run only when a
+   * person approved them through the client (elicitation accepted), never on the token alone.
+   */
+  requirePerson: boolean;
   /** The session named by `id`, else the server's default (--session), else the newest of the workspace. */
   session(id?: string): Promise<Session>;
 }
 
-export function createMcpContext(options: { workspace: Workspace; confirmer: Confirmer; defaultSession?: string }): McpContext {
+export function createMcpContext(options: { workspace: Workspace; confirmer: Confirmer; defaultSession?: string; requirePerson?: boolean }): McpContext {
   const { workspace } = options;
   return {
     workspace,
     confirmer: options.confirmer,
+    requirePerson: Boolean(options.requirePerson),
     session: async (id) => {
       const chosen = id ?? options.defaultSession;
       if (chosen) return workspace.get(chosen);

@@ -10,11 +10,38 @@ export const SESSION_ID = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/, 'a session id: letters, digits, _ and -, at most 128')
   .describe("Session id (default: the server's --session, else the most recently updated session of the workspace)");
 
-export const TAG = z
+const TAG_TEXT = z
   .string()
   .max(40)
   .regex(/^(?:\d{1,9}(?:\.\d{1,9})?|@\d{1,15})$/, "a tag: 'N', 'N.K' or '@S'")
+  .describe("'N', 'N.K' or '@S'");
+
+/**
+ * A tag. Clients that type arguments from a command line (the MCP Inspector CLI's `from=3`) send a
+ * bare turn number as a JSON number, so a whole number is accepted as turn N. A fractional number is
+ * refused: as numbers 1.1 and 1.10 are the same, and they name different captures.
+ */
+export const TAG = z
+  .union([TAG_TEXT, z.number().describe('A turn number N (the same as the string "N")')])
+  .transform((t, ctx) => {
+    if (typeof t === 'number' && !Number.isInteger(t)) {
+      ctx.addIssue({ code: 'custom', message: `pass 'N.K' tags as strings, e.g. "1.2" (as numbers 1.1 and 1.10 are the same): a tag given as a number is a turn` });
+      return z.NEVER;
+    }
+    return String(t);
+  })
+  .pipe(TAG_TEXT)
   .describe("A point in the session: 'N' = start of turn N, 'N.K' = just before the K-th capture of turn N, '@S' = just after event S");
+
+/**
+ * `inner` or null, published as `anyOf: [inner, {type: null}]`. zod folds a bare nullable primitive
+ * into `type: [T, "null"]`, which the MCP Inspector reports as unportable (a client mapping schemas
+ * onto a single-`type` dialect, such as Gemini's, may reject the tool); a branch with a description
+ * is left as its own branch.
+ */
+export function orNull<T extends z.ZodType>(inner: T, what: string): z.ZodNullable<T> {
+  return inner.describe(what).nullable();
+}
 
 export const PATH = z
   .string()
@@ -73,7 +100,7 @@ export const RESTORE_RESULT = {
   skipped: SKIPPED,
   drift: z.array(z.string()).describe('Paths changed since ckpt last recorded them (overwritten only with force; kept in the undo capture)'),
   unchanged: z.number().describe('Paths already as they were at the tag'),
-  undo: z.string().nullable().describe('Tag of the recovery capture: restoring to it undoes this restore (null when nothing changed)'),
+  undo: orNull(z.string(), 'Tag of the recovery capture').describe('Tag of the recovery capture: restoring to it undoes this restore (null when nothing changed)'),
 };
 
 export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };

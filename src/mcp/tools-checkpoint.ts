@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { scan } from '../index.js';
 import type { McpContext } from './context.js';
 import { ok, registerTool } from './results.js';
-import { FILE_IMAGE, PATHS, RECORDS, SESSION_ID, SKIPPED, publicImage } from './schemas.js';
+import { FILE_IMAGE, PATHS, RECORDS, SESSION_ID, SKIPPED, orNull, publicImage } from './schemas.js';
 
 const CHANGE = z.enum(['created', 'modified', 'deleted', 'mode', 'type']).describe('How a scanned path changed');
 
@@ -26,7 +26,7 @@ export function registerCheckpointTools(server: McpServer, ctx: McpContext): voi
       outputSchema: z.object({
         session: z.string(),
         kind: z.enum(['capture', 'scan']),
-        tag: z.string().nullable().describe('Tag of the checkpoint; null when nothing was recorded (a first scan, nothing changed, or capturing disabled)'),
+        tag: orNull(z.string(), 'Tag of the checkpoint').describe('Tag of the checkpoint; null when nothing was recorded (a first scan, nothing changed, or capturing disabled)'),
         files: z.array(FILE_IMAGE.extend({ change: CHANGE.optional() })),
         baseline: z.boolean().optional().describe('The first scan of the workspace: its state was stored, nothing recorded as changed'),
         skipped: SKIPPED.optional(),
@@ -79,7 +79,7 @@ export function registerCheckpointTools(server: McpServer, ctx: McpContext): voi
         paths: PATHS.min(1),
         tag: z.string().max(40).optional().describe("The checkpoint 'N.K' these paths belong to (default: the last one)"),
       }),
-      outputSchema: z.object({ session: z.string(), tag: z.string().nullable(), files: z.array(FILE_IMAGE), disabled: z.boolean().optional() }),
+      outputSchema: z.object({ session: z.string(), tag: orNull(z.string(), 'Tag of the checkpoint settled').describe('Tag of the checkpoint these paths were settled for; null when there was none'), files: z.array(FILE_IMAGE), disabled: z.boolean().optional() }),
       annotations: RECORDS,
     },
     async ({ session: id, paths, tag }) => {

@@ -5,7 +5,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { McpContext } from './context.js';
 import { ok, registerTool } from './results.js';
-import { FILE_IMAGE, FILE_STATE, PATH, READ_ONLY, SESSION_ID, SKIPPED, TAG } from './schemas.js';
+import { FILE_IMAGE, FILE_STATE, PATH, READ_ONLY, SESSION_ID, SKIPPED, TAG, orNull } from './schemas.js';
 import { encodeContent } from './content.js';
 
 const CHECKPOINT = z.object({
@@ -66,7 +66,7 @@ export function registerHistoryTools(server: McpServer, ctx: McpContext): void {
         tag: z.string(),
         position: z.number(),
         lastSeq: z.number(),
-        turn: z.object({ turn: z.number(), seq: z.number().optional(), at: z.string().optional(), messageCount: z.number().nullable(), text: z.string().optional() }),
+        turn: z.object({ turn: z.number(), seq: z.number().optional(), at: z.string().optional(), messageCount: orNull(z.number(), 'Messages in the conversation at that turn'), text: z.string().optional() }),
         event: z.object({ seq: z.number(), type: z.string(), at: z.string() }).nullable(),
         next: z
           .object({ tag: z.string(), seq: z.number(), turn: z.number(), k: z.number(), tool: z.string(), at: z.string(), reason: z.string().optional(), files: z.array(FILE_IMAGE) })
@@ -108,7 +108,7 @@ export function registerHistoryTools(server: McpServer, ctx: McpContext): void {
       outputSchema: z.object({
         session: z.string(),
         from: z.string(),
-        to: z.string().nullable(),
+        to: orNull(z.string(), 'End tag').describe('End tag; null for the present workspace'),
         changes: z.array(
           z.object({ path: z.string(), status: z.enum(['A', 'M', 'D']), added: z.number(), removed: z.number(), binary: z.boolean().optional(), truncated: z.boolean().optional() }),
         ),

@@ -9,15 +9,15 @@ import { CkptError, type CheckPlan, type PlanSnapshot, type RestoreResult, type 
 import type { ConfirmOperation, ConfirmRequest } from './confirm-token.js';
 import type { McpContext } from './context.js';
 import { ok, registerTool } from './results.js';
-import { DESTRUCTIVE, PATH, PATHS, READ_ONLY, RESTORE_RESULT, SESSION_ID, SKIPPED, TAG } from './schemas.js';
+import { DESTRUCTIVE, PATH, PATHS, READ_ONLY, RESTORE_RESULT, SESSION_ID, SKIPPED, TAG, orNull } from './schemas.js';
 
 const TOKEN = z.string().min(1).max(4096).describe('The confirmation token restore_preview returned for exactly this request');
 const FORCE = z.boolean().optional().describe('Overwrite paths changed since ckpt last recorded them (drift); must match the preview');
 const USER_MESSAGE = z
-  .object({ turn: z.number(), text: z.string().nullable(), id: z.string().optional() })
+  .object({ turn: z.number(), text: orNull(z.string(), 'The message as the user wrote it'), id: z.string().optional() })
   .nullable()
   .describe("The user's message of the turn rewound to (to put back in the input box)");
-const WATERMARK = z.object({ turn: z.number(), messageCount: z.number().nullable() }).describe('Where to truncate the conversation: the turn at the tag and the message count it recorded');
+const WATERMARK = z.object({ turn: z.number(), messageCount: orNull(z.number(), 'Messages in the conversation at that turn') }).describe('Where to truncate the conversation: the turn at the tag and the message count it recorded');
 
 export function registerRestoreTools(server: McpServer, ctx: McpContext): void {
   registerTool(
@@ -110,8 +110,8 @@ export function registerRestoreTools(server: McpServer, ctx: McpContext): void {
       const session = await ctx.session(args.session);
       const paths = args.paths ?? [];
       const request = requestFor(ctx, session, 'restore', args.tag, paths, args.force, false);
-      const r = await confirmed(server, ctx, args.token, request, (o) => session.restore(args.tag, { paths: paths.length ? paths : undefined, force: args.force, ...o }));
-      return ok(publicResult(session.id, r), resultText(r));
+      const { result: r, by } = await confirmed(server, ctx, args.token, request, (o) => session.restore(args.tag, { paths: paths.length ? paths : undefined, force: args.force, ...o }));
+      return ok(publicResult(session.id, r), [resultText(r), ...confirmedText(by)].join('\n'));
     },
   );
 
@@ -129,8 +129,8 @@ export function registerRestoreTools(server: McpServer, ctx: McpContext): void {
     async (args) => {
       const session = await ctx.session(args.session);
       const request = requestFor(ctx, session, 'undo', args.tag, [args.path], args.force, false);
-      const r = await confirmed(server, ctx, args.token, request, (o) => session.undo(args.tag, args.path, { force: args.force, ...o }));
-      return ok(publicResult(session.id, r), resultText(r));
+      const { result: r, by } = await confirmed(server, ctx, args.token, request, (o) => session.undo(args.tag, args.path, { force: args.force, ...o }));
+      return ok(publicResult(session.id, r), [resultText(r), ...confirmedText(by)].join('\n'));
     },
   );
 
@@ -148,8 +148,8 @@ export function registerRestoreTools(server: McpServer, ctx: McpContext): void {
     async (args) => {
       const session = await ctx.session(args.session);
       const request = requestFor(ctx, session, 'rewind', args.tag, [], args.force, args.fork);
-      const r = await confirmed(server, ctx, args.token, request, (o) => session.rewind(args.tag, { fork: args.fork, force: args.force, ...o }));
-      const lines = [resultText(r), `conversation watermark: turn ${r.watermark.turn}, ${r.watermark.messageCount ?? '?'} messages; ${r.hidden.length} conversation entries hidden`];
+      const { result: r, by } = await confirmed(server, ctx, args.token, request, (o) => session.rewind(args.tag, { fork: args.fork, force: args.force, ...o }));
+      const lines = [resultText(r), ...confirmedText(by), `conversation watermark: turn ${r.watermark.turn}, ${r.watermark.messageCount ?? '?'} messages; ${r.hidden.length} conversation entries hidden`];
       if (r.userMessage?.text) lines.push(`the user's message of that turn: ${r.userMessage.text}`);
       if (r.forked) lines.push(`continuing in fork ${r.session}`);
       return ok(
@@ -163,11 +163,17 @@ export function registerRestoreTools(server: McpServer, ctx: McpContext): void {
 /** How long a user has to answer the confirmation the client shows them. */
 const ELICIT_TIMEOUT_MS = 5 * 60_000;
 
+/** What confirmed a destructive run, said in its result text when it was not a person's yes. */
+type ConfirmedBy = 'person' | 'token' | 'token-after-cancel';
+
 /**
  * Runs a destructive operation confirmed by its token. When the client can ask its user directly
  * (MCP elicitation), the plan is re-made (refused at once if anything moved since the preview) and
  * the user — not the model — is asked to approve it before anything changes; a decline changes
- * nothing. Either way the real run re-checks the token under the session lock.
+ * nothing. A client that answers "cancel" (no choice made: Claude Code in print mode cancels every
+ * request) falls back to the token, which the model got by previewing; so does a client that cannot
+ * ask. With the "person must confirm" setting (`ckpt mcp --require-person`) both are refused: only a
+ * person's yes runs it. Either way the real run re-checks the token under the session lock.
  */
 async function confirmed<R extends RestoreResult>(
   server: McpServer,
@@ -175,25 +181,41 @@ async function confirmed<R extends RestoreResult>(
   token: string,
   request: ConfirmRequest,
   run: (options: { dryRun?: boolean; checkPlan: CheckPlan }) => Promise<R>,
-): Promise<R> {
+): Promise<{ result: R; by: ConfirmedBy }> {
   const checkPlan = ctx.confirmer.check(token, request);
-  if (server.server.getClientCapabilities()?.elicitation?.form) {
-    const preview = await run({ dryRun: true, checkPlan });
-    if (preview.restored.length + preview.deleted.length > 0) {
-      const message = `${confirmationText(ctx.workspace.root, request, preview)}\n\nThe present content of these paths is kept, so this can be undone.`;
-      const answer = await server.server.elicitInput(
-        {
-          message,
-          requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', title: 'Carry this out?', description: message.slice(0, 500) } }, required: ['confirm'] },
-        },
-        { timeout: ELICIT_TIMEOUT_MS },
-      );
-      if (answer.action !== 'accept' || answer.content?.confirm !== true) {
-        throw new CkptError('INVALID_ARGUMENT', `the user did not approve the ${request.op} (${answer.action}): nothing was changed`, { cancelled: true, action: answer.action });
-      }
-    }
+  if (!server.server.getClientCapabilities()?.elicitation?.form) {
+    if (ctx.requirePerson) throw personRequired(request, 'this client cannot ask its user (it does not support MCP elicitation)');
+    return { result: await run({ checkPlan }), by: 'token' };
   }
-  return run({ checkPlan });
+  const preview = await run({ dryRun: true, checkPlan });
+  if (preview.restored.length + preview.deleted.length === 0) return { result: await run({ checkPlan }), by: 'token' }; // nothing to approve
+  const message = `${confirmationText(ctx.workspace.root, request, preview)}\n\nThe present content of these paths is kept, so this can be undone.`;
+  const answer = await server.server.elicitInput(
+    {
+      message,
+      requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', title: 'Carry this out?', description: message.slice(0, 500) } }, required: ['confirm'] },
+    },
+    { timeout: ELICIT_TIMEOUT_MS },
+  );
+  if (answer.action === 'accept' && answer.content?.confirm === true) return { result: await run({ checkPlan }), by: 'person' };
+  if (answer.action === 'cancel') {
+    if (ctx.requirePerson) throw personRequired(request, 'the client cancelled the confirmation (no person approved it)');
+    return { result: await run({ checkPlan }), by: 'token-after-cancel' };
+  }
+  throw new CkptError('INVALID_ARGUMENT', `the user did not approve the ${request.op} (${answer.action}): nothing was changed`, { cancelled: true, action: answer.action });
+}
+
+function personRequired(request: ConfirmRequest, why: string): CkptError {
+  return new CkptError(
+    'FORBIDDEN',
+    `this ckpt MCP server requires a person's approval for a ${request.op} (--require-person), and ${why}: nothing was changed. Run it from the ckpt CLI or the web page instead.`,
+    { personRequired: true },
+  );
+}
+
+function confirmedText(by: ConfirmedBy): string[] {
+  if (by === 'token-after-cancel') return ['(the client cancelled the confirmation prompt without an answer: carried out on the confirmation token of the preview)'];
+  return [];
 }
 
 function confirmationText(root: string, request: ConfirmRequest, r: RestoreResult): string {

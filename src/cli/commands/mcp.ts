@@ -15,23 +15,34 @@ export function registerMcpCommand(program: Command): void {
     .command('mcp')
     .description('serve this workspace to MCP clients (Claude Code, Cursor, …) on stdin/stdout')
     .option('--config', "print the client configuration that starts this ckpt's MCP server, and exit")
+    .option(
+      '--require-person',
+      'restore, undo and rewind run only when a person approved them in the client (MCP elicitation), never on the preview token alone (also CKPT_MCP_REQUIRE_PERSON=1)',
+    )
     .action(
       action(async ([opts], ctx) => {
-        if ((opts as { config?: boolean }).config) {
+        const { config, requirePerson: flag } = opts as { config?: boolean; requirePerson?: boolean };
+        const requirePerson = Boolean(flag) || isTruthy(process.env.CKPT_MCP_REQUIRE_PERSON);
+        if (config) {
           const config = mcpClientConfig({
             node: process.execPath,
             script: process.argv[1] ? realpathSync(process.argv[1]) : undefined,
             // Resolved without opening anything: printing a configuration creates no store or workspace.
             workspace: ctx.flags.workspace ? existingFolder(resolve(ctx.io.cwd, ctx.flags.workspace)) : undefined,
             store: ctx.flags.store ? resolve(ctx.io.cwd, ctx.flags.store) : undefined,
+            requirePerson,
           });
           ctx.io.stdout.write(`${JSON.stringify(config, null, 2)}\n`);
           return;
         }
         tuneForResidentProcess();
-        await runMcpStdio({ workspace: await ctx.workspace(), defaultSession: ctx.flags.session });
+        await runMcpStdio({ workspace: await ctx.workspace(), defaultSession: ctx.flags.session, requirePerson });
       }),
     );
+}
+
+function isTruthy(value: string | undefined): boolean {
+  return value !== undefined && /^(1|true|yes|on)$/i.test(value); // as store.ts reads CKPT_* switches
 }
 
 function existingFolder(path: string): string {

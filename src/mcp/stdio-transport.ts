@@ -1,0 +1,146 @@
+// `ckpt mcp`'s stdio transport: newline-delimited JSON-RPC on stdin/stdout like the SDK's
+// StdioServerTransport, except that one message over the size limit does not end the server. The
+// SDK's transport closes when a line outgrows its 10 MiB read buffer, so `ckpt mcp` exited and the
+// agent lost its checkpoints for the rest of its session. This one drops such a line as it streams
+// in (holding at most the limit plus its first and last few KiB), answers it with a JSON-RPC error
+// when it was a request whose id can be read at the line's start or end, and keeps serving.
+import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+/** The largest message read (the SDK's own limit): a tool call's arguments are far smaller. */
+export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+/** JSON-RPC "Invalid Request". */
+const INVALID_REQUEST = -32600;
+/** How much of an oversize line's start and end is kept to find its id. */
+const EDGE_BYTES = 4096;
+
+const ID = String.raw`(-?\d{1,16}|"(?:[^"\\]|\\.){0,256}")`;
+/** `{"jsonrpc":"2.0","method":"…","id":7,` — the id among the leading short members. */
+const HEAD_ID = new RegExp(String.raw`^\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"(?:[^"\\]|\\.)*"\s*,)*\s*"id"\s*:\s*${ID}`);
+/** `…,"jsonrpc":"2.0","id":7}` — the id as the last member (the SDK's client writes it there). */
+const TAIL_ID = new RegExp(String.raw`,\s*"id"\s*:\s*${ID}\s*\}\s*$`);
+const METHOD = /"method"\s*:\s*"/;
+
+export interface StdioTransportOptions {
+  maxMessageBytes?: number;
+  stdin?: NodeJS.ReadableStream;
+  stdout?: NodeJS.WritableStream;
+}
+
+export class CkptStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private readonly max: number;
+  private readonly stdin: NodeJS.ReadableStream;
+  private readonly stdout: NodeJS.WritableStream;
+  /** The current line's bytes so far (while it is within the limit). */
+  private pieces: Buffer[] = [];
+  private size = 0;
+  /** Set while the current line is over the limit and being dropped. */
+  private dropping?: { head: Buffer; tail: Buffer; bytes: number };
+  private closed = false;
+
+  constructor(options: StdioTransportOptions = {}) {
+    this.max = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+    this.stdin = options.stdin ?? process.stdin;
+    this.stdout = options.stdout ?? process.stdout;
+  }
+
+  async start(): Promise<void> {
+    this.stdin.on('data', this.onData);
+    this.stdin.on('error', this.onStreamError);
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (this.closed) return;
+    const json = serializeMessage(message);
+    if (!this.stdout.write(json)) await new Promise<void>((resolve) => this.stdout.once('drain', resolve));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.stdin.off('data', this.onData);
+    this.stdin.off('error', this.onStreamError);
+    if (this.stdin.listenerCount('data') === 0) this.stdin.pause();
+    this.pieces = [];
+    this.dropping = undefined;
+    this.onclose?.();
+  }
+
+  private readonly onStreamError = (err: Error) => this.onerror?.(err);
+
+  private readonly onData = (data: Buffer | string) => {
+    const chunk = typeof data === 'string' ? Buffer.from(data) : data;
+    let start = 0;
+    while (start < chunk.length && !this.closed) {
+      const nl = chunk.indexOf(0x0a, start);
+      this.take(chunk.subarray(start, nl === -1 ? chunk.length : nl));
+      if (nl === -1) break;
+      this.endLine();
+      start = nl + 1;
+    }
+  };
+
+  private take(piece: Buffer): void {
+    if (piece.length === 0) return;
+    if (this.dropping) {
+      const d = this.dropping;
+      d.bytes += piece.length;
+      d.tail = lastBytes(Buffer.concat([d.tail, lastBytes(piece, EDGE_BYTES)]), EDGE_BYTES);
+      return;
+    }
+    if (this.size + piece.length <= this.max) {
+      this.pieces.push(piece);
+      this.size += piece.length;
+      return;
+    }
+    const held = Buffer.concat([...this.pieces, piece.subarray(0, EDGE_BYTES)]);
+    this.dropping = { head: held.subarray(0, EDGE_BYTES), tail: lastBytes(Buffer.concat([lastBytes(held, EDGE_BYTES), lastBytes(piece, EDGE_BYTES)]), EDGE_BYTES), bytes: this.size + piece.length };
+    this.pieces = [];
+    this.size = 0;
+  }
+
+  private endLine(): void {
+    if (this.dropping) {
+      const d = this.dropping;
+      this.dropping = undefined;
+      this.refuseOversize(d.head.toString('utf8'), d.tail.toString('utf8').replace(/\r$/, ''), d.bytes);
+      return;
+    }
+    const line = Buffer.concat(this.pieces).toString('utf8').replace(/\r$/, '');
+    this.pieces = [];
+    this.size = 0;
+    if (line.trim() === '') return;
+    try {
+      this.onmessage?.(deserializeMessage(line));
+    } catch (err) {
+      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  private refuseOversize(head: string, tail: string, bytes: number): void {
+    const message = `a message of ${bytes} bytes is over the ${this.max}-byte limit of ckpt mcp: it was dropped (the server keeps serving)`;
+    this.onerror?.(new Error(message));
+    // Only a request is answered: an error "response" to a notification or to a client's own response would be read as the answer to something else.
+    if (!METHOD.test(head) && !METHOD.test(tail)) return;
+    const found = HEAD_ID.exec(head)?.[1] ?? TAIL_ID.exec(tail)?.[1];
+    if (found === undefined) return;
+    let id: string | number;
+    try {
+      id = JSON.parse(found) as string | number;
+    } catch {
+      return;
+    }
+    void this.send({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message, data: { bytes, limit: this.max } } }).catch((err: unknown) =>
+      this.onerror?.(err instanceof Error ? err : new Error(String(err))),
+    );
+  }
+}
+
+function lastBytes(b: Buffer, n: number): Buffer {
+  return b.length <= n ? b : b.subarray(b.length - n);
+}
