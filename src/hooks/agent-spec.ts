@@ -18,6 +18,11 @@ export type HookAction =
   | 'before-tool'
   /** A tool has run: settle the files it named; scan after a shell or unknown tool. */
   | 'after-tool'
+  /**
+   * The agent finished answering: scan the workspace (through the daemon a watched scan, so cheap).
+   * Records what tool hooks that could not reach the daemon missed (HTTP hooks fail silently).
+   */
+  | 'turn-end'
   /** The agent is about to compact its context: record a `compaction` event. */
   | 'compaction'
   /** Nothing to record (session end, stop, notifications). */
@@ -32,6 +37,8 @@ export interface HookEventSpec {
   extra?: Record<string, unknown>;
   /** Installed as a command hook even with `--http`: the agent cannot post this event to a URL. */
   commandOnly?: boolean;
+  /** Runs once per tool call (not once per prompt): the default install makes it an HTTP hook when the agent has those. */
+  perToolCall?: boolean;
 }
 
 /** One hook ckpt installs into the agent's settings (see install/merge-hooks.ts), derived from `events`. */
@@ -40,6 +47,17 @@ export interface InstallEntry {
   matcher?: string;
   extra?: Record<string, unknown>;
   commandOnly?: boolean;
+  perToolCall?: boolean;
+}
+
+/**
+ * A tool-name matcher (a JavaScript regular expression, as Claude Code reads a matcher with other
+ * characters than letters, digits, `_`, `-`, spaces, `,` and `|`) that matches every tool except these:
+ * no hook runs at all for a tool that changes nothing, while an unknown tool (an MCP tool, a new one)
+ * is still recorded.
+ */
+export function matcherSkipping(tools: readonly string[]): string {
+  return `^(?!(?:${tools.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$)`;
 }
 
 export interface AgentSpec {
@@ -112,6 +130,7 @@ export function installEntries(spec: AgentSpec): InstallEntry[] {
       ...(e.matcher !== undefined ? { matcher: e.matcher } : {}),
       ...(e.extra ? { extra: e.extra } : {}),
       ...(e.commandOnly ? { commandOnly: true } : {}),
+      ...(e.perToolCall ? { perToolCall: true } : {}),
     }));
 }
 

@@ -6,31 +6,24 @@ import { resolve } from 'node:path';
 import { defaultStoreDir, storeLocation } from '../index.js';
 import { agentSpec } from './agents/index.js';
 import { readCapped } from './hook-input.js';
+import type { HookArgs } from './client/hook-client.js';
 import { runHook } from './run-hook.js';
 
-export interface HookArgs {
-  agent: string;
-  store?: string;
-  workspace?: string;
+export { parseHookArgs, type HookArgs } from './client/hook-client.js';
+
+export interface HookMainIo {
+  stdin: NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** The event, when the thin client (client/hook-client.ts) already read it. */
+  input?: { data: Buffer; tooLarge: boolean; bytes: number };
+  /** Said to the agent's user with this event's answer (the thin client's fallback note). */
+  note?: string;
 }
 
-/** The hook call in `argv`, or undefined when it is anything else (then the full CLI handles it). */
-export function parseHookArgs(argv: readonly string[]): HookArgs | undefined {
-  const flags: Record<string, string> = {};
-  let i = 0;
-  for (; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const m = /^--(store|workspace)(?:=(.*))?$/.exec(arg);
-    if (!m) break;
-    const value = m[2] ?? argv[++i];
-    if (value === undefined) return undefined;
-    flags[m[1]!] = value;
-  }
-  if (argv[i] !== 'hook' || argv.length !== i + 2 || argv[i + 1]!.startsWith('-')) return undefined;
-  return { agent: argv[i + 1]!, ...flags };
-}
-
-export async function hookMain(args: HookArgs, io: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv; cwd: string }): Promise<number> {
+export async function hookMain(args: HookArgs, io: HookMainIo): Promise<number> {
   let spec;
   try {
     spec = agentSpec(args.agent);
@@ -40,12 +33,25 @@ export async function hookMain(args: HookArgs, io: { stdin: NodeJS.ReadableStrea
   }
   const outcome = await runHook({
     spec,
-    input: await readCapped(io.stdin),
+    input: io.input ?? (await readCapped(io.stdin)),
     env: io.env,
     storeDir: args.store ? storeLocation(args.store, io.cwd) : defaultStoreDir(io.env),
     ...(args.workspace ? { workspace: resolve(io.cwd, args.workspace) } : {}),
   });
-  if (outcome.stdout) io.stdout.write(outcome.stdout);
+  const stdout = io.note && outcome.exitCode === 0 ? withNote(outcome.stdout, io.note) : outcome.stdout;
+  if (stdout) io.stdout.write(stdout);
   if (outcome.stderr) io.stderr.write(outcome.stderr);
   return outcome.exitCode;
+}
+
+/** The hook's JSON answer with `note` put before its systemMessage (or as the only one). */
+function withNote(stdout: string, note: string): string {
+  let v: Record<string, unknown> = {};
+  try {
+    if (stdout.trim()) v = JSON.parse(stdout) as Record<string, unknown>;
+  } catch {
+    return stdout;
+  }
+  v.systemMessage = typeof v.systemMessage === 'string' ? `${note}; ${v.systemMessage}` : note;
+  return `${JSON.stringify(v)}\n`;
 }

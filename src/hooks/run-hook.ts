@@ -154,6 +154,12 @@ async function act(spec: AgentSpec, event: HookEvent, session: Session, did: str
       if (r.warning) warnings.push(r.warning);
       return;
     }
+    case 'turn-end': {
+      const r = await scanSession(session, event.name);
+      if (r.tag) did.push(`scan ${r.tag}${r.watched !== undefined ? ` (watched ${r.watched})` : ''}${'daemon' in r ? ' via daemon' : ''}`);
+      if (r.warning) warnings.push(r.warning);
+      return;
+    }
     case 'compaction': {
       const stored = await session.transaction(async (tx) => {
         const throughSeq = await tx.lastSeq();

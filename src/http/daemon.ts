@@ -6,7 +6,7 @@ import { chmod, lstat, unlink } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
-import { assertNoDaemon, claimDaemon, CkptError, daemonToken, lastDaemonPort, type DaemonInfo, type Store } from '../index.js';
+import { assertNoDaemon, claimDaemon, CkptError, daemonToken, hookKey, lastDaemonPort, type DaemonInfo, type Store } from '../index.js';
 import { createApp } from './app.js';
 import { createDaemonState, type FullScan } from './daemon-state.js';
 import { createEventHub } from './event-hub.js';
@@ -27,6 +27,11 @@ export interface DaemonOptions {
   log?: (line: string) => void;
   /** Where full scans run (default: in this process; `ckpt serve` runs them in a child process). */
   fullScan?: FullScan;
+  /**
+   * Called once no request has been in flight for this long (the on-demand daemon exits then; the
+   * next once-per-prompt hook starts it again). Default: never.
+   */
+  idle?: { ms: number; onIdle: () => void };
 }
 
 export interface RunningDaemon {
@@ -42,6 +47,9 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const host = options.host ?? '127.0.0.1';
   await assertNoDaemon(store.ctx);
   const token = await daemonToken(store.ctx);
+  const hookKeyText = await hookKey(store.ctx);
+  // A new daemon: the next time the hooks cannot reach one, their fallback says so again (hook-client.ts).
+  await store.ctx.backend.remove(FALLBACK_NOTE_KEY).catch(() => {});
   const state = createDaemonState(store, options.fullScan);
   const hub = await createEventHub(store, (err) => options.log?.(`event feed: ${(err as Error).message}`));
   // The store copy of inline captures runs behind the answers (the hook does not wait for it).
@@ -57,7 +65,8 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const guard = createRequestGuard({ token, host: options.host, socket: options.socket !== undefined });
   const onServerError = (err: CkptError): void => options.log?.(`error ${err.code}: ${err.message}`);
   const app = createApp({ state, hub, token, guard, version: options.version, streams, onServerError });
-  const hooks = createHookLane({ state, guard, onServerError });
+  let lastActive = Date.now();
+  const hooks = createHookLane({ state, guard, onServerError, hookKey: hookKeyText });
   const toApp = getRequestListener(app.fetch);
   const server = createServer((req, res) => {
     if (!hooks(req, res)) void toApp(req, res);
@@ -68,6 +77,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   server.on('request', (_req: unknown, res: NodeJS.EventEmitter) => {
     inFlight++;
     res.once('close', () => {
+      lastActive = Date.now();
       if (--inFlight === 0) idle?.();
     });
   });
@@ -112,6 +122,15 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     throw err;
   }
 
+  const idleTimer = options.idle
+    ? setInterval(() => {
+        if (inFlight === 0 && Date.now() - lastActive >= options.idle!.ms) {
+          clearInterval(idleTimer);
+          options.idle!.onIdle();
+        }
+      }, Math.max(50, Math.min(60_000, options.idle.ms / 4)))
+    : undefined;
+  idleTimer?.unref();
   let closing: Promise<void> | undefined;
   return {
     info: claim.info,
@@ -119,6 +138,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     token,
     close(graceMs = 30_000) {
       closing ??= (async () => {
+        clearInterval(idleTimer);
         const closed = new Promise((resolve) => server.close(resolve));
         for (const end of streams) end();
         if (inFlight > 0) {
@@ -139,6 +159,9 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     },
   };
 }
+
+/** Written by a hook client that found no daemon and recorded in-process (it said so once); removed by a daemon's start. */
+export const FALLBACK_NOTE_KEY = 'daemon/fallback-noted';
 
 /** A socket file left by a daemon that died (the claim was checked first) is removed; anything else at the path is not. */
 async function removeStaleSocket(path: string): Promise<void> {

@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { agentSpec } from '../hooks/agents/index.js';
 import { MAX_HOOK_INPUT_BYTES, readCapped } from '../hooks/hook-input.js';
 import { runHook, type HookOutcome } from '../hooks/run-hook.js';
-import { CkptError, httpStatusOf, toCkptError } from '../index.js';
+import { checkHookCredential, CkptError, httpStatusOf, isHookCredential, toCkptError } from '../index.js';
 import type { DaemonState } from './daemon-state.js';
 import { unauthorized, type RequestGuard } from './request-guard.js';
 import { parseInput, type Router } from './route.js';
@@ -50,7 +50,14 @@ export interface HookLaneOptions {
   guard: RequestGuard;
   /** Called for every error answered with a 5xx (logging). */
   onServerError?: (err: CkptError) => void;
+  /** The store's hook key (daemon/hook-key): a hook credential made with it records into its workspace only. */
+  hookKey?: string;
+  /** Called after every hook request that was answered (the daemon's idle clock). */
+  onHook?: () => void;
 }
+
+/** The header in which the thin hook client (hook-client.ts) passes the agent's project-dir variables. */
+export const HOOK_ENV_HEADER = 'x-ckpt-hook-env';
 
 /** A node:http request handler that serves `POST /hooks/<agent>` and returns false for anything else. */
 export function createHookLane(options: HookLaneOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
@@ -62,30 +69,36 @@ export function createHookLane(options: HookLaneOptions): (req: IncomingMessage,
   };
 }
 
-async function serve({ state, guard, onServerError }: HookLaneOptions, req: IncomingMessage, res: ServerResponse, agent: string): Promise<void> {
+async function serve({ state, guard, onServerError, hookKey, onHook }: HookLaneOptions, req: IncomingMessage, res: ServerResponse, agent: string): Promise<void> {
   let status = 200;
   let body: object;
   try {
     guard.checkHost(req.headers.host);
-    // The bearer token only: a browser's cookie must not be able to record into a session.
-    if (!guard.hasToken(req.headers.authorization)) throw unauthorized();
-    const spec = agentSpec(decodeSegment(agent));
     // A bad hook URL is the installer's mistake, not the agent's: 400 (a non-blocking error for Claude Code).
     const query = parseQuery(req.url!);
+    // The bearer token, or a hook credential of exactly the workspace named in the URL (which then
+    // is the workspace, never located from the event). A browser's cookie must not be able to record.
+    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    const scoped = bearer !== undefined && isHookCredential(bearer);
+    if (scoped ? !(hookKey && query.workspace && checkHookCredential(hookKey, query.workspace, bearer)) : !guard.hasToken(req.headers.authorization)) throw unauthorized();
+    const spec = agentSpec(decodeSegment(agent));
     const strict = query.strict === '1' || /^(1|true|yes|on)$/i.test(process.env.CKPT_HOOK_STRICT ?? '');
+    // The thin hook client (token holders only) passes the agent's project-dir variables, as a hook process has them.
+    const agentEnv = scoped ? {} : hookEnv(req.headers[HOOK_ENV_HEADER], spec.projectDirEnv);
     const outcome = await runHook({
       spec,
       // A body over the cap is drained unread and answered as the hook command does (never blocking the agent).
       input: await readCapped(req, MAX_HOOK_INPUT_BYTES),
       // Only ckpt's own switches: the daemon's environment is not the agent's (no CLAUDE_PROJECT_DIR).
       env: {
+        ...agentEnv,
         ...(strict ? { CKPT_HOOK_STRICT: '1' } : {}),
         ...(process.env.CKPT_HOOK_LOCK_TIMEOUT_MS ? { CKPT_HOOK_LOCK_TIMEOUT_MS: process.env.CKPT_HOOK_LOCK_TIMEOUT_MS } : {}),
       },
       storeDir: state.store.dir,
       store: state.store,
       ...(query.workspace ? { workspace: query.workspace } : {}),
-      locate: true,
+      locate: !scoped,
       openSession: (root, link) => state.agentSession(root, link),
       scan: (session, tool) => state.scan(session, { tool }),
     });
@@ -97,9 +110,28 @@ async function serve({ state, guard, onServerError }: HookLaneOptions, req: Inco
     body = { error: e.toJSON() };
     req.resume(); // a refused request's body is drained, so the connection stays usable
   }
+  onHook?.();
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
+}
+
+/** The agent's project-dir variables from the thin client's header (JSON, URI-encoded); only the spec's names, absolute paths. */
+function hookEnv(header: string | string[] | undefined, names: readonly string[]): Record<string, string> {
+  if (typeof header !== 'string' || header === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(decodeURIComponent(header));
+  } catch {
+    throw new CkptError('INVALID_ARGUMENT', `the ${HOOK_ENV_HEADER} header is not URI-encoded JSON`, {});
+  }
+  const env: Record<string, string> = {};
+  if (typeof value !== 'object' || value === null) return env;
+  for (const name of names) {
+    const v = (value as Record<string, unknown>)[name];
+    if (typeof v === 'string' && v.startsWith('/')) env[name] = v;
+  }
+  return env;
 }
 
 type HookQuery = z.infer<typeof hookQuery>;

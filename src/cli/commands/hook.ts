@@ -13,6 +13,7 @@ export function registerHookCommand(program: Command): void {
   program
     .command('hook <agent>')
     .description('record one hook event of a coding agent (JSON on stdin); installed by `ckpt init <agent>`')
+    .option('--daemon', "start the store's daemon on demand at a once-per-prompt event (installed by `ckpt init`)")
     .action(
       action(async ([agent], ctx, _out, cmd) => {
         const spec = agentSpec(agent as string);

@@ -1,14 +1,20 @@
-// `ckpt init <agent> [--project|--local|--user] [--http] [--dry-run] [--uninstall]` (DESIGN §9):
-// installs the hooks that record an agent's work into its settings file, or removes exactly those
-// again. With --http the hooks post to the store's running daemon (`ckpt serve`) instead of starting
-// a process per event; the bearer token is referenced as $CKPT_DAEMON_TOKEN, never written.
+// `ckpt init <agent> [--project|--local|--user] [--http|--command] [--dry-run] [--uninstall]` (DESIGN §9,
+// §10 "Hooks at no cost"): installs the hooks that record an agent's work into its settings file, or
+// removes exactly those again. For an agent with HTTP hooks and local settings (Claude Code) the
+// default is the local file with the per-tool-call events as HTTP hooks to the store's daemon —
+// started here, and again on demand by the once-per-prompt command hooks — carrying a hook-only
+// credential of this workspace (no token to export). --http makes every event that can be one an
+// HTTP hook; --command (and the shared --project / --user files) installs command hooks only, whose
+// thin client forwards to the daemon when it runs. --http --user keeps the daemon's token in
+// $CKPT_DAEMON_TOKEN (a user file serves every workspace, a credential names one).
 import { existsSync, realpathSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { CkptError, runningDaemon, type Store } from '../../index.js';
+import { CkptError, hookCredential, hookKey, runningDaemon, type DaemonInfo, type Store } from '../../index.js';
+import { idleExitSeconds, startDaemon } from '../../hooks/client/hook-client.js';
 import { agentSpec } from '../../hooks/agents/index.js';
 import { installAgent, type InstallScope } from '../../hooks/install/install-agent.js';
 import { action } from '../action.js';
@@ -21,43 +27,58 @@ export function registerInitCommand(program: Command): void {
     .option('--project', 'the project settings, shared with the team (default)')
     .option('--local', "the project's local settings (not committed)")
     .option('--user', 'your user settings (every project)')
-    .option('--http', "HTTP hooks posting to this store's running daemon (ckpt serve); default scope --local")
+    .option('--http', "every event that can be one as an HTTP hook to this store's daemon (default: the per-tool-call events)")
+    .option('--command', 'command hooks only (each forwards to the daemon when one runs)')
     .option('--dry-run', 'print what would change and change nothing')
     .option('--uninstall', "remove ckpt's hooks (exactly those init added)")
     .action(
       action(async ([agent, opts], ctx, out) => {
-        const o = opts as { project?: boolean; local?: boolean; user?: boolean; http?: boolean; dryRun?: boolean; uninstall?: boolean };
+        const o = opts as { project?: boolean; local?: boolean; user?: boolean; http?: boolean; command?: boolean; dryRun?: boolean; uninstall?: boolean };
         const scopes = (['project', 'local', 'user'] as const).filter((s) => o[s]);
         if (scopes.length > 1) throw new CkptError('INVALID_ARGUMENT', 'choose one of --project, --local, --user', { scopes });
+        if (o.http && o.command) throw new CkptError('INVALID_ARGUMENT', 'choose one of --http, --command', {});
         const spec = agentSpec(agent as string);
+        if (o.http && !spec.httpHooks) throw new CkptError('INVALID_ARGUMENT', `${spec.displayName} has no HTTP hooks: install command hooks (without --http)`, { agent: spec.name });
         // An HTTP hook's url names this machine's daemon port and project path: local settings by default.
-        const scope: InstallScope = scopes[0] ?? (o.http && spec.settingsFiles.local ? 'local' : 'project');
+        const hybrid = !o.http && !o.command && Boolean(spec.httpHooks && spec.settingsFiles.local) && (scopes[0] ?? 'local') === 'local';
+        const scope: InstallScope = scopes[0] ?? ((o.http || hybrid) && spec.settingsFiles.local ? 'local' : 'project');
         const projectDir = resolve(ctx.io.cwd, ctx.flags.workspace ?? '.');
-        const http = o.http && !o.uninstall ? await httpHooks(await ctx.store(), spec, scope, projectDir) : undefined;
+        const notes: string[] = [];
+        let http: Awaited<ReturnType<typeof httpHooks>> | undefined;
+        if ((o.http || hybrid) && !o.uninstall) {
+          const store = await ctx.store();
+          const daemon = o.dryRun ? await runningDaemon(store.ctx) : await ensureDaemon(store, ctx.flags.store ? resolve(ctx.io.cwd, ctx.flags.store) : store.dir, ctx.io.env);
+          try {
+            http = await httpHooks(store, spec, scope, projectDir, daemon);
+          } catch (err) {
+            if (o.http) throw err;
+            // The default install without a reachable daemon (a unix socket, a shared store): command hooks only.
+            notes.push(`command hooks only: ${(err as Error).message}`);
+          }
+        }
         const installed = await installAgent({
           spec,
           scope,
           projectDir,
-          ...(http ? { http } : {}),
+          ...(http ? { http, httpFor: (e) => !e.commandOnly && (o.http || Boolean(e.perToolCall)) } : {}),
           homeDir: ctx.io.env.HOME || homedir(),
           ckptCommand: ckptCommandLine(ctx.flags.store ? resolve(ctx.io.cwd, ctx.flags.store) : undefined),
           dryRun: o.dryRun,
           uninstall: o.uninstall,
         });
-        const r = { ...installed, ...(installed.url ? {} : { ckpt: whichCkpt() }) };
+        const r = { ...installed, ...(installed.url && !hybrid ? {} : { ckpt: whichCkpt() }), ...(notes.length ? { notes } : {}) };
         out.result(r, (v) => {
           const verb = v.dryRun ? 'would change' : 'changed';
           if (!v.changed) return `${v.file}: nothing to change (ckpt's ${spec.displayName} hooks are ${v.uninstall ? 'not installed' : 'installed'})`;
           const lines = [`${v.file}: ${verb}`, ...v.changes.map((c) => `  ${c}`)];
-          if (!v.uninstall && v.url) {
-            lines.push(`  url: ${pc.dim(v.url)}`);
+          if (!v.uninstall && v.url) lines.push(`  url: ${pc.dim(v.url)}`);
+          if (!v.uninstall && (!v.url || hybrid)) lines.push(`  command: ${pc.dim(v.command)}`);
+          if (!v.uninstall && v.url && scope === 'user') {
             lines.push(pc.yellow(`  note: the hooks send the daemon's token from $${TOKEN_ENV}: start ${spec.displayName} where it is set,`));
             lines.push(pc.yellow(`        e.g. export ${TOKEN_ENV}="$(ckpt serve --print-token)"`));
-            lines.push(pc.yellow(`  note: the url holds the daemon's port, which a restart takes again when free; if it moved, run this again`));
-          } else if (!v.uninstall) {
-            lines.push(`  command: ${pc.dim(v.command)}`);
-            if (v.ckpt) lines.push(`  runs:    ${describeCkpt(v.ckpt)}`);
           }
+          if (!v.uninstall && v.ckpt) lines.push(`  runs:    ${describeCkpt(v.ckpt)}`);
+          for (const n of v.notes ?? []) lines.push(pc.yellow(`  note: ${n}`));
           if (!v.uninstall && spec.installNote) lines.push(pc.yellow(`  note: ${spec.installNote}`));
           return lines.join('\n');
         });
@@ -68,17 +89,37 @@ export function registerInitCommand(program: Command): void {
 /** The environment variable the HTTP hooks read the daemon's bearer token from (Claude Code's allowedEnvVars). */
 const TOKEN_ENV = 'CKPT_DAEMON_TOKEN';
 
-/** HTTP hooks to the store's running daemon: NOT_FOUND when none runs, INVALID_ARGUMENT when it cannot be reached by url. */
-async function httpHooks(store: Store, spec: ReturnType<typeof agentSpec>, scope: InstallScope, projectDir: string) {
-  if (!spec.httpHooks) throw new CkptError('INVALID_ARGUMENT', `${spec.displayName} has no HTTP hooks: install command hooks (without --http)`, { agent: spec.name });
-  const daemon = await runningDaemon(store.ctx);
+/**
+ * The store's running daemon, started (detached, exiting after an idle time, as the hooks start it)
+ * when none runs; undefined when it did not come up in time.
+ */
+async function ensureDaemon(store: Store, storeDir: string, env: NodeJS.ProcessEnv): Promise<DaemonInfo | undefined> {
+  const running = await runningDaemon(store.ctx);
+  if (running || store.shared || !process.argv[1]) return running;
+  startDaemon(storeDir, realpathSync(process.argv[1]), env, idleExitSeconds(env));
+  for (const until = Date.now() + 20_000; Date.now() < until; ) {
+    await new Promise((r) => setTimeout(r, 100));
+    const info = await runningDaemon(store.ctx);
+    if (info) return info;
+  }
+  return undefined;
+}
+
+/**
+ * HTTP hooks to the store's daemon: NOT_FOUND when none runs, INVALID_ARGUMENT when it cannot be
+ * reached by url. A project or local file gets the hook credential of its workspace; a user file
+ * (every workspace) the daemon's token by environment reference.
+ */
+async function httpHooks(store: Store, spec: ReturnType<typeof agentSpec>, scope: InstallScope, projectDir: string, daemon: DaemonInfo | undefined) {
   if (!daemon) throw new CkptError('NOT_FOUND', `no ckpt daemon serves the store ${store.dir}: start one with \`ckpt serve\`, then run this again`, { store: store.dir, reason: 'no-daemon' });
   if (daemon.port === undefined) throw new CkptError('INVALID_ARGUMENT', `the daemon listens on a unix socket (${daemon.url}), which HTTP hooks cannot reach: run \`ckpt serve --port P\``, { url: daemon.url });
-  // User settings serve every project: the daemon finds the workspace from the event's cwd then.
-  const workspace = scope === 'user' ? '' : `?${new URLSearchParams({ workspace: await realpath(projectDir).catch(() => projectDir) })}`;
   const host = daemon.host === '::1' || daemon.host === '::' ? '[::1]' : daemon.host === undefined || daemon.host === '0.0.0.0' || daemon.host.startsWith('127.') ? '127.0.0.1' : undefined;
   if (!host) throw new CkptError('INVALID_ARGUMENT', `the daemon listens on ${daemon.host}, not on a loopback address: HTTP hooks post to 127.0.0.1`, { url: daemon.url });
-  return { url: `http://${host}:${daemon.port}/hooks/${spec.name}${workspace}`, headers: { Authorization: `Bearer $${TOKEN_ENV}` }, allowedEnvVars: [TOKEN_ENV] };
+  const base = `http://${host}:${daemon.port}/hooks/${spec.name}`;
+  // User settings serve every project: the daemon finds the workspace from the event's cwd then.
+  if (scope === 'user') return { url: base, headers: { Authorization: `Bearer $${TOKEN_ENV}` }, allowedEnvVars: [TOKEN_ENV] };
+  const workspace = await realpath(projectDir).catch(() => projectDir);
+  return { url: `${base}?${new URLSearchParams({ workspace })}`, headers: { Authorization: `Bearer ${hookCredential(await hookKey(store.ctx), workspace)}` } };
 }
 
 /** Which ckpt the command hooks run: this process's own, as installed (a package) or a source checkout. */

@@ -18,9 +18,10 @@ export function registerServeCommand(program: Command): void {
     .option('--socket <path>', 'listen on a unix socket instead of TCP')
     .option('--host <host>', 'listen on this address instead of 127.0.0.1 (exposes the daemon beyond this machine)')
     .option('--print-token', 'print the bearer token (made on first use) and exit')
+    .option('--idle-exit <seconds>', 'exit after this long without a request (the daemon hooks start on demand)')
     .action(
       action(async ([opts], ctx, out) => {
-        const flags = opts as { port?: string; socket?: string; host?: string; printToken?: boolean };
+        const flags = opts as { port?: string; socket?: string; host?: string; printToken?: boolean; idleExit?: string };
         const store = await ctx.store();
         if (flags.printToken) {
           const token = await daemonToken(store.ctx);
@@ -30,7 +31,10 @@ export function registerServeCommand(program: Command): void {
         if (flags.socket && (flags.port || flags.host)) throw new CkptError('INVALID_ARGUMENT', '--socket cannot be combined with --port or --host', {});
         const port = flags.port === undefined ? undefined : Number(flags.port);
         if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new CkptError('INVALID_ARGUMENT', `--port must be 0..65535, got ${flags.port}`, { port: flags.port });
+        const idleSeconds = flags.idleExit === undefined ? undefined : Number(flags.idleExit);
+        if (idleSeconds !== undefined && !(Number.isFinite(idleSeconds) && idleSeconds > 0)) throw new CkptError('INVALID_ARGUMENT', `--idle-exit must be a positive number of seconds, got ${flags.idleExit}`, { idleExit: flags.idleExit });
         tuneForResidentProcess();
+        let stopOnIdle = (): void => {};
         const daemon = await startDaemon({
           store,
           port,
@@ -40,6 +44,7 @@ export function registerServeCommand(program: Command): void {
           log: (line) => ctx.io.stderr.write(`${line}\n`),
           // This CLI, run again: the script node was started with (bin/ckpt.js, or the npm bin link).
           ...(process.argv[1] && !store.shared ? { fullScan: scanInChild(process.argv[1], store.dir) } : {}),
+          ...(idleSeconds !== undefined ? { idle: { ms: idleSeconds * 1000, onIdle: () => stopOnIdle() } } : {}),
         });
         // The page's address with a one-time code (5 minutes, once); `ckpt open` makes a fresh one.
         const open = flags.socket ? undefined : await webLoginUrl(store, daemon.info).catch(() => undefined);
@@ -58,6 +63,7 @@ export function registerServeCommand(program: Command): void {
           };
           process.on('SIGINT', stop);
           process.on('SIGTERM', stop);
+          stopOnIdle = stop;
         });
       }),
     );

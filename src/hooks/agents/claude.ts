@@ -5,27 +5,34 @@
 // UserPromptSubmit adds prompt; SessionStart adds source (startup | resume | clear | compact);
 // PreCompact adds trigger (manual | auto) and custom_instructions. Claude Code sets
 // CLAUDE_PROJECT_DIR to the project root for hook commands.
-import { SNAKE_CASE_FIELDS, type AgentSpec } from '../agent-spec.js';
+import { matcherSkipping, SNAKE_CASE_FIELDS, type AgentSpec } from '../agent-spec.js';
+
+/** Tools that change nothing (ToolSearch loads deferred tools, Skill a skill's instructions): no hook runs for them. */
+const PASSIVE = ['Read', 'Glob', 'Grep', 'LS', 'WebFetch', 'WebSearch', 'TodoWrite', 'BashOutput', 'KillShell', 'KillBash', 'ExitPlanMode', 'EnterPlanMode', 'ListMcpResourcesTool', 'ReadMcpResourceTool', 'ToolSearch', 'Skill', 'AskUserQuestion'];
+/** Every tool but the passive ones (issue 28: a Read costs nothing, an unknown tool is still recorded). */
+const TOOLS = matcherSkipping(PASSIVE);
 
 export const claude: AgentSpec = {
   name: 'claude',
   displayName: 'Claude Code',
   // The one table of events: what ckpt does with each and how it is installed (agent-spec.ts).
-  // Tool hooks match every tool ("*"): any tool not known to be passive is recorded; passive ones exit
-  // before opening the store. Stop, SubagentStop, SessionEnd and Notification record nothing, so they
-  // are not installed.
+  // Tool hooks match every tool but the passive ones (no hook process or request at all for a Read);
+  // an unknown tool is recorded. The per-tool-call events are HTTP hooks in the default install, the
+  // once-per-prompt ones command hooks that start the daemon on demand (DESIGN §10 "Hooks at no cost").
+  // Stop scans (turn-end): a tool event an HTTP hook could not deliver is recorded there. SubagentStop,
+  // SessionEnd and Notification record nothing, so they are not installed.
   events: {
     // Claude Code runs SessionStart hooks as commands only ("HTTP hooks are not supported for
     // SessionStart"): with --http it stays a command hook, else the baseline would only come lazily.
     SessionStart: { action: 'session-start', commandOnly: true },
     UserPromptSubmit: { action: 'turn' },
-    PreToolUse: { action: 'before-tool', matcher: '*' },
-    PostToolUse: { action: 'after-tool', matcher: '*' },
+    PreToolUse: { action: 'before-tool', matcher: TOOLS, perToolCall: true },
+    PostToolUse: { action: 'after-tool', matcher: TOOLS, perToolCall: true },
     // A failed tool call (a shell command exiting non-zero) gets this instead of PostToolUse; it may
     // still have written files: settle or scan just the same.
-    PostToolUseFailure: { action: 'after-tool', matcher: '*' },
+    PostToolUseFailure: { action: 'after-tool', matcher: TOOLS, perToolCall: true },
     PreCompact: { action: 'compaction' },
-    Stop: { action: 'none' },
+    Stop: { action: 'turn-end' },
     SubagentStop: { action: 'none' },
     SessionEnd: { action: 'none' },
     Notification: { action: 'none' },
@@ -37,7 +44,7 @@ export const claude: AgentSpec = {
     NotebookEdit: ['notebook_path'],
   },
   pathFields: ['file_path', 'notebook_path'],
-  passiveTools: ['Read', 'Glob', 'Grep', 'LS', 'WebFetch', 'WebSearch', 'TodoWrite', 'BashOutput', 'KillShell', 'KillBash', 'ExitPlanMode', 'ListMcpResourcesTool', 'ReadMcpResourceTool'],
+  passiveTools: PASSIVE,
   projectDirEnv: ['CLAUDE_PROJECT_DIR'],
   // HTTP hooks (Claude Code 2.1.63+): the event JSON is POSTed to a url; header values may name
   // environment variables ($VAR) listed in allowedEnvVars.

@@ -6,7 +6,7 @@ import { mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { CkptError } from '../../index.js';
-import { installEntries, type AgentSpec } from '../agent-spec.js';
+import { installEntries, type AgentSpec, type InstallEntry } from '../agent-spec.js';
 import { installHooks, uninstallHooks } from './merge-hooks.js';
 import { formatSettings, parseSettings } from './settings-text.js';
 
@@ -19,8 +19,10 @@ export interface InstallOptions {
   homeDir: string;
   /** The shell command the agent runs for every hook (without the trailing `hook <agent>`). */
   ckptCommand: string;
-  /** Install HTTP hooks posting to this running daemon instead of command hooks. */
-  http?: { url: string; headers: Record<string, string>; allowedEnvVars: string[] };
+  /** Install HTTP hooks posting to this running daemon instead of command hooks (for the events `httpFor` picks; all by default). */
+  http?: { url: string; headers: Record<string, string>; allowedEnvVars?: string[] };
+  /** Which events get the HTTP hook (default: every one but the command-only ones); the others get the command hook. */
+  httpFor?: (entry: InstallEntry) => boolean;
   dryRun?: boolean;
   uninstall?: boolean;
 }
@@ -48,7 +50,8 @@ export function settingsFile(spec: AgentSpec, scope: InstallScope, projectDir: s
 export async function installAgent(options: InstallOptions): Promise<InstallResult> {
   const { spec, scope } = options;
   const file = settingsFile(spec, scope, options.projectDir, options.homeDir);
-  const command = `${options.ckptCommand} hook ${spec.name}`;
+  // `--daemon`: the thin client starts the store's daemon on demand (client/hook-client.ts).
+  const command = `${options.ckptCommand} hook ${spec.name} --daemon`;
   let text: string | undefined;
   try {
     text = await readFile(file, 'utf8');
@@ -59,7 +62,7 @@ export async function installAgent(options: InstallOptions): Promise<InstallResu
   const parsed = parseSettings(text, file);
   const merged = options.uninstall
     ? uninstallHooks(parsed.value, spec.name, file)
-    : installHooks(parsed.value, installEntries(spec), { type: 'command', command }, spec.name, file, options.http ? { type: 'http', ...options.http } : undefined);
+    : installHooks(parsed.value, installEntries(spec), { type: 'command', command }, spec.name, file, options.http ? { type: 'http', ...options.http } : undefined, options.httpFor);
   const next = formatSettings({ value: merged.value, style: parsed.style });
   const changed = merged.changes.length > 0 && next !== text;
   if (changed && !options.dryRun) {

@@ -15,6 +15,8 @@ export interface HookEntrySpec {
   extra?: Record<string, unknown>;
   /** Installed as the command hook even when HTTP hooks are asked for (the agent cannot post it). */
   commandOnly?: boolean;
+  /** Runs once per tool call: the default install (issue 28) posts only these to the daemon. */
+  perToolCall?: boolean;
 }
 
 export interface MergeResult {
@@ -44,7 +46,8 @@ function isCkptHook(hook: Hook, agent: string): boolean {
 
 /**
  * Adds ckpt's hooks (or updates an older ckpt hook of either kind in place). Idempotent. `command` is
- * the command hook; with `http` every entry but the `commandOnly` ones gets the HTTP hook instead.
+ * the command hook; with `http` every entry but the `commandOnly` ones (and those `httpFor` turns
+ * down) gets the HTTP hook instead.
  */
 export function installHooks(
   settings: Record<string, unknown>,
@@ -53,6 +56,7 @@ export function installHooks(
   agent: string,
   file: string,
   http?: HookFields & { type: 'http' },
+  httpFor: (entry: HookEntrySpec) => boolean = () => true,
 ): MergeResult {
   const value = structuredClone(settings);
   const changes: string[] = [];
@@ -60,7 +64,7 @@ export function installHooks(
   for (const entry of entries) {
     const groups = eventGroups(hooks, entry.event, file, true)!;
     let found = false;
-    const fields: HookFields = http && !entry.commandOnly ? http : command;
+    const fields: HookFields = http && !entry.commandOnly && httpFor(entry) ? http : command;
     const wanted: Hook = { ...fields, ...entry.extra };
     for (const group of groups) {
       const list = groupHooks(group, entry.event, file);

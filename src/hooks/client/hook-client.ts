@@ -1,0 +1,250 @@
+// The thin hook client (DESIGN §10 "Hooks at no cost"): what an agent's command hook runs first. It
+// loads only Node's built-ins — never the engine — reads the event, and forwards it to the store's
+// running daemon (`POST /hooks/<agent>`, the daemon's token from the store), printing the daemon's
+// answer as the hook's output. When no daemon answers it hands the event back to its caller, which
+// records it in-process (hook-main.ts): slower, never lost; that fallback says so once per outage
+// (a note file in the store, removed by the next daemon's start). With `--daemon` (what `ckpt init`
+// installs) a once-per-prompt event (session start, prompt, stop) also starts the daemon on demand,
+// detached, exiting by itself after an idle time.
+//
+// Interface for other agents' adapters: `parseHookArgs(argv)` then `hookClient(args, io)`; an answer
+// with `exitCode` is final, one with `input` must be recorded in-process by the caller. Agents whose
+// once-per-prompt events have other names add them to START_EVENTS.
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export interface HookArgs {
+  agent: string;
+  store?: string;
+  workspace?: string;
+  /** Start the daemon on demand at a once-per-prompt event (`ckpt hook <agent> --daemon`, installed by `ckpt init`). */
+  daemon?: boolean;
+}
+
+export interface ClientIo {
+  stdin: NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** The ckpt entry script (bin/ckpt.js), to start the daemon with. */
+  script?: string;
+}
+
+/** Either the hook is done (`exitCode`), or the caller records `input` in-process and shows `note` (when set). */
+export type ClientAnswer = { exitCode: number } | { input: { data: Buffer; tooLarge: boolean; bytes: number }; note?: string };
+
+/** The same cap as hook-input.ts (kept apart so that this module imports nothing of ckpt). */
+const MAX_INPUT_BYTES = 8 * 1024 * 1024;
+/** Events after which the daemon is started when it is down: they come once per prompt, not per tool call. */
+export const START_EVENTS: ReadonlySet<string> = new Set(['SessionStart', 'UserPromptSubmit', 'Stop', 'PreCompact', 'BeforeAgent', 'AfterAgent', 'PreCompress', 'sessionStart', 'userPromptSubmitted', 'agentStop']);
+/** How long the daemon started on demand lives without a request (seconds): 30 minutes, or CKPT_DAEMON_IDLE_EXIT. */
+export function idleExitSeconds(env: NodeJS.ProcessEnv): number {
+  const s = Number(env.CKPT_DAEMON_IDLE_EXIT);
+  return Number.isFinite(s) && s > 0 ? s : 30 * 60;
+}
+const CONNECT_TIMEOUT_MS = 1000;
+/** A hook waits this long for the daemon's answer (a scan of a big tree can take a while). */
+const ANSWER_TIMEOUT_MS = 120_000;
+export const FALLBACK_NOTE_FILE = join('daemon', 'fallback-noted');
+
+/** The hook call in `argv` (`[--store DIR] [--workspace DIR] hook <agent> [--daemon]`), or undefined for anything else. */
+export function parseHookArgs(argv: readonly string[]): HookArgs | undefined {
+  const flags: Record<string, string> = {};
+  let i = 0;
+  for (; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const m = /^--(store|workspace)(?:=(.*))?$/.exec(arg);
+    if (!m) break;
+    const value = m[2] ?? argv[++i];
+    if (value === undefined) return undefined;
+    flags[m[1]!] = value;
+  }
+  if (argv[i] !== 'hook' || argv[i + 1] === undefined || argv[i + 1]!.startsWith('-')) return undefined;
+  const rest = argv.slice(i + 2);
+  if (rest.length > 1 || (rest.length === 1 && rest[0] !== '--daemon')) return undefined;
+  return { agent: argv[i + 1]!, ...flags, ...(rest.length === 1 ? { daemon: true } : {}) };
+}
+
+/** The store folder as the engine finds it (store.ts defaultStoreDir / storeLocation); undefined for a shared store URL. */
+export function storeFolder(args: HookArgs, env: NodeJS.ProcessEnv, cwd: string): string | undefined {
+  const given = args.store ?? env.CKPT_STORE;
+  if (given !== undefined) return /^postgres(ql)?:\/\//i.test(given) ? undefined : resolve(cwd, given);
+  if (env.CKPT_HOME) return resolve(env.CKPT_HOME);
+  if (env.XDG_DATA_HOME) return join(resolve(env.XDG_DATA_HOME), 'ckpt');
+  return join(homedir(), '.local', 'share', 'ckpt');
+}
+
+export async function hookClient(args: HookArgs, io: ClientIo): Promise<ClientAnswer> {
+  const input = await readInput(io.stdin);
+  const store = storeFolder(args, io.env, io.cwd);
+  if (!store || input.tooLarge || /^(1|true|yes|on)$/i.test(io.env.CKPT_NO_DAEMON ?? '')) return { input };
+  const daemon = readDaemon(store);
+  const event = eventName(input.data);
+  if (daemon) {
+    const answer = await post(daemon, args, io.env, input.data).catch(() => undefined);
+    if (answer?.status === 200) return { exitCode: writeAnswer(answer.body, io) };
+  }
+  // No daemon answered: record in-process. Start one for the next events when this is a once-per-prompt one.
+  if (args.daemon && io.script && event !== undefined && START_EVENTS.has(event)) startDaemon(store, io.script, io.env, idleExitSeconds(io.env));
+  return { input, ...(args.daemon ? noteOnce(store) : {}) };
+}
+
+interface Daemon {
+  host?: string;
+  port?: number;
+  socket?: string;
+  token: string;
+}
+
+/** The running daemon's address (its claim, when its process lives) and the store's token. */
+function readDaemon(store: string): Daemon | undefined {
+  try {
+    const claim = JSON.parse(readFileSync(join(store, 'daemon', 'daemon.json'), 'utf8')) as { pid?: unknown; host?: unknown; port?: unknown; socket?: unknown };
+    if (typeof claim.pid !== 'number' || !alive(claim.pid)) return undefined;
+    const token = readFileSync(join(store, 'daemon', 'token'), 'utf8').trim();
+    if (!/^[0-9a-f]{64}$/.test(token)) return undefined;
+    if (typeof claim.socket === 'string') return { socket: claim.socket, token };
+    if (typeof claim.port !== 'number') return undefined;
+    const host = typeof claim.host === 'string' && claim.host !== '0.0.0.0' && claim.host !== '::' ? claim.host : '127.0.0.1';
+    return { host, port: claim.port, token };
+  } catch {
+    return undefined;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function eventName(data: Buffer): string | undefined {
+  try {
+    const v = JSON.parse(data.toString('utf8')) as Record<string, unknown>;
+    const name = v.hook_event_name ?? v.hookEventName ?? v.event;
+    return typeof name === 'string' ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One HTTP/1.1 request over a raw socket (node:http costs a hook process a few ms more to load). */
+function post(daemon: Daemon, args: HookArgs, env: NodeJS.ProcessEnv, body: Buffer): Promise<{ status: number; body: string }> {
+  const query = args.workspace ? `?workspace=${encodeURIComponent(resolve(args.workspace))}` : '';
+  const projectEnv: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (k.endsWith('_PROJECT_DIR') && v) projectEnv[k] = v;
+  if (/^(1|true|yes|on)$/i.test(env.CKPT_HOOK_STRICT ?? '')) projectEnv.CKPT_HOOK_STRICT = '1';
+  const head = [
+    `POST /hooks/${encodeURIComponent(args.agent)}${query}${projectEnv.CKPT_HOOK_STRICT ? `${query ? '&' : '?'}strict=1` : ''} HTTP/1.1`,
+    'Host: 127.0.0.1',
+    `Authorization: Bearer ${daemon.token}`,
+    'Content-Type: application/json',
+    `Content-Length: ${body.length}`,
+    `X-Ckpt-Hook-Env: ${encodeURIComponent(JSON.stringify(projectEnv))}`,
+    'Connection: close',
+    '',
+    '',
+  ].join('\r\n');
+  return new Promise((resolvePost, reject) => {
+    const socket: Socket = daemon.socket ? connect(daemon.socket) : connect(daemon.port!, daemon.host);
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => socket.destroy(new Error('connect timeout')), CONNECT_TIMEOUT_MS);
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      socket.setTimeout(ANSWER_TIMEOUT_MS, () => socket.destroy(new Error('answer timeout')));
+      // Not end(): node's server drops a half-closed request unanswered. It closes after answering (Connection: close).
+      socket.write(head);
+      socket.write(body);
+    });
+    socket.on('data', (d: Buffer) => chunks.push(d));
+    socket.once('error', reject);
+    socket.once('close', () => {
+      clearTimeout(timer);
+      const text = Buffer.concat(chunks).toString('utf8');
+      const m = /^HTTP\/1\.[01] (\d{3})[^\r\n]*\r\n([\s\S]*?)\r\n\r\n([\s\S]*)$/.exec(text);
+      if (!m) return reject(new Error('no HTTP answer'));
+      const chunked = /^transfer-encoding:\s*chunked/im.test(m[2]!);
+      resolvePost({ status: Number(m[1]), body: chunked ? dechunk(m[3]!) : m[3]! });
+    });
+  });
+}
+
+function dechunk(text: string): string {
+  let out = '';
+  let rest = text;
+  for (;;) {
+    const m = /^([0-9a-f]+)[^\r\n]*\r\n/i.exec(rest);
+    if (!m) return out;
+    const size = parseInt(m[1]!, 16);
+    if (size === 0) return out;
+    out += rest.slice(m[0].length, m[0].length + size);
+    rest = rest.slice(m[0].length + size + 2);
+  }
+}
+
+/** The daemon's answer as a command hook's output: its JSON on stdout, or strict mode's block as exit 2. */
+function writeAnswer(body: string, io: ClientIo): number {
+  let v: Record<string, unknown>;
+  try {
+    v = JSON.parse(body) as Record<string, unknown>;
+  } catch {
+    return 0;
+  }
+  if (v.decision === 'block' && typeof v.reason === 'string') {
+    io.stderr.write(`${v.reason}\n`);
+    return 2;
+  }
+  if (Object.keys(v).length > 0) io.stdout.write(`${body}\n`);
+  return 0;
+}
+
+async function readInput(stdin: NodeJS.ReadableStream): Promise<{ data: Buffer; tooLarge: boolean; bytes: number }> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of stdin) {
+    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    bytes += b.length;
+    if (bytes <= MAX_INPUT_BYTES) chunks.push(b);
+  }
+  return { data: Buffer.concat(chunks), tooLarge: bytes > MAX_INPUT_BYTES, bytes };
+}
+
+/** Starts `ckpt serve --idle-exit` for the store, detached; a second start while one runs exits at once (LOCKED). */
+export function startDaemon(store: string, script: string, env: NodeJS.ProcessEnv, idleSeconds: number): void {
+  let log: number | 'ignore' = 'ignore';
+  try {
+    mkdirSync(join(store, 'daemon'), { recursive: true, mode: 0o700 });
+    log = openSync(join(store, 'daemon', 'serve.log'), 'a', 0o600);
+  } catch {
+    // no log then
+  }
+  try {
+    const child = spawn(process.execPath, [script, '--store', store, 'serve', '--idle-exit', String(idleSeconds)], {
+      detached: true,
+      stdio: ['ignore', log, log],
+      env,
+    });
+    child.unref();
+  } catch {
+    // the in-process path records this event; the next once-per-prompt event tries again
+  } finally {
+    if (typeof log === 'number') closeSync(log);
+  }
+}
+
+/** The fallback's note, once per outage: the first hook that finds no daemon writes the note file and says so. */
+function noteOnce(store: string): { note?: string } {
+  try {
+    writeFileSync(join(store, FALLBACK_NOTE_FILE), `${new Date().toISOString()}\n`, { flag: 'wx', mode: 0o600 });
+  } catch {
+    return {};
+  }
+  return { note: 'ckpt: its daemon is not running, so hooks record in-process (slower) until it is back; HTTP hooks wait for it and the next prompt re-scans the workspace' };
+}
