@@ -14,6 +14,10 @@ import { loadInstalledHooks, type InstalledHooks } from './helpers/agent-hooks.j
 import { runCli } from './helpers/cli.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 
+// These tests cover the in-process path of `ckpt hook` (what the thin client falls back to): no daemon
+// is forwarded to or started by the installed `--daemon` hooks (test/agents/ covers the daemon path).
+process.env.CKPT_NO_DAEMON = '1';
+
 let dirs: TempDirs;
 let project: string;
 let hooks: InstalledHooks;

@@ -12,6 +12,10 @@ import { loadInstalledHooks } from './helpers/agent-hooks.js';
 import { runCli } from './helpers/cli.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 
+// These tests cover the in-process path of `ckpt hook` (what the thin client falls back to): no daemon
+// is forwarded to or started by the installed `--daemon` hooks (test/agents/ covers the daemon path).
+process.env.CKPT_NO_DAEMON = '1';
+
 let dirs: TempDirs;
 beforeEach(async () => {
   dirs = await makeTempDirs('ckpt-gemini-');

@@ -5,7 +5,8 @@ import { mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startDaemon } from '../src/http/daemon.js';
+import { installEntries } from '../src/hooks/agent-spec.js';
+import { claude } from '../src/hooks/agents/claude.js';
 import { agentSessionId, openStore } from '../src/index.js';
 import { claudeEvents as ev, claudeSession } from './fixtures/claude-events.js';
 import { loadInstalledHooks } from './helpers/agent-hooks.js';
@@ -15,7 +16,10 @@ import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 let dirs: TempDirs;
 let project: string;
 let home: string;
-const ckpt = (args: string[]) => runCli(['--store', dirs.store, ...args], { cwd: project, env: { HOME: home } });
+// A daemon `init` starts exits by itself after 60 s idle; afterEach stops it at once.
+const ckpt = (args: string[]) => runCli(['--store', dirs.store, ...args], { cwd: project, env: { HOME: home, CKPT_DAEMON_IDLE_EXIT: '60' } });
+const TOOL_MATCHER = claude.events.PreToolUse!.matcher!;
+const EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PreCompact', 'Stop'];
 const projectFile = () => join(project, '.claude', 'settings.json');
 
 beforeEach(async () => {
@@ -24,7 +28,31 @@ beforeEach(async () => {
   home = join(dirs.base, 'home');
   await mkdir(home);
 });
-afterEach(() => dirs.cleanup());
+afterEach(async () => {
+  await stopStartedDaemon(dirs.store);
+  await dirs.cleanup();
+});
+
+/** Stops the daemon `init` started for the store, if any (SIGTERM, then waits for its exit). */
+async function stopStartedDaemon(store: string): Promise<void> {
+  const claim = await readFile(join(store, 'daemon', 'daemon.json'), 'utf8').catch(() => undefined);
+  if (!claim) return;
+  const { pid } = JSON.parse(claim) as { pid: number };
+  if (pid === process.pid) return;
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  for (let i = 0; i < 100; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 const OTHER = {
   model: 'opus',
@@ -36,39 +64,45 @@ const OTHER = {
 };
 
 describe('ckpt init claude', () => {
-  it('a missing file: created with the five hooks; running again changes nothing; --uninstall leaves no ckpt hook', async () => {
-    const r = await ckpt(['init', 'claude', '--json']);
+  it('a missing file (--project): created with the command hooks; running again changes nothing; --uninstall leaves no ckpt hook', async () => {
+    const r = await ckpt(['init', 'claude', '--project', '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.json()).toMatchObject({ file: projectFile(), scope: 'project', changed: true });
     const written = JSON.parse(await readFile(projectFile(), 'utf8'));
-    expect(Object.keys(written.hooks)).toEqual(['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PreCompact']);
-    expect(written.hooks.PreToolUse).toEqual([{ matcher: '*', hooks: [{ type: 'command', command: r.json().command }] }]);
-    expect(r.json().command).toMatch(/ckpt\.js --store \S+ hook claude$/);
+    expect(Object.keys(written.hooks)).toEqual(EVENTS);
+    expect(written.hooks.PreToolUse).toEqual([{ matcher: TOOL_MATCHER, hooks: [{ type: 'command', command: r.json().command }] }]);
+    expect(r.json().command).toMatch(/ckpt\.js --store \S+ hook claude --daemon$/);
     const bytes = await readFile(projectFile());
     const again = await ckpt(['init', 'claude', '--project', '--json']);
     expect(again.json()).toMatchObject({ changed: false, changes: [] });
     expect(await readFile(projectFile())).toEqual(bytes);
-    expect((await ckpt(['init', 'claude', '--uninstall', '--json'])).json()).toMatchObject({ changed: true });
+    expect((await ckpt(['init', 'claude', '--project', '--uninstall', '--json'])).json()).toMatchObject({ changed: true });
     expect(JSON.parse(await readFile(projectFile(), 'utf8'))).toEqual({});
   });
 
   it('says which ckpt the hooks run (this checkout, its version, as package.json says)', async () => {
     const repo = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
     const pkg = JSON.parse(await readFile(join(repo, 'package.json'), 'utf8'));
-    const r = await ckpt(['init', 'claude', '--json']);
+    const r = await ckpt(['init', 'claude', '--project', '--json']);
     expect(r.json().ckpt).toEqual({ version: pkg.version, dir: await realpath(repo), from: 'checkout' });
     expect(r.json().command).toContain(join(await realpath(repo), 'bin', 'ckpt.js'));
-    await ckpt(['init', 'claude', '--uninstall']);
-    const text = await ckpt(['init', 'claude']);
+    await ckpt(['init', 'claude', '--project', '--uninstall']);
+    const text = await ckpt(['init', 'claude', '--project']);
     expect(text.stdout).toContain(`runs:    ckpt ${pkg.version}, the source checkout ${await realpath(repo)} (rebuilding it is safe`);
     expect((await ckpt(['--version'])).stdout.trim()).toBe(pkg.version);
+  });
+
+  it('the tool matcher skips exactly the read-only tools (no hook runs for them); any other tool, an MCP one too, is recorded', () => {
+    const m = new RegExp(TOOL_MATCHER);
+    for (const t of claude.passiveTools) expect(m.test(t), t).toBe(false);
+    for (const t of ['Write', 'Edit', 'Bash', 'NotebookEdit', 'Task', 'mcp__fs__write_file', 'ReadX', 'XRead']) expect(m.test(t), t).toBe(true);
   });
 
   it('keeps other hooks, settings and odd formatting (tabs, CRLF, no final newline); uninstall restores the bytes', async () => {
     await mkdir(join(project, '.claude'));
     const original = JSON.stringify(OTHER, null, '\t').replace(/\n/g, '\r\n');
     await writeFile(projectFile(), original);
-    const r = await ckpt(['init', 'claude', '--json']);
+    const r = await ckpt(['init', 'claude', '--project', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const text = await readFile(projectFile(), 'utf8');
     expect(text).toContain('\r\n\t"model": "opus"');
@@ -76,22 +110,23 @@ describe('ckpt init claude', () => {
     const merged = JSON.parse(text);
     expect(merged.model).toBe('opus');
     expect(merged.permissions).toEqual(OTHER.permissions);
-    expect(merged.hooks.Stop).toEqual(OTHER.hooks.Stop);
+    expect(merged.hooks.Stop[0]).toEqual(OTHER.hooks.Stop[0]);
+    expect(merged.hooks.Stop).toHaveLength(2);
     expect(merged.hooks.PostToolUse[0]).toEqual(OTHER.hooks.PostToolUse[0]);
     expect(merged.hooks.PostToolUse).toHaveLength(2);
-    await ckpt(['init', 'claude', '--uninstall']);
+    await ckpt(['init', 'claude', '--project', '--uninstall']);
     expect(await readFile(projectFile(), 'utf8')).toBe(original);
   });
 
   it('--dry-run prints the changes and writes nothing; a compact one-line file stays one line', async () => {
     await mkdir(join(project, '.claude'));
     await writeFile(projectFile(), '{"model":"opus"}');
-    const dry = await ckpt(['init', 'claude', '--dry-run']);
+    const dry = await ckpt(['init', 'claude', '--project', '--dry-run']);
     expect(dry.code).toBe(0);
     expect(dry.stdout).toContain('would change');
-    expect(dry.stdout).toContain('added PreToolUse (matcher *)');
+    expect(dry.stdout).toContain(`added PreToolUse (matcher ${TOOL_MATCHER})`);
     expect(await readFile(projectFile(), 'utf8')).toBe('{"model":"opus"}');
-    await ckpt(['init', 'claude']);
+    await ckpt(['init', 'claude', '--project']);
     const text = await readFile(projectFile(), 'utf8');
     expect(text.includes('\n')).toBe(false);
     expect(JSON.parse(text).model).toBe('opus');
@@ -102,7 +137,7 @@ describe('ckpt init claude', () => {
     for (const content of ['{ "model": "opus", // a comment\n}', '[1, 2]', '{"hooks": [1]}', '{"hooks": {"PreToolUse": {"matcher": "*"}}}']) {
       await writeFile(projectFile(), content);
       const before = await stat(projectFile());
-      const r = await ckpt(['init', 'claude', '--json']);
+      const r = await ckpt(['init', 'claude', '--project', '--json']);
       expect(r.code).toBe(2);
       expect(JSON.parse(r.stderr).error.code).toBe('INVALID_ARGUMENT');
       expect(await readFile(projectFile(), 'utf8')).toBe(content);
@@ -111,82 +146,86 @@ describe('ckpt init claude', () => {
   });
 
   it('--local and --user pick their files; an older ckpt command is updated in place, not duplicated', async () => {
-    expect((await ckpt(['init', 'claude', '--local', '--json'])).json().file).toBe(join(project, '.claude', 'settings.local.json'));
+    expect((await ckpt(['init', 'claude', '--local', '--command', '--json'])).json().file).toBe(join(project, '.claude', 'settings.local.json'));
     const user = (await ckpt(['init', 'claude', '--user', '--json'])).json();
     expect(user.file).toBe(join(home, '.claude', 'settings.json'));
     const file = user.file as string;
     const stale = (await readFile(file, 'utf8')).replaceAll(user.command, '/old/node /old/ckpt/bin/ckpt.js hook claude');
     await writeFile(file, stale);
     const updated = (await ckpt(['init', 'claude', '--user', '--json'])).json();
-    expect(updated.changes).toEqual([
-      'updated SessionStart',
-      'updated UserPromptSubmit',
-      'updated PreToolUse (matcher *)',
-      'updated PostToolUse (matcher *)',
-      'updated PostToolUseFailure (matcher *)',
-      'updated PreCompact',
-    ]);
+    expect(updated.changes).toEqual(installEntries(claude).map((e) => `updated ${e.event}${e.matcher ? ` (matcher ${e.matcher})` : ''}`));
     const hooks = JSON.parse(await readFile(file, 'utf8')).hooks;
-    expect(hooks.PreToolUse).toEqual([{ matcher: '*', hooks: [{ type: 'command', command: user.command }] }]);
+    expect(hooks.PreToolUse).toEqual([{ matcher: TOOL_MATCHER, hooks: [{ type: 'command', command: user.command }] }]);
     expect((await ckpt(['init', 'claude', '--user', '--local'])).code).toBe(2);
   });
 });
 
-describe('ckpt init claude --http', () => {
-  it('refuses without a running daemon (NOT_FOUND), writes nothing', async () => {
-    const r = await ckpt(['init', 'claude', '--http', '--json']);
-    expect(r.code).toBe(3);
-    expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'NOT_FOUND', data: { reason: 'no-daemon' } });
-    await expect(stat(join(project, '.claude', 'settings.local.json'))).rejects.toThrow();
-    expect((await ckpt(['init', 'gemini', '--http'])).code).toBe(2);
+describe('ckpt init claude: the default install (issue 28)', () => {
+  it("starts the daemon; per-tool-call events are HTTP hooks with this workspace's credential (no token, no env var), once-per-prompt ones command hooks; both record; Stop scans what no tool hook saw", async () => {
+    const r = await ckpt(['init', 'claude', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const localFile = join(project, '.claude', 'settings.local.json');
+    const realProject = await realpath(project);
+    const claim = JSON.parse(await readFile(join(dirs.store, 'daemon', 'daemon.json'), 'utf8')) as { url: string; pid: number };
+    expect(r.json()).toMatchObject({ file: localFile, scope: 'local', changed: true, url: `${claim.url}/hooks/claude?workspace=${encodeURIComponent(realProject)}` });
+    const text = await readFile(localFile, 'utf8');
+    const token = (await readFile(join(dirs.store, 'daemon', 'token'), 'utf8')).trim();
+    expect(text).not.toContain(token);
+    const written = JSON.parse(text);
+    expect(Object.keys(written.hooks)).toEqual(EVENTS);
+    const credential = written.hooks.PreToolUse[0].hooks[0].headers.Authorization as string;
+    expect(credential).toMatch(/^Bearer ckh1\.[\w-]{43}$/);
+    for (const e of ['PreToolUse', 'PostToolUse', 'PostToolUseFailure']) {
+      expect(written.hooks[e]).toEqual([{ matcher: TOOL_MATCHER, hooks: [{ type: 'http', url: r.json().url, headers: { Authorization: credential } }] }]);
+    }
+    for (const e of ['SessionStart', 'UserPromptSubmit', 'PreCompact', 'Stop']) expect(written.hooks[e]).toEqual([{ hooks: [{ type: 'command', command: r.json().command }] }]);
+    expect((await ckpt(['init', 'claude', '--json'])).json()).toMatchObject({ changed: false });
+
+    const hooks = await loadInstalledHooks(localFile, project, 'CLAUDE_PROJECT_DIR');
+    const s = claudeSession(project);
+    await writeFile(join(project, 'a.txt'), 'one\n');
+    // The command hooks go through the thin client to the running daemon: silent, nothing said.
+    for (const run of await hooks.fire(ev.sessionStart(s))) expect(run).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    const edit = { file_path: join(project, 'a.txt'), old_string: 'one', new_string: 'two' };
+    expect(await hooks.fire(ev.preToolUse(s, 'Edit', edit, 'toolu_1'))).toMatchObject([{ code: 200, stdout: '{}' }]);
+    await writeFile(join(project, 'a.txt'), 'two\n');
+    expect(await hooks.fire(ev.postToolUse(s, 'Edit', edit, 'toolu_1', {}))).toMatchObject([{ code: 200, stdout: '{}' }]);
+    // A read-only tool: no hook at all.
+    expect(await hooks.fire(ev.preToolUse(s, 'Read', { file_path: join(project, 'a.txt') }, 'toolu_2'))).toEqual([]);
+    // A change no tool hook reported (an HTTP hook lost while the daemon was down): the Stop hook's scan records it.
+    await writeFile(join(project, 'b.txt'), 'unseen\n');
+    for (const run of await hooks.fire({ ...ev.sessionStart(s), hook_event_name: 'Stop' })) expect(run).toMatchObject({ code: 0, stdout: '' });
+    const store = await openStore({ dir: dirs.store });
+    const session = await (await store.openWorkspace(project)).get(agentSessionId('claude', s.session_id));
+    expect((await session.checkpoints()).map((c) => `${c.tag}:${c.tool}`)).toEqual(['0.1:Edit', '0.2:Stop']);
+    expect(await session.readFile('0.1', 'a.txt')).toMatchObject({ content: Buffer.from('one\n') });
+
+    // The credential records into its workspace only: another workspace, or any other route, is refused.
+    const other = `${claim.url}/hooks/claude?workspace=${encodeURIComponent(dirs.base)}`;
+    const post = (url: string, auth: string, body = '{}') => fetch(url, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body });
+    expect((await post(other, credential)).status).toBe(401);
+    expect((await fetch(`${claim.url}/sessions?workspace=${encodeURIComponent(realProject)}`, { headers: { authorization: credential } })).status).toBe(401);
+    expect((await post(`${claim.url}/sessions/${session.id}/scan`, credential, JSON.stringify({ workspace: realProject }))).status).toBe(401);
+    expect((await post(r.json().url, credential.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')))).status).toBe(401);
+
+    expect((await ckpt(['init', 'claude', '--uninstall', '--json'])).json().changes).toHaveLength(EVENTS.length);
+    expect(JSON.parse(await readFile(localFile, 'utf8'))).toEqual({});
   });
 
-  it("installs HTTP hooks to the daemon (token by reference, local settings); Claude Code's posts record a capture; command hooks swap in place; uninstall removes them", async () => {
-    const store = await openStore({ dir: dirs.store });
-    const daemon = await startDaemon({ store, version: 'test' });
-    try {
-      const r = await ckpt(['init', 'claude', '--http', '--json']);
-      expect(r.code, r.stderr).toBe(0);
-      const localFile = join(project, '.claude', 'settings.local.json');
-      const realProject = await realpath(project);
-      expect(r.json()).toMatchObject({ file: localFile, scope: 'local', changed: true, url: `${daemon.url}/hooks/claude?workspace=${encodeURIComponent(realProject)}` });
-      const text = await readFile(localFile, 'utf8');
-      expect(text).not.toContain(daemon.token);
-      const written = JSON.parse(text);
-      expect(Object.keys(written.hooks)).toEqual(['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PreCompact']);
-      expect(written.hooks.PreToolUse).toEqual([
-        { matcher: '*', hooks: [{ type: 'http', url: r.json().url, headers: { Authorization: 'Bearer $CKPT_DAEMON_TOKEN' }, allowedEnvVars: ['CKPT_DAEMON_TOKEN'] }] },
-      ]);
-      // Claude Code runs SessionStart hooks as commands only: it stays one (issue 26 item 6).
-      expect(written.hooks.SessionStart).toEqual([{ hooks: [{ type: 'command', command: r.json().command }] }]);
-      expect((await ckpt(['init', 'claude', '--http', '--json'])).json()).toMatchObject({ changed: false });
-
-      // Claude Code posts the events, filling the header from the environment it runs in.
-      const hooks = await loadInstalledHooks(localFile, project, 'CLAUDE_PROJECT_DIR');
-      const env = { CKPT_DAEMON_TOKEN: daemon.token };
-      const s = claudeSession(project);
-      await writeFile(join(project, 'a.txt'), 'one\n');
-      for (const run of await hooks.fire(ev.sessionStart(s), { env })) expect(run).toMatchObject({ code: 0, stdout: '' });
-      const edit = { file_path: join(project, 'a.txt'), old_string: 'one', new_string: 'two' };
-      const pre = await hooks.fire(ev.preToolUse(s, 'Edit', edit, 'toolu_1'), { env });
-      expect(pre).toMatchObject([{ code: 200, stdout: '{}' }]);
-      await writeFile(join(project, 'a.txt'), 'two\n');
-      await hooks.fire(ev.postToolUse(s, 'Edit', edit, 'toolu_1', {}), { env });
-      const session = await (await store.openWorkspace(project)).get(agentSessionId('claude', s.session_id));
-      expect((await session.checkpoints()).map((c) => `${c.tag}:${c.tool}`)).toEqual(['0.1:Edit']);
-      expect(await session.readFile('0.1', 'a.txt')).toMatchObject({ content: Buffer.from('one\n') });
-      // Without the variable Claude Code sends an empty token: refused, nothing recorded.
-      expect(await hooks.fire(ev.preToolUse(s, 'Edit', edit, 'toolu_2'))).toMatchObject([{ code: 401 }]);
-
-      // Command hooks and HTTP hooks replace each other in place; uninstall removes either kind.
-      const cmd = (await ckpt(['init', 'claude', '--local', '--json'])).json();
-      expect(cmd.changes).toHaveLength(5); // SessionStart is a command hook already
-      expect(JSON.parse(await readFile(localFile, 'utf8')).hooks.PreToolUse).toEqual([{ matcher: '*', hooks: [{ type: 'command', command: cmd.command }] }]);
-      await ckpt(['init', 'claude', '--http']);
-      expect((await ckpt(['init', 'claude', '--local', '--uninstall', '--json'])).json().changes).toHaveLength(6);
-      expect(JSON.parse(await readFile(localFile, 'utf8'))).toEqual({});
-    } finally {
-      await daemon.close();
-    }
+  it('--http: every event but SessionStart as an HTTP hook; --command swaps them in place; --user --http sends the token by env reference; gemini has no HTTP hooks', async () => {
+    const localFile = join(project, '.claude', 'settings.local.json');
+    const r = await ckpt(['init', 'claude', '--http', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const hooks = JSON.parse(await readFile(localFile, 'utf8')).hooks;
+    expect(hooks.SessionStart[0].hooks[0].type).toBe('command');
+    for (const e of EVENTS.slice(1)) expect(hooks[e][0].hooks[0]).toMatchObject({ type: 'http', url: r.json().url });
+    const cmd = (await ckpt(['init', 'claude', '--local', '--command', '--json'])).json();
+    expect(cmd.changes).toHaveLength(EVENTS.length - 1);
+    expect(JSON.parse(await readFile(localFile, 'utf8')).hooks.PreToolUse).toEqual([{ matcher: TOOL_MATCHER, hooks: [{ type: 'command', command: cmd.command }] }]);
+    const user = (await ckpt(['init', 'claude', '--user', '--http', '--json'])).json();
+    const userHooks = JSON.parse(await readFile(user.file, 'utf8')).hooks;
+    expect(userHooks.PreToolUse[0].hooks[0]).toMatchObject({ type: 'http', headers: { Authorization: 'Bearer $CKPT_DAEMON_TOKEN' }, allowedEnvVars: ['CKPT_DAEMON_TOKEN'] });
+    expect((await ckpt(['init', 'gemini', '--http'])).code).toBe(2);
+    expect((await ckpt(['init', 'claude', '--http', '--command'])).code).toBe(2);
   });
 });

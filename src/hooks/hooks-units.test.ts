@@ -14,13 +14,14 @@ describe('hook adapter units', () => {
   it('only an exact hook call takes the lean path', () => {
     expect(parseHookArgs(['hook', 'claude'])).toEqual({ agent: 'claude' });
     expect(parseHookArgs(['--store', '/s', '--workspace=/w', 'hook', 'gemini'])).toEqual({ agent: 'gemini', store: '/s', workspace: '/w' });
-    for (const argv of [['hook'], ['hook', 'claude', '--json'], ['--json', 'hook', 'claude'], ['capture', 'hook'], ['--store'], ['hook', '--help']]) {
+    expect(parseHookArgs(['--store', '/s', 'hook', 'claude', '--daemon'])).toEqual({ agent: 'claude', store: '/s', daemon: true });
+    for (const argv of [['hook'], ['hook', 'claude', '--json'], ['hook', 'claude', '--daemon', '--daemon'], ['--json', 'hook', 'claude'], ['capture', 'hook'], ['--store'], ['hook', '--help']]) {
       expect(parseHookArgs(argv), argv.join(' ')).toBeUndefined();
     }
   });
 
   it("recognises ckpt's hook commands, and no one else's", () => {
-    for (const c of ['/usr/bin/node /opt/ckpt/bin/ckpt.js hook claude', "'/a b/node' '/x y/bin/ckpt.js' --store '/s t' hook claude", 'npx -y ckpt hook claude', 'ckpt hook claude']) {
+    for (const c of ['/usr/bin/node /opt/ckpt/bin/ckpt.js hook claude', '/usr/bin/node /opt/ckpt/bin/ckpt.js hook claude --daemon', "'/a b/node' '/x y/bin/ckpt.js' --store '/s t' hook claude", 'npx -y ckpt hook claude', 'ckpt hook claude']) {
       expect(isCkptHookCommand(c, 'claude'), c).toBe(true);
     }
     for (const c of ['npx prettier --write', 'ckpt hook gemini', 'echo hook claude', '/bin/mckpt hook claudex', 42]) {

@@ -95,7 +95,7 @@ const TOKEN_ENV = 'CKPT_DAEMON_TOKEN';
  */
 async function ensureDaemon(store: Store, storeDir: string, env: NodeJS.ProcessEnv): Promise<DaemonInfo | undefined> {
   const running = await runningDaemon(store.ctx);
-  if (running || store.shared || !process.argv[1]) return running;
+  if (running || store.shared || !process.argv[1] || /^(1|true|yes|on)$/i.test(env.CKPT_NO_DAEMON ?? '')) return running;
   startDaemon(storeDir, realpathSync(process.argv[1]), env, idleExitSeconds(env));
   for (const until = Date.now() + 20_000; Date.now() < until; ) {
     await new Promise((r) => setTimeout(r, 100));
