@@ -1,6 +1,6 @@
 // Every agent's one table (agent-spec.ts): each event `ckpt hook <agent>` handles is installed by
 // `ckpt init <agent>` — into a real settings file, for every agent ckpt knows — with a matcher that
-// lets every tool through, and nothing else is installed. Issue 26 item 2: Claude Code's
+// lets every tool but the passive ones through (issue 28), and nothing else is installed. Issue 26 item 2: Claude Code's
 // PostToolUseFailure was handled but never installed, so a failing command's writes went unrecorded.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -45,8 +45,13 @@ describe.each(Object.values(AGENTS))('the $name table', (spec) => {
           const groups = settings.hooks[name]!;
           expect(groups).toHaveLength(1);
           const tool = spec.events[name]!.action === 'before-tool' || spec.events[name]!.action === 'after-tool';
-          // Tool events must reach ckpt for every tool (an unknown tool is scanned after it ran).
-          expect(groups[0]!.matcher, name).toBe(tool ? '*' : undefined);
+          // Tool events must reach ckpt for every tool but the passive ones (an unknown tool is scanned after it ran).
+          const matcher = groups[0]!.matcher;
+          if (!tool) expect(matcher, name).toBeUndefined();
+          else if (matcher !== '*') {
+            expect(new RegExp(matcher!).test('SomeNewTool'), name).toBe(true);
+            for (const t of spec.passiveTools) expect(new RegExp(matcher!).test(t), `${name} ${t}`).toBe(false);
+          }
           const [hook] = groups[0]!.hooks;
           if (http && !spec.events[name]!.commandOnly) expect(hook).toMatchObject({ type: 'http' });
           else expect(isCkptHookCommand(hook!.command, spec.name), name).toBe(true);
@@ -63,7 +68,7 @@ describe('Claude Code', () => {
   it('PostToolUseFailure is installed and handled like PostToolUse; SessionStart stays a command hook with --http', () => {
     const { claude } = AGENTS;
     const entries = installEntries(claude!);
-    expect(entries.find((e) => e.event === 'PostToolUseFailure')).toEqual({ event: 'PostToolUseFailure', matcher: '*' });
+    expect(entries.find((e) => e.event === 'PostToolUseFailure')).toEqual({ event: 'PostToolUseFailure', matcher: claude!.events.PostToolUse!.matcher, perToolCall: true });
     expect(entries.find((e) => e.event === 'SessionStart')).toEqual({ event: 'SessionStart', commandOnly: true });
   });
 });
