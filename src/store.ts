@@ -9,6 +9,7 @@ import { parseSize } from './format/size.js';
 import type { CkptOptions, StoreContext, WorkspaceContext } from './context.js';
 import type { StoreBackend } from './storage/backend.js';
 import { createFsBackend } from './storage/fs-backend.js';
+import { STORE_DIR_MODE, tightenStore } from './storage/fs-private.js';
 import type { SharedBackend } from './storage/shared-backend.js';
 import type { AppendListener } from './storage/shared-notify.js';
 import { isSharedStoreUrl } from './storage/store-url.js';
@@ -81,6 +82,11 @@ export interface Store {
   readonly dir: string;
   /** True for a shared (PostgreSQL + S3) store. */
   readonly shared: boolean;
+  /**
+   * Folder stores: how many files and folders this open made private (an older ckpt left them
+   * readable by other users; issue 27). Zero when the store was private already.
+   */
+  readonly tightened: number;
   readonly ctx: StoreContext;
   /**
    * Shared stores only: calls `listener` for every append to a session log by any process on any
@@ -130,6 +136,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
   let dir: string;
   let backend: StoreBackend;
   let sharedBackend: SharedBackend | undefined;
+  let tightened = 0;
   if (shared) {
     // Loaded on demand: the PostgreSQL and S3 clients are most of the bundle, and a folder store (every
     // hook process, the daemon) must not pay for parsing and holding them (DESIGN §10 "Daemon").
@@ -139,6 +146,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
   } else {
     dir = resolve(location);
     await makeStoreDir(dir);
+    tightened = tightenExisting(dir);
     backend = createFsBackend({ dir, lockTimeoutMs: resolved.lockTimeoutMs });
   }
   try {
@@ -178,6 +186,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
   return {
     dir,
     shared,
+    tightened,
     ctx,
     ...(sharedBackend ? { subscribeAppends: (listener: AppendListener, onError?: (err: Error) => void) => sharedBackend.subscribe(listener, onError) } : {}),
     close: async () => {
@@ -287,11 +296,21 @@ async function makeStoreDir(dir: string): Promise<void> {
   }
   for (const d of missing.reverse()) {
     try {
-      await mkdir(d);
+      await mkdir(d, { mode: STORE_DIR_MODE });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST' && (await stat(d).catch(() => undefined))?.isDirectory()) continue;
       throw fail(err, `cannot create ${d}`);
     }
+  }
+}
+
+/** Makes a store an older ckpt left readable by others private; a failure (a file of another owner) is IO naming it. */
+function tightenExisting(dir: string): number {
+  try {
+    return tightenStore(dir).tightened;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
+    throw new CkptError('IO', `store folder ${dir} is readable by other users and could not be made private (${code}); run chmod -R go-rwx on it`, { errno: code, path: dir, retryable: false }, { cause: err });
   }
 }
 

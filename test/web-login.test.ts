@@ -35,20 +35,24 @@ describe('web login', () => {
     const c = await code();
     const res = await login(c);
     expect(res.status).toBe(303);
-    expect(res.headers.get('location')).toBe('/');
+    // The page key rides in the fragment (issue 27): the cookie alone opens no API route.
+    expect(res.headers.get('location')).toMatch(/^\/#k=[\w-]{43}$/);
+    const key = res.headers.get('location')!.slice('/#k='.length);
     const cookie = res.headers.get('set-cookie')!;
     expect(cookie).toMatch(/^ckpt_session=[\w-]{43}; HttpOnly; SameSite=Strict; Path=\//);
     expect((await login(c)).status).toBe(401);
     expect((await login('x'.repeat(24))).status).toBe(401);
     // The cookie opens the page and the API; nothing without it.
     const session = cookie.split(';')[0]!;
+    const signed = { cookie: session, 'x-ckpt-key': key };
     const page = await fetch(`${daemon.url}/`, { headers: { cookie: session } });
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
     expect(await page.text()).toContain('/web/app.js');
     expect((await fetch(`${daemon.url}/web/app.js`, { headers: { cookie: session } })).headers.get('content-type')).toMatch(/javascript/);
     expect((await fetch(`${daemon.url}/web/app.js`)).status).toBe(401);
-    expect((await fetch(`${daemon.url}/workspaces`, { headers: { cookie: session } })).status).toBe(200);
+    expect((await fetch(`${daemon.url}/workspaces`, { headers: signed })).status).toBe(200);
+    expect((await fetch(`${daemon.url}/workspaces`, { headers: { cookie: session } })).status).toBe(401);
     const bare = await fetch(`${daemon.url}/`);
     expect(bare.status).toBe(401);
     expect(await bare.text()).not.toContain('app.js');
@@ -58,9 +62,9 @@ describe('web login', () => {
 
     // A write with the cookie needs X-Ckpt: 1 (a cross-site form cannot send it).
     const body = JSON.stringify({ workspace: dirs.workspace, id: 's1' });
-    const noHeader = await fetch(`${daemon.url}/sessions`, { method: 'POST', headers: { cookie: session, 'content-type': 'application/json' }, body });
+    const noHeader = await fetch(`${daemon.url}/sessions`, { method: 'POST', headers: { ...signed, 'content-type': 'application/json' }, body });
     expect(noHeader.status).toBe(401);
-    const withHeader = await fetch(`${daemon.url}/sessions`, { method: 'POST', headers: { cookie: session, 'content-type': 'application/json', 'x-ckpt': '1' }, body });
+    const withHeader = await fetch(`${daemon.url}/sessions`, { method: 'POST', headers: { ...signed, 'content-type': 'application/json', 'x-ckpt': '1' }, body });
     expect(withHeader.status).toBe(200);
 
     // Paged events, no blob ids.
@@ -70,11 +74,11 @@ describe('web login', () => {
     await writeFile(`${dirs.workspace}/a.txt`, 'x');
     await s.capture(['a.txt'], { tool: 'Edit' });
     const q = new URLSearchParams({ workspace: dirs.workspace, offset: '1', limit: '2' });
-    const page2 = (await (await fetch(`${daemon.url}/sessions/s1/events?${q}`, { headers: { cookie: session } })).json()) as { total: number; offset: number; events: { type: string }[] };
+    const page2 = (await (await fetch(`${daemon.url}/sessions/s1/events?${q}`, { headers: signed })).json()) as { total: number; offset: number; events: { type: string }[] };
     expect(page2.total).toBe(3);
     expect(page2.events.map((e) => e.type)).toEqual(['turn', 'capture']);
     expect(JSON.stringify(page2)).not.toMatch(/"blob"/);
-    const list = (await (await fetch(`${daemon.url}/web/sessions?workspace=${encodeURIComponent(dirs.workspace)}`, { headers: { cookie: session } })).json()) as { sessions: unknown[] };
+    const list = (await (await fetch(`${daemon.url}/web/sessions?workspace=${encodeURIComponent(dirs.workspace)}`, { headers: signed })).json()) as { sessions: unknown[] };
     expect(list.sessions).toMatchObject([{ id: 's1', turns: 1, captures: 1, filesTouched: 1 }]);
   });
 

@@ -146,6 +146,8 @@ describe('web timeline in Chromium (needs Debian chromium: .ci/run installs it)'
     const head = await page.request.get(`${relay.url}/web/app.js`, { headers: { 'accept-encoding': 'gzip' } });
     expect(head.headers()['content-security-policy']).toContain("default-src 'self'");
     expect(head.headers()['content-encoding']).toBe('gzip');
+    // The cookie alone (as any other port of 127.0.0.1 receives it) opens no API route: the page key is in the page only (issue 27).
+    expect((await page.request.get(`${relay.url}/workspaces`)).status()).toBe(401);
 
     const other = await browser.newContext(); // the code works once only
     expect((await (await other.newPage()).goto(started.open))!.status()).toBe(401);

@@ -45,6 +45,9 @@ export function createCliContext(io: CliIo, flags: GlobalFlags): CliContext {
         dir: flags.store ? storeLocation(flags.store, io.cwd) : defaultStoreDir(io.env),
         ...(flags.maxFileSize !== undefined ? { maxBlobBytes: parseSize(flags.maxFileSize, '--max-file-size') } : {}),
         ...(flags.refuseOversize ? { refuseOversize: true } : {}),
+      }).then((s) => {
+        if (s.tightened > 0) io.stderr.write(`warning: the store ${s.dir} was readable by other users; made ${s.tightened} files and folders private (owner only)\n`);
+        return s;
       })),
     workspace: () =>
       (workspace ??= ctx.store().then(async (s) => s.openWorkspace(flags.workspace ? resolve(io.cwd, flags.workspace) : (await locateWorkspace(s, io.cwd)).root))),

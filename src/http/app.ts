@@ -83,7 +83,7 @@ export function createApp(options: AppOptions): Hono {
     }),
   });
   addWebRoutes(router, options.state);
-  web.register(app);
+  web.register(app, (h) => guard.hasToken(h));
   registerWebAssets(app);
   const openapi = buildOpenApi(router.docs, options.version);
   app.get('/openapi.json', (c) => c.json(openapi));

@@ -19,6 +19,7 @@ export function addEventRoutes(r: Router, hub: EventHub, options: EventsOptions)
       workspace: z.string().min(1).optional().describe('workspace root path or 20-hex id'),
       session: z.string().min(1).optional(),
       lastEventId: z.string().max(64).optional().describe('same as the Last-Event-ID header'),
+      key: z.string().max(64).optional().describe("the web page's key (an EventSource cannot send X-Ckpt-Key); checked by the guard"),
     }),
     handler: async ({ query, c }) => {
       const wanted = (e: HubEvent): boolean =>

@@ -4,6 +4,14 @@
 // stays in the address bar. The API accepts that cookie alongside the bearer token; a request that
 // changes something with the cookie must also carry `X-Ckpt: 1`, which a cross-site form cannot send.
 // Codes and sessions live in memory only: a restarted daemon asks for a new code.
+//
+// The cookie alone is not enough (issue 27 item 2): browsers send it to every port of 127.0.0.1
+// (cookies are not port-scoped, and all loopback ports are one "site" for SameSite), so a dev server
+// the agent started, or another local user's listener, receives it. Each cookie session therefore has
+// a second secret, the page key, handed to the page in the login redirect's URL fragment (`/#k=…`:
+// a fragment is never sent to any server) and kept by the page in its own origin's storage; every API
+// request carries it in `X-Ckpt-Key` (the EventSource, which cannot set headers, as `?key=`). The
+// cookie alone opens only the page shell and its static assets, which hold no data.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { CkptError } from '../index.js';
@@ -17,45 +25,53 @@ export const PAGE_CSP = "default-src 'self'; img-src 'self' data:; base-uri 'non
 export interface WebLogin {
   /** A fresh one-time code (valid for 5 minutes, usable once). */
   issueCode(): string;
-  /** Whether the request carries a live session cookie (and, for a write, the X-Ckpt header). */
+  /**
+   * Whether the request carries a live session cookie and that session's page key (`X-Ckpt-Key`;
+   * `?key=` on GET /events), and, for a write, the X-Ckpt header. The page shell and its static
+   * assets need the cookie only.
+   */
   cookieAuthorized(c: Context): boolean;
-  /** Registers GET /login and POST /web/code (the latter behind the bearer guard). */
-  register(app: Hono): void;
+  /** Registers GET /login and POST /web/code (the latter checks the bearer token itself). */
+  register(app: Hono, hasToken: (authorization: string | undefined) => boolean): void;
 }
 
 export function createWebLogin(): WebLogin {
-  const codes = new Map<string, number>();
-  const sessions = new Map<string, number>();
-  const sweep = (m: Map<string, number>): void => {
+  const codes = new Map<string, { until: number }>();
+  /** Cookie value -> its expiry and page key. */
+  const sessions = new Map<string, { until: number; key: string }>();
+  const sweep = (m: Map<string, { until: number }>): void => {
     const now = Date.now();
-    for (const [k, until] of m) if (until < now) m.delete(k);
+    for (const [k, v] of m) if (v.until < now) m.delete(k);
   };
-  const takeFrom = (m: Map<string, number>, given: string, consume: boolean): boolean => {
+  const takeFrom = <V extends { until: number }>(m: Map<string, V>, given: string, consume: boolean): V | undefined => {
     sweep(m);
-    const g = Buffer.from(given);
-    for (const k of m.keys()) {
-      const kb = Buffer.from(k);
-      if (kb.length === g.length && timingSafeEqual(kb, g)) {
+    for (const [k, v] of m) {
+      if (sameSecret(k, given)) {
         if (consume) m.delete(k);
-        return true;
+        return v;
       }
     }
-    return false;
+    return undefined;
   };
   const issueCode = (): string => {
     sweep(codes);
     const code = randomBytes(18).toString('base64url');
-    codes.set(code, Date.now() + CODE_TTL_MS);
+    codes.set(code, { until: Date.now() + CODE_TTL_MS });
     return code;
   };
   return {
     issueCode,
     cookieAuthorized(c) {
       const value = cookieValue(c.req.header('cookie'), COOKIE_NAME);
-      if (!value || !takeFrom(sessions, value, false)) return false;
-      return c.req.method === 'GET' || c.req.method === 'HEAD' || c.req.header('x-ckpt') === '1';
+      const session = value ? takeFrom(sessions, value, false) : undefined;
+      if (!session) return false;
+      const read = c.req.method === 'GET' || c.req.method === 'HEAD';
+      if (read && isPageAsset(c.req.path)) return true;
+      const key = c.req.header('x-ckpt-key') ?? (read && c.req.path === '/events' ? c.req.query('key') : undefined);
+      if (key === undefined || !sameSecret(session.key, key)) return false;
+      return read || c.req.header('x-ckpt') === '1';
     },
-    register(app) {
+    register(app, hasToken) {
       app.get('/login', (c) => {
         const code = c.req.query('code') ?? '';
         c.header('cache-control', 'no-store');
@@ -65,17 +81,31 @@ export function createWebLogin(): WebLogin {
           return c.html(loginFailedPage(), 401);
         }
         const session = randomBytes(32).toString('base64url');
-        sessions.set(session, Date.now() + SESSION_TTL_MS);
+        const key = randomBytes(32).toString('base64url');
+        sessions.set(session, { until: Date.now() + SESSION_TTL_MS, key });
         c.header('set-cookie', `${COOKIE_NAME}=${session}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${SESSION_TTL_MS / 1000}`);
-        // 303 to `/`: the address bar (and the history entry) no longer holds the code.
-        return c.redirect('/', 303);
+        // 303 to `/`: the address bar (and the history entry) no longer holds the code. The page key
+        // rides in the fragment, which the page removes from the address bar at once.
+        return c.redirect(`/#k=${key}`, 303);
       });
       app.post('/web/code', (c) => {
-        if (c.req.header('authorization') === undefined) throw new CkptError('UNAUTHORIZED', 'a login code needs the bearer token', {});
+        // The token itself, not just some Authorization header: a cookie plus any value minted codes (issue 27 item 3).
+        if (!hasToken(c.req.header('authorization'))) throw new CkptError('UNAUTHORIZED', 'a login code needs the bearer token', {});
         return c.json({ code: issueCode(), expiresInMs: CODE_TTL_MS });
       });
     },
   };
+}
+
+/** The page shell and its static files (no data in them): the cookie alone opens them, so a browser can navigate to them. */
+function isPageAsset(path: string): boolean {
+  return path === '/' || /^\/web\/[\w.-]+\.(?:js|css|svg|png|ico|map)$/.test(path);
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const ab = Buffer.from(a);
+  const bb = Buffer.from(b);
+  return ab.length === bb.length && timingSafeEqual(ab, bb);
 }
 
 /** Paths reachable without token or cookie: the login exchange itself. */

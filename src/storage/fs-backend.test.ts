@@ -93,16 +93,17 @@ describe('fs backend specifics', () => {
     expect(await fresh.withLock('x', async () => 'ok')).toBe('ok');
   });
 
-  it('keeps the given mode, else the existing one, else 0644', async () => {
+  it('writes private files (0600): a given mode only narrows it, an existing looser file is tightened', async () => {
     const modeOf = async (k: string): Promise<number> => (await fs.stat(path.join(dir, k))).mode & 0o777;
     await b.write('a', Buffer.from('x'));
-    expect(await modeOf('a')).toBe(0o644);
-    await b.write('b', Buffer.from('x'), { mode: 0o600 });
-    expect(await modeOf('b')).toBe(0o600);
-    await b.write('b', Buffer.from('y'));
-    expect(await modeOf('b')).toBe(0o600);
+    expect(await modeOf('a')).toBe(0o600);
+    await b.write('b', Buffer.from('x'), { mode: 0o400 });
+    expect(await modeOf('b')).toBe(0o400);
     await b.write('c', Buffer.from('x'), { mode: 0o755 });
-    expect(await modeOf('c')).toBe(0o755);
+    expect(await modeOf('c')).toBe(0o600);
+    await fs.chmod(path.join(dir, 'c'), 0o644);
+    await b.write('c', Buffer.from('y'));
+    expect(await modeOf('c')).toBe(0o600);
   });
 
   it('treats a symlink or a FIFO at a key as missing', async () => {

@@ -11,7 +11,8 @@ import { withFsLock } from './fs-lock.js';
 import { createFsLeftovers } from './fs-leftovers.js';
 import { compareKeys, isInternalName, keySegments, TEMP_MARK } from './store-key.js';
 import { walkFiles } from './fs-walk.js';
-import { closeQuietly, ensureDir, errnoOf, existingMode, freshenIfFile, fsyncDir, isMissing, openRegular, readAt, readToEnd, writeAllAndSync, writeTemp } from './fs-io.js';
+import { closeQuietly, errnoOf, freshenIfFile, fsyncDir, isMissing, openRegular, readAt, readToEnd, writeAllAndSync, writeTemp } from './fs-io.js';
+import { STORE_FILE_MODE, walkStoreDirs } from './fs-private.js';
 
 const C = fs.constants;
 /** Bound of the per-backend cache of resolved keys (cleared when full). */
@@ -48,6 +49,11 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
     }
     return abs;
   }
+
+  /** The key's folder, every level checked to be a real folder below the root (made 0700 when missing). */
+  const ensureDir = (dir: string): void => void walkStoreDirs(root, dir, true);
+  /** Whether the key's folder exists, every level checked (a symlink below the root is FORBIDDEN). */
+  const dirExists = (dir: string): boolean => walkStoreDirs(root, dir, false);
 
   const tempBeside = (abs: string): string =>
     path.join(path.dirname(abs), `.${path.basename(abs).slice(0, 60)}${TEMP_MARK}${randomBytes(6).toString('hex')}`);
@@ -93,7 +99,8 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
       const abs = resolveKey(key);
       try {
         ensureDir(path.dirname(abs));
-        const mode = opts?.mode ?? existingMode(abs) ?? 0o644;
+        // Private whatever the file had: an older ckpt wrote 0644 (issue 27); a caller may only ask for less.
+        const mode = (opts?.mode ?? STORE_FILE_MODE) & STORE_FILE_MODE;
         const tmp = tempBeside(abs);
         const durable = opts?.durable !== false;
         await writeTemp(tmp, data, mode, durable);
@@ -112,10 +119,10 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
     async create(key, data) {
       const abs = resolveKey(key);
       try {
-        if (freshenIfFile(abs)) return false;
         ensureDir(path.dirname(abs));
+        if (freshenIfFile(abs)) return false;
         const tmp = tempBeside(abs);
-        await writeTemp(tmp, data, 0o644);
+        await writeTemp(tmp, data, STORE_FILE_MODE);
         let created = true;
         try {
           // link() fails with EEXIST instead of replacing: exactly one concurrent creator wins.
@@ -147,6 +154,7 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
         let existed = true;
         let opened: { fd: number; size: number };
         try {
+          if (!dirExists(path.dirname(abs))) throw Object.assign(new Error('missing folder'), { code: 'ENOENT' });
           opened = openForWrite(abs, key, C.O_WRONLY | C.O_APPEND);
         } catch (err) {
           if (!isMissing(err)) throw err;
@@ -180,6 +188,7 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
       const abs = resolveKey(key);
       let fd: number | undefined;
       try {
+        dirExists(path.dirname(abs));
         fd = openForWrite(abs, key, C.O_WRONLY).fd;
         fs.ftruncateSync(fd, size);
         fs.fsyncSync(fd);
@@ -205,7 +214,8 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
 
     async touch(key) {
       try {
-        return freshenIfFile(resolveKey(key));
+        const abs = resolveKey(key);
+        return dirExists(path.dirname(abs)) && freshenIfFile(abs);
       } catch (err) {
         throw toCkptError(err, `touch ${key}`);
       }
@@ -213,7 +223,9 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
 
     async remove(key) {
       try {
-        fs.unlinkSync(resolveKey(key));
+        const abs = resolveKey(key);
+        if (!dirExists(path.dirname(abs))) return;
+        fs.unlinkSync(abs);
       } catch (err) {
         if (!isMissing(err)) throw toCkptError(err, `remove ${key}`);
       }
@@ -221,9 +233,11 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
 
     async removeTree(prefix) {
       try {
+        const abs = resolveKey(prefix);
+        if (!dirExists(path.dirname(abs))) return;
         // Retried: another process may create a file in the tree meanwhile (a lock, a cache rewrite),
         // making the last rmdir fail ENOTEMPTY (found by the soak); fs.rm retries that and EBUSY.
-        await fsp.rm(resolveKey(prefix), { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
+        await fsp.rm(abs, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
       } catch (err) {
         throw toCkptError(err, `removeTree ${prefix}`);
       }
@@ -246,6 +260,11 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
     },
 
     withLock(key, fn, lockOptions) {
+      try {
+        ensureDir(path.dirname(resolveKey(key)));
+      } catch (err) {
+        return Promise.reject(toCkptError(err, `lock ${key}`));
+      }
       return withFsLock(resolveKey(key), key, fn, { ...lockOptions, timeoutMs: lockOptions?.timeoutMs ?? defaultTimeoutMs }, staleMs);
     },
   };
@@ -256,7 +275,7 @@ function openForWrite(abs: string, key: string, flags: number): { fd: number; si
   let fd: number;
   try {
     // O_NONBLOCK: opening a planted FIFO must fail (ENXIO) rather than hang.
-    fd = fs.openSync(abs, flags | C.O_NOFOLLOW | C.O_NONBLOCK, 0o644);
+    fd = fs.openSync(abs, flags | C.O_NOFOLLOW | C.O_NONBLOCK, STORE_FILE_MODE);
   } catch (err) {
     if (errnoOf(err) === 'ELOOP') throw new CkptError('LOG_CORRUPT', `refusing symlinked log ${key}`, { key });
     if (errnoOf(err) === 'ENXIO' || errnoOf(err) === 'EISDIR') {

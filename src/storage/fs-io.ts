@@ -9,7 +9,6 @@
 // holds the daemon's event loop for long; a metadata call (stat, open, rename, mkdir) is always direct.
 import * as fs from 'node:fs';
 import { promisify } from 'node:util';
-import * as path from 'node:path';
 
 /** Reads and writes of more bytes than this go through the thread pool (their fsync too). */
 export const SYNC_IO_MAX_BYTES = 1 << 20;
@@ -105,17 +104,6 @@ export function closeQuietly(fd: number): void {
   }
 }
 
-/** The permission bits of a regular file at `abs`; undefined when missing or not a regular file. */
-export function existingMode(abs: string): number | undefined {
-  try {
-    const st = fs.lstatSync(abs);
-    return st.isFile() ? st.mode & 0o7777 : undefined;
-  } catch (err) {
-    if (isMissing(err)) return undefined;
-    throw err;
-  }
-}
-
 /** Sets the mtime of a regular file to now; false when missing or not a regular file. */
 export function freshenIfFile(abs: string): boolean {
   try {
@@ -139,22 +127,4 @@ export function fsyncDir(dir: string): void {
   } finally {
     fs.closeSync(fd);
   }
-}
-
-/** mkdir -p (the store folder itself included) that fsyncs the parent of every folder it creates. */
-export function ensureDir(dir: string): void {
-  try {
-    fs.mkdirSync(dir);
-  } catch (err) {
-    if (errnoOf(err) === 'EEXIST') return;
-    if (errnoOf(err) !== 'ENOENT' || dir === path.dirname(dir)) throw err;
-    ensureDir(path.dirname(dir));
-    try {
-      fs.mkdirSync(dir);
-    } catch (again) {
-      if (errnoOf(again) === 'EEXIST') return;
-      throw again;
-    }
-  }
-  fsyncDir(path.dirname(dir));
 }

@@ -48,7 +48,8 @@ const ownLocks = new Map<string, { ino: number; birthtimeMs: number }>();
 const identity = (st: Stats): { ino: number; birthtimeMs: number } => ({ ino: st.ino, birthtimeMs: st.birthtimeMs });
 
 function createLockFile(p: string): void {
-  const fd = openSync(p, C.O_WRONLY | C.O_CREAT | C.O_EXCL, 0o644);
+  // Private like every store file (issue 27): a lock file names nothing secret, but no store file is readable by others.
+  const fd = openSync(p, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
   try {
     ownLocks.set(p, identity(fstatSync(fd)));
   } finally {
@@ -157,7 +158,7 @@ export async function withFsLock<T>(
       } catch (err) {
         if (errnoOf(err) === 'ENOENT' && attempt === 0) {
           try {
-            mkdirSync(path.dirname(abs), { recursive: true });
+            mkdirSync(path.dirname(abs), { recursive: true, mode: 0o700 });
           } catch (e) {
             throw toCkptError(e, `lock ${key}`);
           }

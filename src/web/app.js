@@ -23,8 +23,22 @@ function h(tag, attrs = {}, ...kids) {
 
 class SignedOut extends Error {}
 
+// The page key (DESIGN §10 "Security"): the cookie alone opens no API route, since browsers send it to
+// every port of 127.0.0.1. The login redirect hands the key over in the fragment (#k=…, never sent to
+// a server); the page drops it from the address bar and keeps it in this origin's session storage.
+const KEY = (() => {
+  const { location, sessionStorage, history } = window;
+  const m = /^#k=([\w-]+)$/.exec(location.hash);
+  if (m) {
+    sessionStorage.setItem('ckpt-key', m[1]);
+    history.replaceState(null, '', location.pathname + location.search);
+  }
+  return sessionStorage.getItem('ckpt-key') ?? '';
+})();
+
 async function api(path, body) {
-  const init = body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json', 'x-ckpt': '1' }, body: JSON.stringify(body) };
+  const headers = { 'x-ckpt-key': KEY, ...(body === undefined ? {} : { 'content-type': 'application/json', 'x-ckpt': '1' }) };
+  const init = body === undefined ? { headers } : { method: 'POST', headers, body: JSON.stringify(body) };
   const res = await fetch(path, { credentials: 'same-origin', ...init });
   if (res.status === 401) throw new SignedOut();
   const json = await res.json();
@@ -489,7 +503,7 @@ function connectLive(resumeFrom) {
   state.es?.close();
   const live = $('#live');
   let lastId = resumeFrom;
-  const es = new EventSource(`/events?${new URLSearchParams({ workspace: state.workspace, ...(resumeFrom ? { lastEventId: resumeFrom } : {}) })}`);
+  const es = new EventSource(`/events?${new URLSearchParams({ workspace: state.workspace, key: KEY, ...(resumeFrom ? { lastEventId: resumeFrom } : {}) })}`);
   state.es = es;
   const reload = () => guard(async () => { await loadSessions(); if (state.session) await openSession(state.session, atEnd() ? undefined : state.offset); });
   es.addEventListener('hello', () => { live.className = 'live on'; live.textContent = 'live'; });
