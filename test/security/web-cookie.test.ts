@@ -87,7 +87,7 @@ describe('POST /web/code', () => {
       { cookie, 'x-ckpt': '1', 'x-ckpt-key': key, authorization: 'Basic Zm9vOmJhcg==' },
       { cookie, 'x-ckpt': '1', 'x-ckpt-key': key, authorization: '' },
     ]) {
-      const res = await fetch(`${daemon.url}/web/code`, { method: 'POST', headers });
+      const res = await fetch(`${daemon.url}/web/code`, { method: 'POST', headers: headers as Record<string, string> });
       expect(res.status, JSON.stringify(headers.authorization)).toBe(401);
     }
     expect((await fetch(`${daemon.url}/web/code`, { method: 'POST', headers: { authorization: `Bearer ${daemon.token}` } })).status).toBe(200);
