@@ -72,6 +72,11 @@ export interface AgentSpec {
   events: Readonly<Record<string, HookEventSpec>>;
   /** Tools that change only the files named in their input: tool → input fields holding those paths. */
   fileTools: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Tools whose input holds an `apply_patch` patch (Codex CLI): tool → the input field with the patch.
+   * The files are the patch's headers (hooks/patch-paths.ts); a call whose text is no patch is scanned.
+   */
+  patchTools?: Readonly<Record<string, string>>;
   /** Input fields that name a file for any other tool (captured too, then the tool is still scanned after). */
   pathFields: readonly string[];
   /** Tools that never change the workspace: nothing is recorded for them. */

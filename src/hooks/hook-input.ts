@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import { actionOf, type AgentSpec, type HookAction } from './agent-spec.js';
+import { patchPaths } from './patch-paths.js';
 
 /** Hook JSON larger than this is rejected unread (a Write of a larger file is recorded by the next scan). */
 export const MAX_HOOK_INPUT_BYTES = 8 * 1024 * 1024;
@@ -132,6 +133,24 @@ export function pathsOf(input: Record<string, unknown>, fields: readonly string[
     out.push(value);
   }
   return out;
+}
+
+/**
+ * The files a file tool of `spec` names in its input, or undefined when `tool` is not a file tool (or is
+ * a patch tool whose text is no patch): then it is recorded by a scan after it runs.
+ */
+export function fileToolPaths(spec: AgentSpec, tool: string, input: Record<string, unknown>): string[] | undefined {
+  if (Object.hasOwn(spec.fileTools, tool)) return pathsOf(input, spec.fileTools[tool]!);
+  if (!spec.patchTools || !Object.hasOwn(spec.patchTools, tool)) return undefined;
+  const field = spec.patchTools[tool]!;
+  const patch = input[field];
+  if (typeof patch !== 'string') throw reject('bad-patch', `tool input field ${field} must be a patch string`);
+  const parsed = patchPaths(patch);
+  if (!parsed.isPatch) return undefined;
+  for (const path of parsed.paths) {
+    if (path.length > 4096 || path.includes('\0')) throw reject('bad-path', `a file header of ${field} names no usable path`);
+  }
+  return parsed.paths;
 }
 
 function str(v: Record<string, unknown>, key: string, opts: { required?: boolean; max: number; nullable?: boolean }): string | undefined {

@@ -8,7 +8,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { ensureBaseline, isCkptError, locateWorkspace, openStore, scanViaDaemon, toCkptError, type AgentLink, type AgentSessionResult, type ScanResult, type Session, type Store } from '../index.js';
 import { actionOf, type AgentSpec } from './agent-spec.js';
-import { HookRejection, parseHookEvent, pathsOf, type HookEvent } from './hook-input.js';
+import { fileToolPaths, HookRejection, parseHookEvent, pathsOf, type HookEvent } from './hook-input.js';
 import { appendHookLog, type HookLogEntry } from './hook-log.js';
 
 export interface RunHookOptions {
@@ -61,7 +61,8 @@ export async function runHook(options: RunHookOptions): Promise<HookOutcome> {
     event = parseHookEvent(spec, options.input);
     if (event.action === 'none' || isPassive(spec, event)) return { exitCode: 0, stdout: '', stderr: '', did };
     let root = projectRoot(spec, env, event, options.workspace);
-    if (options.locate && !options.workspace && root === event.cwd) root = (await locateWorkspace(await openOnce(), root)).root;
+    // An agent that names no project dir (Codex CLI) runs hooks in its session's cwd, maybe a subfolder.
+    if ((options.locate || spec.projectDirEnv.length === 0) && !options.workspace && root === event.cwd) root = (await locateWorkspace(await openOnce(), root)).root;
     const link = { agent: spec.name, externalId: event.sessionId, cwd: event.cwd, ...(event.transcriptPath ? { transcriptPath: event.transcriptPath } : {}) };
     const opened = options.openSession ? await options.openSession(root, link) : await (await (await openOnce()).openWorkspace(root)).openAgentSession(link);
     session = opened.session;
@@ -120,8 +121,9 @@ async function act(spec: AgentSpec, event: HookEvent, session: Session, did: str
     }
     case 'before-tool': {
       const tool = event.toolName!;
-      const fileTool = Object.hasOwn(spec.fileTools, tool);
-      const paths = pathsOf(event.toolInput!, fileTool ? spec.fileTools[tool]! : spec.pathFields);
+      const named = fileToolPaths(spec, tool, event.toolInput!);
+      const fileTool = named !== undefined;
+      const paths = named ?? pathsOf(event.toolInput!, spec.pathFields);
       if (paths.length > 0) {
         const r = await session.capture(paths, { tool, cwd: event.cwd, ...(event.callId ? { callId: event.callId } : {}) });
         if (r.tag) did.push(`capture ${r.tag}`);
@@ -135,8 +137,8 @@ async function act(spec: AgentSpec, event: HookEvent, session: Session, did: str
     }
     case 'after-tool': {
       const tool = event.toolName!;
-      if (Object.hasOwn(spec.fileTools, tool)) {
-        const paths = pathsOf(event.toolInput!, spec.fileTools[tool]!);
+      const paths = fileToolPaths(spec, tool, event.toolInput!);
+      if (paths !== undefined) {
         if (paths.length > 0 && event.callId) {
           try {
             const r = await session.settle(paths, { callId: event.callId, cwd: event.cwd });

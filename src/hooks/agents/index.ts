@@ -2,9 +2,10 @@
 import { CkptError } from '../../index.js';
 import type { AgentSpec } from '../agent-spec.js';
 import { claude } from './claude.js';
+import { codex } from './codex.js';
 import { gemini } from './gemini.js';
 
-export const AGENTS: Readonly<Record<string, AgentSpec>> = { claude, gemini };
+export const AGENTS: Readonly<Record<string, AgentSpec>> = { claude, codex, gemini };
 
 export function agentSpec(name: string): AgentSpec {
   const spec = Object.hasOwn(AGENTS, name) ? AGENTS[name] : undefined;

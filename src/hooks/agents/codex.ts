@@ -1,0 +1,38 @@
+// OpenAI Codex CLI (https://developers.openai.com/codex/hooks, "Hooks"): hooks.json in Claude Code's
+// shape, at ~/.codex/hooks.json or <repo>/.codex/hooks.json. Every hook gets JSON on stdin with
+// session_id, transcript_path, cwd, hook_event_name and model; turn-scoped events add turn_id;
+// UserPromptSubmit adds prompt; SessionStart adds source (startup | resume | clear); PreToolUse and
+// PostToolUse add tool_name, tool_input and tool_use_id. Shell calls arrive as tool_name "Bash" with
+// {command}; edits as "apply_patch" with {command: <patch>}, the files named only in the patch's
+// headers (hooks/patch-paths.ts). A failed shell command still fires PostToolUse; a patch Codex refuses
+// to apply fires none (the next scan records the turn). Codex sets no project-dir variable: hooks run
+// in the session's cwd, from which ckpt locates the workspace. Codex runs a hook only once the user
+// trusted it (`/hooks` in codex) — an untrusted hook is skipped without a word.
+// Verified against the real binary (@openai/codex 0.169.0): test/agents/codex.test.ts.
+import { SNAKE_CASE_FIELDS, type AgentSpec } from '../agent-spec.js';
+
+export const codex: AgentSpec = {
+  name: 'codex',
+  displayName: 'Codex CLI',
+  // The one table of events: what ckpt does with each and how it is installed (agent-spec.ts).
+  events: {
+    SessionStart: { action: 'session-start' },
+    UserPromptSubmit: { action: 'turn' },
+    PreToolUse: { action: 'before-tool', matcher: '*' },
+    PostToolUse: { action: 'after-tool', matcher: '*' },
+    PreCompact: { action: 'compaction' },
+    PostCompact: { action: 'none' },
+    PermissionRequest: { action: 'none' },
+    Stop: { action: 'none' },
+    SessionEnd: { action: 'none' },
+  },
+  fileTools: {},
+  patchTools: { apply_patch: 'command' },
+  pathFields: [],
+  passiveTools: ['view_image', 'update_plan', 'get_goal', 'create_goal', 'update_goal', 'request_user_input', 'tool_search', 'web_search', 'list_mcp_resources', 'read_mcp_resource'],
+  projectDirEnv: [],
+  settingsFiles: { project: '.codex/hooks.json', user: '.codex/hooks.json' },
+  installNote:
+    'Codex runs new or changed hooks only once you trust them: start codex and review them with /hooks (project hooks also need the project trusted). Until then they are skipped without a word.',
+  fields: SNAKE_CASE_FIELDS,
+};
