@@ -1,0 +1,69 @@
+// The real Codex CLI (@openai/codex 0.169.0) against a scripted fake model (Responses API SSE), with
+// ckpt's hooks installed by `ckpt init codex --user`: three prompts of apply_patch edits (adds, updates,
+// a move written with an absolute path, a delete) and shell commands (a generator, chmod, a symlink, a
+// failing command that still wrote a file). Every turn is restored exactly, and each restore undone.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { makeCliAgentWorld, type CliAgentWorld } from './harness/cli-agents.js';
+
+const P1 = 'Add a README, fix the greeting and generate fixtures';
+const P2 = 'Rename b to c, drop a, lock down run.sh and link the readme';
+const P3 = 'Clean up the fixtures and rewrite the readme';
+
+let w: CliAgentWorld;
+
+beforeAll(async () => {
+  const patch = (...lines: string[]) => ['*** Begin Patch', ...lines, '*** End Patch', ''].join('\n');
+  w = await makeCliAgentWorld('codex', {
+    files: { 'src/a.txt': 'alpha\n', 'src/b.txt': 'one\ntwo\nthree\n', 'run.sh': '#!/bin/sh\necho run\n' },
+    script: (ws) => ({
+      [P1]: [
+        { custom: 'apply_patch', input: patch('*** Add File: README.md', '+# demo', '*** Update File: src/a.txt', '@@', '-alpha', '+ALPHA') },
+        { tool: 'exec_command', args: { cmd: 'mkdir -p gen && for i in 1 2 3 4 5; do echo "fixture $i" > gen/f$i.txt; done' } },
+        { text: 'Done.' },
+      ],
+      [P2]: [
+        // The model may write absolute paths: the hook reads them from the patch headers as they are.
+        { custom: 'apply_patch', input: patch(`*** Update File: ${ws}/src/b.txt`, '*** Move to: src/c.txt', '@@', '-two', '+2', '*** Delete File: src/a.txt') },
+        { tool: 'exec_command', args: { cmd: 'chmod 700 run.sh && ln -s README.md docs.md' } },
+        { tool: 'exec_command', args: { cmd: 'echo partial > partial.txt && ls does-not-exist' } },
+        { text: 'Done.' },
+      ],
+      [P3]: [
+        { tool: 'exec_command', args: { cmd: 'rm -r gen && rm docs.md partial.txt' } },
+        { custom: 'apply_patch', input: patch('*** Update File: README.md', '@@', '-# demo', '+# demo, take two') },
+        { text: 'Done.' },
+      ],
+    }),
+  });
+}, 600_000);
+afterAll(() => w?.close());
+
+it('records a Codex CLI session: every turn restores exactly, every restore undoes', async () => {
+  await w.prompt(P1);
+  await w.prompt(P2);
+  await w.prompt(P3);
+  const log = await w.json(['log']);
+  expect(log.turns.map((t: { text: string }) => t.text)).toEqual([P1, P2, P3]);
+  expect(log.checkpoints.map((c: { tag: string; tool: string }) => `${c.tag}:${c.tool}`)).toEqual([
+    '1.1:apply_patch', '1.2:Bash', '2.1:apply_patch', '2.2:Bash', '2.3:Bash', '3.1:Bash', '3.2:apply_patch',
+  ]);
+  // Edits are captured before Codex applies them (no `reason`: not a scan), naming the patch's files —
+  // a move's source and destination, a delete, a path written absolute; shell calls are scanned after,
+  // a failing one too.
+  const files = (await w.json(['log', '--files'])).checkpoints.map((c: { tag: string; reason?: string; files: { path: string; state: string }[] }) => [
+    c.tag,
+    c.reason ?? 'capture',
+    c.files.map((f) => `${f.path}:${f.state}`).join(' '),
+  ]);
+  expect(files).toEqual([
+    ['1.1', 'capture', 'README.md:absent src/a.txt:file'],
+    ['1.2', 'scan', 'gen:absent gen/f1.txt:absent gen/f2.txt:absent gen/f3.txt:absent gen/f4.txt:absent gen/f5.txt:absent'],
+    ['2.1', 'capture', 'src/b.txt:file src/c.txt:absent src/a.txt:file'],
+    ['2.2', 'scan', 'docs.md:absent run.sh:file'],
+    ['2.3', 'scan', 'partial.txt:absent'],
+    ['3.1', 'scan', 'docs.md:symlink gen:dir gen/f1.txt:file gen/f2.txt:file gen/f3.txt:file gen/f4.txt:file gen/f5.txt:file partial.txt:file'],
+    ['3.2', 'capture', 'README.md:file'],
+  ]);
+  expect(await w.checkRestores([P3, P1, P2])).toEqual([]);
+  expect(await w.hookFailures()).toEqual([]);
+});

@@ -1,0 +1,208 @@
+// Drivers for the real agent CLIs of issue 30 — Codex CLI, Gemini CLI, opencode, Copilot CLI — each
+// pointed at a scripted fake model on loopback (fake-model.ts) with a scratch HOME, and a world that
+// runs the same scenario through any of them: ckpt's hooks installed by `ckpt init <agent>`, a
+// snapshot of the project before every prompt, and `checkRestores` — for every turn, `ckpt restore N`
+// gives back exactly that snapshot, and restoring the restore's `undo` tag gives back the tree from
+// before the restore. How each agent runs offline: ../shared/agents/README.md.
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { runCli, type CliRun } from '../../helpers/cli.js';
+import { startFakeModel, type FakeModel, type Script, type Wire } from '../fake-model.js';
+import { ensureAgent } from './install-agent.js';
+import { diffTrees, snapshotTree, type Tree } from './tree-snapshot.js';
+
+export type CliAgent = 'codex' | 'gemini' | 'opencode' | 'copilot';
+
+export interface AgentRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** The agent's own session id, for the next prompt. */
+  sessionId?: string;
+}
+
+interface Driver {
+  wire: Wire;
+  /** Writes the agent's configuration (model provider, permissions) into the scratch HOME / project. */
+  configure(w: { home: string; ws: string; model: FakeModel }): Promise<void>;
+  /** argv after the binary for one prompt, continuing `sessionId` when given. */
+  argv(prompt: string, sessionId: string | undefined): string[];
+  env(w: { home: string; model: FakeModel }): Record<string, string>;
+  /** The session id the run printed. */
+  sessionOf(stdout: string): string | undefined;
+  /** Scope of `ckpt init` (project, or user for agents whose project hooks need more trust than a test gives). */
+  initScope: '--project' | '--user';
+  /** Top-level names of the project that are the agent's own, not the user's work (left out of snapshots). */
+  ignore?: string[];
+}
+
+const jsonLines = (s: string) =>
+  s.split('\n').flatMap((l) => {
+    try {
+      return [JSON.parse(l) as Record<string, unknown>];
+    } catch {
+      return [];
+    }
+  });
+
+export const DRIVERS: Record<CliAgent, Driver> = {
+  codex: {
+    wire: 'responses',
+    initScope: '--user',
+    async configure({ home, model }) {
+      await mkdir(join(home, '.codex'), { recursive: true });
+      await writeFile(
+        join(home, '.codex', 'config.toml'),
+        [
+          'model = "gpt-5.5"',
+          'model_provider = "fake"',
+          'approval_policy = "never"',
+          'sandbox_mode = "danger-full-access"',
+          '[model_providers.fake]',
+          'name = "fake"',
+          `base_url = "${model.url}/v1"`,
+          'wire_api = "responses"',
+          'env_key = "FAKE_API_KEY"',
+          '',
+        ].join('\n'),
+      );
+    },
+    // The hooks are trusted for the run only: trust is the user's decision, made in codex with /hooks.
+    argv: (prompt, id) => ['exec', ...(id ? ['resume'] : []), '--skip-git-repo-check', '--dangerously-bypass-hook-trust', '--json', ...(id ? [id] : []), prompt],
+    env: () => ({ FAKE_API_KEY: 'fake' }),
+    sessionOf: (stdout) => jsonLines(stdout).find((e) => e.type === 'thread.started')?.thread_id as string | undefined,
+  },
+  gemini: {
+    wire: 'gemini',
+    initScope: '--project',
+    async configure() {},
+    argv: () => [],
+    env: () => ({}),
+    sessionOf: () => undefined,
+  },
+  opencode: {
+    wire: 'chat',
+    initScope: '--project',
+    async configure() {},
+    argv: () => [],
+    env: () => ({}),
+    sessionOf: () => undefined,
+  },
+  copilot: {
+    wire: 'chat',
+    initScope: '--project',
+    async configure() {},
+    argv: () => [],
+    env: () => ({}),
+    sessionOf: () => undefined,
+  },
+};
+
+export interface CliAgentWorld {
+  ws: string;
+  store: string;
+  home: string;
+  model: FakeModel;
+  snaps: Map<string, Tree>;
+  ckpt(args: string[]): Promise<CliRun>;
+  json(args: string[]): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** Snapshot, then one prompt; fails unless the agent exited 0 after the whole script ran. */
+  prompt(text: string): Promise<AgentRun>;
+  checkRestores(prompts: string[]): Promise<string[]>;
+  hookFailures(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export async function makeCliAgentWorld(agent: CliAgent, options: { files: Record<string, string>; script: (ws: string) => Script; init?: string[] }): Promise<CliAgentWorld> {
+  const driver = DRIVERS[agent];
+  const bin = await ensureAgent(agent);
+  const base = await mkdtemp(join(tmpdir(), `ckpt-agents-${agent}-`));
+  const ws = join(base, 'project');
+  const store = join(base, 'store');
+  const home = join(base, 'home');
+  await mkdir(ws);
+  await mkdir(home);
+  for (const [path, content] of Object.entries(options.files)) {
+    await mkdir(dirname(join(ws, path)), { recursive: true });
+    await writeFile(join(ws, path), content, { mode: path.endsWith('.sh') ? 0o755 : 0o644 });
+  }
+  const model = await startFakeModel(driver.wire, options.script(ws));
+  await driver.configure({ home, ws, model });
+  const cliEnv = { HOME: home, CKPT_HOME: '', CKPT_STORE: '' };
+  const ckpt = (args: string[]) => runCli(['--store', store, ...args], { cwd: ws, env: cliEnv });
+  const json = async (args: string[]) => {
+    const r = await ckpt([...args, '--json']);
+    if (r.code !== 0) throw new Error(`ckpt ${args.join(' ')} exited ${r.code}: ${r.stderr || r.stdout}`);
+    return r.json();
+  };
+  await json(['init', agent, driver.initScope, ...(options.init ?? [])]);
+  const snaps = new Map<string, Tree>();
+  const ignore = ['.git', ...(driver.ignore ?? [])];
+  let sessionId: string | undefined;
+  const runAgent = (prompt: string) =>
+    new Promise<AgentRun>((resolve, reject) => {
+      const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, NO_COLOR: '1', ...driver.env({ home, model }) };
+      delete env.CKPT_HOME;
+      delete env.CKPT_STORE;
+      const child = spawn(bin, driver.argv(prompt, sessionId), { cwd: ws, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code: code ?? -1, stdout, stderr, ...(driver.sessionOf(stdout) ? { sessionId: driver.sessionOf(stdout)! } : {}) });
+      });
+    });
+  return {
+    ws,
+    store,
+    home,
+    model,
+    snaps,
+    ckpt,
+    json,
+    async prompt(text) {
+      snaps.set(text, await snapshotTree(ws, ignore));
+      const r = await runAgent(text);
+      if (r.code !== 0) throw new Error(`${agent} exited ${r.code} on ${JSON.stringify(text)}:\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-3000)}`);
+      sessionId ??= r.sessionId;
+      return r;
+    },
+    async checkRestores(prompts) {
+      const problems: string[] = [];
+      const log = await json(['log']);
+      for (const text of prompts) {
+        const turns = (log.turns as { turn: number; text?: string }[]).filter((t) => t.text === text);
+        if (turns.length !== 1) {
+          problems.push(`ckpt log has ${turns.length} turns for ${JSON.stringify(text)}: ${JSON.stringify(log.turns)}`);
+          continue;
+        }
+        const where = `restore ${turns[0]!.turn} (prompt ${JSON.stringify(text)})`;
+        const before = await snapshotTree(ws, ignore);
+        const r = await ckpt(['restore', String(turns[0]!.turn), '--yes', '--json']);
+        if (r.code !== 0) {
+          problems.push(`${where}: exit ${r.code}: ${r.stderr.trim()}`);
+          continue;
+        }
+        problems.push(...diffTrees(snaps.get(text)!, await snapshotTree(ws, ignore)).map((d) => `${where}: ${d}`));
+        const undo = r.json().undo as string;
+        const u = await ckpt(['restore', undo, '--yes', '--json']);
+        if (u.code !== 0) problems.push(`${where}, undo ${undo}: exit ${u.code}: ${u.stderr.trim()}`);
+        else problems.push(...diffTrees(before, await snapshotTree(ws, ignore)).map((d) => `${where}, undo ${undo}: ${d}`));
+      }
+      return problems;
+    },
+    async hookFailures() {
+      return (await readFile(join(store, 'hooks.log'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
+    },
+    async close() {
+      await model.close();
+      if (!process.env.CKPT_AGENTS_KEEP) await rm(base, { recursive: true, force: true });
+    },
+  };
+}
