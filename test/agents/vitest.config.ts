@@ -9,5 +9,7 @@ export default defineConfig({
     testTimeout: 600_000,
     hookTimeout: 600_000,
     pool: 'forks',
+    // The agents mostly wait (on the fake model, hooks, the disk): two files at a time on 2 cores.
+    maxWorkers: 2,
   },
 });

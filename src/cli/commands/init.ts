@@ -15,7 +15,7 @@ import type { Command } from 'commander';
 import pc from 'picocolors';
 import { CkptError, hookCredential, hookKey, runningDaemon, type DaemonInfo, type Store } from '../../index.js';
 import { idleExitSeconds, startDaemon } from '../../hooks/client/hook-client.js';
-import { agentSpec } from '../../hooks/agents/index.js';
+import { agentSpec, AGENTS } from '../../hooks/agents/index.js';
 import { installAgent, type InstallScope } from '../../hooks/install/install-agent.js';
 import { action } from '../action.js';
 import { VERSION } from '../version.js';
@@ -23,7 +23,7 @@ import { VERSION } from '../version.js';
 export function registerInitCommand(program: Command): void {
   program
     .command('init <agent>')
-    .description("install ckpt's hooks into the agent's settings (claude, gemini); --uninstall removes them")
+    .description(`install ckpt's hooks into the agent's settings (${Object.keys(AGENTS).join(', ')}); --uninstall removes them`)
     .option('--project', 'the project settings, shared with the team (default)')
     .option('--local', "the project's local settings (not committed)")
     .option('--user', 'your user settings (every project)')
