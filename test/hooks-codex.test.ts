@@ -10,6 +10,9 @@ import { loadInstalledHooks, type InstalledHooks } from './helpers/agent-hooks.j
 import { runCli } from './helpers/cli.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 
+// The in-process path of `ckpt hook` (what the thin client falls back to); test/agents/ runs the daemon path.
+process.env.CKPT_NO_DAEMON = '1';
+
 let dirs: TempDirs;
 let hooks: InstalledHooks;
 const SID = '01a234ba-294a-7483-864b-32bdc4e1a81d';

@@ -201,6 +201,15 @@ export async function makeCliAgentWorld(agent: CliAgent, options: { files: Recor
       return (await readFile(join(store, 'hooks.log'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
     },
     async close() {
+      // The hooks started the store's daemon on demand (ckpt hook --daemon): stop it with its store.
+      const daemon = await readFile(join(store, 'daemon', 'daemon.json'), 'utf8').then((t) => JSON.parse(t) as { pid?: number }, () => undefined);
+      if (daemon?.pid) {
+        try {
+          process.kill(daemon.pid, 'SIGTERM');
+        } catch {
+          /* already gone */
+        }
+      }
       await model.close();
       if (!process.env.CKPT_AGENTS_KEEP) await rm(base, { recursive: true, force: true });
     },
