@@ -34,6 +34,8 @@ let browser: Browser;
 let ctx: BrowserContext;
 let page: Page;
 const requests: string[] = [];
+/** Console errors and uncaught exceptions of the signed-in page (issue 29: there must be none). */
+const consoleErrors: string[] = [];
 /** The signed-in page talks to the daemon through this TCP relay, so the test can cut its connections. */
 let relay: { server: Server; url: string; sockets: Set<Socket>; down: boolean; port: number };
 const ckpt = (...args: string[]) => runCli(['--store', dirs.store, '--session', 's1', ...args], { cwd: dirs.workspace });
@@ -49,6 +51,8 @@ beforeAll(async () => {
   await writeFile(ws('run.sh'), 'echo hi\n');
   await writeFile(ws('link'), 'target\n');
   await writeFile(ws('logo.bin'), Buffer.from([1, 0, 2, 3]));
+  // An agent's own session (linked by the agent's session id, as hooks make it): the only kind shown live.
+  expect((await runCli(['--store', dirs.store, 'session', 'new', '--id', 'agent-run', '--title', 'a running agent', '--agent', 'claude', '--external-id', 'claude-abc'], { cwd: dirs.workspace })).code).toBe(0);
   expect((await runCli(['--store', dirs.store, 'session', 'new', '--id', 's1', '--title', 'refactor greeting', '--agent', 'claude', '--model', 'opus'], { cwd: dirs.workspace })).code).toBe(0);
   await ckpt('turn', '--text', 'make the greeting friendlier');
   await ckpt('capture', '--tool', 'Edit', 'a.txt', 'greet.ts', 'run.sh', 'link', 'logo.bin');
@@ -136,6 +140,8 @@ describe('web timeline in Chromium (needs Debian chromium: .ci/run installs it)'
     ctx = await browser.newContext({ viewport: { width: 1400, height: 820 } });
     ctx.on('request', (r) => requests.push(r.url()));
     page = await ctx.newPage();
+    page.on('console', (m) => void (m.type() === 'error' && consoleErrors.push(`${m.text()} (${m.location().url})`)));
+    page.on('pageerror', (err) => void consoleErrors.push(`uncaught: ${err.message}`));
     const open = started.open.replace(started.url, relay.url);
     expect(open).not.toBe(started.open);
     await page.goto(open);
@@ -154,7 +160,10 @@ describe('web timeline in Chromium (needs Debian chromium: .ci/run installs it)'
     await other.close();
 
     await page.locator('button.session', { hasText: 'refactor greeting' }).waitFor();
-    await expect(page.locator('button.session').first().textContent()).resolves.toMatch(/claude \(opus\) · root · 2 turns · 6 files · live · (\d+ seconds? ago|now)/);
+    await expect(page.locator('button.session').first().textContent()).resolves.toMatch(/claude \(opus\) · root · 2 turns · 6 files · (\d+ seconds? ago|now)/);
+    // "live" only for a session an agent is running in: not for one made by hand.
+    await expect(page.locator('button.session', { hasText: 'refactor greeting' }).textContent()).resolves.not.toContain('live');
+    await expect(page.locator('button.session', { hasText: 'a running agent' }).locator('.live-session').textContent()).resolves.toBe('live');
     await page.locator('.prompt', { hasText: 'make the greeting friendlier' }).waitFor();
     await expect(captureRow('Edit').textContent()).resolves.toContain('greet.ts');
     await page.locator('#live', { hasText: 'live' }).waitFor();
@@ -188,6 +197,8 @@ describe('web timeline in Chromium (needs Debian chromium: .ci/run installs it)'
     const row = split.locator('tr', { has: page.locator('td.d') }).first();
     await expect(row.locator('td.d').textContent()).resolves.toContain('"hi "');
     await expect(row.locator('td.a').textContent()).resolves.toContain('`hello, ${name}!`');
+    // Side by side gets the room: the diff pane takes most of the 1400-pixel window (42% before).
+    await expect.poll(async () => (await page.locator('#detail').boundingBox())!.width).toBeGreaterThan(0.6 * 1400);
     await shot('web-diff.png');
   });
 
@@ -209,6 +220,25 @@ describe('web timeline in Chromium (needs Debian chromium: .ci/run installs it)'
     await page.locator('#undo-restore').waitFor(); // the undo of the undo is offered at once
   });
 
+  it("undoes a prompt and everything after from its turn header: a rewind preview with each file's diff", async () => {
+    await page.getByRole('button', { name: 'undo turn 2 and everything after' }).click();
+    await dialog().locator('#plan').waitFor();
+    await expect(dialog().locator('h2').textContent()).resolves.toBe('Rewind the session to 2?');
+    await expect(dialog().locator('q').textContent()).resolves.toBe('add a notes file'); // the prompt goes back in the box
+    const changes = dialog().locator('.plan-diff');
+    await changes.locator('h4.file', { hasText: 'notes.md' }).waitFor();
+    // notes.md did not exist before turn 2: deleted, its line removed.
+    await expect(changes.locator('h4.file', { hasText: 'notes.md' }).locator('.status').textContent()).resolves.toBe('D');
+    await expect(changes.locator('h4.file', { hasText: 'notes.md' }).locator('xpath=..').locator('tr.d').textContent()).resolves.toContain('# notes');
+    // greet.ts was undone after turn 2 began: the rewind puts turn 1's version back, shown as a diff from now.
+    const greet = changes.locator('h4.file', { hasText: 'greet.ts' }).locator('xpath=..');
+    await expect(greet.locator('tr.a').first().textContent()).resolves.toContain('// Greets someone politely.');
+    await expect(greet.locator('tr.d').first().textContent()).resolves.toContain('return "hi " + name;');
+    await dialog().getByRole('button', { name: 'Cancel' }).click();
+    expect(existsSync(ws('notes.md'))).toBe(true); // the preview changed nothing
+    expect(await text('greet.ts')).toBe(GREET_V1);
+  });
+
   it('restores with drift only after the explicit overwrite choice, then undoes the restore from the page', async () => {
     await writeFile(ws('a.txt'), 'typed by the user, never captured\n'); // drift: ckpt has not seen this
     const tag = await tagOf('Edit');
@@ -217,6 +247,10 @@ describe('web timeline in Chromium (needs Debian chromium: .ci/run installs it)'
     await expect(dialog().locator('.drift').first().textContent()).resolves.toContain('a.txt');
     await expect(dialog().locator('.deletes').textContent()).resolves.toBe('Deletes (1)notes.md');
     expect(await page.locator('#confirm-go').isDisabled()).toBe(true);
+    // Each file's change, from now to after the restore: the drifted text goes, the recorded one comes back.
+    const aTxt = dialog().locator('.plan-diff h4.file', { hasText: 'a.txt' }).locator('xpath=..');
+    await expect(aTxt.locator('tr.d').first().textContent()).resolves.toContain('typed by the user, never captured');
+    await expect(aTxt.locator('tr.a').first().textContent()).resolves.toContain('hello');
     await shot('web-restore-preview.png');
     await dialog().getByLabel(/Overwrite the drifted files/).check();
     expect(await page.locator('#confirm-go').isDisabled()).toBe(false);
@@ -267,6 +301,10 @@ describe('web timeline in Chromium (needs Debian chromium: .ci/run installs it)'
     await page.locator('#timeline h2', { hasText: 'Timeline · refactor greeting s1' }).waitFor();
   });
 
+  it('logged no console error while signing in, diffing, previewing, restoring, rewinding and forking', () => {
+    expect(consoleErrors).toEqual([]);
+  });
+
   it('shows captures by another process live, and catches up after the stream drops', async () => {
     await ckpt('turn', '--text', 'a prompt typed while the page is open');
     await ckpt('capture', '--tool', 'Bash', 'late.txt');
@@ -285,6 +323,7 @@ describe('web timeline in Chromium (needs Debian chromium: .ci/run installs it)'
 
   it('works from the keyboard: Tab reaches the main actions, Enter and Space activate them', async () => {
     await writeFile(ws('a.txt'), 'hello\nfrom the keyboard\n'); // something to diff against now
+    consoleErrors.length = 0; // the cut connection above was logged: count again from a fresh load
     await page.goto(`${relay.url}/`); // a fresh load: focus starts at the top
     await captureRow('Edit').waitFor();
     const tag = await tagOf('Edit');
@@ -329,6 +368,7 @@ describe('web timeline in Chromium (needs Debian chromium: .ci/run installs it)'
     await page.emulateMedia({ colorScheme: 'light' });
     expect(requests.length).toBeGreaterThan(5);
     expect(requests.filter((u) => !u.startsWith(relay.url))).toEqual([]);
+    expect(consoleErrors).toEqual([]); // a fresh load, the keyboard and dark mode logged nothing either
   });
 
   it('after a daemon restart the open page says to sign in again, and a fresh code brings it back live', async () => {

@@ -100,6 +100,21 @@ async function selectWorkspace(root) {
 
 async function loadSessions() {
   const { sessions } = await api(`/web/sessions${q()}`);
+  state.sessions = sessions;
+  renderSessions();
+}
+
+/** How long after its last event a running agent's session still counts as live (a crashed agent records no end). */
+const LIVE_MS = 10 * 60_000;
+/**
+ * Live: an agent's own session (linked by the agent's session id, as hooks record it) that has not
+ * ended and had an event lately. A session made by hand or by a script is never live: nothing is
+ * running in it.
+ */
+const isLive = (s) => Boolean(s.externalId) && !s.endedAt && Date.now() - Date.parse(s.updatedAt) < LIVE_MS;
+
+function renderSessions() {
+  const sessions = [...(state.sessions ?? [])];
   state.titles = new Map(sessions.map((x) => [x.id, x.title]));
   // Fork tree: children under their parent, each level newest (last active) first.
   sessions.sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt));
@@ -117,19 +132,26 @@ async function loadSessions() {
     }
   };
   walk('', 0);
-  const live = (s) => !s.endedAt && Date.now() - Date.parse(s.updatedAt) < 10 * 60_000;
   $('#sessions').replaceChildren(
     h('h2', {}, 'Sessions'),
-    ...rows.map(([s, depth]) =>
-      h(
+    ...rows.map(([s, depth]) => {
+      const liveness = isLive(s) ? h('span.badge.live-session', {}, 'live') : s.endedAt ? 'ended' : '';
+      const parts = [s.agent ? `${s.agent}${s.model ? ` (${s.model})` : ''}` : '', s.kind ?? '', s.forkedFrom ? `fork of ${s.forkedFrom.session}` : '', plural(s.turns, 'turn'), plural(s.filesTouched, 'file'), liveness].filter(Boolean);
+      const meta = h('div.meta', {}, ...parts.flatMap((x) => [x, ' · ']), timeEl(s.updatedAt));
+      const button = h(
         'button.session',
-        { style: `padding-left:${0.5 + depth * 1.2}em`, 'aria-current': state.session === s.id ? 'true' : 'false', 'data-id': s.id, onclick: () => guard(() => openSession(s.id)) },
+        { 'aria-current': state.session === s.id ? 'true' : 'false', 'data-id': s.id, onclick: () => guard(() => openSession(s.id)) },
         h('strong', {}, `${depth ? '⤷ ' : ''}${s.title || s.id}`),
-        h('div.meta', {}, [s.agent ? `${s.agent}${s.model ? ` (${s.model})` : ''}` : '', s.kind ?? '', s.forkedFrom ? `fork of ${s.forkedFrom.session}` : '', plural(s.turns, 'turn'), plural(s.filesTouched, 'file'), live(s) ? 'live' : 'idle', ''].filter((x, i, a) => x || i === a.length - 1).join(' · '), timeEl(s.updatedAt)),
-      ),
-    ),
+        meta,
+      );
+      // Through the CSSOM, not a style attribute: the page's CSP refuses inline styles.
+      button.style.paddingLeft = `${0.5 + depth * 1.2}em`;
+      return button;
+    }),
   );
 }
+// "live" goes stale by itself: re-judge it (and the times) every half minute without asking the daemon.
+setInterval(() => state.sessions && renderSessions(), 30_000);
 
 // ---- timeline ----------------------------------------------------------------------------------
 
@@ -170,7 +192,10 @@ function renderTimeline() {
 
 function renderTurn({ turn, events }) {
   const body = h('div', {}, ...events.slice(0, 50).map(renderEvent));
-  const box = h('div.turn', {}, turn ? h('h3', {}, `Turn ${turn.turn} `, timeEl(turn.at)) : h('h3.mute', {}, 'Before the first turn'));
+  const undoPrompt = turn
+    ? h('button.undo-prompt', { 'aria-label': `undo turn ${turn.turn} and everything after`, title: 'Rewind: put the files back as they were before this prompt and move the conversation back to it', onclick: () => guard(() => previewRewind(String(turn.turn), false)) }, 'Undo this prompt and everything after…')
+    : '';
+  const box = h('div.turn', {}, turn ? h('h3', {}, `Turn ${turn.turn} `, timeEl(turn.at), ' ', undoPrompt) : h('h3.mute', {}, 'Before the first turn'));
   if (turn?.text) box.append(h('div.prompt', {}, turn.text));
   box.append(body);
   if (events.length > 50) {
@@ -290,21 +315,17 @@ async function showDiff(from, to) {
       if (c.binary) return h('div', {}, head, h('p.mute', {}, 'Binary file: no line diff.'));
       if (c.truncated) return h('div', {}, head, h('p.mute', {}, 'Too large to diff line by line.'));
       if (!hunks?.length) return h('div', {}, head, h('p.mute', {}, notes.length ? 'No change to the content.' : 'No textual change.'));
-      const lang = hl?.languageOf(c.path) ?? null;
-      const code = (text) => {
-        const td = h('td.code', {});
-        if (lang && text) td.innerHTML = hl.highlightLine(text, lang); // highlight.js escapes the text
-        else td.textContent = text;
-        return td;
-      };
+      const code = codeCell(hl, c.path);
       return h('div', {}, head, mode === 'unified' ? unified(hunks, code) : sideBySide(hunks, code));
     }));
   };
   const toggle = h('button', { id: 'diff-mode', onclick: () => {
     mode = mode === 'unified' ? 'split' : 'unified';
     toggle.textContent = mode === 'unified' ? 'Side by side' : 'Unified';
+    widenDetail(mode === 'split');
     renderView();
   } }, 'Side by side');
+  widenDetail(false);
   const stat = h('table.stat', {}, ...d.changes.map((c) =>
     h('tr', {}, h('td', { class: `status s-${c.status}`, title: STATUS[c.status] }, c.status), h('td', {}, h('a', { href: `#f-${c.path}` }, c.path), ...changeNotes(c).map((n) => h('span.note', {}, n))),
       h('td.plus', {}, c.binary || c.truncated ? '' : `+${c.added}`), h('td.minus', {}, c.binary || c.truncated ? '' : `-${c.removed}`),
@@ -313,6 +334,22 @@ async function showDiff(from, to) {
   $('#detail').replaceChildren(h('h2', {}, `Diff ${from} → ${to ?? 'now'}`), h('p.mute', {}, `${d.changes.length} files`), stat, skipped, h('p', {}, toggle), view);
   renderView();
   $('#detail').focus();
+}
+
+/** Side by side, the diff pane takes most of the width (the session list and the timeline narrow). */
+function widenDetail(on) {
+  document.querySelector('main')?.classList.toggle('wide', on);
+}
+
+/** A table cell maker for one file's lines, highlighted when its language is known. */
+function codeCell(hl, path) {
+  const lang = hl?.languageOf(path) ?? null;
+  return (text) => {
+    const td = h('td.code', {});
+    if (lang && text) td.innerHTML = hl.highlightLine(text, lang); // highlight.js escapes the text
+    else td.textContent = text;
+    return td;
+  };
 }
 
 /**
@@ -420,8 +457,61 @@ function planView(p) {
     list('Unchanged', p.unchanged, 'unchanged mute'));
 }
 
+/** A hunk turned around: what goes from the new side back to the old (removals listed first). */
+function reverseHunk(hunk) {
+  const lines = [];
+  let minus = [];
+  let plus = [];
+  const flush = () => { lines.push(...minus, ...plus); minus = []; plus = []; };
+  for (const l of hunk.lines) {
+    if (l[0] === '+') minus.push(`-${l.slice(1)}`);
+    else if (l[0] === '-') plus.push(`+${l.slice(1)}`);
+    else { flush(); lines.push(l); }
+  }
+  flush();
+  const m = /^@@ -(\d+(?:,\d+)?) \+(\d+(?:,\d+)?) @@(.*)$/.exec(hunk.header);
+  return { header: m ? `@@ -${m[2]} +${m[1]} @@${m[3]}` : hunk.header, oldStart: hunk.newStart, newStart: hunk.oldStart, lines };
+}
+
+const REVERSED = { A: 'D', D: 'A', M: 'M' };
+
+/**
+ * What putting the workspace back to `tag` does to each of `paths`, as a diff from the present
+ * files to the tag: the daemon's tag → now diff, turned around. Only recorded paths are compared, as
+ * a restore only touches those.
+ */
+async function planDiff(tag, paths) {
+  const want = new Set(paths);
+  const [d, hl] = await Promise.all([api(`/sessions/${sid()}/diff${q({ from: tag, patch: '1' })}`), loadHighlighter()]);
+  const patches = splitPatch(d.patch ?? '');
+  const files = d.changes.filter((c) => want.has(c.path)).map((c) => {
+    const status = REVERSED[c.status] ?? c.status;
+    const notes = changeNotes(c).map((n) => n.replace(/^(.*) → (.*)$/, '$2 → $1'));
+    const head = h('h4.file', {}, h('span', { class: `status s-${status}`, title: STATUS[status] }, status), ` ${c.path}`, ...notes.map((n) => h('span.note', {}, n)));
+    const hunks = patches.get(c.path);
+    if (c.binary) return h('div', {}, head, h('p.mute', {}, 'Binary file: no line diff.'));
+    if (c.truncated) return h('div', {}, head, h('p.mute', {}, 'Too large to diff line by line.'));
+    if (!hunks?.length) return h('div', {}, head, h('p.mute', {}, notes.length ? 'No change to the content.' : 'No textual change.'));
+    return h('div', {}, head, unified(hunks.map(reverseHunk), codeCell(hl, c.path)));
+  });
+  return files.length ? files : [h('p.mute', {}, 'No line changes to show (folders only).')];
+}
+
+/** The plan's per-file changes, filled in when the diff arrives (the dialog opens at once). */
+function planChanges(tag, preview, only) {
+  const planned = preview.plan ? preview.plan.map((e) => e.path) : [...(preview.restored ?? []), ...(preview.deleted ?? [])];
+  const paths = only ? planned.filter((p) => p === only || p.startsWith(`${only}/`)) : planned;
+  if (!paths.length) return '';
+  const box = h('div.plan-diff', { 'aria-label': 'changes the restore makes' }, h('p.mute', {}, 'Loading the changes…'));
+  planDiff(tag, paths).then(
+    (parts) => box.replaceChildren(h('strong', {}, 'Changes (now → after)'), ...parts),
+    (err) => box.replaceChildren(h('p.mute', {}, `Could not show the changes: ${String(err.message ?? err)}`)),
+  );
+  return box;
+}
+
 /** Shows the plan in a dialog; resolves with {force} when confirmed, null when cancelled. */
-function confirmPlan(title, preview, extra = []) {
+function confirmPlan(title, preview, extra = [], changes = '') {
   const dlg = $('#confirm');
   return new Promise((resolve) => {
     const drift = preview.drift?.length > 0 || preview.wouldRefuse?.code === 'DRIFT';
@@ -434,6 +524,7 @@ function confirmPlan(title, preview, extra = []) {
       h('h2', {}, title),
       ...extra,
       planView(preview),
+      changes,
       drift ? h('p', {}, overwrite, h('label', { for: 'overwrite', class: 'drift' }, ' Overwrite the drifted files (they are kept in a recovery image)')) : '',
       h('p', {}, go, ' ', h('button', { onclick: () => close(null) }, 'Cancel')),
     );
@@ -444,6 +535,7 @@ function confirmPlan(title, preview, extra = []) {
 }
 
 function afterRestore(title, result) {
+  widenDetail(false);
   const undo = result.undo ? h('button.primary', { id: 'undo-restore', onclick: () => guard(() => previewRestore(result.undo)) }, `Undo this (restore ${result.undo})…`) : '';
   $('#detail').replaceChildren(h('h2', {}, title), h('p', { role: 'status' }, `${result.restored?.length ?? 0} written, ${result.deleted?.length ?? 0} deleted`), undo);
   return guard(async () => { await loadSessions(); await openSession(state.session); });
@@ -454,7 +546,7 @@ const sid = () => encodeURIComponent(state.session);
 async function previewRestore(tag) {
   const body = { workspace: state.workspace, tag };
   const preview = await api(`/sessions/${sid()}/restore/preview`, body);
-  const ok = await confirmPlan(`Restore the workspace to ${tag}?`, preview);
+  const ok = await confirmPlan(`Restore the workspace to ${tag}?`, preview, [], planChanges(tag, preview));
   if (!ok) return;
   // A forced restore needs a token issued for force: preview again with it.
   const token = ok.force ? (await api(`/sessions/${sid()}/restore/preview`, { ...body, force: true })).token : preview.token;
@@ -465,7 +557,7 @@ async function previewRestore(tag) {
 async function previewUndo(tag, path) {
   const body = { workspace: state.workspace, tag, path };
   const preview = await api(`/sessions/${sid()}/undo`, { ...body, dryRun: true });
-  const ok = await confirmPlan(`Undo ${path} to ${tag}?`, preview);
+  const ok = await confirmPlan(`Undo ${path} to ${tag}?`, preview, [], planChanges(tag, preview, path));
   if (!ok) return;
   await afterRestore(`Undid ${path}`, await api(`/sessions/${sid()}/undo`, { ...body, force: ok.force || undefined }));
 }
@@ -475,7 +567,7 @@ async function previewRewind(tag, fork) {
   const preview = await api(`/sessions/${sid()}/rewind`, { ...body, dryRun: true });
   const said = preview.userMessage?.text ? h('p', {}, `The conversation goes back to turn ${preview.userMessage.turn}: `, h('q', {}, preview.userMessage.text)) : '';
   const hidden = preview.hidden?.length ? h('p.mute', {}, `${preview.hidden.length} later conversation entries ${fork ? 'stay in this session' : 'are hidden (kept in the log)'}.`) : '';
-  const ok = await confirmPlan(fork ? `Fork a new session at ${tag}?` : `Rewind the session to ${tag}?`, preview, [said, hidden]);
+  const ok = await confirmPlan(fork ? `Fork a new session at ${tag}?` : `Rewind the session to ${tag}?`, preview, [said, hidden], planChanges(tag, preview));
   if (!ok) return;
   const res = await api(`/sessions/${sid()}/rewind`, { ...body, force: ok.force || undefined });
   if (typeof res.session === 'string') state.session = res.session; // a fork continues in its new session
