@@ -14,7 +14,7 @@ export default tseslint.config(
   {
     // The web page's script runs in the browser.
     files: ['src/web/**/*.js'],
-    languageOptions: { globals: Object.fromEntries(['window', 'document', 'fetch', 'EventSource', 'Node', 'HTMLInputElement', 'HTMLSelectElement', 'Intl', 'URLSearchParams', 'setTimeout', 'clearTimeout'].map((g) => [g, 'readonly'])) },
+    languageOptions: { globals: Object.fromEntries(['window', 'document', 'fetch', 'EventSource', 'Node', 'HTMLInputElement', 'HTMLSelectElement', 'Intl', 'URLSearchParams', 'setTimeout', 'clearTimeout', 'setInterval'].map((g) => [g, 'readonly'])) },
   },
   {
     files: ['bin/**/*.js', 'scripts/**/*.js'],
