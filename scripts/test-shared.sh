@@ -25,6 +25,7 @@ suites=(
   test/shared-backend.test.ts
   test/two-machines.test.ts
   test/fleet-feed.test.ts
+  test/fleet-serve.test.ts
   test/store-copy.test.ts
   test/restore-semantics.test.ts
   test/restore-rewind.test.ts

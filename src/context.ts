@@ -47,5 +47,9 @@ export interface StoreContext {
 }
 
 export interface WorkspaceContext extends StoreContext {
-  workspace: { id: string; root: string; key: string };
+  /**
+   * `foreign`: the workspace is another machine's (a shared store, issue 33): its records are read
+   * here, but nothing may touch or read its folder from this machine (WRONG_MACHINE).
+   */
+  workspace: { id: string; root: string; key: string; machine?: string; foreign?: true };
 }

@@ -17,7 +17,9 @@ describe('errors', () => {
     expect(httpStatusOf(new CkptError('FORBIDDEN', 'x'))).toBe(403);
     expect(exitCodeOf(new CkptError('TOKEN_INVALID', 'x'))).toBe(2);
     expect(httpStatusOf(new CkptError('TOKEN_STALE', 'x'))).toBe(409);
-    expect(Object.keys(ERROR_CODES)).toHaveLength(19);
+    expect(exitCodeOf(new CkptError('WRONG_MACHINE', 'x'))).toBe(4);
+    expect(httpStatusOf(new CkptError('WRONG_MACHINE', 'x'))).toBe(409);
+    expect(Object.keys(ERROR_CODES)).toHaveLength(20);
   });
 
   it('wraps errno errors as IO and says whether they are retryable', () => {

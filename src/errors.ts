@@ -17,6 +17,8 @@ export const ERROR_CODES = {
   LOCKED: { exit: 7, http: 423 },
   TOKEN_INVALID: { exit: 2, http: 400 },
   TOKEN_STALE: { exit: 4, http: 409 },
+  // The workspace's folder is on another machine of a shared store: read its records, restore there (or export).
+  WRONG_MACHINE: { exit: 4, http: 409 },
   IO: { exit: 6, http: 503 },
   INTERNAL: { exit: 1, http: 500 },
   // The HTTP daemon's own refusals (DESIGN §10 "Daemon"): missing/wrong bearer token, foreign Host header.

@@ -1,5 +1,6 @@
 // Opening a store (DESIGN §2, §3): where it lives, its store.json, the backend and blob store, and
 // the workspaces inside it. The entry point of the library.
+import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { mkdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -89,12 +90,24 @@ export interface Store {
   readonly tightened: number;
   readonly ctx: StoreContext;
   /**
+   * Where this machine's daemon of the store keeps its files (token, claim, port, keys): the store
+   * itself for a folder store; for a shared store a private folder on this machine
+   * (`sharedDaemonDir`), so no token or claim is shared between machines.
+   */
+  readonly daemonCtx: StoreContext & { dir: string };
+  /**
    * Shared stores only: calls `listener` for every append to a session log by any process on any
    * machine (`{key, size}`: read the log from its previous size); resolves to a function that stops.
    */
   subscribeAppends?: (listener: AppendListener, onError?: (err: Error) => void) => Promise<() => Promise<void>>;
   /** Releases connections (shared stores); a local store has nothing to release. */
   close(): Promise<void>;
+  /**
+   * Opens a workspace the store knows by its id: this machine's as `openWorkspace` does; another
+   * machine's (shared store) read-only — its sessions are read, and what would touch its folder is
+   * WRONG_MACHINE (`ctx.workspace.foreign`). NOT_FOUND for an unknown id.
+   */
+  openWorkspaceById(id: string): Promise<Workspace>;
   /** Opens (registering on first use) the workspace whose root is `dir`. */
   openWorkspace(dir: string): Promise<Workspace>;
   /** Roots of every workspace the store knows (with the machine id, in a shared store). */
@@ -112,6 +125,12 @@ export interface Store {
  */
 export function storeLocation(arg: string, cwd: string): string {
   return isSharedStoreUrl(arg) ? arg : resolve(cwd, arg);
+}
+
+/** The folder on this machine for the daemon files of the shared store at `redactedUrl`. */
+export function sharedDaemonDir(redactedUrl: string, env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_STATE_HOME ? resolve(env.XDG_STATE_HOME) : join(homedir(), '.local', 'state');
+  return join(base, 'ckpt', 'shared', createHash('sha256').update(redactedUrl).digest('hex').slice(0, 20));
 }
 
 /** The default store folder from the environment (DESIGN §2). */
@@ -164,6 +183,13 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     events: new EventEmitter(),
   };
 
+  let daemonCtx: StoreContext & { dir: string };
+  if (shared) {
+    const local = sharedDaemonDir(dir);
+    await makeStoreDir(local);
+    daemonCtx = { ...ctx, dir: local, backend: createFsBackend({ dir: local, lockTimeoutMs: resolved.lockTimeoutMs }) };
+  } else daemonCtx = { ...ctx, dir };
+
   const listWorkspaces = async () => {
     const out: WorkspaceInfo[] = [];
     for (const id of await backend.children('workspaces')) {
@@ -183,11 +209,12 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     return out;
   };
 
-  return {
+  const self: Store = {
     dir,
     shared,
     tightened,
     ctx,
+    daemonCtx,
     ...(sharedBackend ? { subscribeAppends: (listener: AppendListener, onError?: (err: Error) => void) => sharedBackend.subscribe(listener, onError) } : {}),
     close: async () => {
       await sharedBackend?.close();
@@ -213,6 +240,20 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
       }
       await backend.removeTree(key);
       return { id: found.id, root: found.root, sessions: ids.length };
+    },
+    openWorkspaceById: async (id) => {
+      const info = (await listWorkspaces()).find((w) => w.id === id);
+      if (!info) throw new CkptError('NOT_FOUND', `no workspace ${JSON.stringify(id)} in the store ${dir}`, { workspace: id });
+      if (!shared || info.machine === machine) {
+        const ws = await self.openWorkspace(info.root).catch(() => undefined);
+        if (ws?.id === id) return ws;
+        if (!shared) throw new CkptError('NOT_FOUND', `the folder of workspace ${id} (${info.root}) is gone`, { workspace: id, root: info.root });
+      }
+      const wctx: WorkspaceContext = { ...ctx, workspace: { id, root: info.root, key: `workspaces/${id}`, ...(info.machine ? { machine: info.machine } : {}), foreign: true } };
+      const sessions = createSessionStore(wctx, (c, sid) => new Session(c, sid));
+      const refuse = (what: string) => () =>
+        Promise.reject(new CkptError('WRONG_MACHINE', `${what} in workspace ${id} belongs on machine ${info.machine ?? '(unknown)'}`, { workspace: id, machine: info.machine ?? null, root: info.root }));
+      return { ...sessions, create: refuse('a new session'), fork: refuse('a fork'), openAgentSession: refuse('an agent session'), remove: refuse('removing a session'), id, root: info.root, ctx: wctx };
     },
     openWorkspace: async (workspaceDir) => {
       const identity = await resolveWorkspace(workspaceDir, machine);
@@ -266,6 +307,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
       };
     },
   };
+  return self;
 }
 
 /**

@@ -26,21 +26,42 @@ import {
   type RecordCompactionOptions,
 } from '../conversation/index.js';
 import type { EventBase, NewEvent } from '../format/event.js';
+import { CkptError } from '../errors.js';
+import { planExport } from '../restore/export-tree.js';
+import { inlineRecords } from '../format/inline-blobs.js';
+import { withInlineBlobs } from '../storage/inline-store.js';
 import { restore, rewind, undoPath, type RestoreOptions, type RestoreResult, type RewindOptions, type RewindResult } from '../restore/index.js';
 
 export class Session extends SessionHandle {
+  /**
+   * WRONG_MACHINE for what touches or reads the workspace folder when the workspace is another
+   * machine's (a shared store): from here only its records are read (issue 33).
+   */
+  private here(what: string): void {
+    const w = this.ctx.workspace;
+    if (!w.foreign) return;
+    throw new CkptError(
+      'WRONG_MACHINE',
+      `${what} works on the workspace folder, which is on machine ${w.machine ?? '(unknown)'} (${w.root}); run it there, or use ckpt export to materialise a tag here`,
+      { workspace: w.id, machine: w.machine ?? null, root: w.root },
+    );
+  }
+
   /** Starts the next turn (the user sent a message); returns its number and tag. */
   turn(options?: TurnOptions): Promise<{ turn: number; tag: string; seq: number; warnings?: string[] }> {
+    this.here('a turn');
     return startTurn(this, options);
   }
 
   /** Records the before-images of paths a tool is about to change; durable when it returns. */
   capture(paths: readonly string[], options?: CaptureOptions): Promise<CaptureResult> {
+    this.here('a capture');
     return capture(this, paths, options);
   }
 
   /** Records the after-state of paths a tool has written (default tag: the last capture). */
   settle(paths: readonly string[], options?: SettleOptions): Promise<SettleResult> {
+    this.here('a settle');
     return settle(this, paths, options);
   }
 
@@ -48,21 +69,25 @@ export class Session extends SessionHandle {
   scan(options: ScanOptions & { watchedOnly: true }): Promise<ScanResult | undefined>;
   scan(options?: ScanOptions): Promise<ScanResult>;
   scan(options?: ScanOptions): Promise<ScanResult | undefined> {
+    this.here('a scan');
     return scan(this, options);
   }
 
   /** Restores the workspace (or `options.paths`) to `tag`; the result's `undo` tag undoes it. */
   restore(tag: string, options?: RestoreOptions): Promise<RestoreResult> {
+    this.here('a restore');
     return restore(this, tag, options);
   }
 
   /** Restores one path to `tag`. */
   undo(tag: string, path: string, options?: Omit<RestoreOptions, 'paths'>): Promise<RestoreResult> {
+    this.here('an undo');
     return undoPath(this, tag, path, options);
   }
 
   /** Restores to `tag` and moves the conversation back (or forks there with `fork`). */
   rewind(tag: string, options?: RewindOptions): Promise<RewindResult> {
+    this.here('a rewind');
     return rewind(this, tag, options);
   }
 
@@ -73,6 +98,7 @@ export class Session extends SessionHandle {
 
   /** Changes between two tags, or from a tag to the present workspace. */
   async diff(from: string, to?: string, options: { patch?: boolean } = {}): Promise<DiffResult> {
+    if (to === undefined) this.here('a diff against the present files');
     return diffSession({
       events: await this.events(),
       from,
@@ -86,6 +112,7 @@ export class Session extends SessionHandle {
 
   /** Where the session stands: turn, unsettled captures, paths changed since ckpt last recorded them. Read-only. */
   status(options?: StatusOptions): Promise<SessionStatus> {
+    this.here('status');
     return sessionStatus(this, options);
   }
 
@@ -134,6 +161,7 @@ export class Session extends SessionHandle {
    * log references are read; `path` must resolve beneath the workspace root (PATH_ESCAPE otherwise).
    */
   async readFile(tag: string, path: string, options: { cwd?: string } = {}): Promise<FileAtTag> {
+    if (this.ctx.workspace.foreign) return this.readRecordedFile(tag, path);
     return readFileAt({
       events: await this.events(),
       tag,
@@ -143,5 +171,21 @@ export class Session extends SessionHandle {
       blobs: this.ctx.blobs,
       maxBytes: this.ctx.options.maxBlobBytes,
     });
+  }
+
+  /** `readFile` of another machine's workspace: what ckpt recorded of the path at the tag (as `export` writes it). */
+  private async readRecordedFile(tag: string, path: string): Promise<FileAtTag> {
+    const plan = await planExport(this, tag);
+    const entry = plan.entries.find((e) => e.path === path);
+    const base = { path, tag, position: plan.position, source: 'recorded' as const };
+    if (!entry) {
+      const why = plan.skipped.find((e) => e.path === path)?.why;
+      return why ? { ...base, state: 'skipped', why } : { ...base, state: 'absent' };
+    }
+    if (entry.state !== 'file') return { ...base, state: entry.state, ...(entry.target !== undefined ? { target: entry.target } : {}) };
+    if (!entry.blob) return { ...base, state: 'skipped', why: 'git-object-missing' };
+    const captures = (await this.events()).filter((e) => e.type === 'capture');
+    const content = await withInlineBlobs(this.ctx.blobs, inlineRecords(captures)).get(entry.blob);
+    return { ...base, state: 'file', bytes: content.length, ...(entry.mode !== undefined ? { mode: entry.mode } : {}), content };
   }
 }

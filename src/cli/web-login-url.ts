@@ -8,7 +8,7 @@ export async function webLoginUrl(store: Store, daemon: Pick<DaemonInfo, 'url' |
   if (daemon.socket || daemon.port === undefined) {
     throw new CkptError('INVALID_ARGUMENT', `the daemon listens on ${daemon.url}: a browser needs a TCP daemon (ckpt serve without --socket)`, { url: daemon.url });
   }
-  const token = await daemonToken(store.ctx);
+  const token = await daemonToken(store.daemonCtx);
   const host = daemon.host ?? '127.0.0.1';
   const reply = await new Promise<{ status: number; text: string }>((resolve, reject) => {
     const req = request(

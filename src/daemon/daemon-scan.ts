@@ -16,17 +16,17 @@ const CONNECT_TIMEOUT_MS = 1000;
 export type DaemonScanResult = ScanResult & { daemon: string };
 
 export async function scanViaDaemon(
-  store: { ctx: StoreContext },
+  store: { daemonCtx: StoreContext },
   session: { id: string; workspaceRoot: string },
   tool: string,
   env: NodeJS.ProcessEnv,
 ): Promise<DaemonScanResult | undefined> {
   if (/^(1|true|yes|on)$/i.test(env.CKPT_NO_DAEMON ?? '')) return undefined;
-  const daemon = await runningDaemon(store.ctx);
+  const daemon = await runningDaemon(store.daemonCtx);
   if (!daemon || daemon.pid === process.pid) return undefined;
   const target = daemon.socket ? { socketPath: daemon.socket } : daemon.port !== undefined ? { host: daemon.host ?? '127.0.0.1', port: daemon.port } : undefined;
   if (!target) return undefined;
-  const token = await daemonToken(store.ctx);
+  const token = await daemonToken(store.daemonCtx);
   const body = JSON.stringify({ workspace: session.workspaceRoot, tool });
   // Loaded here, not with the module: most hook processes never talk to a daemon.
   const { request } = await import('node:http');

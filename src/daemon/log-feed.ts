@@ -20,6 +20,8 @@ export interface FeedEvent {
   /** Store id of the workspace (20 hex) and its root. */
   workspace: string;
   root: string;
+  /** The machine the workspace is on (shared stores). */
+  machine?: string;
   session: string;
   event: EventBase;
 }
@@ -46,6 +48,7 @@ export interface LogFeedOptions {
 interface Tracked {
   workspace: string;
   root: string;
+  machine?: string;
   session: string;
   log: EventLog;
   lastSeq: number;
@@ -67,7 +70,7 @@ export async function createLogFeed(ctx: StoreContext, options: LogFeedOptions):
   if (dir === undefined && !options.subscribe) throw new CkptError('INVALID_ARGUMENT', 'a live feed of a shared store needs its append notifications');
   const logs = new Map<string, Tracked>();
   const watchers = new Map<string, FSWatcher>();
-  const roots = new Map<string, string>();
+  const roots = new Map<string, { root: string; machine?: string }>();
   let closed = false;
 
   const watchDir = (key: string, onChange: (name: string | null) => void): void => {
@@ -84,16 +87,17 @@ export async function createLogFeed(ctx: StoreContext, options: LogFeedOptions):
     }
   };
 
-  async function rootOf(wid: string): Promise<string> {
+  async function rootOf(wid: string): Promise<{ root: string; machine?: string }> {
     const known = roots.get(wid);
     if (known) return known;
     const raw = await backend.read(`workspaces/${wid}/workspace.json`);
-    let root = '';
+    let info: { root: string; machine?: string } = { root: '' };
     try {
-      root = raw ? String((JSON.parse(raw.toString('utf8')) as { root?: unknown }).root ?? '') : '';
+      const v = raw ? (JSON.parse(raw.toString('utf8')) as { root?: unknown; machine?: unknown }) : {};
+      info = { root: String(v.root ?? ''), ...(typeof v.machine === 'string' ? { machine: v.machine } : {}) };
     } catch {}
-    if (root) roots.set(wid, root);
-    return root;
+    if (info.root) roots.set(wid, info);
+    return info;
   }
 
   async function addWorkspace(wid: string, fromStart: boolean): Promise<void> {
@@ -125,7 +129,7 @@ export async function createLogFeed(ctx: StoreContext, options: LogFeedOptions):
     let t = logs.get(key);
     if (!t) {
       const log = createEventLog({ backend, key });
-      t = { workspace: wid, root: await rootOf(wid), session: sid, log, lastSeq: 0, size: 0, running: undefined, again: false };
+      t = { workspace: wid, ...(await rootOf(wid)), session: sid, log, lastSeq: 0, size: 0, running: undefined, again: false };
       if (logs.has(key)) return;
       logs.set(key, t);
       if (!fromStart) {
@@ -169,7 +173,7 @@ export async function createLogFeed(ctx: StoreContext, options: LogFeedOptions):
           if (events.length === 0) continue;
           t.lastSeq = events.at(-1)!.seq;
           // Without inline content: listeners see what was recorded, not the bytes (and the buffer stays small).
-          options.onEvents(events.map((event) => ({ workspace: t.workspace, root: t.root, session: t.session, event: withoutInline(event) })));
+          options.onEvents(events.map((event) => ({ workspace: t.workspace, root: t.root, ...(t.machine ? { machine: t.machine } : {}), session: t.session, event: withoutInline(event) })));
         } catch (err) {
           options.onError?.(err, { workspace: t.workspace, session: t.session });
         }

@@ -4,6 +4,8 @@
 import { resolve } from 'node:path';
 import { agentSessionId, CkptError, createTouchTracker, recoverSession, type AgentLink, type AgentSessionResult, type ScanResult, type Session, type Store, type TouchTracker, type Workspace } from '../index.js';
 
+const WORKSPACE_ID = /^[0-9a-f]{20}$/;
+
 /** `~latest` names the workspace's most recently updated session (not a valid session id, so no clash). */
 export const LATEST = '~latest';
 /** Session handles kept open (each holds its decoded log, so later reads decode only appends). */
@@ -53,11 +55,13 @@ export function createDaemonState(store: Store, fullScan?: FullScan): DaemonStat
   sweep.unref();
 
   const workspace = (path: string): Promise<Workspace> => {
-    if (!path.startsWith('/')) return Promise.reject(new CkptError('INVALID_ARGUMENT', `workspace must be an absolute path, got ${JSON.stringify(path)}`, { workspace: path }));
-    const key = resolve(path);
+    // A workspace id names any workspace of the store, another machine's too (read-only there).
+    const byId = WORKSPACE_ID.test(path);
+    if (!byId && !path.startsWith('/')) return Promise.reject(new CkptError('INVALID_ARGUMENT', `workspace must be an absolute path or a workspace id, got ${JSON.stringify(path)}`, { workspace: path }));
+    const key = byId ? path : resolve(path);
     let ws = workspaces.get(key);
     if (!ws) {
-      ws = store.openWorkspace(key);
+      ws = byId ? store.openWorkspaceById(key) : store.openWorkspace(key);
       workspaces.set(key, ws);
       ws.catch(() => workspaces.delete(key));
     }

@@ -45,11 +45,11 @@ export interface RunningDaemon {
 export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
   const { store } = options;
   const host = options.host ?? '127.0.0.1';
-  await assertNoDaemon(store.ctx);
-  const token = await daemonToken(store.ctx);
-  const hookKeyText = await hookKey(store.ctx);
+  await assertNoDaemon(store.daemonCtx);
+  const token = await daemonToken(store.daemonCtx);
+  const hookKeyText = await hookKey(store.daemonCtx);
   // A new daemon: the next time the hooks cannot reach one, their fallback says so again (hook-client.ts).
-  await store.ctx.backend.remove(FALLBACK_NOTE_KEY).catch(() => {});
+  await store.daemonCtx.backend.remove(FALLBACK_NOTE_KEY).catch(() => {});
   const state = createDaemonState(store, options.fullScan);
   const hub = await createEventHub(store, (err) => options.log?.(`event feed: ${(err as Error).message}`));
   // The store copy of inline captures runs behind the answers (the hook does not wait for it).
@@ -100,7 +100,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       await listen({ port: options.port });
     } else {
       // Without --port, the port of the last start when it is free (installed HTTP hooks name it), else any.
-      const last = await lastDaemonPort(store.ctx);
+      const last = await lastDaemonPort(store.daemonCtx);
       await (last === undefined ? listen({ port: 0 }) : listen({ port: last }).catch(() => listen({ port: 0 })));
     }
   } catch (err) {
@@ -115,7 +115,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 
   let claim;
   try {
-    claim = await claimDaemon(store.ctx, typeof addr === 'string' ? { url, socket: addr } : { url, host: addr.address, port: addr.port });
+    claim = await claimDaemon(store.daemonCtx, typeof addr === 'string' ? { url, socket: addr } : { url, host: addr.address, port: addr.port });
   } catch (err) {
     await new Promise((resolve) => server.close(resolve));
     closeParts();

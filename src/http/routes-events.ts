@@ -17,13 +17,16 @@ export function addEventRoutes(r: Router, hub: EventHub, options: EventsOptions)
     summary: 'live events (text/event-stream): every append to any session log of the store; resumable with Last-Event-ID',
     query: z.object({
       workspace: z.string().min(1).optional().describe('workspace root path or 20-hex id'),
+      machine: z.string().min(1).max(256).optional().describe('only workspaces of this machine (shared stores)'),
       session: z.string().min(1).optional(),
       lastEventId: z.string().max(64).optional().describe('same as the Last-Event-ID header'),
       key: z.string().max(64).optional().describe("the web page's key (an EventSource cannot send X-Ckpt-Key); checked by the guard"),
     }),
     handler: async ({ query, c }) => {
       const wanted = (e: HubEvent): boolean =>
-        (query.workspace === undefined || e.workspace === query.workspace || e.root === query.workspace) && (query.session === undefined || e.session === query.session);
+        (query.workspace === undefined || e.workspace === query.workspace || e.root === query.workspace) &&
+        (query.session === undefined || e.session === query.session) &&
+        (query.machine === undefined || e.machine === query.machine);
       const resumeFrom = c.req.header('last-event-id') ?? query.lastEventId;
       return streamSSE(c, async (stream) => {
         let queue: HubEvent[] = [];
@@ -61,7 +64,7 @@ export function addEventRoutes(r: Router, hub: EventHub, options: EventsOptions)
             const batch = queue;
             queue = [];
             for (const e of batch) {
-              await stream.writeSSE({ id: e.id, event: e.event.type, data: JSON.stringify({ workspace: e.workspace, root: e.root, session: e.session, event: e.event }) });
+              await stream.writeSSE({ id: e.id, event: e.event.type, data: JSON.stringify({ workspace: e.workspace, root: e.root, ...(e.machine ? { machine: e.machine } : {}), session: e.session, event: e.event }) });
             }
           }
         } finally {

@@ -2,7 +2,7 @@
 // names, tags, paths, durations and booleans given as query strings.
 import { z } from 'zod';
 
-export const workspaceField = z.string().min(1).describe('absolute path of the workspace root');
+export const workspaceField = z.string().min(1).describe('absolute path of the workspace root, or its id (20 hex; another machine\'s workspace of a shared store is read-only here)');
 export const tagField = z.string().min(1).max(64).describe('a tag: N, N.K or @S');
 export const pathsField = z.array(z.string().min(1).max(4096)).max(10_000);
 export const toolField = z.string().min(1).max(200);

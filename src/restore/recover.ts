@@ -53,6 +53,8 @@ function isEmpty(p: Pending): boolean {
  * as the caller just saw it, is where this process last read it).
  */
 export async function recoverSession<S extends SessionHandle>(session: S, options: { logBytes?: number } = {}): Promise<S> {
+  // Another machine's restore is finished by that machine: its folder is not here.
+  if (session.ctx.workspace.foreign) return session;
   // The hot state says whether any restore is unclosed without decoding the whole log.
   const known = options.logBytes === undefined ? undefined : rememberedHotState(session, options.logBytes);
   if ((known ?? (await loadHotState(session))).unclosedRestores.size === 0) return session;

@@ -47,7 +47,7 @@ export function registerInitCommand(program: Command): void {
         let http: Awaited<ReturnType<typeof httpHooks>> | undefined;
         if ((o.http || hybrid) && !o.uninstall) {
           const store = await ctx.store();
-          const daemon = o.dryRun ? await runningDaemon(store.ctx) : await ensureDaemon(store, ctx.flags.store ? resolve(ctx.io.cwd, ctx.flags.store) : store.dir, ctx.io.env);
+          const daemon = o.dryRun ? await runningDaemon(store.daemonCtx) : await ensureDaemon(store, ctx.flags.store ? resolve(ctx.io.cwd, ctx.flags.store) : store.dir, ctx.io.env);
           try {
             http = await httpHooks(store, spec, scope, projectDir, daemon);
           } catch (err) {
@@ -94,12 +94,12 @@ const TOKEN_ENV = 'CKPT_DAEMON_TOKEN';
  * when none runs; undefined when it did not come up in time.
  */
 async function ensureDaemon(store: Store, storeDir: string, env: NodeJS.ProcessEnv): Promise<DaemonInfo | undefined> {
-  const running = await runningDaemon(store.ctx);
+  const running = await runningDaemon(store.daemonCtx);
   if (running || store.shared || !process.argv[1] || /^(1|true|yes|on)$/i.test(env.CKPT_NO_DAEMON ?? '')) return running;
   startDaemon(storeDir, realpathSync(process.argv[1]), env, idleExitSeconds(env));
   for (const until = Date.now() + 20_000; Date.now() < until; ) {
     await new Promise((r) => setTimeout(r, 100));
-    const info = await runningDaemon(store.ctx);
+    const info = await runningDaemon(store.daemonCtx);
     if (info) return info;
   }
   return undefined;
@@ -119,7 +119,7 @@ async function httpHooks(store: Store, spec: ReturnType<typeof agentSpec>, scope
   // User settings serve every project: the daemon finds the workspace from the event's cwd then.
   if (scope === 'user') return { url: base, headers: { Authorization: `Bearer $${TOKEN_ENV}` }, allowedEnvVars: [TOKEN_ENV] };
   const workspace = await realpath(projectDir).catch(() => projectDir);
-  return { url: `${base}?${new URLSearchParams({ workspace })}`, headers: { Authorization: `Bearer ${hookCredential(await hookKey(store.ctx), workspace)}` } };
+  return { url: `${base}?${new URLSearchParams({ workspace })}`, headers: { Authorization: `Bearer ${hookCredential(await hookKey(store.daemonCtx), workspace)}` } };
 }
 
 /** Which ckpt the command hooks run: this process's own, as installed (a package) or a source checkout. */

@@ -16,7 +16,7 @@ export function registerOpenCommand(program: Command): void {
       action(async ([opts], ctx, out) => {
         const flags = opts as { print?: boolean };
         const store = await ctx.store();
-        const daemon = await runningDaemon(store.ctx);
+        const daemon = await runningDaemon(store.daemonCtx);
         if (!daemon) throw new CkptError('NOT_FOUND', 'no daemon runs for this store: start one with ckpt serve', { store: store.dir });
         const url = await webLoginUrl(store, daemon);
         const launched = flags.print ? false : await launchBrowser(url);

@@ -24,8 +24,8 @@ export function registerServeCommand(program: Command): void {
         const flags = opts as { port?: string; socket?: string; host?: string; printToken?: boolean; idleExit?: string };
         const store = await ctx.store();
         if (flags.printToken) {
-          const token = await daemonToken(store.ctx);
-          out.result({ token, file: join(store.dir, 'daemon', 'token') }, (r) => r.token);
+          const token = await daemonToken(store.daemonCtx);
+          out.result({ token, file: join(store.daemonCtx.dir, 'daemon', 'token') }, (r) => r.token);
           return;
         }
         if (flags.socket && (flags.port || flags.host)) throw new CkptError('INVALID_ARGUMENT', '--socket cannot be combined with --port or --host', {});
@@ -48,7 +48,7 @@ export function registerServeCommand(program: Command): void {
         });
         // The page's address with a one-time code (5 minutes, once); `ckpt open` makes a fresh one.
         const open = flags.socket ? undefined : await webLoginUrl(store, daemon.info).catch(() => undefined);
-        out.result({ url: daemon.url, pid: daemon.info.pid, store: store.dir, tokenFile: join(store.dir, 'daemon', 'token'), ...(open ? { open } : {}) }, (r) =>
+        out.result({ url: daemon.url, pid: daemon.info.pid, store: store.dir, tokenFile: join(store.daemonCtx.dir, 'daemon', 'token'), ...(open ? { open } : {}) }, (r) =>
           [
             `ckpt daemon listening on ${pc.bold(r.url)} (pid ${r.pid})`,
             `store ${r.store}; token: ckpt serve --print-token`,
