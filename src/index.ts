@@ -18,6 +18,7 @@ export { CkptError, ERROR_CODES, exitCodeOf, httpStatusOf, isCkptError, toCkptEr
 export { Session } from './api/session.js';
 export { SessionHandle } from './session/session-handle.js';
 export { findSession } from './session/find-session.js';
+export { sessionIdTail, shortSessionId } from './session/session-id.js';
 export { locateWorkspace, type LocatedWorkspace } from './locate-workspace.js';
 export type { SessionMetadata } from './session/metadata.js';
 export type { CreateSessionOptions, ForkOptions, SessionFilter, SessionTreeNode } from './session/session-store.js';
@@ -32,6 +33,7 @@ export type { SettleResult, SettleOptions } from './capture/settle.js';
 export type { TurnOptions } from './capture/turn.js';
 export { listCheckpoints, listTurns, listRewinds, earliestRestorableTag, type CheckpointEntry, type TurnEntry, type RewindEntry } from './history/log.js';
 export { formatLog, type LogStyle, type LogTextOptions, type LogEntries } from './history/log-text.js';
+export { formatShow, type ShowStyle, type ShowTextOptions } from './history/show-text.js';
 export { relativeTime, localTime } from './history/relative-time.js';
 export { formatMode, type DiffChange, type DiffResult } from './history/diff.js';
 export { sessionStatus, type SessionStatus, type StatusOptions } from './history/status.js';

@@ -37,7 +37,7 @@ describe('checkpoint commands', () => {
 
     const log = (await ckpt(['log', '--json'])).json();
     expect(log.checkpoints).toEqual([
-      { tag: '1.1', seq: 3, turn: 1, tool: 'Edit', at: expect.any(String), files: [{ path: 'a.txt', state: 'file' }, { path: 'new.txt', state: 'absent' }] },
+      { tag: '1.1', seq: 3, turn: 1, tool: 'Edit', at: expect.any(String), files: [{ path: 'a.txt', state: 'file' }, { path: 'new.txt', state: 'absent', change: 'created' }] },
     ]);
     const diff = (await ckpt(['diff', '1', '--patch', '--json'])).json();
     expect(diff.changes).toEqual([

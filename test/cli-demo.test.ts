@@ -37,7 +37,7 @@ it('with --keep runs on the default store ($CKPT_HOME), shows capture, scan, dif
   }
 });
 
-it('without --keep leaves no scratch folder and no session behind; its log is the ckpt log text', async () => {
+it('without --keep leaves no scratch folder, no session and no workspace behind; its log is the ckpt log text', async () => {
   const r = await runCli(['demo'], { cwd: dirs.base, env: env() });
   expect(r.code, r.stderr).toBe(0);
   // Node's own compile cache (bin/ckpt.js enables it on Node >= 22.1, in node's default folder under
@@ -48,9 +48,7 @@ it('without --keep leaves no scratch folder and no session behind; its log is th
   expect(r.stdout).toMatch(/^ {4}2\.2 +restore +to 1 \(undo: restore 2\.2\)/m);
   expect(r.stdout).toContain('--keep');
   expect(workspace.startsWith(tmp)).toBe(true);
-  const sessions: string[] = [];
-  for (const wid of await readdir(join(dirs.store, 'workspaces'))) {
-    sessions.push(...(await readdir(join(dirs.store, 'workspaces', wid, 'sessions')).catch(() => [])));
-  }
-  expect(sessions).toEqual([]);
+  // Not even its workspace: `workspace list` (and so `stats` and the web page) show nothing of it.
+  expect(await readdir(join(dirs.store, 'workspaces')).catch(() => [])).toEqual([]);
+  expect((await runCli(['--store', dirs.store, 'workspace', 'list', '--json'], { cwd: dirs.base, env: env() })).json().workspaces).toEqual([]);
 });

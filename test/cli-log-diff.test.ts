@@ -104,8 +104,8 @@ describe('ckpt diff', () => {
 
     const json = (await ckpt(['diff', '1', '--patch', '--json'])).json();
     expect(json.changes).toEqual([
-      { path: 'link', status: 'M', added: 1, removed: 1, type: { from: 'symlink', to: 'file' } },
-      { path: 'plain', status: 'M', added: 1, removed: 1, type: { from: 'file', to: 'symlink' } },
+      { path: 'link', status: 'M', added: 1, removed: 1, type: { from: 'symlink', to: 'file' }, link: { from: 'run.sh' } },
+      { path: 'plain', status: 'M', added: 1, removed: 1, type: { from: 'file', to: 'symlink' }, link: { to: 'run.sh' } },
       { path: 'run.sh', status: 'M', added: 0, removed: 0, mode: { from: '644', to: '755' } },
     ]);
     expect(json.patch).toMatch(/--- a\/run\.sh\n\+\+\+ b\/run\.sh\n/);

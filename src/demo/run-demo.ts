@@ -33,12 +33,14 @@ export async function runDemo(store: Store, say: (line: string) => void, options
     await script(store, root, report, say, options);
   } finally {
     if (!options.keep) {
-      if (report.session) await (await store.openWorkspace(root)).remove(report.session);
+      // The whole workspace goes (sessions, scan and owner indexes): `workspace list`, `stats` and the
+      // web page show no trace of it; its few blobs are unreferenced then, freed by the next `ckpt gc`.
+      await store.removeWorkspace(root).catch(() => undefined);
       await rm(root, { recursive: true, force: true });
     }
   }
   if (options.keep) say(`\nAll steps checked. Explore it yourself: ${options.exploreHint?.(root) ?? `cd ${root} && ckpt --store ${store.dir} log`}`);
-  else say(`\nAll steps checked; the scratch folder and the demo session were removed (run with --keep to explore them).`);
+  else say(`\nAll steps checked; the scratch folder and its workspace in the store (the demo session with it) were removed (run with --keep to explore them).`);
   return report;
 }
 

@@ -26,6 +26,8 @@ export interface DiffChange {
   mode?: { from: string; to: string };
   /** The kind of entry changed (a symlink became a file, or the reverse). */
   type?: { from: 'file' | 'symlink'; to: 'file' | 'symlink' };
+  /** A symbolic link at either end: its target there (a link's "content" is its target). */
+  link?: { from?: string; to?: string };
 }
 
 export interface DiffResult {
@@ -96,7 +98,10 @@ export async function diffSession(input: DiffInput): Promise<DiffResult> {
     const status = a === undefined ? 'A' : b === undefined ? 'D' : 'M';
     const change = lineChange(path, status, a, b);
     const kinds = status === 'M' ? kindChange(before, after) : {};
-    result.changes.push({ ...change.change, ...kinds });
+    const link = before.state === 'symlink' || after.state === 'symlink'
+      ? { link: { ...(before.state === 'symlink' ? { from: before.target ?? '' } : {}), ...(after.state === 'symlink' ? { to: after.target ?? '' } : {}) } }
+      : {};
+    result.changes.push({ ...change.change, ...kinds, ...link });
     if (input.patch && change.patch) patches.push(withModeLines(change.patch, status === 'M' ? before : undefined, status === 'M' ? after : undefined));
   }
   if (input.patch) result.patch = patches.join('');

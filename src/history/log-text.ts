@@ -2,7 +2,7 @@
 // checkpoints under their turn with relative local times, long file lists shortened, restores naming
 // the tag they went to, rewinds where they happened, pruned and rewound-away entries marked. Pure:
 // the caller passes the entries (log.ts), the clock and, for a terminal, the colours.
-import type { CheckpointEntry, RewindEntry, TurnEntry } from './log.js';
+import type { CheckpointEntry, CheckpointFile, RewindEntry, TurnEntry } from './log.js';
 import { relativeTime } from './relative-time.js';
 
 export interface LogStyle {
@@ -60,9 +60,20 @@ export function formatLog(entries: LogEntries, options: LogTextOptions = {}): st
 
 function fileList(c: CheckpointEntry, max: number, style: LogStyle, moreHint: string): string {
   if (c.files.length === 0) return style.dim('(no files)');
-  const shown = c.files.slice(0, max).map((f) => (f.state === 'absent' ? `${f.path} ${style.dim('(new)')}` : f.state === 'skipped' ? `${f.path} ${style.dim('(not recorded)')}` : f.path));
-  const more = c.files.length - shown.length;
+  // A rename is one item, at the place of its new name.
+  const items = c.files.filter((f) => f.renamedTo === undefined || !c.files.some((g) => g.path === f.renamedTo));
+  const shown = items.slice(0, max).map((f) => fileText(f, style));
+  const more = items.length - shown.length;
   return shown.join(', ') + (more > 0 ? style.dim(`, … ${more} more${moreHint}`) : '');
+}
+
+function fileText(f: CheckpointFile, style: LogStyle): string {
+  if (f.renamedFrom !== undefined) return `${f.renamedFrom} -> ${f.path} ${style.dim('(renamed)')}`;
+  const link = f.target !== undefined ? `link to ${f.target}` : undefined;
+  if (f.state === 'skipped') return `${f.path} ${style.dim('(not recorded)')}`;
+  if (f.change === 'deleted') return `${f.path} ${style.dim(link ? `(deleted ${link})` : '(deleted)')}`;
+  if (f.state === 'absent') return `${f.path} ${style.dim(link ? `(new ${link})` : '(new)')}`;
+  return link ? `${f.path} ${style.dim(`(${link})`)}` : f.path;
 }
 
 function oneLine(text: string): string {

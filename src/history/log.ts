@@ -3,7 +3,11 @@
 // (tool `restore`, `restoreTo` naming the tag restored to): their tag is what undoes the restore.
 // Entries before the prune point are marked `pruned` (their tags no longer restore); entries a later
 // rewind moved the conversation back past are marked `rewound` (still restorable).
-import type { CaptureEvent, EventBase, FileState, TurnEvent } from '../format/event.js';
+// Each file carries what its capture's settle found afterwards when that tells more than the
+// before-image: `change` (created / deleted), a link's `target`, and a rename — a deleted file whose
+// content a created file of the same checkpoint holds, as git detects renames — as `renamedTo` /
+// `renamedFrom` (issue 29).
+import type { CaptureEvent, EventBase, FileImage, FileState, SettleEvent, TurnEvent } from '../format/event.js';
 import { prunedThrough } from '../session/positions.js';
 
 export interface CheckpointEntry {
@@ -13,13 +17,27 @@ export interface CheckpointEntry {
   tool: string;
   at: string;
   reason?: string;
-  files: { path: string; state: FileState }[];
+  files: CheckpointFile[];
   /** A restore's recovery capture: the tag that restore went to (restoring to this entry's tag undoes it). */
   restoreTo?: string;
   /** Before the session's prune point: this tag no longer restores (TAG_PRUNED). */
   pruned?: true;
   /** A later rewind moved the conversation back before this entry (it stays restorable). */
   rewound?: true;
+}
+
+export interface CheckpointFile {
+  /** The path and its state before the change (the before-image). */
+  path: string;
+  state: FileState;
+  /** What the change did, when the checkpoint's settle says (a created path is also `state: "absent"`). */
+  change?: 'created' | 'deleted';
+  /** A symbolic link's target: after the change when it made or changed the link, else before it. */
+  target?: string;
+  /** A deleted file whose content a file created by the same checkpoint holds: that file. */
+  renamedTo?: string;
+  /** A created file holding the content of a file the same checkpoint deleted: that file. */
+  renamedFrom?: string;
 }
 
 export interface TurnEntry {
@@ -41,10 +59,13 @@ export interface RewindEntry {
 
 export function listCheckpoints(events: readonly EventBase[]): CheckpointEntry[] {
   const marks = historyMarks(events);
+  const settles = new Map<string, SettleEvent>();
+  for (const e of events) if (e.type === 'settle') settles.set((e as SettleEvent).tag, e as SettleEvent);
   return events
     .filter((e): e is CaptureEvent => e.type === 'capture')
     .map((c) => {
       const restoreTo = marks.restoreTo(c);
+      const settle = settles.get(c.tag);
       return {
         tag: c.tag,
         seq: c.seq,
@@ -52,7 +73,7 @@ export function listCheckpoints(events: readonly EventBase[]): CheckpointEntry[]
         tool: c.tool,
         at: c.at,
         ...(c.reason ? { reason: c.reason } : {}),
-        files: c.files.map((f) => ({ path: f.path, state: f.state })),
+        files: checkpointFiles(c.files, settle && settle.seq > c.seq ? settle.files : []),
         ...(restoreTo !== undefined ? { restoreTo } : {}),
         ...(c.seq - 1 < marks.prunedBefore ? { pruned: true as const } : {}),
         ...(marks.rewound(c.seq) ? { rewound: true as const } : {}),
@@ -73,6 +94,32 @@ export function listTurns(events: readonly EventBase[]): TurnEntry[] {
       ...(t.seq < marks.prunedBefore ? { pruned: true as const } : {}),
       ...(marks.rewound(t.seq) ? { rewound: true as const } : {}),
     }));
+}
+
+function checkpointFiles(before: readonly FileImage[], after: readonly FileImage[]): CheckpointFile[] {
+  const afterOf = new Map(after.map((f) => [f.path, f]));
+  const files: CheckpointFile[] = before.map((b) => {
+    const a = afterOf.get(b.path);
+    const change = b.state === 'absent' && a && a.state !== 'absent' ? 'created' : a?.state === 'absent' && b.state !== 'absent' && b.state !== 'skipped' ? 'deleted' : undefined;
+    const target = a?.state === 'symlink' ? a.target : b.state === 'symlink' ? b.target : undefined;
+    return { path: b.path, state: b.state, ...(change ? { change } : {}), ...(target !== undefined ? { target } : {}) };
+  });
+  // Renames: each deleted file pairs with one created file of the same content (first by path order).
+  const created = new Map<string, CheckpointFile[]>();
+  for (const f of files) {
+    const blob = afterOf.get(f.path)?.blob;
+    if (f.change === 'created' && afterOf.get(f.path)?.state === 'file' && blob) created.set(blob, [...(created.get(blob) ?? []), f]);
+  }
+  const beforeOf = new Map(before.map((f) => [f.path, f]));
+  for (const f of files) {
+    const b = beforeOf.get(f.path);
+    if (f.change !== 'deleted' || b?.state !== 'file' || !b.blob) continue;
+    const to = created.get(b.blob)?.shift();
+    if (!to) continue;
+    f.renamedTo = to.path;
+    to.renamedFrom = f.path;
+  }
+  return files;
 }
 
 /** The earliest tag that still restores when the session was pruned (`N` of the turn at the prune point), else undefined. */

@@ -26,13 +26,25 @@ export function resolveTagSeq(events: readonly EventBase[], text: string): numbe
     seq = capture ? capture.seq - 1 : undefined;
   }
   if (seq === undefined) {
-    throw new CkptError('TAG_NOT_FOUND', `tag ${formatTag(tag)} not found in this session (it has events 1..${last})`, { tag: text });
+    const turns = events.filter((e) => e.type === 'turn').map((e) => e.turn as number);
+    const lastTurn = turns.length ? Math.max(...turns) : 0;
+    throw new CkptError('TAG_NOT_FOUND', `tag ${formatTag(tag)} not found: ${whatExists(events, tag, turns, last)}`, { tag: text, lastTurn, lastSeq: last });
   }
   const prunedBefore = prunedThrough(events);
   if (seq < prunedBefore) {
     throw new CkptError('TAG_PRUNED', `history before @${prunedBefore} was pruned; tag ${text} is no longer restorable`, { tag: text, prunedBefore });
   }
   return seq;
+}
+
+/** Says, in turns, what a session has when a tag names something it has not (TAG_NOT_FOUND). */
+function whatExists(events: readonly EventBase[], tag: ReturnType<typeof parseTag>, turns: readonly number[], last: number): string {
+  const turnRange = turns.length === 0 ? 'no turns yet' : turns.length === 1 ? `turn ${turns[0]} only` : `turns ${Math.min(...turns)} to ${Math.max(...turns)}`;
+  if (tag.kind === 'seq') return `the session has ${last} event(s) (@1 to @${last}), ${turnRange}`;
+  if (tag.k === 0 || !turns.includes(tag.turn) && tag.turn !== 0) return `the session has ${turnRange}${turns.length ? '' : ` (a turn starts when the user sends a message: 'ckpt turn')`}`;
+  const ks = events.filter((e) => e.type === 'capture' && e.turn === tag.turn).map((e) => e.k as number);
+  const name = tag.turn === 0 ? 'before the first turn there' : `turn ${tag.turn} has`;
+  return ks.length === 0 ? `${name} no checkpoints` : `${name} checkpoints ${tag.turn}.${Math.min(...ks)} to ${tag.turn}.${Math.max(...ks)}`;
 }
 
 /** The highest `prune.before` in the log (0 when nothing was pruned). */

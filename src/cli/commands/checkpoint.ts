@@ -1,7 +1,7 @@
 // `ckpt turn|capture|settle|log|diff` (DESIGN §9): recording checkpoints and reading them back.
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { CkptError, earliestRestorableTag, formatLog, formatMode, listCheckpoints, listRewinds, listTurns, publicImage, publicScanResult, scan, scanViaDaemon, type DiffChange } from '../../index.js';
+import { CkptError, earliestRestorableTag, shortSessionId, formatLog, formatMode, listCheckpoints, listRewinds, listTurns, publicImage, publicScanResult, scan, scanViaDaemon, type DiffChange } from '../../index.js';
 import { colorPatch, colorsFor, type Colors } from '../colors.js';
 import { action } from '../action.js';
 import { progressBar } from '../progress.js';
@@ -100,15 +100,28 @@ export function registerCheckpointCommands(program: Command): void {
           for (const meta of await ws.list()) for (const c of listCheckpoints(await (await ws.get(meta.id)).events())) checkpoints.push({ session: meta.id, ...c });
           checkpoints.sort((a, b) => a.at.localeCompare(b.at) || a.session.localeCompare(b.session) || a.seq - b.seq);
           out.result({ checkpoints }, (v) =>
-            v.checkpoints.length === 0 ? 'no checkpoints yet' : v.checkpoints.map((c) => `${c.at}  ${c.session}  ${c.tag.padEnd(7)} ${c.tool.padEnd(10)} ${c.files.map((f) => f.path).join(', ')}`).join('\n'),
+            v.checkpoints.length === 0 ? 'no checkpoints yet' : v.checkpoints.map((c) => `${c.at}  ${shortSessionId(c.session)}  ${c.tag.padEnd(7)} ${c.tool.padEnd(10)} ${c.files.map((f) => f.path).join(', ')}`).join('\n'),
           );
           return;
         }
-        const events = await (await ctx.session()).events();
+        const session = await ctx.session();
+        const [events, meta] = await Promise.all([session.events(), session.metadata()]);
         const earliestTag = earliestRestorableTag(events);
-        const body = { checkpoints: listCheckpoints(events), turns: listTurns(events), rewinds: listRewinds(events), ...(earliestTag !== undefined ? { earliestTag } : {}) };
+        const body = {
+          session: session.id,
+          workspace: session.workspaceRoot,
+          checkpoints: listCheckpoints(events),
+          turns: listTurns(events),
+          rewinds: listRewinds(events),
+          ...(earliestTag !== undefined ? { earliestTag } : {}),
+        };
         const c = colorsFor(ctx.io.stdout, ctx.io.env);
-        out.result(body, (v) => formatLog(v, { allFiles: Boolean((opts as { files?: boolean }).files), moreHint: ' (--files)', style: c }));
+        out.result(body, (v) =>
+          [
+            `session ${c.bold(shortSessionId(v.session))}${meta.title ? ` "${meta.title}"` : ''} in ${v.workspace}  ${c.dim(v.session)}`,
+            formatLog(v, { allFiles: Boolean((opts as { files?: boolean }).files), moreHint: ' (--files)', style: c }),
+          ].join('\n'),
+        );
       }),
     );
 
@@ -123,7 +136,7 @@ export function registerCheckpointCommands(program: Command): void {
         const body = { changes: r.changes, ...(r.skipped.length ? { skipped: r.skipped } : {}), ...(r.patch !== undefined ? { patch: r.patch } : {}) };
         const c = colorsFor(ctx.io.stdout, ctx.io.env);
         out.result(body, (v) => {
-          const lines = v.changes.map((ch) => `${ch.status} ${ch.path}  ${ch.binary ? c.dim('binary') : `${c.green(`+${ch.added}`)} ${c.red(`-${ch.removed}`)}`}${kindText(ch, c)}`);
+          const lines = v.changes.map((ch) => `${ch.status} ${ch.path}  ${ch.link && !ch.type ? linkText(ch.link, c) : ch.binary ? c.dim('binary') : `${c.green(`+${ch.added}`)} ${c.red(`-${ch.removed}`)}`}${kindText(ch, c)}`);
           if (v.changes.length === 0) lines.push('no changes');
           if (v.patch) lines.push('', colorPatch(v.patch, c));
           return lines.join('\n');
@@ -133,6 +146,12 @@ export function registerCheckpointCommands(program: Command): void {
 }
 
 /** `mode 644 → 755` / `symlink → file`: written as DiffChange carries them in JSON. */
+/** A symbolic link's change: its target, not a line of content. */
+function linkText(link: NonNullable<DiffChange['link']>, c: Colors): string {
+  if (link.from !== undefined && link.to !== undefined) return c.dim(`link to ${link.from} → link to ${link.to}`);
+  return c.dim(`link to ${link.to ?? link.from}`);
+}
+
 function kindText(ch: DiffChange, c: Colors): string {
   if (ch.type) return `  ${c.yellow(`${ch.type.from} → ${ch.type.to}`)}`;
   if (ch.mode) return `  ${c.yellow(`mode ${ch.mode.from} → ${ch.mode.to}`)}`;

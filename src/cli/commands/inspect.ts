@@ -3,8 +3,9 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { CkptError, earliestRestorableTag, locateWorkspace, workspaceConflicts } from '../../index.js';
+import { CkptError, earliestRestorableTag, formatShow, locateWorkspace, workspaceConflicts } from '../../index.js';
 import { action } from '../action.js';
+import { colorsFor } from '../colors.js';
 import { commandHint } from '../hint.js';
 
 export function registerInspectCommands(program: Command): void {
@@ -17,12 +18,7 @@ export function registerInspectCommands(program: Command): void {
         const info = await session.show(tag as string);
         const earliestTag = earliestRestorableTag(await session.events());
         out.result({ ...info, ...(earliestTag !== undefined ? { earliestTag } : {}) }, (r) =>
-          [
-            `${pc.bold(r.tag)}: position @${r.position} of @${r.lastSeq}, turn ${r.turn.turn}${r.turn.text ? ` "${r.turn.text.length > 80 ? `${r.turn.text.slice(0, 79)}…` : r.turn.text}"` : ''}`,
-            r.next ? `  next checkpoint ${r.next.tag} (${r.next.tool}, ${r.next.at}): ${r.next.files.map((f) => `${f.path} [${f.state}]`).join(', ')}` : '  no checkpoint after it',
-            `  a restore to it considers ${r.pathsAfter} path(s) from ${r.capturesAfter} capture(s)`,
-            ...(r.earliestTag !== undefined ? [`  earliest tag that still restores: ${r.earliestTag}`] : []),
-          ].join('\n'),
+          formatShow(r, { style: colorsFor(ctx.io.stdout, ctx.io.env), restoreHint: commandHint(ctx, ['restore', r.tag, '--dry-run'], { session: ctx.flags.session !== undefined ? session.id : undefined }) }),
         );
       }),
     );

@@ -1,8 +1,9 @@
 // `ckpt session new|list|show|fork|rm` (DESIGN §9).
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { CkptError, isCkptError, resolveTagSeq, sessionSize, type SessionFilter, type SessionTreeNode, type SessionInfo, type SessionMetadata } from '../../index.js';
+import { CkptError, isCkptError, relativeTime, resolveTagSeq, sessionSize, shortSessionId, type SessionFilter, type SessionTreeNode, type SessionInfo, type SessionMetadata } from '../../index.js';
 import { action } from '../action.js';
+import { commandHint } from '../hint.js';
 import { sizeLine } from './maintenance.js';
 
 export function registerSessionCommands(program: Command): void {
@@ -22,7 +23,7 @@ export function registerSessionCommands(program: Command): void {
         const parentId = parent === undefined ? undefined : (await ctx.session(parent)).id; // a unique prefix names it too
         const created = await ws.create({ title, id, parent: parentId, info: infoFrom(rest) });
         const meta = await created.metadata();
-        out.result({ session: meta }, (r) => `created session ${pc.bold(r.session.id)}${r.session.title ? ` "${r.session.title}"` : ''} in ${r.session.workspace}`);
+        out.result({ session: meta }, (r) => `created session ${pc.bold(shortSessionId(r.session.id))}${r.session.title ? ` "${r.session.title}"` : ''} in ${r.session.workspace}  ${pc.dim(r.session.id)}`);
       }),
     );
 
@@ -127,7 +128,14 @@ export function registerSessionCommands(program: Command): void {
           fork = await ws.fork(parent.id, { atSeq, title });
         }
         const meta = await fork.metadata();
-        out.result({ session: meta }, (r) => `forked ${r.session.forkedFrom?.session} at @${r.session.forkedFrom?.seq} into ${pc.bold(r.session.id)}`);
+        const hint = commandHint(ctx, ['--session', shortSessionId(meta.forkedFrom?.session ?? ''), 'log']);
+        out.result({ session: meta }, (r) =>
+          [
+            `forked ${shortSessionId(r.session.forkedFrom?.session ?? '')} at @${r.session.forkedFrom?.seq} into ${pc.bold(shortSessionId(r.session.id))}  ${pc.dim(r.session.id)}`,
+            pc.yellow(`the fork ${shortSessionId(r.session.id)} is now the default session: commands without --session act on it`),
+            pc.yellow(`(the default is the session updated last). To work on the original, name it: ${hint}`),
+          ].join('\n'),
+        );
       }),
     );
 
@@ -180,5 +188,7 @@ function treeLines(nodes: readonly SessionTreeNode[], indent: string): string[] 
 }
 
 function line(m: SessionMetadata): string {
-  return `${pc.bold(m.id)}  ${m.kind.padEnd(5)}  ${m.updatedAt}  ${m.eventCount} events${m.title ? `  ${m.title}` : ''}`;
+  const short = shortSessionId(m.id);
+  const id = short === m.id ? '' : `  ${pc.dim(m.id)}`;
+  return `${pc.bold(short)}  ${m.kind.padEnd(5)}  ${relativeTime(m.updatedAt).padEnd(11)}  ${m.eventCount} events${m.title ? `  ${m.title}` : ''}${id}`;
 }

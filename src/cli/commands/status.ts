@@ -1,8 +1,10 @@
 // `ckpt status` (DESIGN §9): the workspace and session in force, the current turn, captures not yet
-// settled, and what changed since ckpt last recorded it. Read-only.
+// settled, and what changed since ckpt last recorded it. Read-only. Before the workspace has any
+// session (and none was named) it says so with the next step and exits 0: `{"workspace",
+// "session":null,"next"}` (DESIGN §10 "Short session ids").
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { CkptError, relativeTime } from '../../index.js';
+import { CkptError, relativeTime, shortSessionId } from '../../index.js';
 import { action } from '../action.js';
 import { commandHint } from '../hint.js';
 
@@ -15,12 +17,26 @@ export function registerStatusCommand(program: Command): void {
       action(async ([opts], ctx, out) => {
         const { limit } = opts as { limit: string };
         if (!/^(0|[1-9][0-9]{0,8})$/.test(limit)) throw new CkptError('INVALID_ARGUMENT', `--limit must be a non-negative integer, got ${JSON.stringify(limit)}`, { limit });
+        const ws = await ctx.workspace();
+        if (ctx.flags.session === undefined && (await ws.list()).length === 0) {
+          const next = commandHint(ctx, ['session', 'new', '--title', 'my task']);
+          const init = commandHint(ctx, ['init', 'claude']);
+          out.result({ workspace: ws.root, session: null, next }, (r) =>
+            [
+              `workspace ${r.workspace}`,
+              `no session yet: ckpt has recorded nothing here.`,
+              `  start one by hand:        ${r.next}`,
+              `  or let your agent do it:  ${init}  (then each prompt starts a turn)`,
+            ].join('\n'),
+          );
+          return;
+        }
         const session = await ctx.session();
-        const status = await session.status({ limit: Number(limit) });
+        const [status, meta] = await Promise.all([session.status({ limit: Number(limit) }), session.metadata()]);
         out.result(status, (s) => {
           const lines = [
             `workspace ${s.workspace}`,
-            `session   ${pc.bold(s.session)}`,
+            `session   ${pc.bold(shortSessionId(s.session))}${meta.title ? ` "${meta.title}"` : ''}  ${pc.dim(s.session)}`,
             `turn      ${s.turn}${s.lastCapture ? `, last capture ${pc.bold(s.lastCapture.tag)} ${pc.dim(relativeTime(s.lastCapture.at))}` : ', no captures yet'}`,
           ];
           if (s.unsettled.length) lines.push(pc.yellow(`${s.unsettled.length} captured path(s) not settled:`), ...s.unsettled.map((p) => `  ${p}`));

@@ -1,0 +1,134 @@
+// A new user's first hour (issue 29): short session ids (the random part, a unique prefix of it, as
+// git and docker take short hashes), commands that say which session and workspace they show, a
+// fork that says it became the default, `status` before any session, and output in words — `show`,
+// deletes, renames and links in `log` and `diff`, a missing tag in turns. The real CLI, real files.
+import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from './helpers/cli.js';
+import { makeTempDirs, type TempDirs } from './helpers/temp.js';
+
+let dirs: TempDirs;
+const ckpt = (args: string[], cwd = dirs.workspace) => runCli(['--store', dirs.store, ...args], { cwd });
+const w = (rel: string) => join(dirs.workspace, rel);
+const A = '20261202-005836-e460fbc0';
+const B = '20261202-010102-e46a9d31';
+const C = '20261202-011500-7f00c2aa';
+
+beforeEach(async () => {
+  dirs = await makeTempDirs('ckpt-newcomer-');
+});
+afterEach(() => dirs.cleanup());
+
+describe('short session ids', () => {
+  it('a unique prefix of the random part names a session; an ambiguous one lists the candidates; whole-id prefixes work as before', async () => {
+    for (const id of [A, B, C]) expect((await ckpt(['session', 'new', '--id', id])).code).toBe(0);
+    expect((await ckpt(['--session', '7f', 'session', 'show', '--json'])).json().session.id).toBe(C);
+    expect((await ckpt(['--session', 'e460', 'turn', '--json'])).json()).toEqual({ turn: 1, tag: '1' });
+    expect((await ckpt(['session', 'show', 'e46a', '--json'])).json().session.id).toBe(B);
+
+    const ambiguous = await ckpt(['--session', 'e46', 'log', '--json']);
+    expect(ambiguous.code).toBe(2);
+    const err = JSON.parse(ambiguous.stderr).error;
+    expect(err.code).toBe('INVALID_ARGUMENT');
+    expect([...err.data.candidates].sort()).toEqual([A, B]);
+    const text = await ckpt(['--session', 'e46', 'log']);
+    expect(text.stderr).toContain(`could be e460fbc0 (${A}), e46a9d31 (${B}); give more characters`);
+
+    // A prefix of the whole id still wins (what was accepted before short ids).
+    expect((await ckpt(['--session', '20261202-0115', 'session', 'show', '--json'])).json().session.id).toBe(C);
+    expect((await ckpt(['--session', 'zzz', 'log', '--json'])).code).toBe(3);
+
+    // An agent-linked id: the agent's own id is the short part.
+    const linked = 'claude-2b7c3f9e-1d4a-4c8e-9f20-6a5b1c0d7e31';
+    await ckpt(['session', 'new', '--id', linked]);
+    expect((await ckpt(['--session', '2b7c', 'session', 'show', '--json'])).json().session.id).toBe(linked);
+
+    const list = (await ckpt(['session', 'list'])).stdout;
+    expect(list).toMatch(new RegExp(`^e460fbc0  root .* events.*${A}$`, 'm'));
+    expect(list).toMatch(/^2b7c3f9e  root /m);
+  });
+
+  it('log and status name the session and workspace; a fork says it is now the default and how to go back', async () => {
+    await ckpt(['session', 'new', '--id', A, '--title', 'fix parser']);
+    await ckpt(['turn', '--text', 'first']);
+    const log = await ckpt(['log']);
+    expect(log.stdout.split('\n')[0]).toBe(`session e460fbc0 "fix parser" in ${dirs.workspace}  ${A}`);
+    expect((await ckpt(['log', '--json'])).json()).toMatchObject({ session: A, workspace: dirs.workspace });
+    const status = (await ckpt(['status'])).stdout.split('\n');
+    expect(status[0]).toBe(`workspace ${dirs.workspace}`);
+    expect(status[1]).toBe(`session   e460fbc0 "fix parser"  ${A}`);
+
+    const fork = await ckpt(['session', 'fork', '--at', '1']);
+    expect(fork.code, fork.stderr).toBe(0);
+    const forkId = /into (\S+)/.exec(fork.stdout)![1]!;
+    expect(fork.stdout).toContain(`the fork ${forkId} is now the default session: commands without --session act on it`);
+    const back = /To work on the original, name it: (.+)$/m.exec(fork.stdout)![1]!;
+    expect(back).toMatch(/--session e460fbc0 log$/);
+    expect((await ckpt(['status'])).stdout).toContain(`session   ${forkId} "fix parser (fork)"`);
+    // The printed command works: it names the original.
+    const original = await runCli(back.split(' ').slice(2), { cwd: dirs.workspace });
+    expect(original.stdout.split('\n')[0]).toContain(`session e460fbc0 "fix parser"`);
+  });
+
+  it('status before any session: "no session yet" with the next step, exit 0; a named missing session is still not found', async () => {
+    const r = await ckpt(['status']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('no session yet');
+    expect(r.stdout).toMatch(/start one by hand: +\S+.* session new --title 'my task'/);
+    expect(r.stdout).toMatch(/init claude/);
+    const json = await ckpt(['status', '--json']);
+    expect(json.code).toBe(0);
+    expect(json.json()).toMatchObject({ workspace: dirs.workspace, session: null, next: expect.stringContaining('session new') });
+    expect((await ckpt(['--session', 'nope', 'status', '--json'])).code).toBe(3);
+  });
+});
+
+describe('readable output', () => {
+  it('log marks deletions, shows renames as a -> b and links by their target; JSON grows change, renamedFrom/To, target', async () => {
+    await ckpt(['session', 'new', '--id', A]);
+    await mkdir(w('src'));
+    for (const f of ['a.txt', 'b.txt', 'src/c.txt']) await writeFile(w(f), `${f} content\n`);
+    expect((await ckpt(['scan'])).code).toBe(0);
+    await ckpt(['turn', '--text', 'tidy up']);
+    await rm(w('b.txt'));
+    await rename(w('src/c.txt'), w('src/d.txt'));
+    await symlink('a.txt', w('link'));
+    expect((await ckpt(['scan', '--tool', 'Bash'])).code).toBe(0);
+    const text = (await ckpt(['log', '--files'])).stdout;
+    expect(text).toMatch(/^ {2}1\.1 +Bash +b\.txt \(deleted\), link \(new link to a\.txt\), src\/c\.txt -> src\/d\.txt \(renamed\) /m);
+    const files = (await ckpt(['log', '--json'])).json().checkpoints.find((c: { tag: string }) => c.tag === '1.1').files;
+    expect(files).toEqual([
+      { path: 'b.txt', state: 'file', change: 'deleted' },
+      { path: 'link', state: 'absent', change: 'created', target: 'a.txt' },
+      { path: 'src/c.txt', state: 'file', change: 'deleted', renamedTo: 'src/d.txt' },
+      { path: 'src/d.txt', state: 'absent', change: 'created', renamedFrom: 'src/c.txt' },
+    ]);
+    // diff: a link is its target, not a line of content.
+    expect((await ckpt(['diff', '1'])).stdout).toMatch(/^A link {2}link to a\.txt$/m);
+    expect((await ckpt(['diff', '1', '--json'])).json().changes.find((c: { path: string }) => c.path === 'link')).toMatchObject({ status: 'A', link: { to: 'a.txt' } });
+  });
+
+  it('show says what a tag is in words; a missing tag is explained in turns', async () => {
+    await ckpt(['session', 'new', '--id', A]);
+    await ckpt(['turn', '--text', 'add a greeting']);
+    await ckpt(['capture', '--tool', 'Write', 'greet.ts']);
+    await writeFile(w('greet.ts'), 'hi\n');
+    await ckpt(['settle', 'greet.ts']);
+    const show = (await ckpt(['show', '1'])).stdout;
+    expect(show).not.toMatch(/position @|considers|path\(s\)/);
+    expect(show).toMatch(/^tag 1: the start of turn 1 "add a greeting", sent (just now|\d+ s ago) {2}\(event 2 of 4\)$/m);
+    expect(show).toMatch(/^ {2}next checkpoint 1\.1, before Write, .*, recorded: greet\.ts \(not there yet\)$/m);
+    expect(show).toMatch(/^ {2}restoring to 1 would put the 1 path recorded after it \(by 1 checkpoint\) back as they were then; \S+.* restore 1 --dry-run shows the plan$/m);
+    expect((await ckpt(['show', '1.1'])).stdout).toMatch(/^tag 1\.1: just before checkpoint 1\.1, in turn 1 "add a greeting"/m);
+    expect((await ckpt(['show', '@4'])).stdout).toMatch(/^tag @4: just after event 4 \(settle, .*\), in turn 1/m);
+    expect((await ckpt(['show', '@4'])).stdout).toContain('restoring to @4 would change nothing');
+
+    const missing = await ckpt(['show', '9']);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain('tag 9 not found: the session has turn 1 only');
+    expect((await ckpt(['show', '1.5'])).stderr).toContain('tag 1.5 not found: turn 1 has checkpoints 1.1 to 1.1');
+    expect((await ckpt(['show', '@40'])).stderr).toContain('tag @40 not found: the session has 4 event(s) (@1 to @4), turn 1 only');
+    expect(JSON.parse((await ckpt(['show', '9', '--json'])).stderr).error.data).toEqual({ tag: '9', lastTurn: 1, lastSeq: 4 });
+  });
+});
