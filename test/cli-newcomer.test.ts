@@ -46,7 +46,7 @@ describe('short session ids', () => {
 
     const list = (await ckpt(['session', 'list'])).stdout;
     expect(list).toMatch(new RegExp(`^e460fbc0  root .* events.*${A}$`, 'm'));
-    expect(list).toMatch(/^2b7c3f9e  root /m);
+    expect(list).toMatch(/^2b7c3f9e {2}root /m);
   });
 
   it('log and status name the session and workspace; a fork says it is now the default and how to go back', async () => {

@@ -30,7 +30,8 @@ beforeAll(async () => {
   const builds = new Set((packed[0].files as { path: string }[]).map((f) => /^dist\/builds\/([^/]+)\//.exec(f.path)?.[1]).filter(Boolean));
   expect(builds.size).toBe(1);
   execFileSync('npm', ['install', '-g', '--prefix', prefix, tarball, '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dirs.base, stdio: 'pipe' });
-  env = { PATH: `${join(prefix, 'bin')}:${process.env.PATH}`, HOME: home, CKPT_HOME: dirs.store, NO_COLOR: '1' };
+  // No daemon: init then installs command hooks only, and nothing is left running after the test.
+  env = { PATH: `${join(prefix, 'bin')}:${process.env.PATH}`, HOME: home, CKPT_HOME: dirs.store, NO_COLOR: '1', CKPT_NO_DAEMON: '1' };
 }, 300_000);
 afterAll(() => dirs?.cleanup());
 
@@ -43,10 +44,11 @@ describe('ckpt installed from the packed tarball', () => {
     expect(r.status, r.stderr).toBe(0);
     const result = JSON.parse(r.stdout);
     expect(result.ckpt).toMatchObject({ from: 'package', dir: installed });
-    expect(result.command).toBe(`${process.execPath} ${join(installed, 'bin', 'ckpt.js')} hook claude`);
+    expect(result.command).toMatch(new RegExp(`^${process.execPath} ${join(installed, 'bin', 'ckpt.js')} hook claude\\b`));
     expect(result.command).not.toContain(repo);
-    const settings = JSON.parse(await readFile(join(dirs.workspace, '.claude', 'settings.json'), 'utf8'));
+    const settings = JSON.parse(await readFile(result.file, 'utf8'));
     const hook = settings.hooks.UserPromptSubmit[0].hooks[0].command as string;
+    expect(hook).toBe(result.command);
     // Claude Code runs the hook with sh -c, the event on stdin.
     const s = claudeSession(dirs.workspace);
     for (const event of [ev.sessionStart(s), ev.userPromptSubmit(s, 'make it faster')]) {
