@@ -26,6 +26,7 @@ suites=(
   test/two-machines.test.ts
   test/fleet-feed.test.ts
   test/fleet-serve.test.ts
+  test/fleet-web.test.ts
   test/store-copy.test.ts
   test/restore-semantics.test.ts
   test/restore-rewind.test.ts

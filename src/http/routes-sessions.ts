@@ -1,7 +1,7 @@
 // Session routes (DESIGN §9 `ckpt session …`): list, show, tree, new, fork, rm — same shapes as the
 // CLI's --json output.
 import { z } from 'zod';
-import { resolveTagSeq, sessionSize } from '../index.js';
+import { machineId, resolveTagSeq, sessionSize } from '../index.js';
 import type { DaemonState } from './daemon-state.js';
 import type { Router } from './route.js';
 import { tagField, workspaceBody, workspaceQuery } from './schemas.js';
@@ -11,7 +11,8 @@ export function addSessionRoutes(r: Router, state: DaemonState): void {
     method: 'get',
     path: '/workspaces',
     summary: 'every workspace the store knows',
-    handler: async () => ({ workspaces: await state.store.listWorkspaces() }),
+    // `machine`: this daemon's machine (shared stores), so a client can tell which workspaces are here.
+    handler: async () => ({ workspaces: await state.store.listWorkspaces(), ...(state.store.shared ? { machine: await machineId() } : {}) }),
   });
 
   r.add({

@@ -81,17 +81,41 @@ function showError(err) {
 
 // ---- workspaces and sessions -------------------------------------------------------------------
 
+// A shared store (issue 33) holds the workspaces of several machines: each is named with its machine,
+// the machine and agent filters narrow the lists, and another machine's workspace is read-only here.
 async function loadWorkspaces() {
-  const { workspaces } = await api('/workspaces');
+  const { workspaces, machine } = await api('/workspaces');
+  state.workspaces = workspaces;
+  state.here = machine;
+  const machines = [...new Set(workspaces.map((w) => w.machine).filter(Boolean))].sort();
+  const msel = $('#machine');
+  msel.hidden = machines.length < 2;
+  msel.parentElement.hidden = machines.length < 2;
+  msel.replaceChildren(h('option', { value: '' }, 'all machines'), ...machines.map((m) => h('option', { value: m }, m === machine ? `${m} (this machine)` : m)));
+  msel.onchange = () => guard(() => listWorkspaces(msel.value));
+  $('#agent').onchange = () => renderSessions();
+  await listWorkspaces('');
+}
+
+async function listWorkspaces(machine) {
+  const shown = state.workspaces.filter((w) => !machine || w.machine === machine);
   const sel = $('#workspace');
-  sel.replaceChildren(...workspaces.map((w) => h('option', { value: w.root }, w.root)));
+  sel.replaceChildren(...shown.map((w) => h('option', { value: w.id }, w.machine && state.workspaces.some((x) => x.machine !== w.machine) ? `${w.machine}: ${w.root}` : w.root)));
   sel.onchange = () => guard(async () => selectWorkspace(sel.value));
-  if (workspaces.length) await selectWorkspace(workspaces[0].root);
+  if (shown.length) await selectWorkspace(shown[0].id);
   else $('#sessions').replaceChildren(h('p.mute', {}, 'No workspaces yet.'));
 }
 
-async function selectWorkspace(root) {
-  state.workspace = root;
+async function selectWorkspace(id) {
+  state.workspace = id;
+  const w = state.workspaces.find((x) => x.id === id);
+  const foreign = Boolean(w?.machine && state.here && w.machine !== state.here);
+  document.body.classList.toggle('foreign', foreign);
+  $('#where').replaceChildren(
+    ...(foreign
+      ? [`This workspace is on machine ${w.machine} (${w.root}): read-only here. Restore it on that machine, or write a tag into a folder here with `, h('code', {}, 'ckpt export SESSION TAG DIR'), '.']
+      : []),
+  );
   connectLive();
   await loadSessions();
   const first = $('#sessions .session');
@@ -114,7 +138,13 @@ const LIVE_MS = 10 * 60_000;
 const isLive = (s) => Boolean(s.externalId) && !s.endedAt && Date.now() - Date.parse(s.updatedAt) < LIVE_MS;
 
 function renderSessions() {
-  const sessions = [...(state.sessions ?? [])];
+  const agents = [...new Set((state.sessions ?? []).map((s) => s.agent).filter(Boolean))].sort();
+  const asel = $('#agent');
+  const picked = agents.includes(asel.value) ? asel.value : '';
+  asel.replaceChildren(h('option', { value: '' }, 'all agents'), ...agents.map((a) => h('option', { value: a }, a)));
+  asel.value = picked;
+  asel.parentElement.hidden = agents.length < 2;
+  const sessions = (state.sessions ?? []).filter((s) => !picked || s.agent === picked);
   state.titles = new Map(sessions.map((x) => [x.id, x.title]));
   // Fork tree: children under their parent, each level newest (last active) first.
   sessions.sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt));
