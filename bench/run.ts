@@ -18,7 +18,7 @@ import { scanFirstFigure } from './figures/scan-first.js';
 import { leaveGit, scanFirstGitFigure } from './figures/scan-first-git.js';
 import { scanIncrementalFigure } from './figures/scan-incremental.js';
 import { restore580GitFigure, scanCheckoutGitFigure } from './figures/history-git.js';
-import { hookCaptureFigure, hookScanFigure } from './figures/hook.js';
+import { hookCaptureFigure, hookScanDaemonFigure, hookScanFigure } from './figures/hook.js';
 import { daemonScanIncrementalFigure } from './figures/daemon-scan-incremental.js';
 import { httpHookCaptureFigure } from './figures/http-hook-capture.js';
 
@@ -32,6 +32,7 @@ const FIGURES: { name: string; run: (ctx: BenchContext, cached: boolean) => Prom
   { name: 'open-session', run: openSessionFigure },
   { name: 'hook-capture', run: hookCaptureFigure },
   { name: 'hook-scan', run: hookScanFigure },
+  { name: 'hook-scan-daemon', run: hookScanDaemonFigure },
   { name: 'scan-first-git', run: scanFirstGitFigure },
   { name: 'scan-checkout-git', run: scanCheckoutGitFigure },
   { name: 'restore-580-git', run: restore580GitFigure },

@@ -13,6 +13,7 @@ import { sourceText } from '../gen/source-text.js';
 import { measure, measureInterleaved, timed, type Sample } from '../measure.js';
 import { makeEntry, type Entry } from '../report.js';
 import { baselineSession, fmtMs, shadowRepo, writeRel } from './shared.js';
+import { startDaemon } from '../ops/daemon.js';
 
 const SIZE = 16 * 1024;
 const EVENTS = 10_000;
@@ -117,7 +118,20 @@ export async function hookCaptureFigure(ctx: BenchContext): Promise<Entry> {
   });
 }
 
-export async function hookScanFigure(ctx: BenchContext): Promise<Entry> {
+export function hookScanFigure(ctx: BenchContext): Promise<Entry> {
+  return hookScan(ctx, false);
+}
+
+/**
+ * hook-scan-daemon (issue 28): the same hook process with the store's daemon running, as the default
+ * install has it — the thin client forwards the event and the daemon's watched scan looks only at the
+ * touched path. The daemon's RSS after the runs is reported too.
+ */
+export function hookScanDaemonFigure(ctx: BenchContext): Promise<Entry> {
+  return hookScan(ctx, true);
+}
+
+async function hookScan(ctx: BenchContext, withDaemon: boolean): Promise<Entry> {
   const idx = ctx.mutable.incremental;
   const rel = ctx.tree.relPath(idx);
   const original = ctx.tree.content(idx);
@@ -128,32 +142,40 @@ export async function hookScanFigure(ctx: BenchContext): Promise<Entry> {
     store = err instanceof Error ? err : new Error(String(err));
   }
   const repo = await shadowRepo(ctx);
-  const r = await measureInterleaved(
-    ctx.heavy,
-    {
-      ckpt:
-        typeof store === 'string'
-          ? async (i) => {
-              const ms = await spawnTimed([BIN, '--store', store as string, 'hook', 'claude'], hookEvent(ctx, 'PostToolUse', 'Bash', { command: 'make gen', description: 'regenerate' }, i), hookEnv(ctx), ctx.tree.root);
-              ctx.log(`  hook-scan ckpt #${i}: ${fmtMs(ms)}`);
-              return ms;
-            }
-          : undefined,
-      git: (i) =>
-        shadowCheckpoint(repo).then((ms) => {
-          ctx.log(`  hook-scan shadow git #${i}: ${fmtMs(ms)}`);
-          return ms;
-        }),
-    },
-    (i) => writeRel(ctx, rel, Buffer.concat([original, Buffer.from(`// hook edit ${i}\n`)])),
-  );
+  const daemon = withDaemon && typeof store === 'string' ? await startDaemon(store) : undefined;
+  let mem: { rss: number; peak: number } | undefined;
+  let r;
+  try {
+    r = await measureInterleaved(
+      ctx.heavy,
+      {
+        ckpt:
+          typeof store === 'string'
+            ? async (i) => {
+                const ms = await spawnTimed([BIN, '--store', store as string, 'hook', 'claude'], hookEvent(ctx, 'PostToolUse', 'Bash', { command: 'make gen', description: 'regenerate' }, i), hookEnv(ctx), ctx.tree.root);
+                ctx.log(`  hook-scan${withDaemon ? '-daemon' : ''} ckpt #${i}: ${fmtMs(ms)}`);
+                return ms;
+              }
+            : undefined,
+        git: (i) =>
+          shadowCheckpoint(repo).then((ms) => {
+            ctx.log(`  hook-scan shadow git #${i}: ${fmtMs(ms)}`);
+            return ms;
+          }),
+      },
+      (i) => writeRel(ctx, rel, Buffer.concat([original, Buffer.from(`// hook edit ${i}\n`)])),
+    );
+  } finally {
+    mem = daemon?.memory();
+    await daemon?.stop();
+  }
   return makeEntry({
-    name: 'hook-scan',
+    name: withDaemon ? 'hook-scan-daemon' : 'hook-scan',
     unit: 'ms',
     ckpt: typeof store === 'string' ? r.ckpt : store,
     baseline: 'shadow git `add -A` + `commit` of the same change',
     base: r.git,
     goal: `ratio ≤ 1 (PostToolUse Bash, ${ctx.tree.files}-file tree, one file changed, whole process, session of ${EVENTS} events)`,
-    extra: { tree_files: ctx.tree.files },
+    extra: { tree_files: ctx.tree.files, ...(mem ? { daemon_rss_mb: Math.round(mem.rss / 1e5) / 10, daemon_peak_rss_mb: Math.round(mem.peak / 1e5) / 10 } : {}) },
   });
 }
