@@ -108,8 +108,11 @@ export interface Store {
    * WRONG_MACHINE (`ctx.workspace.foreign`). NOT_FOUND for an unknown id.
    */
   openWorkspaceById(id: string): Promise<Workspace>;
-  /** Opens (registering on first use) the workspace whose root is `dir`. */
-  openWorkspace(dir: string): Promise<Workspace>;
+  /**
+   * Opens (registering on first use) the workspace whose root is `dir`. With `register: false` a
+   * workspace the store does not know is NOT_FOUND and nothing is written (read-only callers).
+   */
+  openWorkspace(dir: string, options?: { register?: boolean }): Promise<Workspace>;
   /** Roots of every workspace the store knows (with the machine id, in a shared store). */
   listWorkspaces(): Promise<WorkspaceInfo[]>;
   /**
@@ -255,11 +258,17 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
         Promise.reject(new CkptError('WRONG_MACHINE', `${what} in workspace ${id} belongs on machine ${info.machine ?? '(unknown)'}`, { workspace: id, machine: info.machine ?? null, root: info.root }));
       return { ...sessions, create: refuse('a new session'), fork: refuse('a fork'), openAgentSession: refuse('an agent session'), remove: refuse('removing a session'), id, root: info.root, ctx: wctx };
     },
-    openWorkspace: async (workspaceDir) => {
+    openWorkspace: async (workspaceDir, openOptions = {}) => {
       const identity = await resolveWorkspace(workspaceDir, machine);
       const key = `workspaces/${identity.id}`;
-      const info = Buffer.from(`${JSON.stringify({ root: identity.root, ...(machine ? { machine } : {}), createdAt: new Date().toISOString() })}\n`);
-      await backend.create(`${key}/workspace.json`, info);
+      if (openOptions.register === false) {
+        if (!(await backend.stat(`${key}/workspace.json`))) {
+          throw new CkptError('NOT_FOUND', `no workspace at ${identity.root} in this store`, { workspace: identity.root });
+        }
+      } else {
+        const info = Buffer.from(`${JSON.stringify({ root: identity.root, ...(machine ? { machine } : {}), createdAt: new Date().toISOString() })}\n`);
+        await backend.create(`${key}/workspace.json`, info);
+      }
       const wctx: WorkspaceContext = { ...ctx, workspace: { ...identity, key } };
       const sessions = createSessionStore(wctx, (c, id) => new Session(c, id));
       // A new session takes the workspace's scan baseline unless it has one (the baseline trap).

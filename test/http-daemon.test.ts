@@ -121,7 +121,10 @@ describe('routes', () => {
     expect(restored).toMatchObject({ to: '1', restored: ['a.txt'], deleted: ['b.txt'] });
     expect(await readFile(join(ws, 'a.txt'), 'utf8')).toBe('one\n');
 
-    const undo = (await post('/sessions/s1/undo', { workspace: ws, tag: restored.undo, path: 'a.txt' })).json();
+    // Undo and rewind need their preview's token as restore does (issue 27 item 4).
+    expect((await post('/sessions/s1/undo', { workspace: ws, tag: restored.undo, path: 'a.txt' })).status).toBe(400);
+    const undoPreview = (await post('/sessions/s1/undo', { workspace: ws, tag: restored.undo, path: 'a.txt', dryRun: true })).json();
+    const undo = (await post('/sessions/s1/undo', { workspace: ws, tag: restored.undo, path: 'a.txt', token: undoPreview.token })).json();
     expect(undo.restored).toEqual(['a.txt']);
     expect(await readFile(join(ws, 'a.txt'), 'utf8')).toBe('two\n');
 
@@ -133,7 +136,8 @@ describe('routes', () => {
     expect(rewind).toMatchObject({ dryRun: true, session: 's1' });
     expect((await post('/sessions/s1/prune', { workspace: ws, keepTurns: 5 })).json()).toMatchObject({ session: 's1' });
     expect((await post('/gc', { dryRun: true, grace: '0s' })).json()).toMatchObject({ dryRun: true });
-    expect((await get('/verify')).json()).toMatchObject({ ok: true });
+    expect((await post('/verify', {})).json()).toMatchObject({ ok: true });
+    expect((await get('/verify')).status).toBe(404); // heavy work is behind POST (issue 27 item 12)
     expect((await get('/stats')).json().workspaces).toHaveLength(1);
     expect((await client.call('DELETE', `/sessions/f1${q()}`)).json()).toEqual({ removed: 'f1' });
     expect((await get(`/sessions/f1${q()}`)).status).toBe(404);

@@ -26,6 +26,8 @@ beforeEach(async () => {
   daemon = await startDaemon({ store, version: 'test' });
   client = createClient(daemon.url, daemon.token);
   ws = dirs.workspace;
+  // These hooks carry no ?workspace= (user scope): they record only in a workspace the store knows (issue 27 item 6).
+  await store.openWorkspace(ws);
 });
 
 afterEach(async () => {

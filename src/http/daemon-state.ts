@@ -2,7 +2,7 @@
 // handle reads only what was appended to its log since its last read), and one touch tracker per
 // workspace that has been scanned through the daemon (watched scans).
 import { resolve } from 'node:path';
-import { agentSessionId, CkptError, createTouchTracker, recoverSession, type AgentLink, type AgentSessionResult, type ScanResult, type Session, type Store, type TouchTracker, type Workspace } from '../index.js';
+import { agentSessionId, CkptError, createTouchTracker, isCkptError, recoverSession, type AgentLink, type AgentSessionResult, type ScanResult, type Session, type Store, type TouchTracker, type Workspace } from '../index.js';
 
 const WORKSPACE_ID = /^[0-9a-f]{20}$/;
 
@@ -15,7 +15,12 @@ const IDLE_WATCH_MS = 30 * 60_000;
 
 export interface DaemonState {
   store: Store;
-  workspace(path: string): Promise<Workspace>;
+  /**
+   * The workspace at an absolute root. Only `register` (a new session, an agent's hook) may add a
+   * workspace to the store: any other request naming a folder the store does not know is NOT_FOUND
+   * and writes nothing (issue 27 item 12: a same-site `<img src=/sessions?workspace=…>` made records).
+   */
+  workspace(path: string, options?: { register?: boolean }): Promise<Workspace>;
   session(workspacePath: string, id: string): Promise<Session>;
   forget(workspace: Workspace, id: string): void;
   /** The session tied to an agent's session (found in the cache, else opened or created as by the hook command). */
@@ -54,14 +59,14 @@ export function createDaemonState(store: Store, fullScan?: FullScan): DaemonStat
   }, 60_000);
   sweep.unref();
 
-  const workspace = (path: string): Promise<Workspace> => {
+  const workspace = (path: string, options: { register?: boolean } = {}): Promise<Workspace> => {
     // A workspace id names any workspace of the store, another machine's too (read-only there).
     const byId = WORKSPACE_ID.test(path);
     if (!byId && !path.startsWith('/')) return Promise.reject(new CkptError('INVALID_ARGUMENT', `workspace must be an absolute path or a workspace id, got ${JSON.stringify(path)}`, { workspace: path }));
     const key = byId ? path : resolve(path);
     let ws = workspaces.get(key);
     if (!ws) {
-      ws = byId ? store.openWorkspaceById(key) : store.openWorkspace(key);
+      ws = byId ? store.openWorkspaceById(key) : store.openWorkspace(key, { register: options.register === true });
       workspaces.set(key, ws);
       ws.catch(() => workspaces.delete(key));
     }
@@ -74,7 +79,11 @@ export function createDaemonState(store: Store, fullScan?: FullScan): DaemonStat
     workspace,
     scans,
     async session(workspacePath, id) {
-      const ws = await workspace(workspacePath);
+      const ws = await workspace(workspacePath).catch((err: unknown) => {
+        // A folder the store does not know has no sessions (answered as before: no such session).
+        if (isCkptError(err, 'NOT_FOUND')) throw new CkptError('SESSION_NOT_FOUND', `no session ${JSON.stringify(id)} in ${workspacePath} (the store knows no workspace there)`, { session: id, workspace: workspacePath });
+        throw err;
+      });
       const fresh = id === LATEST ? await ws.latest() : undefined;
       const sid = fresh?.id ?? id;
       const key = `${ws.id}/${sid}`;
@@ -100,7 +109,7 @@ export function createDaemonState(store: Store, fullScan?: FullScan): DaemonStat
       sessions.delete(`${ws.id}/${id}`);
     },
     async agentSession(workspacePath, link) {
-      const ws = await workspace(workspacePath);
+      const ws = await workspace(workspacePath, { register: true });
       // An agent works here: watch the workspace from now on, so its scans after shell tools can be watched ones.
       state.tracker(ws);
       const key = `${ws.id}/${agentSessionId(link.agent, link.externalId)}`;

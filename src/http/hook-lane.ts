@@ -21,6 +21,7 @@ import type { DaemonState } from './daemon-state.js';
 import { unauthorized, type RequestGuard } from './request-guard.js';
 import { parseInput, type Router } from './route.js';
 import { workspaceField } from './schemas.js';
+import { checkHookRoot } from './hook-roots.js';
 
 const HOOK_PREFIX = '/hooks/';
 const HOOK_PATH = /^\/hooks\/([^/?]+)(?:\?|$)/;
@@ -99,7 +100,11 @@ async function serve({ state, guard, onServerError, hookKey, onHook }: HookLaneO
       store: state.store,
       ...(query.workspace ? { workspace: query.workspace } : {}),
       locate: !scoped,
-      openSession: (root, link) => state.agentSession(root, link),
+      openSession: async (root, link) => {
+        // A user-scope hook (no workspace in its URL, no project folder from the agent): the event's cwd chose the root.
+        if (!scoped && !query.workspace && Object.keys(agentEnv).length === 0) await checkHookRoot(state, root);
+        return state.agentSession(root, link);
+      },
       scan: (session, tool) => state.scan(session, { tool }),
     });
     body = hookAnswer(outcome);

@@ -2,6 +2,9 @@
 // returns the plan and a token bound to the session's last seq, the tag, the paths and `force`; the
 // restore runs only with that token and only while the session is still at that seq (else CONFLICT,
 // 409, nothing changed) — what runs is what was shown, even with other writers on the session.
+// Undo and rewind follow the same rule (issue 27 item 4): their `dryRun` answer carries `seq` and a
+// token signed for the operation, tag, path or fork, and force; the real call needs that token and
+// refuses with CONFLICT when the session moved since (checked under the session lock).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { CkptError, type RestoreResult } from '../index.js';
@@ -10,12 +13,32 @@ import type { Router } from './route.js';
 import { pathsField, tagField, workspaceBody } from './schemas.js';
 
 const restoreBody = workspaceBody.extend({ tag: tagField, paths: pathsField.optional(), force: z.boolean().optional() });
+const tokenField = z.string().regex(/^\d+\.[0-9a-f]{64}$/, 'a token from the preview (dryRun)');
+const undoBody = workspaceBody.extend({ tag: tagField, path: z.string().min(1), force: z.boolean().optional(), dryRun: z.boolean().optional(), token: tokenField.optional() });
+const rewindBody = workspaceBody.extend({ tag: tagField, fork: z.boolean().optional(), force: z.boolean().optional(), dryRun: z.boolean().optional(), token: tokenField.optional() });
 
 export function addRestoreRoutes(r: Router, state: DaemonState, secret: string): void {
   const sign = (wid: string, sid: string, seq: number, body: z.infer<typeof restoreBody>): string =>
     createHmac('sha256', secret)
       .update(JSON.stringify([wid, sid, seq, body.tag, body.paths ?? null, Boolean(body.force)]))
       .digest('hex');
+  /** The MAC of an undo or rewind preview: the operation and what it was asked, at that seq. */
+  const signOp = (op: 'undo' | 'rewind', wid: string, sid: string, seq: number, what: unknown[]): string =>
+    createHmac('sha256', secret).update(JSON.stringify([op, wid, sid, seq, ...what])).digest('hex');
+  /** The seq an undo/rewind token was issued at, after checking it was issued for exactly this call. */
+  const checkOpToken = (token: string | undefined, mac: (seq: number) => string): number => {
+    if (token === undefined) throw new CkptError('INVALID_ARGUMENT', 'this call changes files: preview it first (dryRun: true) and pass the token it returns', { where: 'token' });
+    const [seqText, given] = token.split('.') as [string, string];
+    const seq = Number(seqText);
+    if (!timingSafeEqual(Buffer.from(mac(seq), 'hex'), Buffer.from(given, 'hex'))) {
+      throw new CkptError('INVALID_ARGUMENT', 'the token was not issued for this call (session, tag, path or fork, and force must match the preview)', { where: 'token' });
+    }
+    return seq;
+  };
+  /** A checkPlan hook refusing (CONFLICT, nothing changed) when the session moved since the preview. */
+  const atSeq = (seq: number) => ({ lastSeq }: { lastSeq: number }): void => {
+    if (lastSeq !== seq) throw new CkptError('CONFLICT', `the session changed since the preview (at @${seq}, now @${lastSeq}): preview again`, { expected: seq, actual: lastSeq });
+  };
 
   r.add({
     method: 'post',
@@ -52,23 +75,47 @@ export function addRestoreRoutes(r: Router, state: DaemonState, secret: string):
   r.add({
     method: 'post',
     path: '/sessions/:id/undo',
-    summary: 'restore one path to a tag',
-    body: workspaceBody.extend({ tag: tagField, path: z.string().min(1), force: z.boolean().optional(), dryRun: z.boolean().optional() }),
+    summary: 'restore one path to a tag: dryRun returns the plan and a token; the real call needs it (409 when the session changed since)',
+    body: undoBody,
     handler: async ({ body, params }) => {
       const s = await state.session(body.workspace, params.id!);
-      return publicResult(await s.undo(body.tag, body.path, { cwd: s.workspaceRoot, force: body.force, dryRun: body.dryRun }));
+      const ws = await state.workspace(body.workspace);
+      const mac = (seq: number): string => signOp('undo', ws.id, s.id, seq, [body.tag, body.path, Boolean(body.force)]);
+      if (body.dryRun) {
+        const seq = await s.log.lastSeq();
+        const preview = await s.undo(body.tag, body.path, { cwd: s.workspaceRoot, force: body.force, dryRun: true });
+        return { ...publicResult(preview), seq, token: `${seq}.${mac(seq)}` };
+      }
+      const seq = checkOpToken(body.token, mac);
+      return publicResult(await s.undo(body.tag, body.path, { cwd: s.workspaceRoot, force: body.force, expectSeq: seq }));
     },
   });
 
   r.add({
     method: 'post',
     path: '/sessions/:id/rewind',
-    summary: 'restore to a tag and move the conversation back (or fork there)',
-    body: workspaceBody.extend({ tag: tagField, fork: z.boolean().optional(), force: z.boolean().optional(), dryRun: z.boolean().optional() }),
+    summary: 'restore to a tag and move the conversation back (or fork there): dryRun returns the plan and a token; the real call needs it',
+    body: rewindBody,
     handler: async ({ body, params }) => {
       const s = await state.session(body.workspace, params.id!);
-      const res = await s.rewind(body.tag, { fork: body.fork, force: body.force, dryRun: body.dryRun });
-      return { ...publicResult(res), watermark: res.watermark, session: res.session, ...(res.forked ? { forked: true } : {}) };
+      const ws = await state.workspace(body.workspace);
+      const mac = (seq: number): string => signOp('rewind', ws.id, s.id, seq, [body.tag, Boolean(body.fork), Boolean(body.force)]);
+      let seq: number;
+      let res;
+      if (body.dryRun) {
+        seq = await s.log.lastSeq();
+        res = await s.rewind(body.tag, { fork: body.fork, force: body.force, dryRun: true });
+      } else {
+        seq = checkOpToken(body.token, mac);
+        res = await s.rewind(body.tag, { fork: body.fork, force: body.force, checkPlan: atSeq(seq) });
+      }
+      return {
+        ...publicResult(res),
+        watermark: res.watermark,
+        session: res.session,
+        ...(res.forked ? { forked: true } : {}),
+        ...(body.dryRun ? { seq, token: `${seq}.${mac(seq)}` } : {}),
+      };
     },
   });
 }

@@ -42,7 +42,7 @@ export function addSessionRoutes(r: Router, state: DaemonState): void {
       baseline: z.boolean().optional(),
     }),
     handler: async ({ body }) => {
-      const ws = await state.workspace(body.workspace);
+      const ws = await state.workspace(body.workspace, { register: true });
       const created = await ws.create({ title: body.title, id: body.id, baseline: body.baseline });
       return { session: await created.metadata() };
     },

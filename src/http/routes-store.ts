@@ -46,7 +46,8 @@ export function addStoreRoutes(r: Router, state: DaemonState): void {
   });
 
   r.add({
-    method: 'get',
+    // POST: re-hashing the whole store is heavy work, and a GET can be made by any same-site page (<img>).
+    method: 'post',
     path: '/verify',
     summary: 're-hash every blob, parse every log, check references (ok false lists the problems)',
     handler: () => verify(state.store.ctx),

@@ -589,7 +589,9 @@ async function previewUndo(tag, path) {
   const preview = await api(`/sessions/${sid()}/undo`, { ...body, dryRun: true });
   const ok = await confirmPlan(`Undo ${path} to ${tag}?`, preview, [], planChanges(tag, preview, path));
   if (!ok) return;
-  await afterRestore(`Undid ${path}`, await api(`/sessions/${sid()}/undo`, { ...body, force: ok.force || undefined }));
+  // The real call needs the preview's token (issued for force when forced: preview again with it).
+  const token = ok.force ? (await api(`/sessions/${sid()}/undo`, { ...body, force: true, dryRun: true })).token : preview.token;
+  await afterRestore(`Undid ${path}`, await api(`/sessions/${sid()}/undo`, { ...body, force: ok.force || undefined, token }));
 }
 
 async function previewRewind(tag, fork) {
@@ -599,7 +601,8 @@ async function previewRewind(tag, fork) {
   const hidden = preview.hidden?.length ? h('p.mute', {}, `${preview.hidden.length} later conversation entries ${fork ? 'stay in this session' : 'are hidden (kept in the log)'}.`) : '';
   const ok = await confirmPlan(fork ? `Fork a new session at ${tag}?` : `Rewind the session to ${tag}?`, preview, [said, hidden], planChanges(tag, preview));
   if (!ok) return;
-  const res = await api(`/sessions/${sid()}/rewind`, { ...body, force: ok.force || undefined });
+  const token = ok.force ? (await api(`/sessions/${sid()}/rewind`, { ...body, force: true, dryRun: true })).token : preview.token;
+  const res = await api(`/sessions/${sid()}/rewind`, { ...body, force: ok.force || undefined, token });
   if (typeof res.session === 'string') state.session = res.session; // a fork continues in its new session
   await afterRestore(fork ? `Forked at ${tag}` : `Rewound to ${tag}`, res);
 }
