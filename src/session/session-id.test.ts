@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { assertSessionId, generateSessionId, isValidSessionId } from './session-id.js';
+import { assertSessionId, generateSessionId, isValidSessionId, sessionIdTail, shortSessionId } from './session-id.js';
 
 describe('session ids', () => {
   it('accepts exactly the DESIGN pattern (property)', () => {
@@ -27,5 +27,20 @@ describe('session ids', () => {
     const ids = new Set(Array.from({ length: 1000 }, () => generateSessionId()));
     expect(ids.size).toBe(1000);
     for (const id of ids) expect(isValidSessionId(id)).toBe(true);
+  });
+
+  it('short ids: the random part of a generated id, the agent id of a linked one, none for others', () => {
+    expect(sessionIdTail('20261202-005836-e460fbc0')).toBe('e460fbc0');
+    expect(shortSessionId('20261202-005836-e460fbc0')).toBe('e460fbc0');
+    expect(sessionIdTail('claude-2b7c3f9e-1d4a-4c8e-9f20-6a5b1c0d7e31')).toBe('2b7c3f9e-1d4a-4c8e-9f20-6a5b1c0d7e31');
+    expect(shortSessionId('claude-2b7c3f9e-1d4a-4c8e-9f20-6a5b1c0d7e31')).toBe('2b7c3f9e');
+    for (const id of ['alpha-1111', 'fix-parser', 'feature-login-page', 'ws1', '20261202-005836-E460FBC0']) {
+      expect(sessionIdTail(id)).toBeUndefined();
+      expect(shortSessionId(id)).toBe(id);
+    }
+    fc.assert(fc.property(fc.date({ noInvalidDate: true, min: new Date(0), max: new Date(253402300799000) }), (d) => {
+      const id = generateSessionId(d);
+      expect(shortSessionId(id)).toBe(id.slice(-8));
+    }));
   });
 });

@@ -27,12 +27,13 @@ export function generateSessionId(now = new Date()): string {
 }
 
 const GENERATED = /^\d{8}-\d{6}-([0-9a-f]{8})$/;
-const AGENT_LINKED = /^[a-z][a-z0-9]*-([0-9A-Za-z][0-9A-Za-z_-]{7,})$/;
+const AGENT_LINKED = /^[a-z][a-z0-9]*-([0-9a-f]{8}[0-9A-Za-z_-]*)$/;
 
 /**
  * The part of an id people type and read, like git's short hashes (DESIGN §10 "Short session ids"):
  * the random part of a generated id (`20261202-005836-e460fbc0` -> `e460fbc0`), the agent's own id of
- * an agent-linked one (`claude-2b7c3f9e-…` -> `2b7c3f9e-…`); undefined for any other id.
+ * an agent-linked one when it starts with 8 hex digits as uuids do (`claude-2b7c3f9e-…` -> `2b7c3f9e-…`);
+ * undefined for any other id (`feature-login-page`).
  */
 export function sessionIdTail(id: string): string | undefined {
   return GENERATED.exec(id)?.[1] ?? AGENT_LINKED.exec(id)?.[1];
