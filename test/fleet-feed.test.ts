@@ -7,24 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLogFeed, exportSession, openStore, type FeedEvent, type Store } from '../src/index.js';
+import { createLogFeed, exportSession, type FeedEvent, type Store } from '../src/index.js';
 import { parseSharedStoreUrl } from '../src/storage/store-url.js';
-import { dropSharedStore, freshSharedUrl, SHARED_BASE } from './helpers/shared-store.js';
+import { dropSharedStore, freshSharedUrl, openAsMachine, SHARED_BASE } from './helpers/shared-store.js';
 import { snapshotTree, treeDiff } from './reliability/tree.js';
 
 const describeShared = SHARED_BASE ? describe : describe.skip;
 
-/** Opens the store as machine `machine` (the id is read when the store is opened). */
-async function asMachine(url: string, machine: string): Promise<Store> {
-  const saved = process.env.CKPT_MACHINE_ID;
-  process.env.CKPT_MACHINE_ID = machine;
-  try {
-    return await openStore({ dir: url });
-  } finally {
-    if (saved === undefined) delete process.env.CKPT_MACHINE_ID;
-    else process.env.CKPT_MACHINE_ID = saved;
-  }
-}
 
 describeShared('fleet feed over the shared store', () => {
   let url: string;
@@ -41,8 +30,8 @@ describeShared('fleet feed over the shared store', () => {
   });
 
   it('delivers another machine’s appends, old sessions and new, in order, within milliseconds', async () => {
-    const watcher = await asMachine(url, 'm-watch');
-    const worker = await asMachine(url, 'm-work');
+    const watcher = await openAsMachine(url, 'm-watch');
+    const worker = await openAsMachine(url, 'm-work');
     stores.push(watcher, worker);
     const folder = join(base, 'ws');
     await mkdir(folder);
@@ -90,8 +79,8 @@ describeShared('fleet feed over the shared store', () => {
   });
 
   it('renews a subscription the server broke and reads what was appended meanwhile', async () => {
-    const watcher = await asMachine(url, 'm-watch');
-    const worker = await asMachine(url, 'm-work');
+    const watcher = await openAsMachine(url, 'm-watch');
+    const worker = await openAsMachine(url, 'm-work');
     stores.push(watcher, worker);
     const folder = join(base, 'ws');
     await mkdir(folder);
@@ -117,8 +106,8 @@ describeShared('fleet feed over the shared store', () => {
   });
 
   it('exports another machine’s tag into a folder here', async () => {
-    const worker = await asMachine(url, 'm-work');
-    const viewer = await asMachine(url, 'm-view');
+    const worker = await openAsMachine(url, 'm-work');
+    const viewer = await openAsMachine(url, 'm-view');
     stores.push(worker, viewer);
     const folder = join(base, 'ws');
     await mkdir(folder);

@@ -8,22 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startDaemon, type RunningDaemon } from '../src/http/daemon.js';
-import { openStore, sharedDaemonDir, type Store } from '../src/index.js';
+import { sharedDaemonDir, type Store } from '../src/index.js';
 import { createClient } from './helpers/http.js';
-import { dropSharedStore, freshSharedUrl, SHARED_BASE } from './helpers/shared-store.js';
+import { dropSharedStore, freshSharedUrl, openAsMachine, SHARED_BASE } from './helpers/shared-store.js';
 
 const describeShared = SHARED_BASE ? describe : describe.skip;
 
-async function asMachine(url: string, machine: string): Promise<Store> {
-  const saved = process.env.CKPT_MACHINE_ID;
-  process.env.CKPT_MACHINE_ID = machine;
-  try {
-    return await openStore({ dir: url });
-  } finally {
-    if (saved === undefined) delete process.env.CKPT_MACHINE_ID;
-    else process.env.CKPT_MACHINE_ID = saved;
-  }
-}
 
 describeShared('fleet view: ckpt serve over a shared store', () => {
   let url: string;
@@ -47,8 +37,8 @@ describeShared('fleet view: ckpt serve over a shared store', () => {
   });
 
   it('lists, streams and reads every machine; restores only where the folder is', async () => {
-    const here = await asMachine(url, 'm-here');
-    const far = await asMachine(url, 'm-far');
+    const here = await openAsMachine(url, 'm-here');
+    const far = await openAsMachine(url, 'm-far');
     stores.push(here, far);
     daemon = await startDaemon({ store: here, version: 'test' });
     // Token and claim are this machine's files, not objects of the shared store.

@@ -10,23 +10,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../src/index.js';
+import type { Store } from '../src/index.js';
 import { CKPT_BIN } from './helpers/cli.js';
-import { dropSharedStore, freshSharedUrl, SHARED_BASE } from './helpers/shared-store.js';
+import { dropSharedStore, freshSharedUrl, openAsMachine, SHARED_BASE } from './helpers/shared-store.js';
 
 const describeShared = SHARED_BASE ? describe : describe.skip;
 const DOC_IMAGES = fileURLToPath(new URL('../docs/images/', import.meta.url));
 
-async function asMachine(url: string, machine: string): Promise<Store> {
-  const saved = process.env.CKPT_MACHINE_ID;
-  process.env.CKPT_MACHINE_ID = machine;
-  try {
-    return await openStore({ dir: url });
-  } finally {
-    if (saved === undefined) delete process.env.CKPT_MACHINE_ID;
-    else process.env.CKPT_MACHINE_ID = saved;
-  }
-}
 
 describeShared('fleet view in Chromium', () => {
   let url: string;
@@ -51,8 +41,8 @@ describeShared('fleet view in Chromium', () => {
   });
 
   it('shows every machine’s sessions, filtered, live, and another machine’s as read-only', async () => {
-    const here = await asMachine(url, 'laptop');
-    const far = await asMachine(url, 'build-box');
+    const here = await openAsMachine(url, 'laptop');
+    const far = await openAsMachine(url, 'build-box');
     stores.push(here, far);
     const mine = join(base, 'app');
     const theirs = join(base, 'service');

@@ -3,6 +3,7 @@
 // tests never see each other's objects. Without it the shared suites are skipped.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { openStore, type Store } from '../../src/index.js';
 import { createS3Objects } from '../../src/storage/s3-objects.js';
 import { parseSharedStoreUrl } from '../../src/storage/store-url.js';
 
@@ -53,5 +54,17 @@ export async function ageSharedStore(url: string, ageMs: number, folders: readon
     }
   } finally {
     await client.end();
+  }
+}
+
+/** Opens the store as machine `machine` (CKPT_MACHINE_ID is read when a store is opened). */
+export async function openAsMachine(url: string, machine: string): Promise<Store> {
+  const saved = process.env.CKPT_MACHINE_ID;
+  process.env.CKPT_MACHINE_ID = machine;
+  try {
+    return await openStore({ dir: url });
+  } finally {
+    if (saved === undefined) delete process.env.CKPT_MACHINE_ID;
+    else process.env.CKPT_MACHINE_ID = saved;
   }
 }
