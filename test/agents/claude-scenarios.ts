@@ -25,7 +25,8 @@ const BLOCKED = {
   handEdits: 'issue 26 item 1: changes made outside the agent between prompts are recorded by the next tool call as if the agent made them (no turn-start record), so restore N reverts hand edits and keeps files that did not exist at prompt N',
   folderModes: "folder permission bits are not recorded: a `dir` image has no mode, so a folder the agent removes or moves comes back 0755 (umask) and an agent's chmod of an existing folder is never undone",
   compactionLog: 'issue 26 item 7: PreCompact is recorded (agent_compaction) but `ckpt log` does not show it',
-  clear: 'issue 26 items 3/4: after /clear the new ckpt session is not linked to the earlier one (ckpt log does not say where the earlier turns are), and restoring a turn of the earlier session leaves the later session\'s writes in place',
+  clear:
+    "issue 26 items 3/4: after /clear the new ckpt session is not linked to the earlier one on main (ckpt log does not say where the earlier turns are); and, still on i26-core's branch (1724ff9), restoring a turn of the earlier session leaves what the continuing session wrote: its new files and links stay, a folder it moved is not brought back",
   fork: 'issue 26 item 3: a fork at turn 2 does not account for the parent\'s writes after the fork point: diff 2 says no changes and restore 2 leaves the parent\'s later content',
 } as const;
 const runBlocked = process.env.CKPT_AGENTS_RUN_BLOCKED === '1';
