@@ -104,6 +104,7 @@ describe('readable output', () => {
       { path: 'src/c.txt', state: 'file', change: 'deleted', renamedTo: 'src/d.txt' },
       { path: 'src/d.txt', state: 'absent', change: 'created', renamedFrom: 'src/c.txt' },
     ]);
+    expect((await ckpt(['show', '1'])).stdout).toMatch(/^ {2}next checkpoint 1\.1, a workspace scan after Bash, .*, recorded: b\.txt \(as it was\), link \(not there yet\)/m);
     // diff: a link is its target, not a line of content.
     expect((await ckpt(['diff', '1'])).stdout).toMatch(/^A link {2}link to a\.txt$/m);
     expect((await ckpt(['diff', '1', '--json'])).json().changes.find((c: { path: string }) => c.path === 'link')).toMatchObject({ status: 'A', link: { to: 'a.txt' } });

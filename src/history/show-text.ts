@@ -37,7 +37,12 @@ export function formatShow(info: TagInfo & { earliestTag?: string }, options: Sh
   const lines = [`${style.bold(`tag ${info.tag}`)}: ${what}  ${style.dim(`(event ${info.position} of ${info.lastSeq})`)}`];
   const n = info.next;
   if (n) {
-    const by = n.tool === 'scan' || n.tool === 'baseline' ? 'a workspace scan' : n.tool === 'restore' ? 'a restore (what it overwrote)' : `before ${n.tool}`;
+    const scanned = n.reason === 'scan' || n.tool === 'scan' || n.tool === 'baseline';
+    const by = scanned
+      ? `a workspace scan${n.tool === 'scan' || n.tool === 'baseline' ? '' : ` after ${n.tool}`}`
+      : n.tool === 'restore'
+        ? 'a restore (what it overwrote)'
+        : `before ${n.tool}`;
     const files = n.files.map((f) => `${f.path} ${style.dim(`(${stateText(f.state, f.target, f.why)})`)}`);
     const shown = files.length > 6 ? [...files.slice(0, 6), style.dim(`… ${files.length - 6} more`)] : files;
     lines.push(`  next checkpoint ${style.bold(n.tag)}, ${by}, ${ago(n.at)}, recorded: ${shown.length ? shown.join(', ') : 'no files'}`);
