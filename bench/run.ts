@@ -21,6 +21,7 @@ import { restore580GitFigure, scanCheckoutGitFigure } from './figures/history-gi
 import { hookCaptureFigure, hookScanDaemonFigure, hookScanFigure } from './figures/hook.js';
 import { daemonScanIncrementalFigure } from './figures/daemon-scan-incremental.js';
 import { httpHookCaptureFigure } from './figures/http-hook-capture.js';
+import { agentToolCallFigure } from './figures/agent-tool-call.js';
 
 /** Figures in the order they run (later ones reuse the store and shadow repo of scan-first). */
 const FIGURES: { name: string; run: (ctx: BenchContext, cached: boolean) => Promise<Entry> }[] = [
@@ -38,6 +39,7 @@ const FIGURES: { name: string; run: (ctx: BenchContext, cached: boolean) => Prom
   { name: 'restore-580-git', run: restore580GitFigure },
   { name: 'daemon-scan-incremental', run: daemonScanIncrementalFigure },
   { name: 'http-hook-capture', run: httpHookCaptureFigure },
+  { name: 'agent-tool-call', run: agentToolCallFigure },
 ];
 
 const log = (msg: string): void => void process.stderr.write(`[bench] ${msg}\n`);

@@ -29,6 +29,11 @@ export interface RecordedRequest {
   body: any;
   /** What the server answered: a step's tool calls, or a final text. */
   answered: { calls: ToolCall[] } | { text: string };
+  /** When the request arrived and when its answer was fully sent (performance.now() ms): the bench's agent-tool-call. */
+  at: number;
+  answeredAt?: number;
+  /** Whether it came from the agent's main loop (it offered tools). */
+  mainLoop: boolean;
 }
 
 export interface FakeAnthropic {
@@ -57,6 +62,7 @@ export async function startFakeAnthropic(options: { log?: (line: string) => void
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
+    const at = performance.now();
     for await (const c of req) chunks.push(c as Buffer);
     const path = req.url ?? '/';
     if (req.method !== 'POST' || !path.startsWith('/v1/messages')) {
@@ -80,7 +86,8 @@ export async function startFakeAnthropic(options: { log?: (line: string) => void
     const mainLoop = Array.isArray(body.tools) && body.tools.length > 0;
     const step = mainLoop ? queue.shift() : undefined;
     const answered: RecordedRequest['answered'] = step ? { calls: step.calls } : { text: mainLoop ? finalText : 'Summary: the user and the assistant edited files in the project.' };
-    requests.push({ path, body, answered });
+    const recorded: RecordedRequest = { path, body, answered, at, mainLoop };
+    requests.push(recorded);
     options.log?.(`${mainLoop ? 'main' : 'side'} request -> ${step ? step.calls.map((c) => c.name).join(',') : 'text'}`);
     const model = typeof body.model === 'string' ? body.model : 'claude-sonnet-4-5';
     const blocks: Block[] = [];
@@ -113,7 +120,7 @@ export async function startFakeAnthropic(options: { log?: (line: string) => void
     });
     send('message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 20 } });
     send('message_stop', { type: 'message_stop' });
-    res.end();
+    res.end(() => (recorded.answeredAt = performance.now()));
   };
 
   const server: Server = createServer((req, res) => {

@@ -1,0 +1,174 @@
+// agent-tool-call (issue 28): what ckpt costs a tool call as the user feels it, under the real Claude
+// Code (the test:agents harness: Claude Code 2.1.328 from the npm registry, the scripted fake model).
+// One prompt of 24 tool calls (Write, Read, Edit, Bash, six times each, one call per model answer);
+// a tool call's time is from the end of the fake model's answer holding it to Claude Code's next
+// request (the tool, its hooks, Claude Code's own work). Per hook setup, in fresh worlds, alternating
+// setups round by round (paired under the shared machine's load):
+//   none          no hooks
+//   noop-http     HTTP PreToolUse/PostToolUse(Failure) hooks (matcher *) to a server answering {}
+//   noop-command  command hooks (matcher *) running `node -e 0`
+//   default       `ckpt init claude` (per-tool-call HTTP hooks with the credential, read-only tools skipped)
+//   http          `ckpt init claude --http`
+//   command       `ckpt init claude --command` (the thin client forwarding to the daemon)
+//   fallback      `ckpt init claude --command` with CKPT_NO_DAEMON=1 (every event in-process)
+// The entry: ckpt = default's median overhead over no hooks for Write/Edit/Bash, baseline = noop-http's;
+// `per_tool` has every setup's median per tool and its overhead. Standalone:
+// `npx tsx bench/figures/agent-tool-call.ts [rounds]` prints the JSON.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { ensureAgent } from '../../test/agents/harness/install-agent.js';
+import { startFakeAnthropic, tool, type Step } from '../../test/agents/harness/fake-anthropic-server.js';
+import { ClaudeDriver, describeRun } from '../../test/agents/harness/run-claude.js';
+import { runCli } from '../../test/helpers/cli.js';
+import type { BenchContext } from '../context.js';
+import { makeEntry, type Entry } from '../report.js';
+
+export const SETUPS = ['none', 'noop-http', 'noop-command', 'default', 'http', 'command', 'fallback'] as const;
+type Setup = (typeof SETUPS)[number];
+const TOOLS = ['Write', 'Read', 'Edit', 'Bash'] as const;
+const ROUNDS_OF_SIX = 6;
+
+/** The 24 steps: one call per model answer. */
+function script(ws: string): Step[] {
+  const steps: Step[] = [];
+  for (let i = 0; i < ROUNDS_OF_SIX; i++) {
+    const f = path.join(ws, `src/f${i}.txt`);
+    // The edited text occurs once: Claude Code refuses an ambiguous Edit before any hook runs.
+    steps.push([tool.write(f, `head ${i}\n${'line\n'.repeat(50)}`)], [tool.read(f)], [tool.edit(f, `head ${i}\n`, `HEAD ${i}\n`)], [tool.bash(`echo ${i} >> log.txt`)]);
+  }
+  return steps;
+}
+
+/** One world of one setup: its prompt's tool-call times by tool. */
+async function runSetup(setup: Setup, bin: string, noopUrl: string): Promise<Record<string, number[]>> {
+  const base = await mkdtemp(path.join(os.tmpdir(), `ckpt-bench-agent-${setup}-`));
+  const ws = path.join(base, 'project');
+  const store = path.join(base, 'store');
+  const home = path.join(base, 'home');
+  await mkdir(path.join(ws, 'src'), { recursive: true });
+  await mkdir(home);
+  await writeFile(path.join(ws, 'README.md'), '# bench\n');
+  const fake = await startFakeAnthropic();
+  const env: Record<string, string> = {};
+  const ckpt = (args: string[]) => runCli(['--store', store, ...args, '--json'], { cwd: ws, env: { HOME: home, CKPT_HOME: '', CKPT_STORE: '' } });
+  try {
+    const local = path.join(ws, '.claude', 'settings.local.json');
+    const noop = (hook: Record<string, unknown>) => ({ hooks: Object.fromEntries(['PreToolUse', 'PostToolUse', 'PostToolUseFailure'].map((e) => [e, [{ matcher: '*', hooks: [hook] }]])) });
+    if (setup === 'noop-http' || setup === 'noop-command') {
+      await mkdir(path.dirname(local), { recursive: true });
+      await writeFile(local, JSON.stringify(noop(setup === 'noop-http' ? { type: 'http', url: noopUrl } : { type: 'command', command: `${process.execPath} -e 0` })));
+    } else if (setup !== 'none') {
+      const args = setup === 'default' ? ['init', 'claude'] : setup === 'http' ? ['init', 'claude', '--http'] : ['init', 'claude', '--local', '--command'];
+      const r = await ckpt(args);
+      if (r.code !== 0) throw new Error(`ckpt ${args.join(' ')}: ${r.stderr}`);
+      if (setup === 'fallback') env.CKPT_NO_DAEMON = '1';
+    }
+    const claude = new ClaudeDriver({ bin, cwd: ws, home, baseUrl: fake.url, env, timeoutMs: 300_000 });
+    fake.script(script(ws));
+    const run = await claude.prompt('Work through the files');
+    if (run.code !== 0 || run.result?.is_error || fake.pending() !== 0) throw new Error(`claude (${setup}): ${describeRun(run)}`);
+    // Every call must have run (a refused call would be timed without its hooks).
+    const failed = fake.requests.flatMap((r) => (Array.isArray(r.body.messages?.at(-1)?.content) ? r.body.messages.at(-1).content : [])).filter((c: { type?: string; is_error?: boolean }) => c.type === 'tool_result' && c.is_error);
+    if (failed.length) throw new Error(`claude (${setup}): ${failed.length} tool calls failed: ${JSON.stringify(failed[0]).slice(0, 300)}`);
+    const times: Record<string, number[]> = Object.fromEntries(TOOLS.map((t) => [t, []]));
+    const main = fake.requests.filter((r) => r.mainLoop);
+    for (let i = 0; i + 1 < main.length; i++) {
+      const a = main[i]!;
+      if (!('calls' in a.answered) || a.answered.calls.length !== 1 || a.answeredAt === undefined) continue;
+      times[a.answered.calls[0]!.name]?.push(main[i + 1]!.at - a.answeredAt);
+    }
+    return times;
+  } finally {
+    await stopClaimedDaemon(store);
+    await fake.close();
+    await rm(base, { recursive: true, force: true });
+  }
+}
+
+/** Stops the store's daemon (started by init or a hook), by the pid of its claim. */
+async function stopClaimedDaemon(store: string): Promise<void> {
+  const claim = await readFile(path.join(store, 'daemon', 'daemon.json'), 'utf8').catch(() => undefined);
+  const pid = claim ? (JSON.parse(claim) as { pid?: number }).pid : undefined;
+  if (!pid) return;
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  for (let i = 0; i < 100; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+export interface AgentToolCallResult {
+  rounds: number;
+  /** setup → tool → median ms of a tool call. */
+  median: Record<Setup, Record<string, number>>;
+  /** setup → tool → median minus no hooks. */
+  overhead: Record<Setup, Record<string, number>>;
+}
+
+export async function measureAgentToolCall(rounds: number, log: (msg: string) => void): Promise<AgentToolCallResult> {
+  const bin = await ensureAgent('claude', log);
+  const noopServer = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((r) => noopServer.listen(0, '127.0.0.1', r));
+  const noopUrl = `http://127.0.0.1:${(noopServer.address() as AddressInfo).port}/hook`;
+  const all = Object.fromEntries(SETUPS.map((s) => [s, Object.fromEntries(TOOLS.map((t) => [t, [] as number[]]))])) as Record<Setup, Record<string, number[]>>;
+  try {
+    for (let round = 0; round < rounds; round++) {
+      // Alternate the order round by round so that load drifts do not favour one setup.
+      const order = round % 2 === 0 ? SETUPS : [...SETUPS].reverse();
+      for (const setup of order) {
+        const t = await runSetup(setup, bin, noopUrl);
+        for (const tl of TOOLS) all[setup][tl]!.push(...t[tl]!);
+        log(`  round ${round + 1} ${setup}: ${TOOLS.map((tl) => `${tl} ${median(t[tl]!).toFixed(0)} ms`).join(', ')}`);
+      }
+    }
+  } finally {
+    noopServer.close();
+  }
+  const med = Object.fromEntries(SETUPS.map((s) => [s, Object.fromEntries(TOOLS.map((t) => [t, Math.round(median(all[s][t]!) * 10) / 10]))])) as AgentToolCallResult['median'];
+  const overhead = Object.fromEntries(SETUPS.map((s) => [s, Object.fromEntries(TOOLS.map((t) => [t, Math.round((med[s][t]! - med.none[t]!) * 10) / 10]))])) as AgentToolCallResult['overhead'];
+  return { rounds, median: med, overhead };
+}
+
+export async function agentToolCallFigure(ctx: BenchContext): Promise<Entry> {
+  let r: AgentToolCallResult | Error;
+  try {
+    r = await measureAgentToolCall(ctx.quick ? 1 : 2, ctx.log);
+  } catch (err) {
+    r = err instanceof Error ? err : new Error(String(err));
+  }
+  const changing = (s: Setup) => (r instanceof Error ? NaN : median(['Write', 'Edit', 'Bash'].map((t) => r.overhead[s][t]!)));
+  return makeEntry({
+    name: 'agent-tool-call',
+    unit: 'ms',
+    ckpt: r instanceof Error ? r : changing('default'),
+    baseline: 'a no-op HTTP hook (Write/Edit/Bash overhead over no hooks, real Claude Code)',
+    base: r instanceof Error ? r : changing('noop-http'),
+    goal: 'ckpt_ms ≤ baseline_ms + 10 (Write/Edit/Bash), Read ~0',
+    extra: r instanceof Error ? {} : { per_tool_median_ms: r.median, per_tool_overhead_ms: r.overhead, rounds: r.rounds },
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const rounds = Number(process.argv[2] ?? 2);
+  const r = await measureAgentToolCall(rounds, (m) => process.stderr.write(`${m}\n`));
+  process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
+}
