@@ -31,6 +31,7 @@ export type { CaptureOptions, CaptureResult, ConflictRef } from './capture/captu
 export { workspaceConflicts, type ConflictEntry, type OwnerReport } from './history/conflicts.js';
 export type { SettleResult, SettleOptions } from './capture/settle.js';
 export type { TurnOptions } from './capture/turn.js';
+export type { TurnStartOptions, TurnResult } from './api/session.js';
 export { listCheckpoints, listTurns, listRewinds, earliestRestorableTag, type CheckpointEntry, type TurnEntry, type RewindEntry } from './history/log.js';
 export { formatLog, type LogStyle, type LogTextOptions, type LogEntries } from './history/log-text.js';
 export { formatShow, type ShowStyle, type ShowTextOptions } from './history/show-text.js';
@@ -47,7 +48,7 @@ export { restore, undoPath, rewind, planRestore, recoverSession } from './restor
 export { exportSession, type ExportOptions, type ExportEntry, type ExportPlan, type ExportResult } from './api/export-session.js';
 export { appendConversation, liveConversation, liveConversation as liveEvents, hiddenByRewind, messageTags, planCompaction, recordCompaction } from './conversation/index.js';
 export type { AppendOptions, AppendResult, CompactionOptions, CompactionPlan, EventRef, MessageTag, RecordCompactionOptions } from './conversation/index.js';
-export { CHECKPOINT_EVENT_TYPES } from './format/event.js';
+export { CHECKPOINT_EVENT_TYPES, OUTSIDE_TOOL } from './format/event.js';
 export type { RestoreOptions, CheckPlan, PlanSnapshot, RestoreResult, RestorePlan, RewindOptions, RewindResult, Watermark } from './restore/index.js';
 export { runGc, planGc, applyGc, takeInventory, describeGcPlan, formatBytes, prune, resolveRetention, verify, sessionSize, storeStats, parseDuration } from './gc/index.js';
 export { copyStore, type CopyProblem, type CopyStoreResult } from './gc/index.js';

@@ -20,7 +20,8 @@ afterEach(() => dirs.cleanup());
 describe('checkpoint commands', () => {
   it('turn, capture, settle, log and diff print the shapes of DESIGN §9', async () => {
     await writeFile(w('a.txt'), 'one\n');
-    expect((await ckpt(['turn', '--message-count', '4', '--text', 'hi', '--json'])).json()).toEqual({ turn: 1, tag: '1' });
+    // a.txt appeared outside any tool call: the turn start records it as the user's (issue 26 item 1).
+    expect((await ckpt(['turn', '--message-count', '4', '--text', 'hi', '--json'])).json()).toEqual({ turn: 1, tag: '1', outside: { tag: '0.1', files: 1 } });
     const cap = (await ckpt(['capture', '--tool', 'Edit', 'a.txt', 'new.txt', '--json'])).json();
     expect(cap).toEqual({
       tag: '1.1',
@@ -37,7 +38,8 @@ describe('checkpoint commands', () => {
 
     const log = (await ckpt(['log', '--json'])).json();
     expect(log.checkpoints).toEqual([
-      { tag: '1.1', seq: 3, turn: 1, tool: 'Edit', at: expect.any(String), files: [{ path: 'a.txt', state: 'file' }, { path: 'new.txt', state: 'absent', change: 'created' }] },
+      { tag: '0.1', seq: 2, turn: 0, tool: 'user', reason: 'scan', at: expect.any(String), files: [{ path: 'a.txt', state: 'absent', change: 'created' }] },
+      { tag: '1.1', seq: 5, turn: 1, tool: 'Edit', at: expect.any(String), files: [{ path: 'a.txt', state: 'file' }, { path: 'new.txt', state: 'absent', change: 'created' }] },
     ]);
     const diff = (await ckpt(['diff', '1', '--patch', '--json'])).json();
     expect(diff.changes).toEqual([

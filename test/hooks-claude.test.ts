@@ -119,6 +119,53 @@ describe('ckpt hook claude through the installed settings', () => {
   });
 });
 
+describe('turn starts are exact snapshots (issue 26 items 1, 2)', () => {
+  it('hand edits, a new untracked file and a deleted file between prompts are the user\'s; a failing command\'s write is recorded; every turn restores exactly', async () => {
+    await writeFile(at('a.txt'), 'one\n');
+    await writeFile(at('gone.txt'), 'doomed\n');
+    await quiet(ev.sessionStart(s, 'startup'));
+    const trees: Record<string, Awaited<ReturnType<typeof treeOf>>> = {};
+    trees['1'] = await treeOf(project);
+    await quiet(ev.userPromptSubmit(s, 'first'));
+    await tool('Write', { file_path: at('a.txt'), content: 'agent\n' }, () => writeFile(at('a.txt'), 'agent\n'));
+
+    // The user, in their own terminal: edits a.txt, adds an untracked file, removes one.
+    await writeFile(at('a.txt'), 'hand\n');
+    await writeFile(at('notes.txt'), 'mine\n');
+    execSync('rm gone.txt', { cwd: project });
+    trees['2'] = await treeOf(project);
+    await quiet(ev.userPromptSubmit(s, 'second'));
+    await bash('echo bash > a.txt && rm notes.txt');
+
+    trees['3'] = await treeOf(project);
+    await quiet(ev.userPromptSubmit(s, 'third'));
+    // A shell command that writes, then fails: Claude Code sends PostToolUseFailure, not PostToolUse.
+    const input = { command: 'echo half > out.txt && false', description: 'fails' };
+    await quiet(ev.preToolUse(s, 'Bash', input, 'toolu_fail'));
+    await writeFile(at('out.txt'), 'half\n');
+    await quiet(ev.postToolUseFailure(s, 'Bash', input, 'toolu_fail', 'Exit code 1'));
+
+    const sid = `claude-${s.session_id}`;
+    const log = (await ckpt(['--session', sid, 'log', '--json'])).json();
+    // The hand edits are one record of the user's, before turn 2's event (so restore 2 keeps them).
+    expect(log.checkpoints.map((c: { tag: string; tool: string }) => `${c.tag}:${c.tool}`)).toEqual(['1.1:Write', '1.2:user', '2.1:Bash', '3.1:Bash']);
+    const user = log.checkpoints[1];
+    expect(user.files.map((f: { path: string; state: string }) => `${f.path}:${f.state}`).sort()).toEqual(['a.txt:file', 'gone.txt:file', 'notes.txt:absent']);
+    expect(user.seq).toBeLessThan(log.turns[1].seq);
+    expect(log.checkpoints[3].files.map((f: { path: string }) => f.path)).toEqual(['out.txt']);
+
+    const end = await treeOf(project);
+    for (const turn of ['2', '1', '3', '2']) {
+      const r = await ckpt(['--session', sid, 'restore', turn, '--yes', '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(await treeOf(project), `tree at turn ${turn}`).toEqual(trees[turn]);
+    }
+    const back = await ckpt(['--session', sid, 'restore', '@' + String(await lastCaptureSeqBeforeRestores(sid)), '--yes', '--json']);
+    expect(back.code, back.stderr).toBe(0);
+    expect(await treeOf(project)).toEqual(end);
+  });
+});
+
 describe('a hook never breaks the agent', () => {
   const sid = () => `claude-${s.session_id}`;
   const hookLog = async () => (await readFile(join(dirs.store, 'hooks.log'), 'utf8').catch(() => '')).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));

@@ -54,16 +54,16 @@ describe('POST /hooks/claude', () => {
     expect((await hook(ev.preToolUse(s, 'Edit', edit, 'toolu_1'))).json()).toEqual({});
     await writeFile(join(ws, 'a.txt'), 'two\n');
     expect((await hook(ev.postToolUse(s, 'Edit', edit, 'toolu_1', { filePath: join(ws, 'a.txt') }))).json()).toEqual({});
-    // The workspace is watched from the session's start; its first scan is still a full one (what
-    // changed before the watch began is unknown), the next ones look only at touched paths.
+    // The workspace is watched from the session's start; its first scan (the turn start's) is still a
+    // full one (what changed before the watch began is unknown), the next ones look only at touched paths.
     const bash = { command: 'echo x > b.txt', description: 'write b' };
     await hook(ev.preToolUse(s, 'Bash', bash, 'toolu_2'));
     expect((await hook(ev.postToolUse(s, 'Bash', bash, 'toolu_2', { stdout: '' }))).json()).toEqual({});
-    expect((await health()).scans).toEqual({ total: 1, watched: 0, inChild: 0 });
+    expect((await health()).scans).toEqual({ total: 2, watched: 1, inChild: 0 });
     await hook(ev.preToolUse(s, 'Bash', bash, 'toolu_3'));
     await writeFile(join(ws, 'b.txt'), 'x\n');
     expect((await hook(ev.postToolUse(s, 'Bash', bash, 'toolu_3', { stdout: '' }))).json()).toEqual({});
-    expect((await health()).scans).toEqual({ total: 2, watched: 1, inChild: 0 });
+    expect((await health()).scans).toEqual({ total: 3, watched: 2, inChild: 0 });
     expect(await checkpoints(s.session_id)).toEqual(['1.1:Edit', '1.2:Bash']);
     const restoredFrom = await (await store.openWorkspace(ws)).get(agentSessionId('claude', s.session_id));
     expect((await restoredFrom.diff('1')).changes.map((f) => `${f.path}:${f.status}`).sort()).toEqual(['a.txt:M', 'b.txt:A']);

@@ -30,7 +30,8 @@ afterEach(() => dirs.cleanup());
 async function history(s: Session, n: number): Promise<void> {
   await writeFile(join(dirs.workspace, 'a.txt'), 'v0');
   for (let t = 1; t <= n; t++) {
-    await s.turn();
+    // No turn-start scan: a.txt written above is the test's setup, not a hand edit to record.
+    await s.turn({ scan: false });
     await s.capture(['a.txt'], { tool: 'Edit' });
     await writeFile(join(dirs.workspace, 'a.txt'), `v${t}`);
     await s.settle(['a.txt']);

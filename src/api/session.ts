@@ -12,6 +12,8 @@ import { describeTag, type TagInfo } from '../history/show.js';
 import { readFileAt, type FileAtTag } from '../history/file-at.js';
 import { sessionStatus, type SessionStatus, type StatusOptions } from '../history/status.js';
 import { scan, type ScanOptions, type ScanResult } from '../scan/index.js';
+import { hasBaseline } from '../scan/baseline.js';
+import { OUTSIDE_TOOL } from '../format/event.js';
 import {
   appendConversation,
   liveConversation,
@@ -32,6 +34,25 @@ import { inlineRecords } from '../format/inline-blobs.js';
 import { withInlineBlobs } from '../storage/inline-store.js';
 import { restore, rewind, undoPath, type RestoreOptions, type RestoreResult, type RewindOptions, type RewindResult } from '../restore/index.js';
 
+export interface TurnStartOptions extends TurnOptions {
+  /**
+   * The turn-start scan (default: in this process). `false`: none (the caller recorded what changed
+   * outside the agent itself); a function: runs it instead (a daemon's watched scan), given the tool
+   * name to record (`OUTSIDE_TOOL`). Only when the workspace has a scan baseline: without one, ckpt
+   * never looked, so nothing can have changed since.
+   */
+  scan?: boolean | ((tool: string) => Promise<ScanResult>);
+}
+
+export interface TurnResult {
+  turn: number;
+  tag: string;
+  seq: number;
+  /** What changed outside the agent since ckpt last looked, recorded just before the turn (tool `user`). */
+  outside?: { tag: string; files: number };
+  warnings?: string[];
+}
+
 export class Session extends SessionHandle {
   /**
    * WRONG_MACHINE for what touches or reads the workspace folder when the workspace is another
@@ -47,10 +68,27 @@ export class Session extends SessionHandle {
     );
   }
 
-  /** Starts the next turn (the user sent a message); returns its number and tag. */
-  turn(options?: TurnOptions): Promise<{ turn: number; tag: string; seq: number; warnings?: string[] }> {
+  /**
+   * Starts the next turn (the user sent a message); returns its number and tag. First records what
+   * changed outside the agent since ckpt last looked (a scan whose capture has tool `user` and lies
+   * before the turn event), so restoring to the turn's tag gives exactly the workspace of that moment.
+   */
+  async turn(options: TurnStartOptions = {}): Promise<TurnResult> {
     this.here('a turn');
-    return startTurn(this, options);
+    const { scan: how = true, ...turnOptions } = options;
+    let outside: ScanResult | undefined;
+    if (how !== false && this.ctx.options.captureEnabled && (await hasBaseline(this))) {
+      outside = typeof how === 'function' ? await how(OUTSIDE_TOOL) : await scan(this, { tool: OUTSIDE_TOOL });
+    }
+    const r = await startTurn(this, turnOptions);
+    const warnings = [...(outside?.warnings ?? []), ...(r.warnings ?? [])];
+    return {
+      turn: r.turn,
+      tag: r.tag,
+      seq: r.seq,
+      ...(outside?.tag ? { outside: { tag: outside.tag, files: outside.files.length } } : {}),
+      ...(warnings.length > 0 ? { warnings } : {}),
+    };
   }
 
   /** Records the before-images of paths a tool is about to change; durable when it returns. */

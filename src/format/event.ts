@@ -134,6 +134,13 @@ export const CHECKPOINT_EVENT_TYPES: ReadonlySet<string> = new Set([
   'restore_aborted', 'rewind', 'conflict', 'prune', 'compaction',
 ]);
 
+/**
+ * The tool name of a turn-start scan's capture: what changed outside the agent since ckpt last looked
+ * (hand edits, a `git checkout` in the user's terminal, another program), recorded just before the
+ * turn event so the turn's tag is an exact snapshot and the change is the user's, not the next tool's.
+ */
+export const OUTSIDE_TOOL = 'user';
+
 /** Fields a caller supplies when appending; the log assigns `v`, `seq` and `at`. */
 export type NewEvent = { type: string; [key: string]: unknown };
 

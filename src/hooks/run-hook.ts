@@ -112,7 +112,11 @@ async function act(spec: AgentSpec, event: HookEvent, session: Session, did: str
       return;
     }
     case 'turn': {
-      const r = await session.turn(event.prompt !== undefined ? { text: event.prompt } : {});
+      // First what changed outside the agent since ckpt last looked (hand edits between prompts),
+      // recorded as the user's, through the daemon's watched scan when one runs.
+      const r = await session.turn({ ...(event.prompt !== undefined ? { text: event.prompt } : {}), scan: (tool) => scanSession(session, tool) });
+      if (r.outside) did.push(`outside ${r.outside.tag}`);
+      if (r.warnings) warnings.push(...r.warnings);
       did.push(`turn ${r.turn}`);
       if (event.prompt && r.turn === 1 && (await session.metadata()).title === '') {
         await session.setTitle(event.prompt.replace(/\s+/g, ' ').trim().slice(0, TITLE_CHARS));

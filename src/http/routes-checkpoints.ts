@@ -15,8 +15,9 @@ export function addCheckpointRoutes(r: Router, state: DaemonState): void {
     body: workspaceBody.extend({ messageCount: z.number().int().nonnegative().optional(), text: z.string().max(100_000).optional() }),
     handler: async ({ body, params }) => {
       const s = await state.session(body.workspace, params.id!);
-      const t = await s.turn({ messageCount: body.messageCount, text: body.text });
-      return { turn: t.turn, tag: t.tag };
+      // The turn-start scan through the workspace's watcher (only the touched paths when exact).
+      const t = await s.turn({ messageCount: body.messageCount, text: body.text, scan: (tool) => state.scan(s, { tool }) });
+      return { turn: t.turn, tag: t.tag, ...(t.outside ? { outside: t.outside } : {}) };
     },
   });
 

@@ -16,8 +16,16 @@ export function registerCheckpointCommands(program: Command): void {
       action(async ([opts], ctx, out) => {
         const { messageCount, text } = opts as { messageCount?: string; text?: string };
         const session = await ctx.session();
-        const r = await session.turn({ messageCount: messageCount === undefined ? undefined : parseCount(messageCount), text });
-        out.result({ turn: r.turn, tag: r.tag, ...(r.warnings ? { warnings: r.warnings } : {}) }, (v) => `turn ${pc.bold(String(v.turn))} started`);
+        const store = await ctx.store();
+        const r = await session.turn({
+          messageCount: messageCount === undefined ? undefined : parseCount(messageCount),
+          text,
+          // What changed outside the agent first: through the store's daemon when one runs, else here.
+          scan: async (tool) => (await scanViaDaemon(store, session, tool, ctx.io.env)) ?? (await scan(session, { tool })),
+        });
+        out.result({ turn: r.turn, tag: r.tag, ...(r.outside ? { outside: r.outside } : {}), ...(r.warnings ? { warnings: r.warnings } : {}) }, (v) =>
+          v.outside ? `recorded ${v.outside.files} path(s) changed outside the agent as ${pc.bold(v.outside.tag)}\nturn ${pc.bold(String(v.turn))} started` : `turn ${pc.bold(String(v.turn))} started`,
+        );
       }),
     );
 
