@@ -32,7 +32,8 @@ export { workspaceConflicts, type ConflictEntry, type OwnerReport } from './hist
 export type { SettleResult, SettleOptions } from './capture/settle.js';
 export type { TurnOptions } from './capture/turn.js';
 export type { TurnStartOptions, TurnResult } from './api/session.js';
-export { listCheckpoints, listTurns, listRewinds, earliestRestorableTag, type CheckpointEntry, type TurnEntry, type RewindEntry } from './history/log.js';
+export { listCheckpoints, listTurns, listRewinds, listLifecycle, earliestRestorableTag, type CheckpointEntry, type TurnEntry, type RewindEntry, type LifecycleEntry } from './history/log.js';
+export type { SessionLinks } from './history/links.js';
 export { formatLog, type LogStyle, type LogTextOptions, type LogEntries } from './history/log-text.js';
 export { formatShow, type ShowStyle, type ShowTextOptions } from './history/show-text.js';
 export { relativeTime, localTime } from './history/relative-time.js';

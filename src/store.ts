@@ -20,6 +20,7 @@ import { createSessionStore, type ForkOptions, type SessionStore } from './sessi
 import { resolveTagSeq } from './session/positions.js';
 import { Session } from './api/session.js';
 import { recoverSession } from './restore/recover.js';
+import { otherHistories, recordForkPoint } from './restore/fork-record.js';
 import { ensureBaseline } from './scan/baseline.js';
 import { agentSessionId, type AgentLink } from './session/agent-link.js';
 import type { CreateSessionOptions } from './session/session-store.js';
@@ -299,7 +300,14 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
           const { fromWorkspace, atTag, ...rest } = forkOptions;
           const atSeqOf = async (from: Pick<SessionStore, 'get'>): Promise<number | undefined> =>
             atTag === undefined ? rest.atSeq : resolveTagSeq(await (await from.get(id)).events(), atTag);
-          if (fromWorkspace === undefined || fromWorkspace === identity.id) return sessions.fork(id, { ...rest, atSeq: await atSeqOf(sessions) });
+          if (fromWorkspace === undefined || fromWorkspace === identity.id) {
+            const parentEvents = await (await sessions.get(id)).events();
+            const atSeq = (await atSeqOf(sessions)) ?? parentEvents.at(-1)?.seq ?? 0;
+            const fork = await sessions.fork(id, { ...rest, atSeq });
+            // The files are left as they are; what differs from the fork point is recorded (DESIGN §10 "Forks").
+            await recordForkPoint({ fork, parentEvents, atSeq, others: await otherHistories(fork, [id]) });
+            return fork;
+          }
           const source = (await listWorkspaces()).find((w) => w.id === fromWorkspace);
           if (!source) throw new CkptError('NOT_FOUND', `no workspace ${JSON.stringify(fromWorkspace)} in the store ${dir}`, { workspace: fromWorkspace });
           // Read-only use of the other workspace: its sessions are only read, its folder never touched.

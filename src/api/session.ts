@@ -6,6 +6,7 @@ import { capture, type CaptureOptions, type CaptureResult } from '../capture/cap
 import { settle, type SettleOptions, type SettleResult } from '../capture/settle.js';
 import { startTurn, type TurnOptions } from '../capture/turn.js';
 import { listCheckpoints, type CheckpointEntry } from '../history/log.js';
+import { sessionLinks, type SessionLinks } from '../history/links.js';
 import { diffSession, type DiffResult } from '../history/diff.js';
 import { conflictsIn, ownerOf, type ConflictEntry, type OwnerReport } from '../history/conflicts.js';
 import { describeTag, type TagInfo } from '../history/show.js';
@@ -132,6 +133,11 @@ export class Session extends SessionHandle {
   /** Every checkpoint (capture) of the session, in order. */
   async checkpoints(): Promise<CheckpointEntry[]> {
     return listCheckpoints(await this.events());
+  }
+
+  /** Where this session's history continues from: a `/clear`'s previous session, a fork's parent and point. */
+  async links(): Promise<SessionLinks> {
+    return sessionLinks(this, await this.events());
   }
 
   /** Changes between two tags, or from a tag to the present workspace. */

@@ -2,7 +2,8 @@
 // checkpoints under their turn with relative local times, long file lists shortened, restores naming
 // the tag they went to, rewinds where they happened, pruned and rewound-away entries marked. Pure:
 // the caller passes the entries (log.ts), the clock and, for a terminal, the colours.
-import type { CheckpointEntry, CheckpointFile, RewindEntry, TurnEntry } from './log.js';
+import type { CheckpointEntry, CheckpointFile, LifecycleEntry, RewindEntry, TurnEntry } from './log.js';
+import type { SessionLinks } from './links.js';
 import { relativeTime } from './relative-time.js';
 
 export interface LogStyle {
@@ -27,6 +28,11 @@ export interface LogEntries {
   rewinds?: readonly RewindEntry[];
   /** Set when the session was pruned: the earliest tag that still restores. */
   earliestTag?: string;
+  /** Agent lifecycle events (compactions, session end), shown where they happened. */
+  lifecycle?: readonly LifecycleEntry[];
+  /** Where the history continues from (a `/clear`'s previous session, a fork's parent). */
+  continues?: SessionLinks['continues'];
+  forkedFrom?: SessionLinks['forkedFrom'];
 }
 
 const plain: LogStyle = { bold: (s) => s, dim: (s) => s, yellow: (s) => s };
@@ -53,8 +59,20 @@ export function formatLog(entries: LogEntries, options: LogTextOptions = {}): st
     rows.push({ seq: c.seq, text: `  ${style.bold(c.tag.padEnd(tagWidth))}  ${c.tool.slice(0, 12).padEnd(toolWidth)}  ${what}${fileList(c, max, style, options.moreHint ?? '')}${marks(c)}  ${when(c.at)}` });
   }
   for (const r of entries.rewinds ?? []) rows.push({ seq: r.seq, text: `  ${style.yellow(`⤺ rewound to ${r.to}`)}  ${when(r.at)}` });
-  if (rows.length === 0) return 'no checkpoints yet';
+  for (const l of entries.lifecycle ?? []) rows.push({ seq: l.seq, text: `  ${style.dim(lifecycleText(l))}  ${when(l.at)}` });
   const head = entries.earliestTag !== undefined ? [style.yellow(`history before tag ${entries.earliestTag} was pruned: ${entries.earliestTag} is the earliest tag that restores`)] : [];
+  const c = entries.continues;
+  if (c) {
+    head.push(c.missing ? `continues session ${c.session} (removed)` : `continues session ${c.session}: its ${c.turns} turn(s) are there (ckpt log --session ${c.session})`);
+  }
+  const f = entries.forkedFrom;
+  if (f) {
+    head.push(
+      `fork of ${f.session} at @${f.seq}` +
+        (f.differs > 0 ? `: ${f.differs} path(s) differed from the fork point when it was made (recorded as ${f.tag}; restore @${f.seq} puts them back)` : ''),
+    );
+  }
+  if (rows.length === 0) return [...head, 'no checkpoints yet'].join('\n');
   return [...head, ...rows.sort((a, b) => a.seq - b.seq).map((r) => r.text)].join('\n');
 }
 
@@ -74,6 +92,12 @@ function fileText(f: CheckpointFile, style: LogStyle): string {
   if (f.change === 'deleted') return `${f.path} ${style.dim(link ? `(deleted ${link})` : '(deleted)')}`;
   if (f.state === 'absent') return `${f.path} ${style.dim(link ? `(new ${link})` : '(new)')}`;
   return link ? `${f.path} ${style.dim(`(${link})`)}` : f.path;
+}
+
+function lifecycleText(l: LifecycleEntry): string {
+  if (l.type === 'agent_compaction') return `⟲ ${l.agent ?? 'the agent'} compacted its context${l.trigger ? ` (${l.trigger})` : ''}`;
+  if (l.type === 'compaction') return '⟲ conversation compacted (summary recorded)';
+  return `■ session ended${l.reason ? ` (${l.reason})` : ''}`;
 }
 
 function oneLine(text: string): string {

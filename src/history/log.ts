@@ -51,6 +51,37 @@ export interface TurnEntry {
   rewound?: true;
 }
 
+/**
+ * An agent lifecycle event in the timeline (issue 26 item 7): `agent_compaction` (the agent was about
+ * to compact its context: PreCompact / PreCompress), `compaction` (a summary recorded through
+ * ckpt), `end` (the agent's session ended).
+ */
+export interface LifecycleEntry {
+  seq: number;
+  at: string;
+  type: 'agent_compaction' | 'compaction' | 'end';
+  agent?: string;
+  /** manual | auto (agent_compaction). */
+  trigger?: string;
+  /** Why the session ended (end). */
+  reason?: string;
+}
+
+const LIFECYCLE_TYPES: ReadonlySet<string> = new Set(['agent_compaction', 'compaction', 'end']);
+
+export function listLifecycle(events: readonly EventBase[]): LifecycleEntry[] {
+  return events
+    .filter((e) => LIFECYCLE_TYPES.has(e.type))
+    .map((e) => ({
+      seq: e.seq,
+      at: e.at,
+      type: e.type as LifecycleEntry['type'],
+      ...(typeof e.agent === 'string' ? { agent: e.agent } : {}),
+      ...(typeof e.trigger === 'string' ? { trigger: e.trigger } : {}),
+      ...(typeof e.reason === 'string' ? { reason: e.reason } : {}),
+    }));
+}
+
 export interface RewindEntry {
   seq: number;
   at: string;

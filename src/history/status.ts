@@ -21,6 +21,7 @@ import { createListPool, readFilesSync, READ_FAILED, READ_GONE, type ListPool } 
 import { sameImage, sha256 } from '../workspace/read-image.js';
 import { assertRelativePath } from '../workspace/resolve-path.js';
 import { readPresent } from '../restore/present.js';
+import { sessionLinks, type SessionLinks } from './links.js';
 
 export interface SessionStatus {
   /** Real path of the workspace root. */
@@ -36,6 +37,10 @@ export interface SessionStatus {
   changed: { count: number; paths: string[] };
   /** A scan baseline exists: `changed` covers the whole workspace, not only the paths ckpt recorded. */
   baseline: boolean;
+  /** The session an agent's `/clear` continued from (its earlier turns are there). */
+  continues?: SessionLinks['continues'];
+  /** A fork: its parent and point, and how many paths differed from the point when it was made. */
+  forkedFrom?: SessionLinks['forkedFrom'];
 }
 
 export interface StatusOptions {
@@ -65,6 +70,7 @@ export async function sessionStatus(session: SessionHandle, options: StatusOptio
     unsettled,
     changed: { count: changed.length, paths: changed.slice(0, options.limit ?? DEFAULT_LIMIT) },
     baseline: index !== undefined,
+    ...(await sessionLinks(session, events)),
   };
 }
 

@@ -5,8 +5,8 @@
 // with CKPT_HOOK_STRICT=1 does a failure exit 2, which makes Claude Code block the tool call — and
 // only for a tool call whose before-image could not be recorded (a before-tool event): a prompt, a
 // settle, a scan after the tool or a lifecycle event only ever warns (blocking them protects nothing).
-import { isAbsolute, resolve } from 'node:path';
-import { ensureBaseline, isCkptError, locateWorkspace, openStore, scanViaDaemon, toCkptError, type AgentLink, type AgentSessionResult, type ScanResult, type Session, type Store } from '../index.js';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { ensureBaseline, isCkptError, locateWorkspace, openStore, scanViaDaemon, toCkptError, type AgentLink, type AgentSessionResult, type ScanResult, type Session, type Store, type Workspace } from '../index.js';
 import { actionOf, type AgentSpec } from './agent-spec.js';
 import { fileToolPaths, HookRejection, parseHookEvent, pathsOf, type HookEvent } from './hook-input.js';
 import { appendHookLog, type HookLogEntry } from './hook-log.js';
@@ -68,6 +68,10 @@ export async function runHook(options: RunHookOptions): Promise<HookOutcome> {
     session = opened.session;
     if (opened.created) did.push(`session ${session.id}`);
     await act(spec, event, session, did, warnings, scanSession);
+    if (event.action === 'session-start' && event.source === 'clear' && opened.created) {
+      const previous = await linkCleared(await (await openOnce()).openWorkspace(root), session, spec, event);
+      if (previous) did.push(`continues ${previous}`);
+    }
   } catch (err) {
     return fail(err);
   }
@@ -187,6 +191,20 @@ async function act(spec: AgentSpec, event: HookEvent, session: Session, did: str
     case 'none':
       return;
   }
+}
+
+/**
+ * `/clear` (SessionStart with source `clear`) gives the conversation a new agent session id, hence a
+ * new ckpt session: link it to the one it continues — the workspace's latest other session of this
+ * agent whose transcript lies in the same folder — so log and status can say where the earlier turns are.
+ */
+async function linkCleared(ws: Workspace, session: Session, spec: AgentSpec, event: HookEvent): Promise<string | undefined> {
+  const folder = event.transcriptPath ? dirname(event.transcriptPath) : undefined;
+  const candidates = await ws.list({ agent: spec.name });
+  const previous = candidates.find((m) => m.id !== session.id && (folder === undefined || m.transcriptPath === undefined || dirname(m.transcriptPath) === folder));
+  if (!previous) return undefined;
+  await session.setInfo({ continues: previous.id });
+  return previous.id;
 }
 
 /**

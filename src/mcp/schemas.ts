@@ -61,6 +61,7 @@ export const SESSION_INFO = {
   transcriptPath: z.string().optional(),
   taskId: z.string().optional(),
   spawnedFrom: z.string().optional(),
+  continues: z.string().optional(),
 } satisfies Record<SessionInfoField, z.ZodOptional<z.ZodString>>;
 
 export const SESSION_META = z.object({

@@ -4,7 +4,9 @@
 // the current values. Every field is an optional short string; `null` in an update clears a field.
 import { CkptError } from '../errors.js';
 
-export const SESSION_INFO_FIELDS = ['agent', 'externalId', 'model', 'provider', 'cwd', 'transcriptPath', 'taskId', 'spawnedFrom'] as const;
+// `continues`: the ckpt session this one carries on (an agent's `/clear` starts a new session id in the
+// same conversation folder; issue 26 item 4).
+export const SESSION_INFO_FIELDS = ['agent', 'externalId', 'model', 'provider', 'cwd', 'transcriptPath', 'taskId', 'spawnedFrom', 'continues'] as const;
 export type SessionInfoField = (typeof SESSION_INFO_FIELDS)[number];
 
 /** Descriptive fields of a session; none is interpreted by ckpt beyond filtering and lookup. */

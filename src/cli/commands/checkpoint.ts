@@ -1,7 +1,7 @@
 // `ckpt turn|capture|settle|log|diff` (DESIGN §9): recording checkpoints and reading them back.
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { CkptError, earliestRestorableTag, shortSessionId, formatLog, formatMode, listCheckpoints, listRewinds, listTurns, publicImage, publicScanResult, scan, scanViaDaemon, type DiffChange } from '../../index.js';
+import { CkptError, earliestRestorableTag, shortSessionId, formatLog, formatMode, listCheckpoints, listLifecycle, listRewinds, listTurns, publicImage, publicScanResult, scan, scanViaDaemon, type DiffChange } from '../../index.js';
 import { colorPatch, colorsFor, type Colors } from '../colors.js';
 import { action } from '../action.js';
 import { progressBar } from '../progress.js';
@@ -121,7 +121,9 @@ export function registerCheckpointCommands(program: Command): void {
           checkpoints: listCheckpoints(events),
           turns: listTurns(events),
           rewinds: listRewinds(events),
+          lifecycle: listLifecycle(events),
           ...(earliestTag !== undefined ? { earliestTag } : {}),
+          ...(await session.links()),
         };
         const c = colorsFor(ctx.io.stdout, ctx.io.env);
         out.result(body, (v) =>

@@ -129,9 +129,16 @@ export function registerSessionCommands(program: Command): void {
         }
         const meta = await fork.metadata();
         const hint = commandHint(ctx, ['--session', shortSessionId(meta.forkedFrom?.session ?? ''), 'log']);
-        out.result({ session: meta }, (r) =>
+        // The files are left as they are; the fork's first record says what differs from the fork point.
+        const point = meta.forkedFrom?.seq ?? 0;
+        const record = (await fork.checkpoints()).find((c) => c.tool === 'fork' && c.seq > point);
+        const where = at ?? `@${point}`;
+        out.result({ session: meta, workspace: record ? { left: true, differs: record.files.length, tag: record.tag } : { left: true, differs: 0 } }, (r) =>
           [
-            `forked ${shortSessionId(r.session.forkedFrom?.session ?? '')} at @${r.session.forkedFrom?.seq} into ${pc.bold(shortSessionId(r.session.id))}  ${pc.dim(r.session.id)}`,
+            `forked ${shortSessionId(r.session.forkedFrom?.session ?? '')} at ${where} into ${pc.bold(shortSessionId(r.session.id))}  ${pc.dim(r.session.id)}`,
+            record
+              ? `the files were left as they are: ${record.files.length} path(s) differ from ${where} (later work of the parent or other sessions, recorded in the fork as ${record.tag}); to put them back: ckpt --session ${shortSessionId(r.session.id)} restore ${where}`
+              : `the workspace is as it was at ${where}`,
             pc.yellow(`the fork ${shortSessionId(r.session.id)} is now the default session: commands without --session act on it`),
             pc.yellow(`(the default is the session updated last). To work on the original, name it: ${hint}`),
           ].join('\n'),

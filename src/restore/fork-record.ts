@@ -1,0 +1,81 @@
+// A fork's first record (DESIGN §10 "Forks see the whole workspace", issue 26 item 3). A fork at a
+// point before the end of its parent's history is made while the workspace holds what came after
+// that point: the parent's later turns, other sessions' writes. The fork leaves the files as they
+// are and records, as one capture (tool `fork`) with its settle, the image at the fork point of every
+// path any session of the workspace recorded after it (before-images) and what the path holds now
+// (after-images) — only paths whose present differs. Restore, diff and status in the fork then see
+// those paths like any recorded change: `restore T` puts the fork point back exactly, with the usual
+// recovery capture, and drift is judged against what the workspace held at the fork.
+import { appendCapture, readImages } from '../capture/capture.js';
+import { inlineRecords } from '../format/inline-blobs.js';
+import type { CaptureEvent, EventBase, FileImage } from '../format/event.js';
+import { isStoredPath } from '../format/stored-path.js';
+import { imagesAt } from '../session/positions.js';
+import { createSessionStore } from '../session/session-store.js';
+import type { SessionHandle } from '../session/session-handle.js';
+import { spillInline } from '../storage/inline-store.js';
+import { sameImage } from '../workspace/read-image.js';
+import { readPresentImages } from './present.js';
+
+export interface ForkRecordInput {
+  fork: SessionHandle;
+  /** The parent's whole history and the seq the fork was made at. */
+  parentEvents: readonly EventBase[];
+  atSeq: number;
+  /** Every other session's history in the workspace (not the parent's, not the fork's). */
+  others: readonly (readonly EventBase[])[];
+}
+
+export interface ForkRecord {
+  /** Tag of the fork's capture, or null when the workspace still holds the fork point. */
+  tag: string | null;
+  /** Paths that differ from the fork point (the capture's paths). */
+  paths: string[];
+}
+
+export async function recordForkPoint(input: ForkRecordInput): Promise<ForkRecord> {
+  const { fork, parentEvents, atSeq } = input;
+  const forkAt = parentEvents.find((e) => e.seq === atSeq)?.at ?? '';
+  // Captures after the fork point, in the order they happened: the parent's by seq, then every other
+  // session's captured after the fork point's time (copies of the parent's events in other forks
+  // repeat the parent's images, so taking the earliest is still right).
+  const later: { at: string; rank: number; seq: number; c: CaptureEvent }[] = [];
+  for (const e of parentEvents) if (e.type === 'capture' && e.seq > atSeq) later.push({ at: e.at, rank: 0, seq: e.seq, c: e as CaptureEvent });
+  for (const events of input.others) for (const e of events) if (e.type === 'capture' && e.at > forkAt) later.push({ at: e.at, rank: 1, seq: e.seq, c: e as CaptureEvent });
+  if (later.length === 0) return { tag: null, paths: [] };
+  later.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.rank - b.rank || a.seq - b.seq));
+  // The earliest capture after the point holds each path's image at the point (DESIGN §2 "Restore to a tag").
+  const atPoint = imagesAt(later.map((l, i) => ({ ...l.c, seq: i + 1 })), 0);
+  const candidates = [...atPoint.values()].filter((img) => !img.implied && img.state !== 'skipped' && isStoredPath(img.path));
+  const root = fork.workspaceRoot;
+  const present = await readPresentImages(root, candidates.map((c) => c.path), fork.ctx.options.maxBlobBytes);
+  const changed = candidates.filter((img) => {
+    const now = present.get(img.path);
+    return now !== undefined && now.state !== 'skipped' && !sameImage(img, now);
+  });
+  if (changed.length === 0) return { tag: null, paths: [] };
+  changed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  // The before-images' content must be in the store (a source event may hold it inline only).
+  const sources = [parentEvents, ...input.others].flat();
+  await spillInline(fork.ctx.blobs, inlineRecords(sources), changed.map((c) => c.blob));
+  for (const c of changed) if (c.blob !== undefined) await fork.ctx.blobs.freshen(c.blob);
+  const before: FileImage[] = changed.map(({ implied: _implied, ...img }) => img);
+  const after = await readImages(fork, changed.map((c) => ({ rel: c.path, abs: `${root}/${c.path}` })));
+  const { event } = await appendCapture(fork, before, { tool: 'fork', reason: `workspace at fork: ${changed.length} path(s) differ from the fork point`, after });
+  return { tag: event.tag, paths: changed.map((c) => c.path) };
+}
+
+/** Every other session's history in the fork's workspace (the parent and the fork left out). */
+export async function otherHistories(fork: SessionHandle, exclude: readonly string[]): Promise<EventBase[][]> {
+  const sessions = createSessionStore(fork.ctx);
+  const out: EventBase[][] = [];
+  for (const meta of await sessions.list()) {
+    if (meta.id === fork.id || exclude.includes(meta.id)) continue;
+    try {
+      out.push(await (await sessions.get(meta.id)).events());
+    } catch {
+      // Removed meanwhile: nothing of it to account for.
+    }
+  }
+  return out;
+}

@@ -1,0 +1,131 @@
+// Issue 26 items 3, 4, 7: forks account for what the workspace holds beyond the fork point (the
+// parent's later turns and other sessions' writes), `/clear` links the new agent session to the one
+// it continues, and the log shows agent lifecycle events. Library and hook handler level (fast).
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore, type Store, type Workspace } from '../src/store.js';
+import type { Session } from '../src/api/session.js';
+import { formatLog } from '../src/history/log-text.js';
+import { listLifecycle } from '../src/history/log.js';
+import { runHook } from '../src/hooks/run-hook.js';
+import { claude } from '../src/hooks/agents/claude.js';
+import { agentSessionId } from '../src/session/agent-link.js';
+import { claudeEvents as ev, claudeSession } from './fixtures/claude-events.js';
+import { treeOf } from './fixtures/scan-world.js';
+import { makeTempDirs, type TempDirs } from './helpers/temp.js';
+
+let dirs: TempDirs;
+let store: Store;
+let ws: Workspace;
+const at = (rel: string) => join(dirs.workspace, rel);
+const read = (rel: string) => readFile(at(rel), 'utf8');
+
+beforeEach(async () => {
+  dirs = await makeTempDirs('ckpt-continuity-');
+  store = await openStore({ dir: dirs.store, retention: false });
+  ws = await store.openWorkspace(dirs.workspace);
+});
+afterEach(() => dirs.cleanup());
+
+/** One agent edit: capture, write, settle. */
+async function edit(s: Session, rel: string, content: string): Promise<void> {
+  await s.capture([rel], { tool: 'Edit' });
+  await writeFile(at(rel), content);
+  await s.settle([rel]);
+}
+
+describe('forks see the whole workspace (item 3)', () => {
+  it('fork --at 2 after the parent went on: restore, diff, status and cat agree; the files are left as they are', async () => {
+    await writeFile(at('a.txt'), 'v0\n');
+    const parent = await ws.create({ id: 'p' });
+    await parent.turn();
+    await edit(parent, 'a.txt', 'v1\n');
+    const tree2 = await treeOf(dirs.workspace);
+    await parent.turn();
+    await edit(parent, 'a.txt', 'v2\n');
+    await parent.turn();
+    await edit(parent, 'a.txt', 'v3\n');
+    await edit(parent, 'b.txt', 'new in 3\n');
+    // Another session of the workspace wrote too, after the fork point.
+    const other = await ws.create({ id: 'o' });
+    await other.turn();
+    await edit(other, 'c.txt', 'other\n');
+    const end = await treeOf(dirs.workspace);
+
+    const fork = await ws.fork('p', { atTag: '2' });
+    expect(await treeOf(dirs.workspace)).toEqual(end); // left as it is
+    const links = await fork.links();
+    expect(links.forkedFrom).toMatchObject({ session: 'p', differs: 3 });
+    // cat, diff and status: the fork point against the present.
+    expect((await fork.readFile('2', 'a.txt')).content?.toString()).toBe('v1\n');
+    expect((await fork.diff('2')).changes.map((c) => `${c.status} ${c.path}`).sort()).toEqual(['A b.txt', 'A c.txt', 'M a.txt']);
+    const status = await fork.status();
+    expect(status.changed.count).toBe(0);
+    expect(status.forkedFrom).toMatchObject({ session: 'p', differs: 3 });
+    // restore 2 is exact, and undoable.
+    const r = await fork.restore('2');
+    expect(r.restored).toEqual(['a.txt']);
+    expect(r.deleted.sort()).toEqual(['b.txt', 'c.txt']);
+    expect(await treeOf(dirs.workspace)).toEqual(tree2);
+    await fork.restore(r.undo!);
+    expect(await treeOf(dirs.workspace)).toEqual(end);
+    // Restoring to a tag before the fork point is exact too (turn 1: a.txt as v0).
+    await fork.restore('1');
+    expect(await read('a.txt')).toBe('v0\n');
+  });
+
+  it('rewind --fork: a later restore to the same tag in the fork stays exact (the recovery capture is not the earliest record)', async () => {
+    await writeFile(at('a.txt'), 'v0\n');
+    const parent = await ws.create({ id: 'p' });
+    await parent.turn();
+    await edit(parent, 'a.txt', 'v1\n');
+    await parent.turn();
+    await edit(parent, 'a.txt', 'v2\n');
+    const rewound = await parent.rewind('2', { fork: true });
+    expect(await read('a.txt')).toBe('v1\n');
+    const fork = await ws.get(rewound.session!);
+    const again = await fork.restore('2');
+    expect(again.restored).toEqual([]);
+    expect(await read('a.txt')).toBe('v1\n');
+  });
+});
+
+describe('/clear continues a session (item 4) and the log shows lifecycle events (item 7)', () => {
+  it('SessionStart source "clear" links the new session to the one before; log and status say where the earlier turns are', async () => {
+    const hook = async (event: Record<string, unknown>) => {
+      const data = Buffer.from(JSON.stringify(event));
+      const r = await runHook({ spec: claude, input: { data, tooLarge: false, bytes: data.length }, env: { CLAUDE_PROJECT_DIR: dirs.workspace }, storeDir: dirs.store });
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout).toBe('');
+      return r;
+    };
+    const first = claudeSession(dirs.workspace, 'aaaaaaaa-0000-4000-8000-000000000001');
+    await hook(ev.sessionStart(first));
+    await hook(ev.userPromptSubmit(first, 'one'));
+    await hook(ev.userPromptSubmit(first, 'two'));
+    await hook(ev.preCompact(first, 'auto'));
+    // /clear: a new session id, the same transcript folder.
+    const second = claudeSession(dirs.workspace, 'aaaaaaaa-0000-4000-8000-000000000002');
+    const started = await hook(ev.sessionStart(second, 'clear'));
+    const firstId = agentSessionId('claude', first.session_id);
+    expect(started.did).toContain(`continues ${firstId}`);
+    await hook(ev.userPromptSubmit(second, 'three'));
+
+    const s2 = await ws.get(agentSessionId('claude', second.session_id));
+    expect((await s2.metadata()).continues).toBe(firstId);
+    expect(await s2.links()).toEqual({ continues: { session: firstId, turns: 2 } });
+    expect((await s2.status()).continues).toEqual({ session: firstId, turns: 2 });
+    const events2 = await s2.events();
+    const text = formatLog({ turns: [], checkpoints: [], ...(await s2.links()) });
+    expect(text).toContain(`continues session ${firstId}: its 2 turn(s) are there (ckpt log --session ${firstId})`);
+    expect(events2.some((e) => e.type === 'turn')).toBe(true);
+
+    // The compaction of the first session is in its timeline.
+    const s1 = await ws.get(firstId);
+    const lifecycle = listLifecycle(await s1.events());
+    expect(lifecycle).toMatchObject([{ type: 'agent_compaction', agent: 'claude', trigger: 'auto' }]);
+    const log = formatLog({ turns: [], checkpoints: [], lifecycle });
+    expect(log).toContain('claude compacted its context (auto)');
+  });
+});
