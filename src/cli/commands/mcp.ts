@@ -6,7 +6,6 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CkptError } from '../../index.js';
 import { mcpClientConfig } from '../../mcp/client-config.js';
-import { runMcpStdio } from '../../mcp/server.js';
 import { action } from '../action.js';
 import { tuneForResidentProcess } from '../resident-process.js';
 
@@ -36,6 +35,9 @@ export function registerMcpCommand(program: Command): void {
           return;
         }
         tuneForResidentProcess();
+        // Loaded here, not with the CLI: the MCP SDK (and its JSON schema validator) is most of what
+        // every other command would otherwise compile at start-up.
+        const { runMcpStdio } = await import('../../mcp/server.js');
         await runMcpStdio({ workspace: await ctx.workspace(), defaultSession: ctx.flags.session, requirePerson });
       }),
     );

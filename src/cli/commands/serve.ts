@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import pc from 'picocolors';
 import { CkptError, daemonToken } from '../../index.js';
-import { startDaemon } from '../../http/daemon.js';
 import { action } from '../action.js';
 import { tuneForResidentProcess } from '../resident-process.js';
 import { scanInChild } from '../scan-in-child.js';
@@ -34,6 +33,8 @@ export function registerServeCommand(program: Command): void {
         const idleSeconds = flags.idleExit === undefined ? undefined : Number(flags.idleExit);
         if (idleSeconds !== undefined && !(Number.isFinite(idleSeconds) && idleSeconds > 0)) throw new CkptError('INVALID_ARGUMENT', `--idle-exit must be a positive number of seconds, got ${flags.idleExit}`, { idleExit: flags.idleExit });
         tuneForResidentProcess();
+        // Loaded here, not with the CLI: the HTTP stack is compiled only by the command that serves.
+        const { startDaemon } = await import('../../http/daemon.js');
         let stopOnIdle = (): void => {};
         const daemon = await startDaemon({
           store,
