@@ -9,15 +9,17 @@
 // dist/bundle/main.js, hook-main.js and hook-client.js — one-line re-exports of the current build — are
 // swapped in atomically (rename) once the build is whole. A process resolves the entry once, then
 // loads chunks (also lazily, much later) from its own build's folder, which later builds leave in
-// place: a build is removed only once it is neither among the KEEP newest nor younger than KEEP_MS.
+// place: a build is removed only once it is neither among the KEEP newest nor younger than KEEP_MS (1 h).
 // dist/builds/.npmignore names the old builds so that `npm pack` ships the current one only.
 import { build } from 'esbuild';
 import { cp, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const KEEP = 3;
-const KEEP_MS = 24 * 3600 * 1000;
+// A running process has loaded its lazy chunks (the shared-store driver) within its first requests.
+const KEEP_MS = 3600 * 1000;
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const builds = `${root}dist/builds`;
@@ -26,6 +28,8 @@ const id = `${new Date().toISOString().replace(/[-:.]/g, '').replace('T', '-').r
 const dir = `${builds}/${id}`;
 
 await mkdir(`${dir}/bundle`, { recursive: true });
+// A failed build leaves the current one in force and no folder behind.
+process.on('exit', (code) => code !== 0 && rmSync(dir, { recursive: true, force: true }));
 await build({
   absWorkingDir: root,
   entryPoints: { 'hook-client': 'src/hooks/client/hook-client.ts', 'hook-main': 'src/hooks/hook-main.ts', main: 'src/cli/main.ts' },

@@ -30,7 +30,8 @@ Tags name points in a session:
   N      the start of turn N (before its first capture); 0 is before the first turn
   N.K    just before the K-th capture of turn N (N.0 = N)
   @S     just after the event with sequence number S
-Session ids may be shortened to any unique prefix (as git accepts short hashes).`;
+Session ids may be shortened to any unique prefix, of the id or of its short part shown by
+'session list' (e46 for 20261202-005836-e460fbc0), as git accepts short hashes.`;
 
 /** What commander itself printed (help, version): sent to stdout, or wrapped in JSON, by main(). */
 interface CommanderText {
