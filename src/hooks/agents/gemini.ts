@@ -5,6 +5,8 @@
 // id: a settle finds its capture by a hash of the tool name and input, which BeforeTool and AfterTool
 // both carry. Gemini CLI sets GEMINI_PROJECT_DIR (and CLAUDE_PROJECT_DIR) for hook commands, and runs
 // hooks only while its hooks system is enabled (`tools.enableHooks`, /settings → Enable Hooks System).
+// Verified against the real binary (@google/gemini-cli 0.61.0): test/agents/gemini.test.ts. A call the
+// CLI rejects before running it (e.g. `replace` without its required `instruction`) fires no BeforeTool.
 import { SNAKE_CASE_FIELDS, type AgentSpec } from '../agent-spec.js';
 
 export const gemini: AgentSpec = {

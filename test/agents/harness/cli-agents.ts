@@ -77,10 +77,22 @@ export const DRIVERS: Record<CliAgent, Driver> = {
   gemini: {
     wire: 'gemini',
     initScope: '--project',
-    async configure() {},
-    argv: () => [],
-    env: () => ({}),
-    sessionOf: () => undefined,
+    async configure({ home }) {
+      await mkdir(join(home, '.gemini'), { recursive: true });
+      await writeFile(
+        join(home, '.gemini', 'settings.json'),
+        JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, model: { name: 'gemini-2.5-flash' }, tools: { enableHooks: true }, general: { disableAutoUpdate: true }, privacy: { usageStatisticsEnabled: false } }),
+      );
+    },
+    argv: (prompt, id) => [...(id ? ['--resume', id] : []), '-p', prompt, '--approval-mode=yolo', '--output-format', 'json'],
+    env: ({ model }) => ({ GEMINI_API_KEY: 'fake', GOOGLE_GEMINI_BASE_URL: model.url, GEMINI_CLI_TRUST_WORKSPACE: 'true' }),
+    sessionOf: (stdout) => {
+      try {
+        return (JSON.parse(stdout) as { session_id?: string }).session_id;
+      } catch {
+        return undefined;
+      }
+    },
   },
   opencode: {
     wire: 'chat',
