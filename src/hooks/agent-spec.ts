@@ -87,6 +87,11 @@ export interface AgentSpec {
   settingsFiles: { project: string; local?: string; user: string };
   /** The agent can post hook events to a URL (`"type": "http"` hooks): `ckpt init <agent> --http`. */
   httpHooks?: boolean;
+  /**
+   * How `ckpt init` installs: `hooks-json` (default) merges hook entries into a JSON settings file
+   * (install/merge-hooks.ts); `opencode-plugin` writes ckpt's plugin file (install/opencode-plugin.ts).
+   */
+  install?: 'hooks-json' | 'opencode-plugin';
   /** Said by `ckpt init <agent>` after installing (e.g. a switch the user must turn on). */
   installNote?: string;
   /** Field names of the agent's hook JSON. */

@@ -19,7 +19,8 @@ const raw = (fields: Record<string, unknown>) => {
   return { data, tooLarge: false, bytes: data.length };
 };
 
-describe.each(Object.values(AGENTS))('the $name table', (spec) => {
+// opencode is installed as a plugin file, not hook entries: its own test checks the plugin sends every handled event.
+describe.each(Object.values(AGENTS).filter((a) => a.install !== 'opencode-plugin'))('the $name table', (spec) => {
   it('every event the hook handles is installed, and only those', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'ckpt-tables-'));
     try {

@@ -4,8 +4,9 @@ import type { AgentSpec } from '../agent-spec.js';
 import { claude } from './claude.js';
 import { codex } from './codex.js';
 import { gemini } from './gemini.js';
+import { opencode } from './opencode.js';
 
-export const AGENTS: Readonly<Record<string, AgentSpec>> = { claude, codex, gemini };
+export const AGENTS: Readonly<Record<string, AgentSpec>> = { claude, codex, gemini, opencode };
 
 export function agentSpec(name: string): AgentSpec {
   const spec = Object.hasOwn(AGENTS, name) ? AGENTS[name] : undefined;

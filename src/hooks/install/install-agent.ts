@@ -2,12 +2,13 @@
 // user scope), or takes them out again. Reads the file (a missing file is an empty one; a file that is
 // not a JSON object is refused and left unchanged), merges (install/merge-hooks.ts), and writes
 // atomically in the file's own style — only when something changed, never with --dry-run.
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { CkptError } from '../../index.js';
 import { installEntries, type AgentSpec, type InstallEntry } from '../agent-spec.js';
 import { installHooks, uninstallHooks } from './merge-hooks.js';
+import { isCkptPlugin, opencodePluginSource } from './opencode-plugin.js';
 import { formatSettings, parseSettings } from './settings-text.js';
 
 export type InstallScope = 'project' | 'local' | 'user';
@@ -59,6 +60,7 @@ export async function installAgent(options: InstallOptions): Promise<InstallResu
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT') throw new CkptError('IO', `cannot read ${file}: ${code ?? String(err)}`, { file, errno: code });
   }
+  if (spec.install === 'opencode-plugin') return installPluginFile(options, file, command, text);
   const parsed = parseSettings(text, file);
   const merged = options.uninstall
     ? uninstallHooks(parsed.value, spec.name, file)
@@ -71,4 +73,22 @@ export async function installAgent(options: InstallOptions): Promise<InstallResu
     await writeFileAtomic(file, next, { fsync: true, ...(mode !== undefined ? { mode } : {}) });
   }
   return { file, scope, command, ...(options.http ? { url: options.http.url, headers: options.http.headers } : {}), changed, changes: merged.changes, dryRun: Boolean(options.dryRun), uninstall: Boolean(options.uninstall) };
+}
+
+/** opencode: ckpt's plugin file, written whole (install/opencode-plugin.ts); another file of that name is refused. */
+async function installPluginFile(options: InstallOptions, file: string, command: string, text: string | undefined): Promise<InstallResult> {
+  if (text !== undefined && !isCkptPlugin(text)) {
+    throw new CkptError('INVALID_ARGUMENT', `${file} exists and is not ckpt's plugin; it was left unchanged`, { file });
+  }
+  const next = options.uninstall ? undefined : opencodePluginSource(command);
+  const changed = next !== text;
+  const changes = !changed ? [] : next === undefined ? ['removed the plugin'] : text === undefined ? ['added the plugin'] : ['updated the plugin'];
+  if (changed && !options.dryRun) {
+    if (next === undefined) await rm(file, { force: true });
+    else {
+      await mkdir(dirname(file), { recursive: true });
+      await writeFileAtomic(file, next, { fsync: true });
+    }
+  }
+  return { file, scope: options.scope, command, changed, changes, dryRun: Boolean(options.dryRun), uninstall: Boolean(options.uninstall) };
 }

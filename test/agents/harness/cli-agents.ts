@@ -97,10 +97,26 @@ export const DRIVERS: Record<CliAgent, Driver> = {
   opencode: {
     wire: 'chat',
     initScope: '--project',
-    async configure() {},
-    argv: () => [],
-    env: () => ({}),
-    sessionOf: () => undefined,
+    // opencode's first run installs @opencode-ai/plugin into .opencode/ (node_modules, package.json…);
+    // ckpt's plugin lives there too. Not the user's work: left out of the snapshots.
+    ignore: ['.opencode'],
+    async configure({ ws, model }) {
+      await writeFile(
+        join(ws, 'opencode.json'),
+        JSON.stringify({
+          $schema: 'https://opencode.ai/config.json',
+          provider: { fake: { npm: '@ai-sdk/openai-compatible', name: 'Fake', options: { baseURL: `${model.url}/v1`, apiKey: 'fake' }, models: { 'fake-coder': { name: 'Fake Coder', tool_call: true } } } },
+          model: 'fake/fake-coder',
+          small_model: 'fake/fake-coder',
+          permission: { edit: 'allow', bash: 'allow', webfetch: 'allow', external_directory: 'allow' },
+          autoupdate: false,
+          share: 'disabled',
+        }),
+      );
+    },
+    argv: (prompt, id) => ['run', '--format', 'json', '--model', 'fake/fake-coder', ...(id ? ['--session', id] : []), prompt],
+    env: () => ({ OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_LSP_DOWNLOAD: '1' }),
+    sessionOf: (stdout) => jsonLines(stdout).map((e) => (e.sessionID ?? (e.part as { sessionID?: string } | undefined)?.sessionID) as string | undefined).find(Boolean),
   },
   copilot: {
     wire: 'chat',
@@ -155,7 +171,8 @@ export async function makeCliAgentWorld(agent: CliAgent, options: { files: Recor
   let sessionId: string | undefined;
   const runAgent = (prompt: string) =>
     new Promise<AgentRun>((resolve, reject) => {
-      const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, NO_COLOR: '1', ...driver.env({ home, model }) };
+      // PWD too: opencode takes its project folder from it, not from the process's cwd.
+      const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, PWD: ws, NO_COLOR: '1', ...driver.env({ home, model }) };
       delete env.CKPT_HOME;
       delete env.CKPT_STORE;
       const child = spawn(bin, driver.argv(prompt, sessionId), { cwd: ws, env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -1,0 +1,83 @@
+// `ckpt init opencode`: opencode has no hook commands, only JavaScript plugins loaded from
+// `.opencode/plugins/` (or `~/.config/opencode/plugins/`). ckpt's plugin is one file, generated here
+// with the hook command baked in: it turns opencode's plugin events into JSON events in the shape of
+// agents/opencode.ts and pipes each to `ckpt hook opencode --daemon` (the thin client), awaiting it
+// before a tool runs. It never throws (a throwing `tool.execute.before` would block the tool) and
+// gives up on a hook after 60 s. The file is recognised by its first line; a file of that name that is
+// not ckpt's is refused, left unchanged. Pure text here; install-agent.ts does the I/O.
+
+export const PLUGIN_MARKER = '// ckpt: records this project\'s opencode sessions';
+
+export function opencodePluginSource(command: string): string {
+  return `${PLUGIN_MARKER} (written by \`ckpt init opencode\`; \`ckpt init opencode --uninstall\` removes it).
+// Each event goes to ckpt's hook command as one JSON object on stdin; a failure never reaches opencode.
+import { spawn } from 'node:child_process';
+
+const COMMAND = ${JSON.stringify(command)};
+
+export const CkptPlugin = async ({ directory }) => {
+  const argsByCall = new Map();
+  const started = new Set();
+  const send = (event) =>
+    new Promise((resolve) => {
+      try {
+        const child = spawn('/bin/sh', ['-c', COMMAND], {
+          cwd: directory,
+          env: { ...process.env, CKPT_OPENCODE_PROJECT_DIR: directory },
+          stdio: ['pipe', 'ignore', 'ignore'],
+        });
+        const timer = setTimeout(() => {
+          try { child.kill('SIGKILL'); } catch {}
+          resolve();
+        }, 60000);
+        const done = () => { clearTimeout(timer); resolve(); };
+        child.on('error', done);
+        child.on('close', done);
+        child.stdin.on('error', () => {});
+        child.stdin.end(JSON.stringify({ ...event, cwd: directory }));
+      } catch {
+        resolve();
+      }
+    });
+  const start = async (sessionID) => {
+    if (started.has(sessionID)) return;
+    started.add(sessionID);
+    await send({ hook_event_name: 'session.start', session_id: sessionID });
+  };
+  return {
+    'chat.message': async (input, output) => {
+      try {
+        const parts = Array.isArray(output?.parts) ? output.parts : [];
+        const prompt = parts.filter((p) => p && p.type === 'text' && !p.synthetic && typeof p.text === 'string').map((p) => p.text).join('\\n');
+        await start(input.sessionID);
+        await send({ hook_event_name: 'chat.message', session_id: input.sessionID, prompt });
+      } catch {}
+    },
+    'tool.execute.before': async (input, output) => {
+      try {
+        const args = output && typeof output.args === 'object' && output.args !== null ? output.args : {};
+        argsByCall.set(input.callID, args);
+        await start(input.sessionID);
+        await send({ hook_event_name: 'tool.execute.before', session_id: input.sessionID, tool_name: input.tool, tool_input: args, tool_use_id: input.callID });
+      } catch {}
+    },
+    'tool.execute.after': async (input) => {
+      try {
+        const args = argsByCall.get(input.callID) ?? (input && typeof input.args === 'object' && input.args !== null ? input.args : {});
+        argsByCall.delete(input.callID);
+        await send({ hook_event_name: 'tool.execute.after', session_id: input.sessionID, tool_name: input.tool, tool_input: args, tool_use_id: input.callID });
+      } catch {}
+    },
+    'experimental.session.compacting': async (input) => {
+      try {
+        await send({ hook_event_name: 'session.compacting', session_id: input.sessionID, trigger: 'auto' });
+      } catch {}
+    },
+  };
+};
+`;
+}
+
+export function isCkptPlugin(text: string): boolean {
+  return text.startsWith(PLUGIN_MARKER);
+}

@@ -1,0 +1,103 @@
+// opencode's plugin as `ckpt init opencode` writes it (issue 30), loaded in Node and called the way
+// opencode calls it (the event shapes the real opencode 1.18.33 passes; its real runs are in
+// test/agents/opencode.test.ts): install, idempotence, dry run, uninstall, a foreign file refused; a
+// session of prompts and tool calls recorded and restored; hostile inputs never throw, record nothing.
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { opencode } from '../src/hooks/agents/opencode.js';
+import { treeOf } from './fixtures/scan-world.js';
+import { runCli } from './helpers/cli.js';
+import { makeTempDirs, type TempDirs } from './helpers/temp.js';
+
+// The in-process path of `ckpt hook` (what the thin client falls back to).
+process.env.CKPT_NO_DAEMON = '1';
+
+let dirs: TempDirs;
+const ckpt = (args: string[]) => runCli(['--store', dirs.store, ...args], { cwd: dirs.workspace, env: { HOME: join(dirs.base, 'home') } });
+const pluginFile = () => join(dirs.workspace, '.opencode', 'plugins', 'ckpt.js');
+type Hooks = Record<string, (input: unknown, output?: unknown) => Promise<void>>;
+const load = async (): Promise<Hooks> => {
+  const mod = (await import(`${pathToFileURL(pluginFile()).href}?${Date.now()}`)) as { CkptPlugin: (ctx: { directory: string }) => Promise<Hooks> };
+  return mod.CkptPlugin({ directory: dirs.workspace });
+};
+
+beforeEach(async () => {
+  dirs = await makeTempDirs('ckpt-opencode-');
+});
+afterEach(() => dirs.cleanup());
+
+it('init writes the plugin once; dry run and uninstall; a file of that name that is not ckpt\'s is refused', async () => {
+  expect((await ckpt(['init', 'opencode', '--dry-run', '--json'])).json()).toMatchObject({ changed: true, dryRun: true });
+  await expect(readFile(pluginFile())).rejects.toThrow();
+  expect((await ckpt(['init', 'opencode', '--json'])).json()).toMatchObject({ changed: true, changes: ['added the plugin'] });
+  const text = await readFile(pluginFile(), 'utf8');
+  // Every event the table handles is one the plugin sends.
+  for (const name of Object.keys(opencode.events)) expect(text, name).toContain(`'${name}'`);
+  expect((await ckpt(['init', 'opencode', '--json'])).json().changed).toBe(false);
+  expect((await ckpt(['init', 'opencode', '--uninstall', '--json'])).json()).toMatchObject({ changed: true, changes: ['removed the plugin'] });
+  await expect(readFile(pluginFile())).rejects.toThrow();
+  await mkdir(join(dirs.workspace, '.opencode', 'plugins'), { recursive: true });
+  await writeFile(pluginFile(), 'export const Mine = async () => ({});\n');
+  const r = await ckpt(['init', 'opencode', '--json']);
+  expect(r.code).not.toBe(0);
+  expect(r.stderr).toContain("not ckpt's plugin");
+  expect(await readFile(pluginFile(), 'utf8')).toBe('export const Mine = async () => ({});\n');
+});
+
+it('records prompts, edits before they happen and shell calls; every turn restores exactly; hostile inputs never throw and record nothing', async () => {
+  expect((await ckpt(['init', 'opencode', '--json'])).code).toBe(0);
+  const at = (rel: string) => join(dirs.workspace, rel);
+  await writeFile(at('a.txt'), 'alpha\n');
+  const p = await load();
+  const sid = 'ses_dcb0ca663ffeYf6wmqDtEyouIJ';
+  let n = 0;
+  const tool = async (name: string, args: Record<string, unknown>, effect: () => Promise<void>) => {
+    const callID = `call_${++n}`;
+    await p['tool.execute.before']!({ tool: name, sessionID: sid, callID }, { args });
+    await effect();
+    await p['tool.execute.after']!({ tool: name, sessionID: sid, callID, args }, { title: '', output: '', metadata: {} });
+  };
+  const prompt = (text: string) => p['chat.message']!({ sessionID: sid, messageID: `msg_${++n}` }, { message: {}, parts: [{ type: 'text', text }, { type: 'text', text: 'context', synthetic: true }] });
+  const trees: Record<string, unknown> = {};
+  trees['1'] = await treeOf(dirs.workspace, ['.opencode']);
+  await prompt('write a plan');
+  await tool('write', { filePath: at('plan.md'), content: '# plan\n' }, () => writeFile(at('plan.md'), '# plan\n'));
+  await tool('edit', { filePath: 'a.txt', oldString: 'alpha', newString: 'ALPHA' }, () => writeFile(at('a.txt'), 'ALPHA\n'));
+  trees['2'] = await treeOf(dirs.workspace, ['.opencode']);
+  await prompt('patch and shell');
+  await tool('apply_patch', { patchText: '*** Begin Patch\n*** Update File: plan.md\n*** Move to: PLAN.md\n@@\n-# plan\n+# PLAN\n*** End Patch\n' }, async () => {
+    await writeFile(at('PLAN.md'), '# PLAN\n');
+    await (await import('node:fs/promises')).rm(at('plan.md'));
+  });
+  await tool('bash', { command: 'mkdir out && echo 1 > out/1.txt' }, async () => {
+    await mkdir(at('out'));
+    await writeFile(at('out/1.txt'), '1\n');
+  });
+  // Hostile or broken inputs: the plugin swallows everything, ckpt records nothing from them.
+  const [wid] = await readdir(join(dirs.store, 'workspaces'));
+  const events = () => readFile(join(dirs.store, 'workspaces', wid!, 'sessions', `opencode-${sid}`, 'events.jsonl'), 'utf8');
+  const before = await events();
+  for (const [input, output] of [
+    [{ tool: 'write', sessionID: sid, callID: 'h1' }, { args: { filePath: '../outside.txt', content: 'x' } }],
+    [{ tool: 'write', sessionID: sid, callID: 'h2' }, { args: { filePath: 42 } }],
+    [{ tool: 'apply_patch', sessionID: sid, callID: 'h3' }, { args: { patchText: '*** Begin Patch\n*** Delete File: /etc/passwd\n*** End Patch\n' } }],
+    [{ tool: 'edit', sessionID: 7, callID: 'h4' }, { args: {} }],
+    [null, null],
+    [undefined, undefined],
+  ] as const) {
+    await expect(p['tool.execute.before']!(input, output)).resolves.toBeUndefined();
+  }
+  await expect(p['chat.message']!(null, null)).resolves.toBeUndefined();
+  expect(await events()).toBe(before);
+
+  const log = (await ckpt(['--session', `opencode-${sid}`, 'log', '--json'])).json();
+  expect(log.turns.map((t: { text: string }) => t.text)).toEqual(['write a plan', 'patch and shell']);
+  expect(log.checkpoints.map((c: { tag: string; tool: string }) => `${c.tag}:${c.tool}`)).toEqual(['1.1:write', '1.2:edit', '2.1:apply_patch', '2.2:bash']);
+  for (const turn of ['1', '2']) {
+    const r = await ckpt(['--session', `opencode-${sid}`, 'restore', turn, '--yes', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(await treeOf(dirs.workspace, ['.opencode']), `turn ${turn}`).toEqual(trees[turn]);
+  }
+});
