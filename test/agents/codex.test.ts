@@ -66,4 +66,4 @@ it('records a Codex CLI session: every turn restores exactly, every restore undo
   ]);
   expect(await w.checkRestores([P3, P1, P2])).toEqual([]);
   expect(await w.hookFailures()).toEqual([]);
-});
+}, 1_200_000);

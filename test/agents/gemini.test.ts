@@ -61,4 +61,4 @@ it('records a Gemini CLI session: every turn restores exactly, every restore und
   ]);
   expect(await w.checkRestores([P3, P1, P2])).toEqual([]);
   expect(await w.hookFailures()).toEqual([]);
-});
+}, 1_200_000);

@@ -34,6 +34,8 @@ interface Driver {
   sessionOf(stdout: string): string | undefined;
   /** Scope of `ckpt init` (project, or user for agents whose project hooks need more trust than a test gives). */
   initScope: '--project' | '--user';
+  /** The prompt's text as the agent hands it on (`opencode run` wraps an argument with spaces in quotes). */
+  asSent?: (prompt: string) => string;
   /** Top-level names of the project that are the agent's own, not the user's work (left out of snapshots). */
   ignore?: string[];
 }
@@ -100,6 +102,7 @@ export const DRIVERS: Record<CliAgent, Driver> = {
     // opencode's first run installs @opencode-ai/plugin into .opencode/ (node_modules, package.json…);
     // ckpt's plugin lives there too. Not the user's work: left out of the snapshots.
     ignore: ['.opencode'],
+    asSent: (p) => (p.includes(' ') ? `"${p}"` : p),
     async configure({ ws, model }) {
       await writeFile(
         join(ws, 'opencode.json'),
@@ -139,6 +142,8 @@ export interface CliAgentWorld {
   /** Snapshot, then one prompt; fails unless the agent exited 0 after the whole script ran. */
   prompt(text: string): Promise<AgentRun>;
   checkRestores(prompts: string[]): Promise<string[]>;
+  /** The prompt's text as the agent hands it on (and ckpt records it). */
+  asSent(prompt: string): string;
   hookFailures(): Promise<string[]>;
   close(): Promise<void>;
 }
@@ -180,7 +185,8 @@ export async function makeCliAgentWorld(agent: CliAgent, options: { files: Recor
       let stderr = '';
       child.stdout.on('data', (d) => (stdout += d));
       child.stderr.on('data', (d) => (stderr += d));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
+      // opencode's first run installs its plugin dependencies: minutes on a busy machine.
+      const timer = setTimeout(() => child.kill('SIGKILL'), 480_000);
       child.on('error', reject);
       child.on('close', (code) => {
         clearTimeout(timer);
@@ -202,11 +208,13 @@ export async function makeCliAgentWorld(agent: CliAgent, options: { files: Recor
       sessionId ??= r.sessionId;
       return r;
     },
+    asSent: (prompt) => driver.asSent?.(prompt) ?? prompt,
     async checkRestores(prompts) {
       const problems: string[] = [];
       const log = await json(['log']);
       for (const text of prompts) {
-        const turns = (log.turns as { turn: number; text?: string }[]).filter((t) => t.text === text);
+        const sent = driver.asSent?.(text) ?? text;
+        const turns = (log.turns as { turn: number; text?: string }[]).filter((t) => t.text === sent);
         if (turns.length !== 1) {
           problems.push(`ckpt log has ${turns.length} turns for ${JSON.stringify(text)}: ${JSON.stringify(log.turns)}`);
           continue;
