@@ -85,7 +85,6 @@ it('records prompts, edits before they happen and shell calls; every turn restor
     [{ tool: 'apply_patch', sessionID: sid, callID: 'h3' }, { args: { patchText: '*** Begin Patch\n*** Delete File: /etc/passwd\n*** End Patch\n' } }],
     [{ tool: 'edit', sessionID: 7, callID: 'h4' }, { args: {} }],
     [null, null],
-    [undefined, undefined],
   ] as const) {
     await expect(p['tool.execute.before']!(input, output)).resolves.toBeUndefined();
   }
@@ -100,4 +99,4 @@ it('records prompts, edits before they happen and shell calls; every turn restor
     expect(r.code, r.stderr).toBe(0);
     expect(await treeOf(dirs.workspace, ['.opencode']), `turn ${turn}`).toEqual(trees[turn]);
   }
-});
+}, 180_000);
