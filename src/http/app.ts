@@ -49,7 +49,7 @@ export function createApp(options: AppOptions): Hono {
   app.notFound((c) => errorResponse(c, new CkptError('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`, { method: c.req.method, path: c.req.path })));
 
   app.use(async (c, next) => {
-    guard.checkHost(c.req.header('host'));
+    guard.checkHost(c.req.header('host'), (c.env as { incoming?: { socket?: { localAddress?: string } } } | undefined)?.incoming?.socket?.localAddress);
     // Hook paths take the bearer token only: a browser's cookie must not be able to record into a session.
     if (isPublicPath(c.req.path) || (!isHookPath(c.req.path) && web.cookieAuthorized(c))) return next();
     if (!guard.hasToken(c.req.header('authorization'))) {

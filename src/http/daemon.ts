@@ -12,14 +12,19 @@ import { createDaemonState, type FullScan } from './daemon-state.js';
 import { createEventHub } from './event-hub.js';
 import { createAfterAnswerQueue } from './after-answer.js';
 import { createHookLane } from './hook-lane.js';
-import { createRequestGuard } from './request-guard.js';
+import { createRequestGuard, isLoopbackAddress } from './request-guard.js';
 
 export interface DaemonOptions {
   store: Store;
   /** TCP port (default 0: any free port). */
   port?: number;
-  /** Listen host (default 127.0.0.1); anything else only when the user asked for it explicitly. */
+  /** Listen host (default 127.0.0.1); a non-loopback one only with `allowRemote`. */
   host?: string;
+  /**
+   * Listen on a non-loopback `host` (`ckpt serve --host H --allow-remote`): the token, the cookie and
+   * every file the API serves then cross the network in clear text. Refused without it (issue 27 item 9).
+   */
+  allowRemote?: boolean;
   /** Listen on this unix socket instead of TCP. */
   socket?: string;
   version: string;
@@ -45,15 +50,21 @@ export interface RunningDaemon {
 export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
   const { store } = options;
   const host = options.host ?? '127.0.0.1';
+  if (!options.socket && !isLoopbackAddress(host)) {
+    if (!options.allowRemote) {
+      throw new CkptError('INVALID_ARGUMENT', `--host ${host} is not a loopback address: the daemon would serve its token, cookie and your files to the network in clear text; add --allow-remote if you really mean it`, { host });
+    }
+    options.log?.(`WARNING: listening on ${host}, beyond this machine: the bearer token, the web cookie and every file the API serves cross the network in clear text (no TLS). Use 127.0.0.1 and an SSH tunnel instead where you can.`);
+  }
   await assertNoDaemon(store.daemonCtx);
   const token = await daemonToken(store.daemonCtx);
   const hookKeyText = await hookKey(store.daemonCtx);
   // A new daemon: the next time the hooks cannot reach one, their fallback says so again (hook-client.ts).
   await store.daemonCtx.backend.remove(FALLBACK_NOTE_KEY).catch(() => {});
   const state = createDaemonState(store, options.fullScan);
-  const hub = await createEventHub(store, (err) => options.log?.(`event feed: ${(err as Error).message}`));
+  const hub = await createEventHub(store, (err) => options.log?.(`event feed: ${escapeForLog((err as Error).message)}`));
   // The store copy of inline captures runs behind the answers (the hook does not wait for it).
-  const afterAnswer = createAfterAnswerQueue((err) => options.log?.(`after an answer: ${(err as Error).message}`));
+  const afterAnswer = createAfterAnswerQueue((err) => options.log?.(`after an answer: ${escapeForLog((err as Error).message)}`));
   store.ctx.options.defer = afterAnswer.add;
   /** What start-up set up besides the server: the feed, the session cache, the after-answer queue. */
   const closeParts = (): void => {
@@ -63,7 +74,8 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   };
   const streams = new Set<() => void>();
   const guard = createRequestGuard({ token, host: options.host, socket: options.socket !== undefined });
-  const onServerError = (err: CkptError): void => options.log?.(`error ${err.code}: ${err.message}`);
+  // Escaped: a message may quote request values, and a newline in one must not forge a log line (issue 27 item 8).
+  const onServerError = (err: CkptError): void => options.log?.(`error ${err.code}: ${escapeForLog(err.message)}`);
   const app = createApp({ state, hub, token, guard, version: options.version, streams, onServerError });
   let lastActive = Date.now();
   const hooks = createHookLane({ state, guard, onServerError, hookKey: hookKeyText });
@@ -162,6 +174,12 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 
 /** Written by a hook client that found no daemon and recorded in-process (it said so once); removed by a daemon's start. */
 export const FALLBACK_NOTE_KEY = 'daemon/fallback-noted';
+
+/** One log line whatever the text: control characters (newlines, ESC, NUL) become \\uXXXX escapes. */
+export function escapeForLog(text: string): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  return text.replace(/[\u0000-\u001f\u007f]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
 
 /** A socket file left by a daemon that died (the claim was checked first) is removed; anything else at the path is not. */
 async function removeStaleSocket(path: string): Promise<void> {

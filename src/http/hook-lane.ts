@@ -74,7 +74,7 @@ async function serve({ state, guard, onServerError, hookKey, onHook }: HookLaneO
   let status = 200;
   let body: object;
   try {
-    guard.checkHost(req.headers.host);
+    guard.checkHost(req.headers.host, req.socket.localAddress);
     // A bad hook URL is the installer's mistake, not the agent's: 400 (a non-blocking error for Claude Code).
     const query = parseQuery(req.url!);
     // The bearer token, or a hook credential of exactly the workspace named in the URL (which then

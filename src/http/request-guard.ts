@@ -7,8 +7,13 @@ import { CkptError } from '../index.js';
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]', '::1'];
 
 export interface RequestGuard {
-  /** FORBIDDEN unless the Host header names an allowed host (not checked on a unix socket: browsers cannot reach one). */
-  checkHost(header: string | undefined): void;
+  /**
+   * FORBIDDEN unless the Host header names an allowed host (not checked on a unix socket: browsers
+   * cannot reach one). `localAddress` is the address the connection arrived at: when it is not a
+   * loopback address (a daemon started with --host … --allow-remote), a loopback name in Host is
+   * refused — only the chosen host or that address itself (issue 27 item 9).
+   */
+  checkHost(header: string | undefined, localAddress?: string): void;
   /** Whether an Authorization header carries the daemon's bearer token. */
   hasToken(header: string | undefined): boolean;
 }
@@ -19,10 +24,12 @@ export function createRequestGuard(options: { token: string; host?: string; sock
   if (host) allowed.add(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
   const token = Buffer.from(options.token);
   return {
-    checkHost(header) {
+    checkHost(header, localAddress) {
       if (options.socket) return;
       const name = hostName(header);
-      if (name === undefined || !allowed.has(name)) {
+      const remote = localAddress !== undefined && !isLoopbackAddress(localAddress);
+      const ok = name !== undefined && (remote ? name === bracketed(host ?? '') || name === bracketed(unmapped(localAddress)) : allowed.has(name));
+      if (!ok) {
         throw new CkptError('FORBIDDEN', `Host ${JSON.stringify(header ?? '')} is not a loopback name: refused (DNS rebinding protection)`, { host: header ?? null });
       }
     },
@@ -33,6 +40,15 @@ export function createRequestGuard(options: { token: string; host?: string; sock
     },
   };
 }
+
+/** Whether an IP address (as a socket reports it) is a loopback one: 127.0.0.0/8, ::1, ::ffff:127.x. */
+export function isLoopbackAddress(address: string): boolean {
+  const a = unmapped(address.toLowerCase());
+  return a === '::1' || /^127\./.test(a) || a === 'localhost';
+}
+
+const unmapped = (a: string): string => (a.startsWith('::ffff:') && a.includes('.') ? a.slice(7) : a);
+const bracketed = (h: string): string => (h.includes(':') && !h.startsWith('[') ? `[${h}]` : h).toLowerCase();
 
 export const unauthorized = (): CkptError => new CkptError('UNAUTHORIZED', 'missing or wrong bearer token (ckpt serve --print-token shows it)', {});
 

@@ -4,6 +4,7 @@
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { CkptError } from '../index.js';
+import { NO_CONTROL } from './schemas.js';
 
 export interface RouteSpec<Q extends z.ZodType, B extends z.ZodType> {
   method: 'get' | 'post' | 'delete';
@@ -35,6 +36,8 @@ export function createRouter(app: Hono): Router {
     add(spec) {
       docs.push({ method: spec.method, path: spec.path, summary: spec.summary, query: spec.query, body: spec.body });
       app[spec.method](spec.path, async (c) => {
+        checkNoControl(c.req.param() as Record<string, string>, 'path parameter');
+        checkNoControl(c.req.query(), 'query');
         const query = spec.query ? parseInput(spec.query, c.req.query(), 'query') : {};
         const body = spec.body ? parseInput(spec.body, await readJson(c), 'body') : {};
         const result = await spec.handler({ query, body, params: c.req.param() as Record<string, string>, c } as never);
@@ -42,6 +45,15 @@ export function createRouter(app: Hono): Router {
       });
     },
   };
+}
+
+/** INVALID_ARGUMENT (400) when a path parameter or query value holds a control character (NUL, newline, …). */
+function checkNoControl(values: Record<string, string | undefined>, where: string): void {
+  for (const [name, value] of Object.entries(values)) {
+    if (value !== undefined && !NO_CONTROL.test(value)) {
+      throw new CkptError('INVALID_ARGUMENT', `${where} ${name} holds a control character`, { where, name, reason: 'control-character' });
+    }
+  }
 }
 
 /** The request body as JSON: INVALID_ARGUMENT (400) naming the problem when it is not. */

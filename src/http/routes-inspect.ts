@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { DaemonState } from './daemon-state.js';
 import type { Router } from './route.js';
-import { queryBool, tagField, workspaceQuery } from './schemas.js';
+import { pathField, queryBool, tagField, workspaceQuery } from './schemas.js';
 
 export function addInspectRoutes(r: Router, state: DaemonState): void {
   r.add({
@@ -26,7 +26,7 @@ export function addInspectRoutes(r: Router, state: DaemonState): void {
     method: 'get',
     path: '/sessions/:id/file',
     summary: 'a file as it was at a tag (content base64 in JSON, or the raw bytes with raw=1)',
-    query: workspaceQuery.extend({ tag: tagField, path: z.string().min(1).max(4096), raw: queryBool }),
+    query: workspaceQuery.extend({ tag: tagField, path: pathField, raw: queryBool }),
     handler: async ({ query, params, c }) => {
       const s = await state.session(query.workspace, params.id!);
       const { content, ...image } = await s.readFile(query.tag, query.path);

@@ -10,11 +10,11 @@ import { z } from 'zod';
 import { CkptError, type RestoreResult } from '../index.js';
 import type { DaemonState } from './daemon-state.js';
 import type { Router } from './route.js';
-import { pathsField, tagField, workspaceBody } from './schemas.js';
+import { pathField, pathsField, tagField, workspaceBody } from './schemas.js';
 
 const restoreBody = workspaceBody.extend({ tag: tagField, paths: pathsField.optional(), force: z.boolean().optional() });
 const tokenField = z.string().regex(/^\d+\.[0-9a-f]{64}$/, 'a token from the preview (dryRun)');
-const undoBody = workspaceBody.extend({ tag: tagField, path: z.string().min(1), force: z.boolean().optional(), dryRun: z.boolean().optional(), token: tokenField.optional() });
+const undoBody = workspaceBody.extend({ tag: tagField, path: pathField, force: z.boolean().optional(), dryRun: z.boolean().optional(), token: tokenField.optional() });
 const rewindBody = workspaceBody.extend({ tag: tagField, fork: z.boolean().optional(), force: z.boolean().optional(), dryRun: z.boolean().optional(), token: tokenField.optional() });
 
 export function addRestoreRoutes(r: Router, state: DaemonState, secret: string): void {

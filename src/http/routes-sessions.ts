@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { machineId, resolveTagSeq, sessionSize } from '../index.js';
 import type { DaemonState } from './daemon-state.js';
 import type { Router } from './route.js';
-import { tagField, workspaceBody, workspaceQuery } from './schemas.js';
+import { nameString, tagField, workspaceBody, workspaceQuery } from './schemas.js';
 
 export function addSessionRoutes(r: Router, state: DaemonState): void {
   r.add({
@@ -37,7 +37,7 @@ export function addSessionRoutes(r: Router, state: DaemonState): void {
     summary: 'start a new session',
     body: workspaceBody.extend({
       title: z.string().max(1000).optional(),
-      id: z.string().optional(),
+      id: nameString().optional(),
       /** Take the workspace's scan baseline now (default true), so the first shell command is recorded. */
       baseline: z.boolean().optional(),
     }),
@@ -70,7 +70,7 @@ export function addSessionRoutes(r: Router, state: DaemonState): void {
     method: 'post',
     path: '/sessions/:id/fork',
     summary: 'fork a session at a tag (default: its end)',
-    body: workspaceBody.extend({ at: tagField.optional(), title: z.string().max(1000).optional(), id: z.string().optional() }),
+    body: workspaceBody.extend({ at: tagField.optional(), title: z.string().max(1000).optional(), id: nameString().optional() }),
     handler: async ({ body, params }) => {
       const parent = await state.session(body.workspace, params.id!);
       const atSeq = body.at === undefined ? undefined : resolveTagSeq(await parent.events(), body.at);

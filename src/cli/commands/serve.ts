@@ -1,4 +1,4 @@
-// `ckpt serve [--port P] [--socket PATH] [--host H] [--print-token]` (DESIGN §9, §10 "Daemon"): the
+// `ckpt serve [--port P] [--socket PATH] [--host H [--allow-remote]] [--print-token]` (DESIGN §9, §10 "Daemon"): the
 // resident HTTP daemon of the store. Runs until SIGINT/SIGTERM, then finishes the requests in flight.
 import { join } from 'node:path';
 import type { Command } from 'commander';
@@ -15,12 +15,13 @@ export function registerServeCommand(program: Command): void {
     .description('run the HTTP daemon of the store (127.0.0.1 only unless --host; bearer token required)')
     .option('--port <port>', 'TCP port (default: the port of the last start when free, else any free port; the address is printed and kept in the store)')
     .option('--socket <path>', 'listen on a unix socket instead of TCP')
-    .option('--host <host>', 'listen on this address instead of 127.0.0.1 (exposes the daemon beyond this machine)')
+    .option('--host <host>', 'listen on this address instead of 127.0.0.1 (a non-loopback one needs --allow-remote)')
+    .option('--allow-remote', 'with --host: really listen beyond this machine (token, cookie and files in clear text; warns)')
     .option('--print-token', 'print the bearer token (made on first use) and exit')
     .option('--idle-exit <seconds>', 'exit after this long without a request (the daemon hooks start on demand)')
     .action(
       action(async ([opts], ctx, out) => {
-        const flags = opts as { port?: string; socket?: string; host?: string; printToken?: boolean; idleExit?: string };
+        const flags = opts as { port?: string; socket?: string; host?: string; printToken?: boolean; idleExit?: string; allowRemote?: boolean };
         const store = await ctx.store();
         if (flags.printToken) {
           const token = await daemonToken(store.daemonCtx);
@@ -40,6 +41,7 @@ export function registerServeCommand(program: Command): void {
           store,
           port,
           host: flags.host,
+          allowRemote: flags.allowRemote === true,
           socket: flags.socket,
           version: program.version() ?? '0',
           log: (line) => ctx.io.stderr.write(`${line}\n`),
