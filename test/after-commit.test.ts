@@ -70,7 +70,8 @@ describe('failures after the commit point', () => {
     await ckpt(['settle', 'a.txt']);
     // Corrupt the blob the restore needs: staging fails after the recovery capture was appended.
     const events = (await readFile(join(await wsDir(), 'sessions', 's1', 'events.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
-    const blob: string = events.find((e) => e.type === 'capture').files[0].blob;
+    // The explicit capture's before-image of a.txt (the turn's own start record says a.txt was new then).
+    const blob: string = events.find((e) => e.type === 'capture' && e.tool === 'capture').files[0].blob;
     const file = join(dirs.store, 'blobs', blob.slice(0, 2), blob.slice(2));
     const bytes = await readFile(file);
     bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 0xff;
