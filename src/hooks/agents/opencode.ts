@@ -7,7 +7,7 @@
 // awaiting it before the tool runs. Tools: edit {filePath, oldString, newString}, write {filePath,
 // content}, apply_patch {patchText} (GPT models), bash {command}. Verified against the real binary
 // (opencode-ai 1.18.33): test/agents/opencode.test.ts.
-import type { AgentSpec } from '../agent-spec.js';
+import { SNAKE_CASE_FIELDS, type AgentSpec } from '../agent-spec.js';
 
 export const opencode: AgentSpec = {
   name: 'opencode',
@@ -28,17 +28,6 @@ export const opencode: AgentSpec = {
   settingsFiles: { project: '.opencode/plugins/ckpt.js', user: '.config/opencode/plugins/ckpt.js' },
   install: 'opencode-plugin',
   installNote: 'opencode loads the plugin when it starts; on its first run it also installs @opencode-ai/plugin into .opencode/ (ckpt ignores node_modules, and records the rest like any change)',
-  fields: {
-    sessionId: 'session_id',
-    event: 'hook_event_name',
-    cwd: 'cwd',
-    transcriptPath: 'transcript_path',
-    toolName: 'tool_name',
-    toolInput: 'tool_input',
-    callId: 'tool_use_id',
-    prompt: 'prompt',
-    source: 'source',
-    trigger: 'trigger',
-    compactInstructions: 'custom_instructions',
-  },
+  // The plugin hands the engine Claude-shaped events.
+  fields: SNAKE_CASE_FIELDS,
 };
