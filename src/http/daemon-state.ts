@@ -123,6 +123,9 @@ export function createDaemonState(store: Store, fullScan?: FullScan): DaemonStat
       return opened;
     },
     async scan(s, options) {
+      // Another machine's workspace (shared store): the session refuses (WRONG_MACHINE) before any
+      // watcher is started on a folder of this machine that merely has the same path.
+      if (s.ctx.workspace.foreign) return s.scan({ tool: options.tool });
       const tracker = state.tracker(await workspace(s.workspaceRoot));
       let res;
       try {
