@@ -4,13 +4,14 @@
 // the promise: for every turn N, `ckpt restore N` gives back exactly the tree of snapshot N, and
 // restoring the restore's `undo` tag gives back exactly the tree from before the restore.
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { setupCkpt, type CkptForAgent, type HookMode } from './ckpt-for-agent.js';
 import { startFakeAnthropic, type FakeAnthropic, type Step } from './fake-anthropic-server.js';
 import { ensureAgent } from './install-agent.js';
+import { removeAgentWorld } from './stop-store-daemon.js';
 import { ClaudeDriver, describeRun, type ClaudeRun } from './run-claude.js';
 import { diffTrees, snapshotTree, type Tree } from './tree-snapshot.js';
 
@@ -153,7 +154,7 @@ export async function makeAgentWorld(options: { kind: ProjectKind; mode: HookMod
     async close() {
       await ckpt.stop();
       await fake.close();
-      if (!process.env.CKPT_AGENTS_KEEP) await rm(base, { recursive: true, force: true });
+      if (!process.env.CKPT_AGENTS_KEEP) await removeAgentWorld(base, store);
     },
   };
   return world;

@@ -9,9 +9,8 @@
 // `ckpt(args)` runs the CLI on that store and workspace. `stop()` ends the daemon of the store (the one
 // it spawned, or the one init or a hook started, by the pid in the store's daemon claim).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { CKPT_BIN, runCli, type CliRun } from '../../helpers/cli.js';
+import { stopStoreDaemon } from './stop-store-daemon.js';
 
 export type HookMode = 'command' | 'http' | 'default';
 
@@ -73,22 +72,7 @@ export async function setupCkpt(options: { agent: 'claude'; mode: HookMode; stor
         await exited;
       }
       // A daemon started by init or by a hook (detached): its pid is in the store's claim.
-      const claim = await readFile(join(store, 'daemon', 'daemon.json'), 'utf8').catch(() => undefined);
-      const pid = claim ? (JSON.parse(claim) as { pid?: number }).pid : undefined;
-      if (!pid) return;
-      try {
-        process.kill(pid, 'SIGTERM');
-      } catch {
-        return; // already gone
-      }
-      for (let i = 0; i < 100; i++) {
-        try {
-          process.kill(pid, 0);
-        } catch {
-          return;
-        }
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await stopStoreDaemon(store);
     },
   };
 }

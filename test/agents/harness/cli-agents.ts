@@ -5,12 +5,13 @@
 // gives back exactly that snapshot, and restoring the restore's `undo` tag gives back the tree from
 // before the restore. How each agent runs offline: ../shared/agents/README.md.
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { runCli, type CliRun } from '../../helpers/cli.js';
 import { startFakeModel, type FakeModel, type Script, type Wire } from '../fake-model.js';
 import { ensureAgent } from './install-agent.js';
+import { removeAgentWorld, stopStoreDaemon } from './stop-store-daemon.js';
 import { diffTrees, snapshotTree, type Tree } from './tree-snapshot.js';
 
 export type CliAgent = 'codex' | 'gemini' | 'opencode' | 'copilot';
@@ -238,17 +239,10 @@ export async function makeCliAgentWorld(agent: CliAgent, options: { files: Recor
       return (await readFile(join(store, 'hooks.log'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
     },
     async close() {
-      // The hooks started the store's daemon on demand (ckpt hook --daemon): stop it with its store.
-      const daemon = await readFile(join(store, 'daemon', 'daemon.json'), 'utf8').then((t) => JSON.parse(t) as { pid?: number }, () => undefined);
-      if (daemon?.pid) {
-        try {
-          process.kill(daemon.pid, 'SIGTERM');
-        } catch {
-          /* already gone */
-        }
-      }
       await model.close();
-      if (!process.env.CKPT_AGENTS_KEEP) await rm(base, { recursive: true, force: true });
+      // The hooks started the store's daemon on demand (ckpt hook --daemon): stop it with its store.
+      if (process.env.CKPT_AGENTS_KEEP) await stopStoreDaemon(store);
+      else await removeAgentWorld(base, store);
     },
   };
 }
