@@ -40,7 +40,7 @@ await build({
   platform: 'node',
   target: 'node20',
   chunkNames: 'chunk-[hash]',
-  // graceful-fs is only proper-lockfile's default `fs`; ckpt always passes its own (storage/fs-lock.ts).
+  // graceful-fs is only proper-lockfile's default `fs`; ckpt always passes its own (storage/fs/fs-lock.ts).
   // Loading it cost importing the hook bundle ~3 ms (a whole hook process ~1 ms) and patched the
   // process's fs and process.cwd.
   alias: { 'graceful-fs': 'node:fs' },

@@ -11,9 +11,9 @@
 //   const result = await session.restore('1');                   // undo turn 1; result.undo undoes the restore
 
 export { openStore, defaultStoreDir, storeLocation, sharedDaemonDir, type OpenStoreOptions, type Store, type Workspace, type AgentSessionResult, type WorkspaceForkOptions, type WorkspaceInfo } from './store.js';
-export { isSharedStoreUrl, redactUrl } from './storage/store-url.js';
+export { isSharedStoreUrl, redactUrl } from './storage/shared/store-url.js';
 export { machineId } from './workspace/machine-id.js';
-export type { AppendEvent, AppendListener } from './storage/shared-notify.js';
+export type { AppendEvent, AppendListener } from './storage/shared/shared-notify.js';
 export { CkptError, ERROR_CODES, exitCodeOf, httpStatusOf, isCkptError, toCkptError, type ErrorCode } from './errors.js';
 export { Session } from './api/session.js';
 export { SessionHandle } from './session/session-handle.js';

@@ -9,11 +9,11 @@ import { CkptError, isCkptError } from './errors.js';
 import { parseSize } from './format/size.js';
 import type { CkptOptions, StoreContext, WorkspaceContext } from './context.js';
 import type { StoreBackend } from './storage/backend.js';
-import { createFsBackend } from './storage/fs-backend.js';
-import { STORE_DIR_MODE, tightenStore } from './storage/fs-private.js';
-import type { SharedBackend } from './storage/shared-backend.js';
-import type { AppendListener } from './storage/shared-notify.js';
-import { isSharedStoreUrl } from './storage/store-url.js';
+import { createFsBackend } from './storage/fs/fs-backend.js';
+import { STORE_DIR_MODE, tightenStore } from './storage/fs/fs-private.js';
+import type { SharedBackend } from './storage/shared/shared-backend.js';
+import type { AppendListener } from './storage/shared/shared-notify.js';
+import { isSharedStoreUrl } from './storage/shared/store-url.js';
 import { machineId } from './workspace/machine-id.js';
 import { createBlobStore } from './storage/blob-store.js';
 import { createSessionStore, type ForkOptions, type SessionStore } from './session/session-store.js';
@@ -163,7 +163,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
   if (shared) {
     // Loaded on demand: the PostgreSQL and S3 clients are most of the bundle, and a folder store (every
     // hook process, the daemon) must not pay for parsing and holding them (DESIGN §10 "Daemon").
-    const { createSharedBackend } = await import('./storage/shared-backend.js');
+    const { createSharedBackend } = await import('./storage/shared/shared-backend.js');
     backend = sharedBackend = await createSharedBackend({ url: location, lockTimeoutMs: resolved.lockTimeoutMs });
     dir = sharedBackend.location.redacted;
   } else {

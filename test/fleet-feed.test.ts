@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogFeed, exportSession, type FeedEvent, type Store } from '../src/index.js';
-import { parseSharedStoreUrl } from '../src/storage/store-url.js';
+import { parseSharedStoreUrl } from '../src/storage/shared/store-url.js';
 import { dropSharedStore, freshSharedUrl, openAsMachine, SHARED_BASE } from './helpers/shared-store.js';
 import { snapshotTree, treeDiff } from './reliability/tree.js';
 

@@ -8,9 +8,9 @@ import * as path from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runBackendContract } from '../src/storage/backend-contract.js';
-import { createSharedBackend, type SharedBackend } from '../src/storage/shared-backend.js';
-import { createS3Objects } from '../src/storage/s3-objects.js';
-import { parseSharedStoreUrl, redactUrl } from '../src/storage/store-url.js';
+import { createSharedBackend, type SharedBackend } from '../src/storage/shared/shared-backend.js';
+import { createS3Objects } from '../src/storage/shared/s3-objects.js';
+import { parseSharedStoreUrl, redactUrl } from '../src/storage/shared/store-url.js';
 import { runCli } from './helpers/cli.js';
 import { dropSharedStore, freshSharedUrl, SHARED_BASE } from './helpers/shared-store.js';
 

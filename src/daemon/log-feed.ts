@@ -11,7 +11,7 @@ import { CkptError } from '../errors.js';
 import { watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import type { StoreContext } from '../context.js';
-import type { AppendListener } from '../storage/shared-notify.js';
+import type { AppendListener } from '../storage/shared/shared-notify.js';
 import type { EventBase } from '../format/event.js';
 import { withoutInline } from '../format/inline-blobs.js';
 import { createEventLog, type EventLog } from '../storage/event-log.js';

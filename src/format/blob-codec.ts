@@ -6,7 +6,7 @@
 // one file per call, single thread): brotli q0 ~270 MB/s ratio 0.30, q1 ~205 MB/s 0.29, q2 ~125 MB/s
 // 0.27, q3 ~100 MB/s 0.26, q5 ~50 MB/s 0.23; deflate level 1 ~120 MB/s 0.29 (slower and worse than
 // brotli q0, so `auto` never picks it); sha256 ~1.2 GB/s. Hence brotli q1 for single puts and q0 for
-// bulk (pack) writes, which also run on worker threads (see storage/pack-compressor.ts).
+// bulk (pack) writes, which also run on worker threads (see storage/pack/pack-compressor.ts).
 import * as zlib from 'node:zlib';
 import { CkptError } from '../errors.js';
 import { CODEC_IDS, type CodecId, type CodecName } from './blob-header.js';

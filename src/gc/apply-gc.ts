@@ -12,7 +12,7 @@
 // event references it, and nothing fresher than the grace period is deleted.
 import type { StoreContext } from '../context.js';
 import { looseKey } from '../storage/blob-store.js';
-import { packKey } from '../storage/pack-set.js';
+import { packKey } from '../storage/pack/pack-set.js';
 import { collectLiveSet } from './live-set.js';
 import { removeOrphan } from './orphans.js';
 import { quarantinedId, sweepLoose } from './sweep-loose.js';

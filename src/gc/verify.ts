@@ -13,7 +13,7 @@ import { loadPlans } from '../session/restore-plans.js';
 import { createEventLog } from '../storage/event-log.js';
 import { inlineRecords } from '../format/inline-blobs.js';
 import { decodeInline } from '../storage/inline-store.js';
-import { indexKey, packKey, PACK_NAME } from '../storage/pack-set.js';
+import { indexKey, packKey, PACK_NAME } from '../storage/pack/pack-set.js';
 import { blobIdsInText, collectBlobIds, refsOfEvents, scanIndexBlobIds, sessionKeys } from './live-set.js';
 
 export type VerifyProblem =

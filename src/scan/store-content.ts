@@ -4,7 +4,7 @@
 // Every blob is durable before the scan records anything that references it.
 import { toCkptError } from '../errors.js';
 import type { WorkspaceContext } from '../context.js';
-import type { PackWriter } from '../storage/pack-writer.js';
+import type { PackWriter } from '../storage/pack/pack-writer.js';
 import { gitBlobId } from '../workspace/git-repo.js';
 import { readFilesSync, READ_FAILED, READ_GONE, type ListPool, type ReadBatch } from '../workspace/list-dir.js';
 import { markSkipped, type SkippedList } from './known.js';

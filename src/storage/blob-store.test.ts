@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBlobStore, looseKey, type BlobStore } from './blob-store.js';
-import { createFsBackend } from './fs-backend.js';
+import { createFsBackend } from './fs/fs-backend.js';
 
 let dir: string;
 let store: BlobStore;

@@ -7,9 +7,9 @@ import { CkptError, isCkptError } from '../errors.js';
 import { compress, decompress, type CodecPreference } from '../format/blob-codec.js';
 import { decodeBlobHeader, encodeBlob } from '../format/blob-header.js';
 import type { StoreBackend } from './backend.js';
-import { rewritePack, type RewritePackResult } from './pack-rewrite.js';
-import { createPackSet, indexKey, PACK_NAME, PACKS_DIR, packKey, type Refresh } from './pack-set.js';
-import { createPackWriter, type PackWriter } from './pack-writer.js';
+import { rewritePack, type RewritePackResult } from './pack/pack-rewrite.js';
+import { createPackSet, indexKey, PACK_NAME, PACKS_DIR, packKey, type Refresh } from './pack/pack-set.js';
+import { createPackWriter, type PackWriter } from './pack/pack-writer.js';
 
 export interface BlobStoreOptions {
   backend: StoreBackend;

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isCkptError } from '../errors.js';
 import type { NewEvent } from '../format/event.js';
 import { createEventLog, LINE_END_KEPT, type EventLog, type LogPosition } from './event-log.js';
-import { createFsBackend } from './fs-backend.js';
+import { createFsBackend } from './fs/fs-backend.js';
 import type { StoreBackend } from './backend.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -8,7 +8,7 @@ import { readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FileImage } from '../format/event.js';
 import type { BlobStore } from '../storage/blob-store.js';
-import { closeQuietly, readToEnd } from '../storage/fs-io.js';
+import { closeQuietly, readToEnd } from '../storage/fs/fs-io.js';
 
 export interface ReadImageOptions {
   /** Where content goes (the blob store, or a pack writer); without it only the hash is computed (drift checks). */
@@ -84,7 +84,7 @@ export function sha256(data: Uint8Array): string {
 
 /**
  * Reads a regular file without following a symlink swapped in after the lstat (direct calls for a
- * small file, see storage/fs-io.ts). O_NONBLOCK: a FIFO swapped in fails the check instead of blocking.
+ * small file, see storage/fs/fs-io.ts). O_NONBLOCK: a FIFO swapped in fails the check instead of blocking.
  */
 export async function readNoFollow(abs: string): Promise<Buffer> {
   const fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);

@@ -45,7 +45,7 @@ async function realAncestor(dir: string): Promise<string> {
   let current = dir;
   for (;;) {
     try {
-      // Direct (see storage/fs-io.ts); `.native` is one realpath(3) call, not an lstat per segment.
+      // Direct (see storage/fs/fs-io.ts); `.native` is one realpath(3) call, not an lstat per segment.
       const real = realpathSync.native(current);
       return missing.length ? join(real, ...missing.reverse()) : real;
     } catch (err) {

@@ -4,8 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openStore, type Store } from '../../src/index.js';
-import { createS3Objects } from '../../src/storage/s3-objects.js';
-import { parseSharedStoreUrl } from '../../src/storage/store-url.js';
+import { createS3Objects } from '../../src/storage/shared/s3-objects.js';
+import { parseSharedStoreUrl } from '../../src/storage/shared/store-url.js';
 
 export const SHARED_BASE = process.env.CKPT_TEST_STORE || undefined;
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/index.js';
-import { createFsBackend } from '../../src/storage/fs-backend.js';
+import { createFsBackend } from '../../src/storage/fs/fs-backend.js';
 import { isCkptError } from '../../src/errors.js';
 
 let base: string;

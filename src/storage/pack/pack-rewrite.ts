@@ -2,9 +2,9 @@
 // new pack (read in large windows, never one read per blob), the new index is committed, then the old
 // index is removed and the old pack last — so at every instant each kept blob is reachable through
 // some index. Readers holding the old index in memory retry through a fresh listing.
-import { CkptError } from '../errors.js';
-import { decodePackIndex, type PackEntry } from '../format/pack-index.js';
-import type { StoreBackend } from './backend.js';
+import { CkptError } from '../../errors.js';
+import { decodePackIndex, type PackEntry } from '../../format/pack-index.js';
+import type { StoreBackend } from '../backend.js';
 import { createPackSink } from './pack-sink.js';
 import { indexKey, PACK_NAME, packKey, type PackSet } from './pack-set.js';
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isCkptError } from '../errors.js';
+import { isCkptError } from '../../errors.js';
 import { createFsBackend } from './fs-backend.js';
 
 type Op =

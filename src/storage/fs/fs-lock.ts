@@ -6,9 +6,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { closeSync, constants as C, fstatSync, lstatSync, mkdirSync, openSync, rmdirSync, statSync, unlinkSync, utimesSync, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { CkptError, toCkptError } from '../errors.js';
-import type { LockOptions } from './backend.js';
-import { LOCK_SUFFIX } from './store-key.js';
+import { CkptError, toCkptError } from '../../errors.js';
+import type { LockOptions } from '../backend.js';
+import { LOCK_SUFFIX } from '../store-key.js';
 
 /** Locks live at `<key>.ckpt-lock`; hidden from `children` and reserved in keys. */
 export { LOCK_SUFFIX };

@@ -9,7 +9,7 @@
 // symlink (a user's choice of where the store lives).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CkptError } from '../errors.js';
+import { CkptError } from '../../errors.js';
 
 /** Every file the store writes: owner read/write only. */
 export const STORE_FILE_MODE = 0o600;

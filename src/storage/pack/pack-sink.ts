@@ -3,8 +3,8 @@
 // index is written atomically only after all of its bytes are appended — the index is the commit
 // point. Used by the pack writer (fresh blobs) and by pack rewrites (records copied as they are).
 import { randomBytes } from 'node:crypto';
-import { decodePackIndex, encodePackIndex, PACK_HEADER, type PackEntry } from '../format/pack-index.js';
-import type { StoreBackend } from './backend.js';
+import { decodePackIndex, encodePackIndex, PACK_HEADER, type PackEntry } from '../../format/pack-index.js';
+import type { StoreBackend } from '../backend.js';
 import { indexKey, packKey, type PackSet } from './pack-set.js';
 
 export interface PackSinkOptions {

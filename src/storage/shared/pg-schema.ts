@@ -5,7 +5,7 @@
 // offsets, and the seqs inside, never repeat or skip). A chunk holds its bytes inline (`data`) or
 // names the immutable S3 object holding them (`s3_name`, for `blobs/` and `packs/`).
 import type { Pool } from 'pg';
-import { CkptError } from '../errors.js';
+import { CkptError } from '../../errors.js';
 
 export const SCHEMA_VERSION = 1;
 

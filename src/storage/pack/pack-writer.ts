@@ -7,9 +7,9 @@
 // Either way the records are streamed into packs by the pack sink. Nothing added is readable until
 // commit() has written the pack's index; callers record references only after it.
 import { createHash } from 'node:crypto';
-import { CkptError } from '../errors.js';
-import type { CodecPreference } from '../format/blob-codec.js';
-import { encodeBlobHeader } from '../format/blob-header.js';
+import { CkptError } from '../../errors.js';
+import type { CodecPreference } from '../../format/blob-codec.js';
+import { encodeBlobHeader } from '../../format/blob-header.js';
 import { createPackCompressor } from './pack-compressor.js';
 import { createPackSink, type PackSinkOptions } from './pack-sink.js';
 

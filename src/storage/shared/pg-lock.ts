@@ -6,8 +6,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
-import { CkptError } from '../errors.js';
-import type { LockOptions } from './backend.js';
+import { CkptError } from '../../errors.js';
+import type { LockOptions } from '../backend.js';
 
 export interface PgLocksOptions {
   /** Connections that hold locks (one per lock held), apart from the query pool. */

@@ -7,12 +7,12 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isCkptError } from '../errors.js';
-import { runBackendContract } from './backend-contract.js';
+import { isCkptError } from '../../errors.js';
+import { runBackendContract } from '../backend-contract.js';
 import { createFsBackend } from './fs-backend.js';
-import type { StoreBackend } from './backend.js';
+import type { StoreBackend } from '../backend.js';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const holderScript = path.join(repo, 'test/fixtures/storage-lock-holder.ts');
 
 runBackendContract('fs', async () => {

@@ -8,8 +8,8 @@
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
-import { newWorker } from './worker-thread.js';
-import { CODEC_IDS, type CodecId } from '../format/blob-header.js';
+import { newWorker } from '../worker-thread.js';
+import { CODEC_IDS, type CodecId } from '../../format/blob-header.js';
 import {
   MAX_KEPT_RATIO,
   pays,
@@ -18,7 +18,7 @@ import {
   type CodecPreference,
   type CompressJob,
   type Compressed,
-} from '../format/blob-codec.js';
+} from '../../format/blob-codec.js';
 
 export interface PackCompressorOptions {
   /** Worker threads (default: cores, at most 4). 0 compresses on the calling thread. */

@@ -3,7 +3,7 @@
 // when the append commits. A subscription LISTENs on a dedicated connection; payloads from the
 // database are untrusted and are checked before reaching the listener.
 import pg from 'pg';
-import { CkptError } from '../errors.js';
+import { CkptError } from '../../errors.js';
 
 export interface AppendEvent {
   /** The store key appended to (e.g. `workspaces/<wid>/sessions/<id>/events.jsonl`). */

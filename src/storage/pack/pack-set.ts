@@ -2,9 +2,9 @@
 // list of packs is re-read (one `children('packs')`) when an id is not found, because another process
 // may have committed a pack since. Lookups that only serve deduplication may use a throttled reload:
 // missing a just-committed pack there costs a duplicate copy, never a wrong answer.
-import { CkptError, isCkptError } from '../errors.js';
-import { decodePackIndex, type PackIndex } from '../format/pack-index.js';
-import type { StoreBackend } from './backend.js';
+import { CkptError, isCkptError } from '../../errors.js';
+import { decodePackIndex, type PackIndex } from '../../format/pack-index.js';
+import type { StoreBackend } from '../backend.js';
 
 export const PACKS_DIR = 'packs';
 export const packKey = (name: string): string => `${PACKS_DIR}/${name}.pack`;

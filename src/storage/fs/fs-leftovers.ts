@@ -4,11 +4,11 @@
 import { randomBytes } from 'node:crypto';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
-import { CkptError, toCkptError } from '../errors.js';
-import type { Leftover, Quarantined } from './backend.js';
+import { CkptError, toCkptError } from '../../errors.js';
+import type { Leftover, Quarantined } from '../backend.js';
 import { LOCK_SUFFIX } from './fs-lock.js';
 import { walkFiles } from './fs-walk.js';
-import { TEMP_MARK } from './store-key.js';
+import { TEMP_MARK } from '../store-key.js';
 
 /** Temp files this driver creates carry this marker; listings skip them and object keys may not use it. */
 export { TEMP_MARK };

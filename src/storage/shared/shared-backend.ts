@@ -5,15 +5,15 @@
 // and leftovers are in shared-gc.ts; appends to logs NOTIFY listeners (shared-notify.ts).
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { CkptError } from '../errors.js';
-import type { ObjectStat, StoreBackend } from './backend.js';
+import { CkptError } from '../../errors.js';
+import type { ObjectStat, StoreBackend } from '../backend.js';
 import { createPgLocks } from './pg-lock.js';
 import { ensureSchema, NOW_US, tablesOf } from './pg-schema.js';
 import { createS3Objects } from './s3-objects.js';
 import type { ChunkRow, SharedEnv } from './shared-env.js';
 import { createSharedGc } from './shared-gc.js';
 import { subscribeAppends, type AppendListener } from './shared-notify.js';
-import { compareKeys, keySegments } from './store-key.js';
+import { compareKeys, keySegments } from '../store-key.js';
 import { parseSharedStoreUrl, type SharedStoreLocation } from './store-url.js';
 
 export interface SharedBackendOptions {

@@ -2,7 +2,7 @@
 // selects the PostgreSQL + S3 driver instead of a folder. Parsing, validation, and the redacted form
 // that is the only one ever shown (logs, errors, `store.dir`): credentials come from the environment
 // (PGPASSWORD, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY), and one written into the URL is never echoed.
-import { CkptError } from '../errors.js';
+import { CkptError } from '../../errors.js';
 
 export interface SharedStoreLocation {
   /** The PostgreSQL connection string without the ckpt parameters (may hold a password: never print it). */

@@ -3,10 +3,10 @@ import * as fs from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CkptError } from '../errors.js';
-import type { StoreBackend } from './backend.js';
-import { createBlobStore } from './blob-store.js';
-import { createFsBackend } from './fs-backend.js';
+import { CkptError } from '../../errors.js';
+import type { StoreBackend } from '../backend.js';
+import { createBlobStore } from '../blob-store.js';
+import { createFsBackend } from '../fs/fs-backend.js';
 import { createPackCompressor } from './pack-compressor.js';
 
 let dir: string;

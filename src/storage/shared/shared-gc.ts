@@ -4,10 +4,10 @@
 // written meanwhile; leftovers are quarantined rows and S3 objects no row points to (interrupted
 // writes), aged by the database clock and S3's LastModified respectively.
 import { randomBytes } from 'node:crypto';
-import { CkptError } from '../errors.js';
-import type { Leftover, Quarantined, StoreBackend } from './backend.js';
+import { CkptError } from '../../errors.js';
+import type { Leftover, Quarantined, StoreBackend } from '../backend.js';
 import type { SharedEnv } from './shared-env.js';
-import { keySegments } from './store-key.js';
+import { keySegments } from '../store-key.js';
 
 /** Leftover keys start with `../`, which no object key can: they never collide with or list as objects. */
 const QUARANTINE = '../gc/';

@@ -2,7 +2,7 @@
 // `list` and its leftovers: the caller chooses which folders to enter and which names to keep.
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
-import { toCkptError } from '../errors.js';
+import { toCkptError } from '../../errors.js';
 
 const isMissing = (err: unknown): boolean => ['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException | undefined)?.code ?? '');
 

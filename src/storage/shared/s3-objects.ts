@@ -12,7 +12,7 @@ import {
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
-import { CkptError } from '../errors.js';
+import { CkptError } from '../../errors.js';
 
 export interface S3ObjectsOptions {
   bucket: string;
