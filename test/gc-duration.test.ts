@@ -2,7 +2,7 @@
 // its exact milliseconds, everything else to INVALID_ARGUMENT.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DURATION_UNITS, formatDuration, parseDuration, type DurationUnit } from '../src/gc/duration.js';
+import { DURATION_UNITS, formatDuration, parseDuration, type DurationUnit } from '../src/format/duration.js';
 import { isCkptError } from '../src/errors.js';
 
 const units = Object.keys(DURATION_UNITS) as DurationUnit[];

@@ -3,7 +3,7 @@
 import { CkptError } from '../errors.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { nextTurnNumber, replay } from '../session/replay.js';
-import { resolveRetention, retentionEvent } from '../gc/prune.js';
+import { resolveRetention, retentionEvent } from '../session/retention.js';
 import { withWarnings } from '../session/warnings.js';
 
 export interface TurnOptions {
@@ -30,7 +30,7 @@ export async function startTurn(session: SessionHandle, options: TurnOptions = {
     const [stored] = await tx.append([
       { type: 'turn', turn, ...(messageCount !== undefined ? { messageCount } : {}), ...(text !== undefined ? { text } : {}), ...(messageId !== undefined ? { messageId } : {}) },
     ]);
-    // Automatic retention (gc/prune.ts), from the events already read: no extra I/O.
+    // Automatic retention (session/retention.ts), from the events already read: no extra I/O.
     const pruneEvent = retentionEvent([...events, stored!], retention);
     if (pruneEvent) await tx.append([pruneEvent]);
     return { turn, tag: String(turn), seq: stored!.seq };

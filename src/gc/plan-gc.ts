@@ -3,7 +3,7 @@
 // plain JSON-able object that can be printed, dry-run or applied. What counts as live: live-set.ts.
 import type { StoreContext } from '../context.js';
 import type { ListedBlob } from '../storage/blob-store.js';
-import { formatDuration } from './duration.js';
+import { formatDuration } from '../format/duration.js';
 import { collectLiveSet, type CollectOptions, type LiveSet } from './live-set.js';
 import { findOrphans, PARTIAL_PACK_GRACE_MS, type OrphanFile } from './orphans.js';
 import { quarantinedId } from './sweep-loose.js';

@@ -1,0 +1,122 @@
+// The retention policy (DESIGN §2, §3 `prune {before}`), pure: which early positions of a session a
+// `prune` event retires. A `prune` event with `before: P` makes every position below P unrestorable
+// (TAG_PRUNED; see positions.ts) and lets GC free what only the retired events referenced
+// (gc/live-set.ts). Positions >= P keep working: a restore to them uses the earliest capture after
+// them, which comes after P. Prune points fall on turn boundaries: `before` is the seq of a `turn`
+// event, so tag `N` of the oldest kept turn stays valid.
+//
+// The automatic policy (default: the last 100 turns and nothing older than 30 days, per session) is
+// applied when a turn starts (capture/turn.ts), from the events the turn already read: no extra I/O;
+// `ckpt prune` (gc/prune.ts) applies explicit limits. Both sit above this module, so it lives here.
+import { CkptError } from '../errors.js';
+import { formatDuration, parseDuration } from '../format/duration.js';
+import type { EventBase, NewEvent } from '../format/event.js';
+import type { RetentionPolicy } from '../context.js';
+import { prunedThrough } from './positions.js';
+
+export interface PruneOptions {
+  /** Keep the last N turns (N >= 1): positions before the start of the N-th latest turn retire. */
+  keepTurns?: number;
+  /** Retire the turns (turn 0 included) whose every event is older than this (ms); the current turn stays. */
+  olderThanMs?: number;
+  /** Keep the last N checkpoints (N >= 1): the turns before the one holding the N-th latest capture retire. */
+  keepCheckpoints?: number;
+  /** "Now" for `olderThanMs` (default Date.now()). */
+  now?: number;
+}
+
+
+export const DEFAULT_RETENTION: Readonly<Required<Omit<RetentionPolicy, 'keepCheckpoints'>>> = { keepTurns: 100, olderThanMs: 30 * 86_400_000 };
+
+export function assertPruneOptions(options: PruneOptions): void {
+  const { keepTurns, olderThanMs, keepCheckpoints } = options;
+  if (keepTurns !== undefined && (!Number.isSafeInteger(keepTurns) || keepTurns < 1)) {
+    throw new CkptError('INVALID_ARGUMENT', `keep-turns must be a whole number >= 1, got ${keepTurns}`, { keepTurns });
+  }
+  if (keepCheckpoints !== undefined && (!Number.isSafeInteger(keepCheckpoints) || keepCheckpoints < 1)) {
+    throw new CkptError('INVALID_ARGUMENT', `keep-checkpoints must be a whole number >= 1, got ${keepCheckpoints}`, { keepCheckpoints });
+  }
+  if (olderThanMs !== undefined && (!Number.isSafeInteger(olderThanMs) || olderThanMs < 0)) {
+    throw new CkptError('INVALID_ARGUMENT', `older-than must be a non-negative duration, got ${olderThanMs}`, { olderThanMs });
+  }
+}
+
+/**
+ * Pure: the position `options` retire history before (0 when they retire nothing) — always the start
+ * of a turn, so the current turn is always kept. With both limits the later point wins (whatever
+ * either limit retires is retired).
+ */
+export function prunePoint(events: readonly EventBase[], options: PruneOptions): number {
+  assertPruneOptions(options);
+  const turns = events.filter((e) => e.type === 'turn');
+  let before = 0;
+  if (options.keepTurns !== undefined && turns.length > options.keepTurns) {
+    before = Math.max(before, turns[turns.length - options.keepTurns]!.seq);
+  }
+  if (options.keepCheckpoints !== undefined) {
+    const captures = events.filter((e) => e.type === 'capture');
+    const oldestKept = captures[captures.length - options.keepCheckpoints];
+    if (oldestKept) {
+      const start = turns.filter((t) => t.seq < oldestKept.seq).at(-1);
+      if (start) before = Math.max(before, start.seq);
+    }
+  }
+  if (options.olderThanMs !== undefined) {
+    // A turn is old when all of it is: the event just before the next turn is older than the cutoff.
+    const cutoff = (options.now ?? Date.now()) - options.olderThanMs;
+    let previous: EventBase | undefined;
+    for (const e of events) {
+      if (e.type === 'turn' && previous && Date.parse(previous.at) < cutoff) before = Math.max(before, e.seq);
+      previous = e;
+    }
+  }
+  return before;
+}
+
+/** Pure: the `prune` event that applying `options` to `events` needs, or undefined when nothing new retires. */
+export function pruneEvent(events: readonly EventBase[], options: PruneOptions): NewEvent | undefined {
+  const before = prunePoint(events, options);
+  if (before <= prunedThrough(events)) return undefined;
+  return {
+    type: 'prune',
+    before,
+    ...(options.keepTurns !== undefined ? { keepTurns: options.keepTurns } : {}),
+    ...(options.olderThanMs !== undefined ? { olderThan: formatDuration(options.olderThanMs) } : {}),
+    ...(options.keepCheckpoints !== undefined ? { keepCheckpoints: options.keepCheckpoints } : {}),
+  };
+}
+
+/**
+ * The policy in force: `configured` (store option) wins, else the environment — CKPT_RETENTION=off
+ * switches it off; CKPT_KEEP_TURNS (a number or `off`) and CKPT_KEEP_AGE (a duration or `off`)
+ * override the defaults; CKPT_KEEP_CHECKPOINTS (a number) adds a checkpoint-count limit. Invalid values are INVALID_ARGUMENT, never silently ignored.
+ */
+export function resolveRetention(configured: RetentionPolicy | false | undefined, env: NodeJS.ProcessEnv = process.env): RetentionPolicy | false {
+  if (configured !== undefined) return configured;
+  if (/^(off|0|false|no)$/i.test(env.CKPT_RETENTION ?? '')) return false;
+  const policy: RetentionPolicy = { ...DEFAULT_RETENTION };
+  const turns = env.CKPT_KEEP_TURNS;
+  if (turns !== undefined && turns !== '') {
+    if (/^off$/i.test(turns)) delete policy.keepTurns;
+    else if (/^[1-9][0-9]{0,8}$/.test(turns)) policy.keepTurns = Number(turns);
+    else throw new CkptError('INVALID_ARGUMENT', `CKPT_KEEP_TURNS must be a whole number >= 1 or "off", got ${JSON.stringify(turns)}`, { env: 'CKPT_KEEP_TURNS' });
+  }
+  const checkpoints = env.CKPT_KEEP_CHECKPOINTS;
+  if (checkpoints !== undefined && checkpoints !== '' && !/^off$/i.test(checkpoints)) {
+    if (/^[1-9][0-9]{0,8}$/.test(checkpoints)) policy.keepCheckpoints = Number(checkpoints);
+    else throw new CkptError('INVALID_ARGUMENT', `CKPT_KEEP_CHECKPOINTS must be a whole number >= 1 or "off", got ${JSON.stringify(checkpoints)}`, { env: 'CKPT_KEEP_CHECKPOINTS' });
+  }
+  const age = env.CKPT_KEEP_AGE;
+  if (age !== undefined && age !== '') {
+    if (/^off$/i.test(age)) delete policy.olderThanMs;
+    else policy.olderThanMs = parseDuration(age, 'CKPT_KEEP_AGE');
+  }
+  return policy;
+}
+
+/** Pure: the prune event the automatic policy wants after `events` (called when a turn starts). */
+export function retentionEvent(events: readonly EventBase[], policy: RetentionPolicy | false, now = Date.now()): NewEvent | undefined {
+  if (!policy || (policy.keepTurns === undefined && policy.olderThanMs === undefined && policy.keepCheckpoints === undefined)) return undefined;
+  const event = pruneEvent(events, { ...policy, now });
+  return event && { ...event, auto: true };
+}
