@@ -19,7 +19,9 @@ describe('errors', () => {
     expect(httpStatusOf(new CkptError('TOKEN_STALE', 'x'))).toBe(409);
     expect(exitCodeOf(new CkptError('WRONG_MACHINE', 'x'))).toBe(4);
     expect(httpStatusOf(new CkptError('WRONG_MACHINE', 'x'))).toBe(409);
-    expect(Object.keys(ERROR_CODES)).toHaveLength(20);
+    expect(httpStatusOf(new CkptError('LIMIT_REACHED', 'x'))).toBe(429);
+    expect(exitCodeOf(new CkptError('LIMIT_REACHED', 'x'))).toBe(7);
+    expect(Object.keys(ERROR_CODES)).toHaveLength(21);
   });
 
   it('wraps errno errors as IO and says whether they are retryable', () => {

@@ -20,6 +20,8 @@ export const ERROR_CODES = {
   // The workspace's folder is on another machine of a shared store: read its records, restore there (or export).
   WRONG_MACHINE: { exit: 4, http: 409 },
   IO: { exit: 6, http: 503 },
+  // A configured cap on concurrent use was reached (the daemon's live event streams, issue 27 item 10): try again later.
+  LIMIT_REACHED: { exit: 7, http: 429 },
   INTERNAL: { exit: 1, http: 500 },
   // The HTTP daemon's own refusals (DESIGN §10 "Daemon"): missing/wrong bearer token, foreign Host header.
   UNAUTHORIZED: { exit: 2, http: 401 },

@@ -321,6 +321,37 @@ describe('web timeline in Chromium (needs Debian chromium: .ci/run installs it)'
     await captureRow('Grep').waitFor({ timeout: 15_000 }); // reloaded on reconnect: not lost
   }, 60_000);
 
+  it('reconnects once its sign-in is back under the live-stream cap (429 meanwhile), and catches up', async () => {
+    // Issue 27 item 10: the daemon admits 32 live streams per client. Fill this sign-in's slots from
+    // outside (its cookie and page key), then cut the page's stream: its reconnection is refused (429).
+    const cookie = (await ctx.cookies())[0]!;
+    const key = await page.evaluate(() => sessionStorage.getItem('ckpt-key') ?? '');
+    const hog: Socket[] = [];
+    const openOne = (): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const sock = createConnection(Number(new URL(started.url).port), '127.0.0.1', () =>
+          sock.write(`GET /events?key=${key} HTTP/1.1\r\nhost: 127.0.0.1\r\ncookie: ckpt_session=${cookie.value}\r\n\r\n`),
+        );
+        sock.once('data', (d) => resolve(Number(/^HTTP\/1\.1 (\d+)/.exec(d.toString())?.[1] ?? 0)));
+        sock.on('error', reject);
+        hog.push(sock);
+      });
+    relay.down = true; // the page cannot take a slot back while they fill
+    for (const sock of relay.sockets) sock.destroy(); // the page's stream goes; its slot comes back
+    await page.locator('#live', { hasText: /reconnecting|offline/ }).waitFor({ timeout: 15_000 });
+    const statuses: number[] = [];
+    for (let i = 0; i < 40 && statuses.at(-1) !== 429; i++) statuses.push(await openOne());
+    expect(statuses.at(-1)).toBe(429);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(32);
+    relay.down = false;
+    await ckpt('capture', '--tool', 'LS', 'while-capped.txt');
+    await new Promise((r) => setTimeout(r, 4000)); // at least one refused retry (every 3 s)
+    await expect(page.locator('#live').textContent()).resolves.not.toBe('live');
+    for (const sock of hog) sock.destroy();
+    await page.locator('#live', { hasText: /^live$/ }).waitFor({ timeout: 20_000 });
+    await captureRow('LS').waitFor({ timeout: 15_000 });
+  }, 60_000);
+
   it('works from the keyboard: Tab reaches the main actions, Enter and Space activate them', async () => {
     await writeFile(ws('a.txt'), 'hello\nfrom the keyboard\n'); // something to diff against now
     consoleErrors.length = 0; // the cut connection above was logged: count again from a fresh load

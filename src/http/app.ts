@@ -4,6 +4,7 @@
 // capped; no CORS headers are ever sent — then the routes, and one error mapping:
 // `{error:{code,message,data}}` with the status of DESIGN §7 (httpStatusOf). The hook route is
 // served in front of this app (hook-lane.ts); only its OpenAPI entry is here.
+import { createHash } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { CkptError, httpStatusOf, toCkptError } from '../index.js';
@@ -21,7 +22,15 @@ import { addSessionRoutes } from './routes-sessions.js';
 import { addStoreRoutes } from './routes-store.js';
 import { registerWebAssets } from './web-assets.js';
 import { addWebRoutes } from './web-routes.js';
-import { createWebLogin, isPublicPath, loginFailedPage, type WebLogin } from './web-login.js';
+import { COOKIE_NAME, cookieValue, createWebLogin, isPublicPath, loginFailedPage, type WebLogin } from './web-login.js';
+import { createStreamGate, type StreamLimits } from './stream-gate.js';
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** Who made the request, for per-client limits: `web:<digest of its sign-in>` or `token`. */
+    ckptClient: string;
+  }
+}
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -34,6 +43,8 @@ export interface AppOptions {
   version: string;
   /** Open SSE streams (ended on shutdown). */
   streams: Set<() => void>;
+  /** Caps on open SSE streams per client and overall (default DEFAULT_STREAM_LIMITS). */
+  streamLimits?: StreamLimits;
   /** Called for every error answered with a 5xx (logging). */
   onServerError?: (err: CkptError) => void;
   /** The web page's one-time codes and cookie sessions (default: a fresh one). */
@@ -51,11 +62,17 @@ export function createApp(options: AppOptions): Hono {
   app.use(async (c, next) => {
     guard.checkHost(c.req.header('host'), (c.env as { incoming?: { socket?: { localAddress?: string } } } | undefined)?.incoming?.socket?.localAddress);
     // Hook paths take the bearer token only: a browser's cookie must not be able to record into a session.
-    if (isPublicPath(c.req.path) || (!isHookPath(c.req.path) && web.cookieAuthorized(c))) return next();
+    if (isPublicPath(c.req.path)) return next();
+    if (!isHookPath(c.req.path) && web.cookieAuthorized(c)) {
+      // One browser sign-in is one client (a digest: the cookie itself must not sit in memory twice).
+      c.set('ckptClient', `web:${createHash('sha256').update(cookieValue(c.req.header('cookie'), COOKIE_NAME) ?? '').digest('hex').slice(0, 16)}`);
+      return next();
+    }
     if (!guard.hasToken(c.req.header('authorization'))) {
       if (c.req.path === '/' && c.req.method === 'GET') return c.html(loginFailedPage(), 401);
       throw unauthorized();
     }
+    c.set('ckptClient', 'token');
     await next();
   });
   const limit = bodyLimit({
@@ -70,7 +87,7 @@ export function createApp(options: AppOptions): Hono {
   addInspectRoutes(router, options.state);
   addRestoreRoutes(router, options.state, options.token);
   addStoreRoutes(router, options.state);
-  addEventRoutes(router, options.hub, { streams: options.streams });
+  addEventRoutes(router, options.hub, { streams: options.streams, gate: createStreamGate(options.streamLimits) });
   addHookDocs(router);
   router.add({ method: 'get', path: '/health', summary: 'the daemon is up: pid, store, version', handler: async () => ({
       ok: true,
@@ -93,5 +110,6 @@ export function createApp(options: AppOptions): Hono {
 function errorResponse(c: Context, err: CkptError, onServerError?: (err: CkptError) => void): Response {
   const status = httpStatusOf(err);
   if (status >= 500) onServerError?.(err);
+  if (typeof err.data.retryAfterSeconds === 'number') c.header('retry-after', String(err.data.retryAfterSeconds));
   return c.json({ error: err.toJSON() }, status as 400);
 }

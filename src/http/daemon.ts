@@ -13,6 +13,7 @@ import { createEventHub } from './event-hub.js';
 import { createAfterAnswerQueue } from './after-answer.js';
 import { createHookLane } from './hook-lane.js';
 import { createRequestGuard, isLoopbackAddress } from './request-guard.js';
+import type { StreamLimits } from './stream-gate.js';
 
 export interface DaemonOptions {
   store: Store;
@@ -37,6 +38,8 @@ export interface DaemonOptions {
    * next once-per-prompt hook starts it again). Default: never.
    */
   idle?: { ms: number; onIdle: () => void };
+  /** Caps on live `GET /events` streams per client and overall (default 32 and 256; 429 beyond). */
+  streamLimits?: StreamLimits;
 }
 
 export interface RunningDaemon {
@@ -76,7 +79,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const guard = createRequestGuard({ token, host: options.host, socket: options.socket !== undefined });
   // Escaped: a message may quote request values, and a newline in one must not forge a log line (issue 27 item 8).
   const onServerError = (err: CkptError): void => options.log?.(`error ${err.code}: ${escapeForLog(err.message)}`);
-  const app = createApp({ state, hub, token, guard, version: options.version, streams, onServerError });
+  const app = createApp({ state, hub, token, guard, version: options.version, streams, onServerError, ...(options.streamLimits ? { streamLimits: options.streamLimits } : {}) });
   let lastActive = Date.now();
   const hooks = createHookLane({ state, guard, onServerError, hookKey: hookKeyText });
   const toApp = getRequestListener(app.fetch);

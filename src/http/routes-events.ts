@@ -4,10 +4,13 @@ import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import type { EventHub, HubEvent } from './event-hub.js';
 import type { Router } from './route.js';
+import type { StreamGate } from './stream-gate.js';
 
 export interface EventsOptions {
   /** Open streams register here so shutdown can end them. */
   streams: Set<() => void>;
+  /** Admits a stream (per client and overall caps, 429 beyond them) and takes its slot back when it ends. */
+  gate: StreamGate;
 }
 
 export function addEventRoutes(r: Router, hub: EventHub, options: EventsOptions): void {
@@ -28,12 +31,17 @@ export function addEventRoutes(r: Router, hub: EventHub, options: EventsOptions)
         (query.session === undefined || e.session === query.session) &&
         (query.machine === undefined || e.machine === query.machine);
       const resumeFrom = c.req.header('last-event-id') ?? query.lastEventId;
+      // A client is its credential from one remote address (on loopback: one browser sign-in, or the token).
+      const remote = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress ?? 'local';
+      // Admitted (or LIMIT_REACHED, 429) before the stream starts, so a refusal is an ordinary JSON error.
+      const release = options.gate.acquire(`${remote} ${c.get('ckptClient') ?? 'token'}`);
       return streamSSE(c, async (stream) => {
         let queue: HubEvent[] = [];
         let wake: (() => void) | undefined;
         let ended = false;
         const end = (): void => {
           ended = true;
+          release();
           wake?.();
         };
         const unsubscribe = hub.subscribe((events) => {
@@ -68,6 +76,7 @@ export function addEventRoutes(r: Router, hub: EventHub, options: EventsOptions)
             }
           }
         } finally {
+          release();
           unsubscribe();
           options.streams.delete(end);
         }

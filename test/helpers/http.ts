@@ -111,8 +111,8 @@ export function createClient(url: string, token: string) {
 }
 
 /** Starts `ckpt serve` as a child; resolves with its url and token once it listens. */
-export async function spawnDaemon(store: string): Promise<{ child: ChildProcess; url: string; token: string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [CKPT_BIN, '--store', store, 'serve', '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+export async function spawnDaemon(store: string, extra: { args?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<{ child: ChildProcess; url: string; token: string; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, [CKPT_BIN, '--store', store, 'serve', '--json', ...(extra.args ?? [])], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...extra.env } });
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   let out = '';
   let err = '';

@@ -1,4 +1,4 @@
-// `ckpt serve [--port P] [--socket PATH] [--host H [--allow-remote]] [--print-token]` (DESIGN §9, §10 "Daemon"): the
+// `ckpt serve [--port P] [--socket PATH] [--host H [--allow-remote]] [--print-token] [--max-event-streams N]` (DESIGN §9, §10 "Daemon"): the
 // resident HTTP daemon of the store. Runs until SIGINT/SIGTERM, then finishes the requests in flight.
 import { join } from 'node:path';
 import type { Command } from 'commander';
@@ -8,6 +8,7 @@ import { action } from '../action.js';
 import { tuneForResidentProcess } from '../resident-process.js';
 import { scanInChild } from '../scan-in-child.js';
 import { webLoginUrl } from '../web-login-url.js';
+import { DEFAULT_STREAM_LIMITS, parseStreamLimit } from '../../http/stream-gate.js';
 
 export function registerServeCommand(program: Command): void {
   program
@@ -19,9 +20,11 @@ export function registerServeCommand(program: Command): void {
     .option('--allow-remote', 'with --host: really listen beyond this machine (token, cookie and files in clear text; warns)')
     .option('--print-token', 'print the bearer token (made on first use) and exit')
     .option('--idle-exit <seconds>', 'exit after this long without a request (the daemon hooks start on demand)')
+    .option('--max-event-streams <n>', 'live /events streams open at once, all clients (default 256, or CKPT_MAX_EVENT_STREAMS; 429 beyond)')
+    .option('--max-event-streams-per-client <n>', 'live /events streams one client may hold (default 32, or CKPT_MAX_EVENT_STREAMS_PER_CLIENT; 429 beyond)')
     .action(
       action(async ([opts], ctx, out) => {
-        const flags = opts as { port?: string; socket?: string; host?: string; printToken?: boolean; idleExit?: string; allowRemote?: boolean };
+        const flags = opts as { port?: string; socket?: string; host?: string; printToken?: boolean; idleExit?: string; allowRemote?: boolean; maxEventStreams?: string; maxEventStreamsPerClient?: string };
         const store = await ctx.store();
         if (flags.printToken) {
           const token = await daemonToken(store.daemonCtx);
@@ -33,6 +36,13 @@ export function registerServeCommand(program: Command): void {
         if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new CkptError('INVALID_ARGUMENT', `--port must be 0..65535, got ${flags.port}`, { port: flags.port });
         const idleSeconds = flags.idleExit === undefined ? undefined : Number(flags.idleExit);
         if (idleSeconds !== undefined && !(Number.isFinite(idleSeconds) && idleSeconds > 0)) throw new CkptError('INVALID_ARGUMENT', `--idle-exit must be a positive number of seconds, got ${flags.idleExit}`, { idleExit: flags.idleExit });
+        // Flags first, then the environment (the on-demand daemon that hooks start takes no flags).
+        const total = flags.maxEventStreams ?? process.env.CKPT_MAX_EVENT_STREAMS;
+        const perClient = flags.maxEventStreamsPerClient ?? process.env.CKPT_MAX_EVENT_STREAMS_PER_CLIENT;
+        const streamLimits = {
+          total: total === undefined ? DEFAULT_STREAM_LIMITS.total : parseStreamLimit(total, '--max-event-streams'),
+          perClient: perClient === undefined ? DEFAULT_STREAM_LIMITS.perClient : parseStreamLimit(perClient, '--max-event-streams-per-client'),
+        };
         tuneForResidentProcess();
         // Loaded here, not with the CLI: the HTTP stack is compiled only by the command that serves.
         const { startDaemon } = await import('../../http/daemon.js');
@@ -42,6 +52,7 @@ export function registerServeCommand(program: Command): void {
           port,
           host: flags.host,
           allowRemote: flags.allowRemote === true,
+          streamLimits,
           socket: flags.socket,
           version: program.version() ?? '0',
           log: (line) => ctx.io.stderr.write(`${line}\n`),
