@@ -68,7 +68,7 @@ function openStream(url: string, headers: Record<string, string>, path = '/event
   });
 }
 
-async function webSignIn(url: string, token: string): Promise<Record<string, string>> {
+async function webSignIn(url: string, token: string): Promise<{ cookie: string; 'x-ckpt-key': string }> {
   const code = ((await (await fetch(`${url}/web/code`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })).json()) as { code: string }).code;
   const res = await fetch(`${url}/login?code=${code}`, { redirect: 'manual' });
   const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
@@ -88,7 +88,7 @@ describe('GET /events caps', () => {
   it('refuses a client beyond its cap and the daemon beyond its total with 429 LIMIT_REACHED; a slot comes back on disconnect', async () => {
     daemon = await startDaemon({ store, version: 'test', streamLimits: { perClient: 3, total: 5 } });
     const bearer = { authorization: `Bearer ${daemon.token}` };
-    const mine = [];
+    const mine: Stream[] = [];
     for (let i = 0; i < 3; i++) mine.push(await openStream(daemon.url, bearer));
     expect(mine.map((s) => s.status)).toEqual([200, 200, 200]);
     const refused = await openStream(daemon.url, bearer);
@@ -127,14 +127,14 @@ describe('GET /events caps', () => {
   it('holds the default caps: 32 streams per client, the 33rd is 429', async () => {
     daemon = await startDaemon({ store, version: 'test' });
     const bearer = { authorization: `Bearer ${daemon.token}` };
-    const statuses = [];
+    const statuses: number[] = [];
     for (let i = 0; i < 33; i++) statuses.push((await openStream(daemon.url, bearer)).status);
     expect(statuses.slice(0, 32).every((x) => x === 200)).toBe(true);
     expect(statuses[32]).toBe(429);
     // Closing every stream gives every slot back.
     for (const s of open.splice(0)) s.close();
     await eventually('all 32 slots come back', async () => {
-      const batch = [];
+      const batch: Stream[] = [];
       for (let i = 0; i < 32; i++) batch.push(await openStream(daemon!.url, bearer));
       const ok = batch.every((x) => x.status === 200);
       for (const x of open.splice(0)) x.close();
@@ -148,7 +148,7 @@ describe('GET /events caps', () => {
       const d = await spawnDaemon(dirs.store, how);
       try {
         const bearer = { authorization: `Bearer ${d.token}` };
-        const statuses = [];
+        const statuses: number[] = [];
         for (let i = 0; i < 3; i++) statuses.push((await openStream(d.url, bearer)).status);
         expect(statuses, JSON.stringify(how)).toEqual([200, 200, 429]);
       } finally {
