@@ -88,10 +88,19 @@ export interface AgentSpec {
   /** The agent can post hook events to a URL (`"type": "http"` hooks): `ckpt init <agent> --http`. */
   httpHooks?: boolean;
   /**
-   * How `ckpt init` installs: `hooks-json` (default) merges hook entries into a JSON settings file
-   * (install/merge-hooks.ts); `opencode-plugin` writes ckpt's plugin file (install/opencode-plugin.ts).
+   * How `ckpt init` installs: `hooks-json` (default) merges Claude Code's matcher groups into a JSON
+   * settings file (install/merge-hooks.ts); `flat-hooks-json` lists hook entries straight under each
+   * event, as Cursor and GitHub Copilot read them (`{"version": 1, "hooks": {"<event>": [{…}]}}`);
+   * `opencode-plugin` writes ckpt's plugin file (install/opencode-plugin.ts).
    */
-  install?: 'hooks-json' | 'opencode-plugin';
+  install?: 'hooks-json' | 'flat-hooks-json' | 'opencode-plugin';
+  /**
+   * `flat-hooks-json`: the fields of ckpt's hook entry for the `ckpt hook <agent> --daemon` command line
+   * (default `{type: 'command', command}`), and the `version` a new file of that scope starts with.
+   */
+  flatHook?: { fields: (command: string) => Record<string, unknown>; version?: Partial<Record<'project' | 'user', number>> };
+  /** What a hook prints when it has nothing to say (default nothing; Cursor reads a JSON answer from every hook). */
+  quietAnswer?: string;
   /** Said by `ckpt init <agent>` after installing (e.g. a switch the user must turn on). */
   installNote?: string;
   /** Field names of the agent's hook JSON. */
@@ -110,6 +119,8 @@ export interface AgentSpec {
     trigger: string;
     /** PreCompact: the user's instructions for the summary. */
     compactInstructions: string;
+    /** A list of workspace folders whose first one stands for `cwd` in events that have none (Cursor's `workspace_roots`). */
+    roots?: string;
   };
 }
 

@@ -89,7 +89,8 @@ export function parseHookEvent(spec: AgentSpec, raw: { data: Buffer; tooLarge: b
   const name = str(v, f.event, { required: true, max: 128 })!;
   const action = actionOf(spec, name);
   const sessionId = str(v, f.sessionId, { required: true, max: 1024 })!;
-  const cwd = str(v, f.cwd, { required: true, max: 4096 })!;
+  // Cursor sends cwd with tool events only; every event names the workspace folders.
+  const cwd = (f.roots && v[f.cwd] === undefined ? firstRoot(v, f.roots) : undefined) ?? str(v, f.cwd, { required: true, max: 4096 })!;
   if (!isAbsolute(cwd) || cwd.includes('\0')) throw reject('bad-cwd', `${f.cwd} must be an absolute path`);
   const event: HookEvent = { agent: spec.name, name, action, sessionId, cwd };
   const transcriptPath = str(v, f.transcriptPath, { max: 4096 });
@@ -97,7 +98,15 @@ export function parseHookEvent(spec: AgentSpec, raw: { data: Buffer; tooLarge: b
 
   if (action === 'before-tool' || action === 'after-tool') {
     event.toolName = str(v, f.toolName, { required: true, max: 256 });
-    const input = v[f.toolInput];
+    let input = v[f.toolInput];
+    // Some agents send the tool's arguments as JSON text (Copilot's documented toolArgs, Cursor's MCP calls).
+    if (typeof input === 'string') {
+      try {
+        input = JSON.parse(input);
+      } catch {
+        throw reject('bad-tool-input', `${f.toolInput} is text that is not JSON`);
+      }
+    }
     if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) {
       throw reject('bad-tool-input', `${f.toolInput} must be an object`);
     }
@@ -121,18 +130,35 @@ export function parseHookEvent(spec: AgentSpec, raw: { data: Buffer; tooLarge: b
   return event;
 }
 
-/** The paths a tool's input names in `fields` (each must be a non-empty string when present). */
+/** Most paths one tool input field may list (VS Code's `files`): more is no edit ckpt captures file by file. */
+const MAX_LISTED_PATHS = 1000;
+
+/** The paths a tool's input names in `fields` (each a non-empty path string, or a list of them, when present). */
 export function pathsOf(input: Record<string, unknown>, fields: readonly string[]): string[] {
   const out: string[] = [];
   for (const field of fields) {
     const value = input[field];
     if (value === undefined || value === null) continue;
-    if (typeof value !== 'string' || value.length === 0 || value.length > 4096 || value.includes('\0')) {
-      throw reject('bad-path', `tool input field ${field} must be a non-empty path string`);
+    const list = Array.isArray(value) ? value : [value];
+    if (list.length > MAX_LISTED_PATHS) throw reject('bad-path', `tool input field ${field} lists more than ${MAX_LISTED_PATHS} paths`);
+    for (const path of list) {
+      if (typeof path !== 'string' || path.length === 0 || path.length > 4096 || path.includes('\0')) {
+        throw reject('bad-path', `tool input field ${field} must be a non-empty path string or a list of them`);
+      }
+      out.push(path);
     }
-    out.push(value);
   }
   return out;
+}
+
+/** The first of a list of workspace folders (Cursor's `workspace_roots`), or undefined when the field is absent. */
+function firstRoot(v: Record<string, unknown>, field: string): string | undefined {
+  const roots = v[field];
+  if (roots === undefined) return undefined;
+  if (!Array.isArray(roots) || typeof roots[0] !== 'string' || roots[0].length === 0 || roots[0].length > 4096) {
+    throw reject('bad-cwd', `${field} must be a list of workspace folders`);
+  }
+  return roots[0];
 }
 
 /**

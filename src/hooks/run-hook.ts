@@ -59,7 +59,7 @@ export async function runHook(options: RunHookOptions): Promise<HookOutcome> {
 
   try {
     event = parseHookEvent(spec, options.input);
-    if (event.action === 'none' || isPassive(spec, event)) return { exitCode: 0, stdout: '', stderr: '', did };
+    if (event.action === 'none' || isPassive(spec, event)) return { exitCode: 0, stdout: spec.quietAnswer ?? '', stderr: '', did };
     let root = projectRoot(spec, env, event, options.workspace);
     // An agent that names no project dir (Codex CLI) runs hooks in its session's cwd, maybe a subfolder.
     if ((options.locate || spec.projectDirEnv.length === 0) && !options.workspace && root === event.cwd) root = (await locateWorkspace(await openOnce(), root)).root;
@@ -75,7 +75,7 @@ export async function runHook(options: RunHookOptions): Promise<HookOutcome> {
   } catch (err) {
     return fail(err);
   }
-  if (warnings.length === 0) return { exitCode: 0, stdout: '', stderr: '', did };
+  if (warnings.length === 0) return { exitCode: 0, stdout: spec.quietAnswer ?? '', stderr: '', did };
   const logNote = await log({ code: 'WARNING', message: warnings.join('; ') });
   return { exitCode: 0, stdout: systemMessage(`ckpt: ${warnings.join('; ')}${logNote}`), stderr: '', did };
 

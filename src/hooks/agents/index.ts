@@ -3,10 +3,12 @@ import { CkptError } from '../../index.js';
 import type { AgentSpec } from '../agent-spec.js';
 import { claude } from './claude.js';
 import { codex } from './codex.js';
+import { copilot } from './copilot.js';
+import { cursor } from './cursor.js';
 import { gemini } from './gemini.js';
 import { opencode } from './opencode.js';
 
-export const AGENTS: Readonly<Record<string, AgentSpec>> = { claude, codex, gemini, opencode };
+export const AGENTS: Readonly<Record<string, AgentSpec>> = { claude, codex, copilot, cursor, gemini, opencode };
 
 export function agentSpec(name: string): AgentSpec {
   const spec = Object.hasOwn(AGENTS, name) ? AGENTS[name] : undefined;

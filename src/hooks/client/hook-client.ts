@@ -40,7 +40,9 @@ export type ClientAnswer = { exitCode: number } | { input: { data: Buffer; tooLa
 /** The same cap as hook-input.ts (kept apart so that this module imports nothing of ckpt). */
 const MAX_INPUT_BYTES = 8 * 1024 * 1024;
 /** Events after which the daemon is started when it is down: they come once per prompt, not per tool call. */
-export const START_EVENTS: ReadonlySet<string> = new Set(['SessionStart', 'UserPromptSubmit', 'Stop', 'PreCompact', 'BeforeAgent', 'AfterAgent', 'PreCompress', 'sessionStart', 'userPromptSubmitted', 'agentStop']);
+export const START_EVENTS: ReadonlySet<string> = new Set(['SessionStart', 'UserPromptSubmit', 'Stop', 'PreCompact', 'BeforeAgent', 'AfterAgent', 'PreCompress', 'sessionStart', 'userPromptSubmitted', 'agentStop', 'beforeSubmitPrompt', 'stop', 'preCompact']);
+/** Agents that read a JSON answer from every hook, `{}` included (their tables' `quietAnswer`; test: hooks/agent-tables.test.ts). */
+export const JSON_ANSWER_AGENTS: ReadonlySet<string> = new Set(['cursor']);
 /** How long the daemon started on demand lives without a request (seconds): 30 minutes, or CKPT_DAEMON_IDLE_EXIT. */
 export function idleExitSeconds(env: NodeJS.ProcessEnv): number {
   const s = Number(env.CKPT_DAEMON_IDLE_EXIT);
@@ -86,7 +88,7 @@ export async function hookClient(args: HookArgs, io: ClientIo): Promise<ClientAn
   const event = eventName(input.data);
   if (daemon) {
     const answer = await post(daemon, args, io.env, input.data).catch(() => undefined);
-    if (answer?.status === 200) return { exitCode: writeAnswer(answer.body, io) };
+    if (answer?.status === 200) return { exitCode: writeAnswer(answer.body, io, JSON_ANSWER_AGENTS.has(args.agent)) };
   }
   // No daemon answered: record in-process. Start one for the next events when this is a once-per-prompt one.
   if (args.daemon && io.script && event !== undefined && START_EVENTS.has(event)) startDaemon(store, io.script, io.env, idleExitSeconds(io.env));
@@ -190,7 +192,7 @@ function dechunk(text: string): string {
 }
 
 /** The daemon's answer as a command hook's output: its JSON on stdout, or strict mode's block as exit 2. */
-function writeAnswer(body: string, io: ClientIo): number {
+function writeAnswer(body: string, io: ClientIo, always: boolean): number {
   let v: Record<string, unknown>;
   try {
     v = JSON.parse(body) as Record<string, unknown>;
@@ -201,7 +203,7 @@ function writeAnswer(body: string, io: ClientIo): number {
     io.stderr.write(`${v.reason}\n`);
     return 2;
   }
-  if (Object.keys(v).length > 0) io.stdout.write(`${body}\n`);
+  if (always || Object.keys(v).length > 0) io.stdout.write(`${body}\n`);
   return 0;
 }
 

@@ -7,7 +7,8 @@ import { dirname, join, resolve } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { CkptError } from '../../index.js';
 import { installEntries, type AgentSpec, type InstallEntry } from '../agent-spec.js';
-import { installHooks, uninstallHooks } from './merge-hooks.js';
+import { installFlatHooks, uninstallFlatHooks } from './merge-flat-hooks.js';
+import { installHooks, uninstallHooks, type MergeResult } from './merge-hooks.js';
 import { isCkptPlugin, opencodePluginSource } from './opencode-plugin.js';
 import { formatSettings, parseSettings } from './settings-text.js';
 
@@ -62,9 +63,20 @@ export async function installAgent(options: InstallOptions): Promise<InstallResu
   }
   if (spec.install === 'opencode-plugin') return installPluginFile(options, file, command, text);
   const parsed = parseSettings(text, file);
-  const merged = options.uninstall
-    ? uninstallHooks(parsed.value, spec.name, file)
-    : installHooks(parsed.value, installEntries(spec), { type: 'command', command }, spec.name, file, options.http ? { type: 'http', ...options.http } : undefined, options.httpFor);
+  const merged: MergeResult = options.uninstall
+    ? spec.install === 'flat-hooks-json'
+      ? uninstallFlatHooks(parsed.value, spec.name, file)
+      : uninstallHooks(parsed.value, spec.name, file)
+    : spec.install === 'flat-hooks-json'
+      ? installFlatHooks(
+          parsed.value,
+          installEntries(spec).map((e) => e.event),
+          spec.flatHook?.fields(command) ?? { type: 'command', command },
+          spec.name,
+          file,
+          scope === 'local' ? undefined : spec.flatHook?.version?.[scope],
+        )
+      : installHooks(parsed.value, installEntries(spec), { type: 'command', command }, spec.name, file, options.http ? { type: 'http', ...options.http } : undefined, options.httpFor);
   const next = formatSettings({ value: merged.value, style: parsed.style });
   const changed = merged.changes.length > 0 && next !== text;
   if (changed && !options.dryRun) {

@@ -40,7 +40,7 @@ export function isCkptHookUrl(url: unknown, agent: string): boolean {
   return typeof url === 'string' && new RegExp(`^http://(?:127\\.0\\.0\\.1|localhost|\\[::1\\]):\\d+/hooks/${agent}(?:[?#]|$)`).test(url);
 }
 
-function isCkptHook(hook: Hook, agent: string): boolean {
+export function isCkptHook(hook: { type?: unknown; command?: unknown; url?: unknown }, agent: string): boolean {
   return hook.type === 'http' ? isCkptHookUrl(hook.url, agent) : isCkptHookCommand(hook.command, agent);
 }
 

@@ -125,10 +125,18 @@ export const DRIVERS: Record<CliAgent, Driver> = {
   copilot: {
     wire: 'chat',
     initScope: '--project',
+    // No login, no network: a BYOK provider on loopback (Chat Completions), every tool allowed.
     async configure() {},
-    argv: () => [],
-    env: () => ({}),
-    sessionOf: () => undefined,
+    argv: (prompt, id) => ['-p', prompt, '--allow-all', '--output-format', 'json', ...(id ? [`--resume=${id}`] : [])],
+    env: ({ model }) => ({
+      COPILOT_OFFLINE: 'true',
+      COPILOT_PROVIDER_BASE_URL: `${model.url}/v1`,
+      COPILOT_PROVIDER_API_KEY: 'fake',
+      COPILOT_MODEL: 'gpt-4.1',
+      COPILOT_ALLOW_ALL: 'true',
+      COPILOT_AUTO_UPDATE: 'false',
+    }),
+    sessionOf: (stdout) => jsonLines(stdout).find((e) => e.type === 'result')?.sessionId as string | undefined,
   },
 };
 

@@ -1,0 +1,83 @@
+// Merging ckpt's hook entries into a hooks file whose events list hook entries directly, with no
+// matcher groups — Cursor's `.cursor/hooks.json` and GitHub Copilot's `.github/hooks/*.json` /
+// `~/.copilot/settings.json`: `{"version": 1, "hooks": {"<event>": [{"command": "…"}, …]}}`. ckpt's
+// entries are recognised by their command, as in merge-hooks.ts; every other entry and setting is kept
+// as it is, in its order. Pure: returns the new value and what changed.
+import { CkptError } from '../../index.js';
+import { isCkptHook, type MergeResult } from './merge-hooks.js';
+
+type Entry = Record<string, unknown>;
+
+/**
+ * Adds ckpt's entry to each event (or updates an older ckpt entry in place, keeping the user's own
+ * additions to it, e.g. a longer timeout). `version` is set on a file that has none, when given. Idempotent.
+ */
+export function installFlatHooks(settings: Record<string, unknown>, events: readonly string[], entry: Entry, agent: string, file: string, version?: number): MergeResult {
+  const value = structuredClone(settings);
+  const changes: string[] = [];
+  if (version !== undefined && value.version === undefined) {
+    // A file Cursor/Copilot reads only with its format version: first key, as their examples write it.
+    const rest = { ...value };
+    for (const k of Object.keys(value)) delete value[k];
+    Object.assign(value, { version }, rest);
+    changes.push(`set version ${version}`);
+  }
+  const hooks = hooksObject(value, file, true)!;
+  for (const event of events) {
+    const list = eventEntries(hooks, event, file, true)!;
+    const at = list.findIndex((h) => isCkptHook(h, agent));
+    if (at < 0) {
+      list.push({ ...entry });
+      changes.push(`added ${event}`);
+      continue;
+    }
+    const next = { ...list[at], ...entry };
+    if (JSON.stringify(next) !== JSON.stringify(list[at])) {
+      list[at] = next;
+      changes.push(`updated ${event}`);
+    }
+  }
+  return { value, changes: changes.length === 1 && changes[0]!.startsWith('set version') ? [] : changes };
+}
+
+/** Removes every ckpt entry of the agent, and the event lists (and `hooks`) left empty by that. */
+export function uninstallFlatHooks(settings: Record<string, unknown>, agent: string, file: string): MergeResult {
+  const value = structuredClone(settings);
+  const changes: string[] = [];
+  const hooks = hooksObject(value, file, false);
+  if (!hooks) return { value, changes };
+  for (const event of Object.keys(hooks)) {
+    const list = eventEntries(hooks, event, file, false);
+    if (!list) continue;
+    const kept = list.filter((h) => !isCkptHook(h, agent));
+    if (kept.length === list.length) continue;
+    changes.push(`removed ${event}`);
+    if (kept.length === 0) delete hooks[event];
+    else hooks[event] = kept;
+  }
+  if (Object.keys(hooks).length === 0 && changes.length > 0) delete value.hooks;
+  return { value, changes };
+}
+
+function hooksObject(value: Record<string, unknown>, file: string, create: boolean): Record<string, unknown> | undefined {
+  if (value.hooks === undefined) {
+    if (!create) return undefined;
+    value.hooks = {};
+  }
+  if (typeof value.hooks !== 'object' || value.hooks === null || Array.isArray(value.hooks)) {
+    throw new CkptError('INVALID_ARGUMENT', `"hooks" in ${file} is not an object; the file was left unchanged`, { file });
+  }
+  return value.hooks as Record<string, unknown>;
+}
+
+function eventEntries(hooks: Record<string, unknown>, event: string, file: string, create: boolean): Entry[] | undefined {
+  if (hooks[event] === undefined) {
+    if (!create) return undefined;
+    hooks[event] = [];
+  }
+  const list = hooks[event];
+  if (!Array.isArray(list) || list.some((h) => typeof h !== 'object' || h === null || Array.isArray(h))) {
+    throw new CkptError('INVALID_ARGUMENT', `"hooks.${event}" in ${file} is not a list of hooks; the file was left unchanged`, { file, event });
+  }
+  return list as Entry[];
+}
