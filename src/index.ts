@@ -51,9 +51,9 @@ export { appendConversation, liveConversation, liveConversation as liveEvents, h
 export type { AppendOptions, AppendResult, CompactionOptions, CompactionPlan, EventRef, MessageTag, RecordCompactionOptions } from './conversation/index.js';
 export { CHECKPOINT_EVENT_TYPES, OUTSIDE_TOOL } from './format/event.js';
 export type { RestoreOptions, CheckPlan, PlanSnapshot, RestoreResult, RestorePlan, RewindOptions, RewindResult, Watermark } from './restore/index.js';
-export { runGc, planGc, applyGc, takeInventory, describeGcPlan, formatBytes, prune, resolveRetention, verify, sessionSize, storeStats, parseDuration } from './gc/index.js';
+export { runGc, planGc, applyGc, gcSummary, takeInventory, describeGcPlan, formatBytes, prune, resolveRetention, verify, sessionSize, storeStats, parseDuration } from './gc/index.js';
 export { copyStore, type CopyProblem, type CopyStoreResult } from './gc/index.js';
-export type { GcPlan, GcResult, PruneOptions, PruneResult, RetentionPolicy, VerifyResult, VerifyProblem, SizeReport, StoreStats } from './gc/index.js';
+export type { GcPlan, GcResult, GcSummary, PruneOptions, PruneResult, RetentionPolicy, VerifyResult, VerifyProblem, SizeReport, StoreStats } from './gc/index.js';
 export { daemonToken, runningDaemon, claimDaemon, assertNoDaemon, lastDaemonPort, type DaemonInfo } from './daemon/daemon-files.js';
 export { createLogFeed, type FeedEvent, type LogFeed, type LogFeedOptions } from './daemon/log-feed.js';
 export { createTouchTracker, type TouchTracker, type TouchTrackerOptions } from './daemon/touch-tracker.js';

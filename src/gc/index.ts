@@ -4,6 +4,7 @@ export { collectLiveSet, refsOfEvents, type LiveSet, type LogRefs, type SessionR
 export { takeInventory, planGc, describeGcPlan, formatBytes, DEFAULT_GRACE_MS } from './plan-gc.js';
 export type { GcInventory, GcOptions, GcPlan, LooseCandidate, PackCandidate } from './plan-gc.js';
 export { applyGc, runGc, GC_LOCK, type ApplyGcOptions, type GcProgress, type GcResult, type RunGcOptions } from './apply-gc.js';
+export { gcSummary, type GcSummary, type GcSummaryOptions } from './gc-summary.js';
 export type { OrphanFile, OrphanKind } from './orphans.js';
 export { prune, type PruneResult } from './prune.js';
 export { prunePoint, pruneEvent, retentionEvent, resolveRetention, DEFAULT_RETENTION, type PruneOptions } from '../session/retention.js';

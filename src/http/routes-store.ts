@@ -1,6 +1,6 @@
 // Store maintenance over HTTP (DESIGN §9 `ckpt prune|gc|verify|stats`).
 import { z } from 'zod';
-import { CkptError, parseDuration, prune, resolveRetention, runGc, storeStats, verify } from '../index.js';
+import { CkptError, gcSummary, parseDuration, prune, resolveRetention, runGc, storeStats, verify } from '../index.js';
 import type { DaemonState } from './daemon-state.js';
 import type { Router } from './route.js';
 import { workspaceBody } from './schemas.js';
@@ -31,17 +31,7 @@ export function addStoreRoutes(r: Router, state: DaemonState): void {
     handler: async ({ body }) => {
       const graceMs = parseDuration(body.grace ?? '15m', 'grace');
       const { plan, result } = await runGc(state.store.ctx, { graceMs, dryRun: body.dryRun });
-      return {
-        deleted: result.deleted,
-        bytesFreed: result.bytesFreed,
-        kept: result.kept,
-        rescued: result.rescued,
-        packsRewritten: result.packsRewritten,
-        orphansRemoved: result.orphansRemoved,
-        referenced: plan.referenced.length,
-        grace: plan.grace,
-        ...(body.dryRun ? { dryRun: true } : {}),
-      };
+      return gcSummary(plan, result, { dryRun: body.dryRun });
     },
   });
 

@@ -11,7 +11,7 @@
 // stat'ed (the full walk reports it as unreadable), or too many paths touched. It never rewrites the
 // scan index: the owner records written by the capture carry the changes, as a full scan that re-read
 // few paths does.
-import { lstatSync, readdirSync, readlinkSync, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import type { FileImage } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { loadGitIndex, type GitIndex } from '../workspace/git-index.js';
@@ -19,13 +19,14 @@ import { openGitObjects, type GitObjects } from '../workspace/git-objects.js';
 import { findGitDirs } from '../workspace/git-repo.js';
 import { createIgnoreRules, IGNORE_FILE_NAMES, type IgnoreRules } from '../workspace/ignore-rules.js';
 import { rootRulesText } from '../workspace/walk.js';
-import { compare, imageOfSlot, markSkipped, newerOwnerImages, notRacy, type Known, type SkippedList } from './known.js';
+import { compare, imageOfSlot, newerOwnerImages, notRacy, type Known, type SkippedList } from './known.js';
 import type { Change } from './scan-compare.js';
-import { HASH_BYTES, HASH_GIT, KIND_DIR, KIND_FILE, KIND_GONE, KIND_SYMLINK, ScanIndex } from './scan-index.js';
+import { KIND_DIR, KIND_FILE, KIND_GONE, KIND_SYMLINK, ScanIndex } from './scan-index.js';
 import { loadIndex, scanIndexKey } from './scan-persist.js';
 import { recordChanges } from './scan-record.js';
 import type { ScanOptions, ScanResult } from './scan-types.js';
 import { readAndStore } from './store-content.js';
+import { contentPass } from './content-pass.js';
 
 /** Beyond this many paths to look at, the full scan (which can also rewrite the index) is the better tool. */
 export const MAX_WATCHED_CANDIDATES = 4096;
@@ -141,36 +142,15 @@ export async function scanChanged(session: SessionHandle, touched: ReadonlySet<s
     }
     return gitIndex;
   };
-  let gitReferenced = 0;
-  const toRead: number[] = [];
-  for (let w = 0; w < work.length; w++) {
-    const i = work[w] as number;
-    const p = workPrev[w] as number;
-    const path = next.paths[i] as string;
-    if (next.kind[i] === KIND_SYMLINK) {
-      try {
-        next.targets.set(i, readlinkSync(workAbs[w] as string));
-      } catch (err) {
-        markSkipped(next, i, `unreadable: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, skipped);
-      }
-      continue;
+  let objects: GitObjects | undefined | null = null;
+  const gitObjects = (): GitObjects | undefined => {
+    if (objects === null) {
+      const dir = git()?.objectsGitdir ?? findGitDirs(root)?.commondir;
+      objects = dir !== undefined ? openGitObjects(dir) : undefined;
     }
-    const size = next.size[i] as number;
-    if (size > maxBytes) {
-      markSkipped(next, i, 'too-large', skipped);
-      continue;
-    }
-    if (p >= 0 && prev.hashKind[p] === HASH_GIT && !owners.has(path) && git()) {
-      const t = gitIndex!.table;
-      const j = t.slotOf(path);
-      if (j >= 0 && t.sameOid(j, prev.hash, p * HASH_BYTES) && t.matches(j, size, next.mtime[i] as number, next.ctime[i] as number, next.ino[i] as number, next.mode[i] as number, gitIndex!.indexMtimeMs)) {
-        next.setHashBytes(i, HASH_GIT, t.bytes, t.oidAt(j), 20);
-        gitReferenced++;
-        continue;
-      }
-    }
-    toRead.push(w);
-  }
+    return objects;
+  };
+  const { toRead, gitReferenced } = contentPass({ next, work, workPrev, workAbs, prev, owners, maxBytes, skipped, git, gitObjects });
   const read = await readAndStore({ ctx, next, work, workPrev, workAbs, toRead, prev, pool: undefined, maxBytes, skipped, onProgress: options.onProgress });
 
   // ---- compare with what ckpt last knew ----
@@ -186,14 +166,6 @@ export async function scanChanged(session: SessionHandle, touched: ReadonlySet<s
   }
 
   const warnings: string[] = [];
-  let objects: GitObjects | undefined | null = null;
-  const gitObjects = (): GitObjects | undefined => {
-    if (objects === null) {
-      const dir = git()?.objectsGitdir ?? findGitDirs(root)?.commondir;
-      objects = dir !== undefined ? openGitObjects(dir) : undefined;
-    }
-    return objects;
-  };
   const recorded = await recordChanges({ session, changes, gitObjects, tool: options.tool ?? 'scan', warnings });
   return {
     tag: recorded.tag,

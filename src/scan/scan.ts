@@ -10,7 +10,6 @@
 // matches git's index (copied into ckpt's store only when a later scan finds the file changed).
 // A session's first scan when another session already built the index is a normal incremental scan:
 // it records what changed since that index (and the owner records after it).
-import { readlinkSync } from 'node:fs';
 import type { FileImage } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { loadGitIndex, type GitIndex } from '../workspace/git-index.js';
@@ -19,8 +18,9 @@ import { findGitDirs } from '../workspace/git-repo.js';
 import { createIgnoreRules } from '../workspace/ignore-rules.js';
 import { createListPool, type ListPool } from '../workspace/list-dir.js';
 import { readAndStore, type StoreContentResult } from './store-content.js';
-import { markSkipped, newerOwnerImages } from './known.js';
-import { HASH_BYTES, HASH_GIT, KIND_SKIPPED, KIND_SYMLINK, type ScanIndex } from './scan-index.js';
+import { newerOwnerImages } from './known.js';
+import { KIND_SKIPPED, type ScanIndex } from './scan-index.js';
+import { contentPass } from './content-pass.js';
 import { compareWithKnown } from './scan-compare.js';
 import { loadIndex, persistIndex } from './scan-persist.js';
 import { afterCommit } from '../session/warnings.js';
@@ -134,46 +134,10 @@ async function scanLocked(session: SessionHandle, options: ScanOptions, t0: numb
   const { next, work, workPrev, workAbs, skipped, walk } = phase;
 
   // ---- content of new and changed paths ----
-  let gitReferenced = phase.gitReferenced;
   // Pass 1: symlinks, size cap and git references; what is left is read (pass 2).
-  const toRead: number[] = [];
-  for (let w = 0; w < work.length; w++) {
-    const i = work[w] as number;
-    const p = workPrev[w] as number;
-    const path = next.paths[i] as string;
-    const kind = next.kind[i];
-    if (kind === KIND_SKIPPED) continue;
-    if (kind === KIND_SYMLINK) {
-      try {
-        next.targets.set(i, readlinkSync(workAbs[w] as string));
-      } catch (err) {
-        markSkipped(next, i, `unreadable: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, skipped);
-      }
-      continue;
-    }
-    const size = next.size[i] as number;
-    if (size > maxBytes) {
-      markSkipped(next, i, 'too-large', skipped);
-      continue;
-    }
-    // Git-aware: previously the same git blob — reference git (a baseline matched during the walk).
-    const prevGit = p >= 0 && prev!.hashKind[p] === HASH_GIT && !owners.has(path);
-    if (prevGit && git()) {
-      const t = gitIndex!.table;
-      const j = t.slotOf(path);
-      if (
-        j >= 0 &&
-        t.sameOid(j, prev!.hash, p * HASH_BYTES) &&
-        t.matches(j, size, next.mtime[i] as number, next.ctime[i] as number, next.ino[i] as number, next.mode[i] as number, gitIndex!.indexMtimeMs) &&
-        objects()?.has(t.bytes, t.oidAt(j)) === true
-      ) {
-        next.setHashBytes(i, HASH_GIT, t.bytes, t.oidAt(j), 20);
-        gitReferenced++;
-        continue;
-      }
-    }
-    toRead.push(w);
-  }
+  const pass = contentPass({ next, work, workPrev, workAbs, prev, owners, maxBytes, skipped, git, gitObjects: objects });
+  const { toRead } = pass;
+  const gitReferenced = phase.gitReferenced + pass.gitReferenced;
 
   // Pass 2: read and store.
   let readResult: StoreContentResult;

@@ -6,6 +6,7 @@ import {
   CkptError,
   describeGcPlan,
   formatBytes,
+  gcSummary,
   parseDuration,
   prune,
   resolveRetention,
@@ -38,28 +39,7 @@ export function registerMaintenanceCommands(program: Command): void {
         } finally {
           bar.stop();
         }
-        const body = {
-          deleted: result.deleted,
-          bytesFreed: result.bytesFreed,
-          kept: result.kept,
-          rescued: result.rescued,
-          packsRewritten: result.packsRewritten,
-          orphansRemoved: result.orphansRemoved,
-          referenced: plan.referenced.length,
-          grace: plan.grace,
-          ...(plan.missing.length ? { missing: plan.missing } : {}),
-          ...(dryRun
-            ? {
-                dryRun: true,
-                candidates: {
-                  loose: plan.loose.map((c) => c.id),
-                  packs: plan.packs.map((p) => ({ pack: p.pack, dead: p.dead })),
-                  orphans: plan.orphans.map((o) => ({ kind: o.kind, key: o.key })),
-                  young: plan.young,
-                },
-              }
-            : {}),
-        };
+        const body = gcSummary(plan, result, { dryRun, detail: true });
         out.result(body, (r) =>
           r.dryRun
             ? `${pc.bold('dry run')}: nothing deleted\n${describeGcPlan(plan)}`

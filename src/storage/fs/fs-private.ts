@@ -10,13 +10,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CkptError } from '../../errors.js';
+import { errnoOf, fsyncDir } from './fs-io.js';
 
 /** Every file the store writes: owner read/write only. */
 export const STORE_FILE_MODE = 0o600;
 /** Every folder the store makes: owner only. */
 export const STORE_DIR_MODE = 0o700;
-
-const errnoOf = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | undefined)?.code;
 
 function notAFolder(root: string, at: string, what: string): CkptError {
   const rel = path.relative(root, at).split(path.sep).join('/');
@@ -57,20 +56,9 @@ export function walkStoreDirs(root: string, dir: string, create: boolean): boole
       if (!again.isDirectory()) throw notFolder(root, at, again);
       continue;
     }
-    fsyncDirQuiet(parent);
+    fsyncDir(parent);
   }
   return true;
-}
-
-function fsyncDirQuiet(dir: string): void {
-  const fd = fs.openSync(dir, fs.constants.O_RDONLY);
-  try {
-    fs.fsyncSync(fd);
-  } catch (err) {
-    if (errnoOf(err) !== 'EINVAL' && errnoOf(err) !== 'EISDIR') throw err;
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 /** What `tightenStore` did: how many files and folders lost group/other permission bits. */

@@ -1,0 +1,72 @@
+// The first content pass over new and changed paths, shared by the full scan (scan.ts) and the watched
+// scan (scan-changed.ts) so that both record the same: a symlink takes its target, a file over the
+// size cap is skipped, and a file whose previous entry was a git blob that git's index still matches
+// (stat and oid) references that blob — only when git's object store really has it. What is left is
+// read and stored by the second pass (store-content.ts).
+import { readlinkSync } from 'node:fs';
+import type { FileImage } from '../format/event.js';
+import type { GitIndex } from '../workspace/git-index.js';
+import type { GitObjects } from '../workspace/git-objects.js';
+import { markSkipped, type SkippedList } from './known.js';
+import { HASH_BYTES, HASH_GIT, KIND_SKIPPED, KIND_SYMLINK, type ScanIndex } from './scan-index.js';
+
+export interface ContentPassInput {
+  next: ScanIndex;
+  /** Slots of `next` to look at, with their previous slots (-1: new) and absolute paths. */
+  work: readonly number[];
+  workPrev: readonly number[];
+  workAbs: readonly string[];
+  prev: ScanIndex | undefined;
+  owners: ReadonlyMap<string, FileImage>;
+  maxBytes: number;
+  skipped: SkippedList;
+  /** Git's index, loaded on first call (undefined: not a git work tree, or git disabled). */
+  git: () => GitIndex | undefined;
+  /** Git's object store, opened on first call. */
+  gitObjects: () => GitObjects | undefined;
+}
+
+/** Positions in `work` still to read, and how many files now reference git's blobs. */
+export function contentPass(input: ContentPassInput): { toRead: number[]; gitReferenced: number } {
+  const { next, work, workPrev, workAbs, prev, owners, maxBytes, skipped, git, gitObjects } = input;
+  let gitReferenced = 0;
+  const toRead: number[] = [];
+  for (let w = 0; w < work.length; w++) {
+    const i = work[w] as number;
+    const p = workPrev[w] as number;
+    const path = next.paths[i] as string;
+    const kind = next.kind[i];
+    if (kind === KIND_SKIPPED) continue;
+    if (kind === KIND_SYMLINK) {
+      try {
+        next.targets.set(i, readlinkSync(workAbs[w] as string));
+      } catch (err) {
+        markSkipped(next, i, `unreadable: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, skipped);
+      }
+      continue;
+    }
+    const size = next.size[i] as number;
+    if (size > maxBytes) {
+      markSkipped(next, i, 'too-large', skipped);
+      continue;
+    }
+    // Previously the same git blob: reference git again (a baseline matched during the walk).
+    const gitIndex = p >= 0 && prev!.hashKind[p] === HASH_GIT && !owners.has(path) ? git() : undefined;
+    if (gitIndex) {
+      const t = gitIndex.table;
+      const j = t.slotOf(path);
+      if (
+        j >= 0 &&
+        t.sameOid(j, prev!.hash, p * HASH_BYTES) &&
+        t.matches(j, size, next.mtime[i] as number, next.ctime[i] as number, next.ino[i] as number, next.mode[i] as number, gitIndex.indexMtimeMs) &&
+        gitObjects()?.has(t.bytes, t.oidAt(j)) === true
+      ) {
+        next.setHashBytes(i, HASH_GIT, t.bytes, t.oidAt(j), 20);
+        gitReferenced++;
+        continue;
+      }
+    }
+    toRead.push(w);
+  }
+  return { toRead, gitReferenced };
+}
