@@ -2,8 +2,8 @@
 // tag `N`. Numbers only grow, even after a rewind, so every tag stays unique in its session.
 import { CkptError } from '../errors.js';
 import type { SessionHandle } from '../session/session-handle.js';
-import { nextTurnNumber, replay } from '../session/replay.js';
-import { resolveRetention, retentionEvent } from '../session/retention.js';
+import { appendWithHotState, loadHotState } from '../session/hot-snapshot.js';
+import { resolveRetention, retentionEventFromIndex } from '../session/retention.js';
 import { withWarnings } from '../session/warnings.js';
 
 export interface TurnOptions {
@@ -25,14 +25,16 @@ export async function startTurn(session: SessionHandle, options: TurnOptions = {
   const retention = resolveRetention(session.ctx.options.retention);
   const warnings: string[] = [];
   const result = await session.transaction(async (tx) => {
-    const events = await tx.read();
-    const turn = nextTurnNumber(replay(events));
-    const [stored] = await tx.append([
+    // From the hot state (the log's tail since this process's last read, or since the snapshot), not
+    // the whole log: a turn costs the same at the 100,000th event as at the 100th (issue 28).
+    const hot = await loadHotState(session, tx);
+    const turn = hot.maxTurn + 1; // one past the highest ever used, so tags stay unique even after a rewind
+    const [stored] = await appendWithHotState(session, tx, [
       { type: 'turn', turn, ...(messageCount !== undefined ? { messageCount } : {}), ...(text !== undefined ? { text } : {}), ...(messageId !== undefined ? { messageId } : {}) },
     ]);
-    // Automatic retention (session/retention.ts), from the events already read: no extra I/O.
-    const pruneEvent = retentionEvent([...events, stored!], retention);
-    if (pruneEvent) await tx.append([pruneEvent]);
+    // Automatic retention (session/retention.ts) from the retention index the hot state keeps, with this turn.
+    const pruneEvent = retentionEventFromIndex((await loadHotState(session, tx)).retention, retention);
+    if (pruneEvent) await appendWithHotState(session, tx, [pruneEvent]);
     return { turn, tag: String(turn), seq: stored!.seq };
   }, { warnings });
   return withWarnings(result, warnings);

@@ -14,7 +14,7 @@ import type { StoreContext } from '../context.js';
 import type { AppendListener } from '../storage/shared/shared-notify.js';
 import type { EventBase } from '../format/event.js';
 import { withoutInline } from '../format/inline-blobs.js';
-import { createEventLog, type EventLog } from '../storage/event-log.js';
+import { createEventLog, type EventLog, type LogPosition } from '../storage/event-log.js';
 
 export interface FeedEvent {
   /** Store id of the workspace (20 hex) and its root. */
@@ -52,6 +52,8 @@ interface Tracked {
   session: string;
   log: EventLog;
   lastSeq: number;
+  /** Where the events delivered so far end: the next read decodes only the bytes after it. */
+  pos: LogPosition | undefined;
   size: number;
   running: Promise<void> | undefined;
   again: boolean;
@@ -129,12 +131,13 @@ export async function createLogFeed(ctx: StoreContext, options: LogFeedOptions):
     let t = logs.get(key);
     if (!t) {
       const log = createEventLog({ backend, key });
-      t = { workspace: wid, ...(await rootOf(wid)), session: sid, log, lastSeq: 0, size: 0, running: undefined, again: false };
+      t = { workspace: wid, ...(await rootOf(wid)), session: sid, log, lastSeq: 0, pos: undefined, size: 0, running: undefined, again: false };
       if (logs.has(key)) return;
       logs.set(key, t);
       if (!fromStart) {
         try {
-          t.lastSeq = await log.lastSeq();
+          t.pos = await log.endPosition();
+          t.lastSeq = t.pos?.seq ?? 0;
           t.size = (await backend.stat(key))?.size ?? 0;
         } catch (err) {
           options.onError?.(err, { workspace: wid, session: sid });
@@ -167,9 +170,26 @@ export async function createLogFeed(ctx: StoreContext, options: LogFeedOptions):
             watchers.delete(key.slice(0, -EVENTS.length - 1));
             return;
           }
-          if (st.size < t.size) t.lastSeq = 0; // replaced by a shorter log: read it afresh
+          if (st.size < t.size) {
+            // replaced by a shorter log: read it afresh
+            t.lastSeq = 0;
+            t.pos = undefined;
+          }
           t.size = st.size;
-          const events = await t.log.read({ fromSeq: t.lastSeq + 1 });
+          // Only the bytes appended since the last delivery are read and decoded (nothing of the log is
+          // kept): a whole read only for a new log, or one replaced by another (its position no longer
+          // matches), whose events after the last seq delivered are delivered.
+          const since = t.pos && (await t.log.readSince(t.pos));
+          let events: EventBase[];
+          if (since) {
+            events = since.events;
+            t.pos = since.pos;
+          } else {
+            const all = await t.log.read();
+            t.pos = t.log.position();
+            if (all.length < t.lastSeq) t.lastSeq = 0;
+            events = all.slice(t.lastSeq);
+          }
           if (events.length === 0) continue;
           t.lastSeq = events.at(-1)!.seq;
           // Without inline content: listeners see what was recorded, not the bytes (and the buffer stays small).

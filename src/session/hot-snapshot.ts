@@ -17,7 +17,7 @@ export const SNAPSHOT_AFTER_EVENTS = 200;
  * atomic write) is cheaper than a few of those reads.
  */
 export const SNAPSHOT_AFTER_BYTES = 128 * 1024;
-const VERSION = 2;
+const VERSION = 3; // 3: the hot state has its retention index
 
 /** Whether a read that decoded `events` events (`bytes` of log) should leave a snapshot for the next process. */
 const worthSaving = (events: number, bytes: number): boolean => events >= SNAPSHOT_AFTER_EVENTS || bytes >= SNAPSHOT_AFTER_BYTES;

@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import type { EventBase, FileImage } from '../format/event.js';
 import { decodeHotState, emptyHotState, encodeHotState, foldHot } from './hot-state.js';
 import { replay } from './replay.js';
+import { retentionEvent, retentionEventFromIndex } from './retention.js';
+import type { RetentionPolicy } from '../context.js';
 
 const path = fc.constantFrom('a', 'b', 'c/d', 'e');
 const image = (p: string, n: number): FileImage => (n % 3 === 0 ? { path: p, state: 'absent' } : { path: p, state: 'file', blob: String(n).padStart(64, '0'), mode: 0o100644 });
@@ -77,9 +79,56 @@ describe('hot state', () => {
   it('a persisted state of the wrong shape is refused', () => {
     const good = encodeHotState(foldHot(emptyHotState(), buildLog([{ kind: 'capture', paths: ['a'], call: 1, restore: false }])));
     expect(decodeHotState(good)).toBeDefined();
-    for (const bad of [null, 7, { ...good, turn: -1 }, { ...good, known: [['a', { path: 'b', state: 'file' }]] }, { ...good, known: [['a', { path: 'a', state: 'weird' }]] }, { ...good, recent: [{ tag: 1 }] }, { ...good, unclosedRestores: [3] }]) {
+    for (const bad of [{ ...good, retention: undefined }, { ...good, retention: { prunedThrough: 0, lastAt: '', turns: [{ seq: 3, prevAt: '', captures: 0 }, { seq: 2, prevAt: '', captures: 0 }] } }, null, 7, { ...good, turn: -1 }, { ...good, known: [['a', { path: 'b', state: 'file' }]] }, { ...good, known: [['a', { path: 'a', state: 'weird' }]] }, { ...good, recent: [{ tag: 1 }] }, { ...good, unclosedRestores: [3] }]) {
       expect(decodeHotState(bad)).toBeUndefined();
     }
+  });
+});
+
+// A turn's start applies the retention policy from the hot state's index instead of the whole log
+// (issue 28): the same prune event as from the events, for any log and policy, folded at once or in
+// two parts through the persisted form.
+describe('retention index', () => {
+  const HOUR = 3_600_000;
+  const logOp = fc.oneof(
+    fc.record({ kind: fc.constant('turn' as const), hours: fc.nat(30) }),
+    fc.record({ kind: fc.constant('capture' as const), hours: fc.nat(30) }),
+    fc.record({ kind: fc.constant('other' as const), hours: fc.nat(30) }),
+  );
+  const policy: fc.Arbitrary<RetentionPolicy | false> = fc.oneof(
+    fc.constant(false as const),
+    fc.record({ keepTurns: fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined }), olderThanMs: fc.option(fc.integer({ min: 0, max: 200 }).map((h) => h * HOUR), { nil: undefined }), keepCheckpoints: fc.option(fc.integer({ min: 1, max: 8 }), { nil: undefined }) }, { requiredKeys: [] }),
+  );
+  it('gives the prune event retentionEvent() gives from the events (model: turns, captures, prunes at random times)', () => {
+    fc.assert(
+      fc.property(fc.array(logOp, { maxLength: 60 }), fc.array(policy, { minLength: 1, maxLength: 4 }), fc.nat(), (ops, policies, cut) => {
+        const events: EventBase[] = [];
+        let t = Date.UTC(2026, 0, 1);
+        let turn = 0;
+        const push = (e: Record<string, unknown>) => events.push({ v: 1, seq: events.length + 1, at: new Date(t).toISOString(), ...e } as EventBase);
+        push({ type: 'session', kind: 'root' });
+        let p = 0;
+        for (const o of ops) {
+          t += o.hours * HOUR;
+          if (o.kind === 'turn') {
+            push({ type: 'turn', turn: ++turn });
+            // As startTurn does: a policy applied at each turn's start appends its prune event.
+            const policyNow = policies[p++ % policies.length]!;
+            const e = retentionEvent(events, policyNow, t + 100 * HOUR);
+            if (e) push(e as Record<string, unknown>);
+          } else if (o.kind === 'capture') push({ type: 'capture', tag: `${turn}.1`, turn, k: 1, tool: 'Edit', files: [] });
+          else push({ type: 'settle', tag: `${turn}.1`, files: [] });
+        }
+        const hot = foldHot(emptyHotState(), events);
+        const at = cut % (events.length + 1);
+        const parted = foldHot(decodeHotState(JSON.parse(JSON.stringify(encodeHotState(foldHot(emptyHotState(), events.slice(0, at))))))!, events.slice(at));
+        expect(parted.retention).toEqual(hot.retention);
+        for (const pol of policies) {
+          for (const now of [t, t + 50 * HOUR, t + 1000 * HOUR]) expect(retentionEventFromIndex(hot.retention, pol, now)).toEqual(retentionEvent(events, pol, now));
+        }
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
 

@@ -5,6 +5,7 @@
 // the whole log. It must agree with `replay()` on what both compute (a property test checks it).
 import { isRestoreId, type CaptureEvent, type EventBase, type FileImage, type FileState, type RestoreStartedEvent } from '../format/event.js';
 import { imageOfPlanEntry } from './replay.js';
+import type { RetentionIndex } from './retention.js';
 import { loadedPlan } from './restore-plans.js';
 import { isStoredPath, validateFileImage, validateFileImages, validateRestorePlan } from '../format/stored-path.js';
 
@@ -33,18 +34,22 @@ export interface HotState {
   unclosedRestores: Set<string>;
   /** Plans of started, uncommitted restores (their paths become known when committed). */
   openPlans: Map<string, RestoreStartedEvent['plan']>;
+  /** What the automatic retention at a turn's start needs (retention.ts `retentionEventFromIndex`). */
+  retention: RetentionIndex;
 }
 
 export function emptyHotState(): HotState {
-  return { lastSeq: 0, turn: 0, lastTurnEvent: 0, maxTurn: 0, nextK: 1, known: new Map(), recent: [], unclosedRestores: new Set(), openPlans: new Map() };
+  return { lastSeq: 0, turn: 0, lastTurnEvent: 0, maxTurn: 0, nextK: 1, known: new Map(), recent: [], unclosedRestores: new Set(), openPlans: new Map(), retention: { prunedThrough: 0, lastAt: '', turns: [] } };
 }
 
 /** Folds `events` (which must continue the state's seq densely) into `state`, in place. */
 export function foldHot(state: HotState, events: readonly EventBase[]): HotState {
+  const r = state.retention;
   for (const e of events) {
     state.lastSeq = e.seq;
     switch (e.type) {
       case 'turn': {
+        r.turns.push({ seq: e.seq, prevAt: r.lastAt, captures: 0 });
         const turn = e.turn as number;
         state.lastTurnEvent = turn;
         state.maxTurn = Math.max(state.maxTurn, turn);
@@ -53,6 +58,8 @@ export function foldHot(state: HotState, events: readonly EventBase[]): HotState
       }
       case 'capture': {
         const c = e as CaptureEvent;
+        const last = r.turns.at(-1);
+        if (last) last.captures++;
         if (c.turn === state.lastTurnEvent) state.nextK = Math.max(state.nextK, c.k + 1);
         if (c.tool !== 'restore') for (const f of c.files) state.known.set(f.path, null);
         state.recent.push({ tag: c.tag, seq: c.seq, ...(typeof c.callId === 'string' ? { callId: c.callId } : {}), files: c.files });
@@ -79,7 +86,16 @@ export function foldHot(state: HotState, events: readonly EventBase[]): HotState
         state.unclosedRestores.delete(String(e.id));
         state.openPlans.delete(String(e.id));
         break;
+      case 'prune':
+        if (typeof e.before === 'number' && e.before > r.prunedThrough) {
+          r.prunedThrough = e.before;
+          // Turns before the prune point can no longer move it (it only grows).
+          const keep = r.turns.findIndex((t) => t.seq >= r.prunedThrough);
+          r.turns.splice(0, keep < 0 ? r.turns.length : keep);
+        }
+        break;
     }
+    r.lastAt = e.at;
   }
   // As replay(): after a rewind the current turn is the highest ever started. Derived, never folded
   // from, so folding in parts gives what folding at once does.
@@ -102,6 +118,7 @@ export function encodeHotState(s: HotState): Record<string, unknown> {
     recent: s.recent,
     unclosedRestores: [...s.unclosedRestores],
     openPlans: [...s.openPlans],
+    retention: s.retention,
   };
 }
 
@@ -146,7 +163,10 @@ export function decodeHotState(v: unknown): HotState | undefined {
     if (!Array.isArray(pair) || !isRestoreId(pair[0]) || !Array.isArray(pair[1]) || !isValid(() => validateRestorePlan(pair[1]))) return undefined;
     openPlans.set(pair[0], pair[1] as RestoreStartedEvent['plan']);
   }
+  const retention = decodeRetention(o.retention);
+  if (!retention) return undefined;
   return {
+    retention,
     lastSeq: o.lastSeq as number,
     turn: o.turn as number,
     lastTurnEvent: o.lastTurnEvent as number,
@@ -157,4 +177,17 @@ export function decodeHotState(v: unknown): HotState | undefined {
     unclosedRestores: new Set(o.unclosedRestores as string[]),
     openPlans,
   };
+}
+
+function decodeRetention(v: unknown): RetentionIndex | undefined {
+  if (typeof v !== 'object' || v === null) return undefined;
+  const o = v as Record<string, unknown>;
+  if (!Number.isSafeInteger(o.prunedThrough) || (o.prunedThrough as number) < 0 || typeof o.lastAt !== 'string' || !Array.isArray(o.turns)) return undefined;
+  const turns: RetentionIndex['turns'] = [];
+  for (const t of o.turns as Record<string, unknown>[]) {
+    if (typeof t !== 'object' || t === null || !Number.isSafeInteger(t.seq) || typeof t.prevAt !== 'string' || !Number.isSafeInteger(t.captures) || (t.captures as number) < 0) return undefined;
+    if ((turns.at(-1)?.seq ?? 0) >= (t.seq as number)) return undefined;
+    turns.push({ seq: t.seq as number, prevAt: t.prevAt, captures: t.captures as number });
+  }
+  return { prunedThrough: o.prunedThrough as number, lastAt: o.lastAt, turns };
 }

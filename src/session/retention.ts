@@ -6,7 +6,7 @@
 // event, so tag `N` of the oldest kept turn stays valid.
 //
 // The automatic policy (default: the last 100 turns and nothing older than 30 days, per session) is
-// applied when a turn starts (capture/turn.ts), from the events the turn already read: no extra I/O;
+// applied when a turn starts (capture/turn.ts), from the retention index of the hot state: no log read;
 // `ckpt prune` (gc/prune.ts) applies explicit limits. Both sit above this module, so it lives here.
 import { CkptError } from '../errors.js';
 import { formatDuration, parseDuration } from '../format/duration.js';
@@ -77,6 +77,10 @@ export function prunePoint(events: readonly EventBase[], options: PruneOptions):
 export function pruneEvent(events: readonly EventBase[], options: PruneOptions): NewEvent | undefined {
   const before = prunePoint(events, options);
   if (before <= prunedThrough(events)) return undefined;
+  return pruneEventFields(before, options);
+}
+
+function pruneEventFields(before: number, options: PruneOptions): NewEvent {
   return {
     type: 'prune',
     before,
@@ -84,6 +88,57 @@ export function pruneEvent(events: readonly EventBase[], options: PruneOptions):
     ...(options.olderThanMs !== undefined ? { olderThan: formatDuration(options.olderThanMs) } : {}),
     ...(options.keepCheckpoints !== undefined ? { keepCheckpoints: options.keepCheckpoints } : {}),
   };
+}
+
+/**
+ * The part of a log a retention policy looks at, kept without the log (issue 28: a turn's start read
+ * and decoded the whole log for it; the hot state, session/hot-state.ts, folds this index): the prune
+ * point, and each turn from it on (earlier turns cannot move it), with the time of the event before
+ * it (`olderThan`) and its capture count (`keepCheckpoints`). Its size follows the turns retention
+ * keeps (100 by default), not the events.
+ */
+export interface RetentionIndex {
+  /** The highest `prune` point (0: none). */
+  prunedThrough: number;
+  /** `at` of the last event folded. */
+  lastAt: string;
+  /** The turns from the prune point on, in log order (captures before the first turn count nowhere: no policy prunes there). */
+  turns: { seq: number; prevAt: string; captures: number }[];
+}
+
+/**
+ * prunePoint from a retention index instead of the events: the same point whenever it is past the
+ * index's prune point, which is all a prune event needs (a property test checks it).
+ */
+export function prunePointFromIndex(index: Readonly<RetentionIndex>, options: PruneOptions): number {
+  assertPruneOptions(options);
+  const turns = index.turns;
+  let before = 0;
+  if (options.keepTurns !== undefined && turns.length > options.keepTurns) before = Math.max(before, turns[turns.length - options.keepTurns]!.seq);
+  if (options.keepCheckpoints !== undefined) {
+    // The turn holding the keepCheckpoints-th latest capture: its start is where history retires.
+    let seen = 0;
+    for (let i = turns.length - 1; i >= 0; i--) {
+      seen += turns[i]!.captures;
+      if (seen >= options.keepCheckpoints) {
+        before = Math.max(before, turns[i]!.seq);
+        break;
+      }
+    }
+  }
+  if (options.olderThanMs !== undefined) {
+    const cutoff = (options.now ?? Date.now()) - options.olderThanMs;
+    for (const t of turns) if (Date.parse(t.prevAt) < cutoff) before = Math.max(before, t.seq);
+  }
+  return before;
+}
+
+/** retentionEvent from a retention index: what a turn's start appends, reading no log. */
+export function retentionEventFromIndex(index: Readonly<RetentionIndex>, policy: RetentionPolicy | false, now = Date.now()): NewEvent | undefined {
+  if (!policy || (policy.keepTurns === undefined && policy.olderThanMs === undefined && policy.keepCheckpoints === undefined)) return undefined;
+  const before = prunePointFromIndex(index, { ...policy, now });
+  if (before <= index.prunedThrough) return undefined;
+  return { ...pruneEventFields(before, policy), auto: true };
 }
 
 /**

@@ -77,9 +77,20 @@ export interface EventLog {
   read(options?: ReadOptions): Promise<EventBase[]>;
   /** The seq of the last complete event (0 when empty/missing), from a tail read. */
   lastSeq(): Promise<number>;
+  /**
+   * The position after the last complete event, from tail reads (undefined when the log is empty or
+   * missing): where a follower starts reading appends with `readSince` without decoding the log.
+   */
+  endPosition(): Promise<LogPosition | undefined>;
   /** Runs `fn` holding the log's lock. Do not call the log's own append/transaction inside: use `tx`. */
   transaction<T>(fn: (tx: EventLogTx) => Promise<T>, options?: LockOptions): Promise<T>;
 }
+
+/**
+ * What every event log of this process has done: bytes read from logs and events decoded. Tests use
+ * it to check that following a log costs each append the same, however long the log is (issue 28).
+ */
+export const eventLogWork = { bytesRead: 0, eventsDecoded: 0 };
 
 const NL = 0x0a;
 const TAIL_WINDOW = 64 * 1024;
@@ -157,40 +168,37 @@ export function createEventLog(options: EventLogOptions): EventLog {
   }
 
   /**
-   * Events already decoded by this handle: the log is append-only, so a later read decodes only the
-   * bytes appended since (checked against the last line it saw, so a replaced log is read afresh).
+   * Where this handle's last whole read ended (the position, no events). A handle keeps no decoded
+   * events: a resident daemon holds session handles for a whole day, and decoded events (their inline
+   * content too) made its memory and each append's work grow with the history (issue 28). A caller
+   * that follows a log reads only what was appended, through `readSince(position)`.
    */
-  let cache: { bytes: number; lastLine: Buffer; events: EventBase[] } | undefined;
+  let seen: { seq: number; bytes: number; lastLine: Buffer } | undefined;
 
   async function read(readOptions?: ReadOptions): Promise<EventBase[]> {
     const events = await readAll();
     const fromSeq = readOptions?.fromSeq ?? 1;
-    return fromSeq <= 1 ? events.slice() : events.slice(fromSeq - 1);
+    return fromSeq <= 1 ? events : events.slice(fromSeq - 1);
   }
 
   async function readAll(again = true): Promise<EventBase[]> {
-    if (cache) {
-      const from = cache.bytes - cache.lastLine.length;
-      const chunk = await backend.readFrom(key, from);
-      if (chunk && chunk.length >= cache.lastLine.length && chunk.subarray(0, cache.lastLine.length).equals(cache.lastLine)) {
-        return decodeInto(cache.events, chunk, cache.lastLine.length, from);
-      }
-      cache = undefined;
-    }
     const buf = await backend.read(key);
     if (!buf) {
+      seen = undefined;
       if ((await refuseIfPresent()) === 'appeared' && again) return readAll(false);
       return [];
     }
-    return decodeInto([], buf, 0, 0);
+    eventLogWork.bytesRead += buf.length;
+    return decodeAll(buf);
   }
 
-  /** Decodes the complete lines of `buf` from `offset` onto `events` (seq must continue densely). */
-  function decodeInto(events: EventBase[], buf: Buffer, offset: number, bufStart: number): EventBase[] {
+  /** Decodes the complete lines of a whole log (seq must run densely from 1). */
+  function decodeAll(buf: Buffer): EventBase[] {
     const end = buf.lastIndexOf(NL);
-    if (end < offset) return events;
-    const lines = buf.subarray(offset, end).toString('utf8').split('\n');
-    const out = events.slice();
+    seen = undefined;
+    if (end < 0) return [];
+    const lines = buf.subarray(0, end).toString('utf8').split('\n');
+    const out: EventBase[] = [];
     for (const line of lines) {
       const n = out.length + 1;
       const event = decodeEvent(line, { file: key, line: n });
@@ -199,7 +207,8 @@ export function createEventLog(options: EventLogOptions): EventLog {
       }
       out.push(event);
     }
-    cache = { bytes: bufStart + end + 1, lastLine: Buffer.from(lineEnd(buf, end)), events: out };
+    eventLogWork.eventsDecoded += out.length;
+    seen = { seq: out.length, bytes: end + 1, lastLine: Buffer.from(lineEnd(buf, end)) };
     return out;
   }
 
@@ -290,6 +299,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
     const from = pos.bytes - last.length;
     // One open for the log's size and its tail (this runs under the lock on every hook call).
     const chunk = await backend.readFrom(key, from);
+    if (chunk) eventLogWork.bytesRead += chunk.length;
     if (!chunk || chunk.length < last.length || !chunk.subarray(0, last.length).equals(last)) return undefined;
     const end = chunk.lastIndexOf(NL);
     const events: EventBase[] = [];
@@ -301,6 +311,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
         if (event.seq !== n) return undefined; // not the continuation of that position
         events.push(event);
       }
+      eventLogWork.eventsDecoded += events.length;
     }
     const whole = end + 1 === chunk.length;
     if (events.length === 0) return { events, pos, whole };
@@ -316,9 +327,17 @@ export function createEventLog(options: EventLogOptions): EventLog {
     key,
     read,
     readSince,
-    position: () => (cache && cache.events.length > 0 ? { seq: cache.events.length, bytes: cache.bytes, lastLine: cache.lastLine.toString('utf8') } : undefined),
+    position: () => (seen && seen.seq > 0 ? { seq: seen.seq, bytes: seen.bytes, lastLine: seen.lastLine.toString('utf8') } : undefined),
     async lastSeq() {
       return (await readTail()).lastSeq;
+    },
+    async endPosition() {
+      const tail = await readTail();
+      if (tail.lastSeq === 0) return undefined;
+      const from = Math.max(0, tail.completeBytes - LINE_END_KEPT);
+      const buf = await backend.readRange(key, from, tail.completeBytes - from);
+      if (!buf || buf.length !== tail.completeBytes - from || buf.at(-1) !== NL) return undefined; // changed meanwhile
+      return { seq: tail.lastSeq, bytes: tail.completeBytes, lastLine: lineEnd(buf, buf.length - 1).toString('utf8') };
     },
     transaction,
     append(events, appendOptions) {
