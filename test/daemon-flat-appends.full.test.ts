@@ -72,7 +72,5 @@ it('costs each hook event the same work at event ~400 as at event ~40 (bytes rea
   // at both points. Copying or re-reading the history would make the late window several times the early one.
   expect(early.events, JSON.stringify({ early, late })).toBeGreaterThan(0);
   expect(late.events, JSON.stringify({ early, late })).toBeLessThanOrEqual(early.events * 1.25 + 1);
-  console.log(JSON.stringify({ early, late }));
-  console.log(JSON.stringify({ early, late }));
   expect(late.bytes, JSON.stringify({ early, late })).toBeLessThanOrEqual(early.bytes * 1.25 + 2048);
 }, 120_000);

@@ -97,7 +97,8 @@ describe('replay snapshot', () => {
     moved.pos.lastLine = '\n';
     const cases: [string, string][] = [
       ['not json', '{"v":1,'],
-      ['wrong version', good.replace('"v":2', '"v":9')],
+      ['wrong version', good.replace('"v":3', '"v":9')],
+      ['the version before the retention index', good.replace('"v":3', '"v":2')],
       ['foreign (another log)', await readFile(snapFile(b), 'utf8')],
       ['a state of the wrong shape', good.replace('"known":[', '"known":[7,')],
       ['a position moved back one line (a one-byte line end)', JSON.stringify(moved)],
