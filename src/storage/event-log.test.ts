@@ -178,6 +178,18 @@ describe('event log', () => {
     expect(await codeOf(log.read())).toBe('LOG_CORRUPT');
   });
 
+  it('gives the end position from tail reads: the position a whole read ends at, from which readSince reads only appends', async () => {
+    expect(await log.endPosition()).toBeUndefined();
+    await log.append([{ type: 'a', text: 'x'.repeat(2000) }, { type: 'b' }]);
+    await fs.appendFile(file(), '{"v":1,"seq":3,"ty'); // a torn tail is not part of it
+    const end = await log.endPosition();
+    await log.read();
+    expect(end).toEqual(log.position());
+    await fs.truncate(file(), end!.bytes);
+    await log.append([{ type: 'c' }]);
+    expect((await log.readSince(end!))?.events.map((e) => e.type)).toEqual(['c']);
+  });
+
   it('keeps only the end of a long last line in a position, exact where it cuts through characters outside the BMP', async () => {
     const bytesBefore = async (pos: LogPosition): Promise<Buffer> => (await fs.readFile(file())).subarray(pos.bytes - Buffer.byteLength(pos.lastLine), pos.bytes);
     const check = async (pos: LogPosition | undefined): Promise<LogPosition> => {
