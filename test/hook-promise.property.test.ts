@@ -27,7 +27,8 @@ type Op =
   | { kind: 'bash'; ops: FsOp[]; fails: boolean }
   | { kind: 'hand'; ops: FsOp[] }
   | { kind: 'restore'; back: number; undo: boolean }
-  | { kind: 'fork'; back: number; to: number };
+  | { kind: 'fork'; back: number; to: number }
+  | { kind: 'clear' };
 
 const fsOp: fc.Arbitrary<FsOp> = fc.oneof(
   fc.record({ kind: fc.constant('write' as const), path: fc.constantFrom(...PATHS), content: fc.constantFrom(...CONTENTS) }),
@@ -41,9 +42,15 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('hand' as const), ops: fc.array(fsOp, { minLength: 1, maxLength: 3 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('restore' as const), back: fc.nat(4), undo: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('fork' as const), back: fc.nat(4), to: fc.nat(4) }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'clear' as const }) },
 );
 
 const RUNS = Number(process.env.CKPT_PROPERTY_RUNS ?? 5);
+
+/** The Claude session id of the n-th conversation of a run. */
+function sessionUuid(n: number): string {
+  return `2b7c3f9e-1d4a-4c8e-9f20-6a5b1c0d${String(n).padStart(4, '0')}`;
+}
 
 async function apply(root: string, o: FsOp): Promise<void> {
   const abs = join(root, o.path);
@@ -63,7 +70,8 @@ describe('the hook promise: restore N is the workspace at prompt N', () => {
         try {
           const root = dirs.workspace;
           const env = { CLAUDE_PROJECT_DIR: root, CKPT_NO_DAEMON: '1' };
-          const s = claudeSession(root);
+          // `/clear` starts a new Claude session (a new ckpt session continuing the one before).
+          let s = claudeSession(root, sessionUuid(0));
           const hook = async (event: Record<string, unknown>) => {
             const data = Buffer.from(JSON.stringify(event));
             const r = await runHook({ spec: claude, input: { data, tooLarge: false, bytes: data.length }, env, storeDir: dirs.store });
@@ -73,13 +81,23 @@ describe('the hook promise: restore N is the workspace at prompt N', () => {
           await hook(ev.sessionStart(s));
           const store = await openStore({ dir: dirs.store, retention: false });
           const ws = await store.openWorkspace(root);
-          const sid = agentSessionId('claude', s.session_id);
-          const model: Record<string, TreeEntry>[] = []; // model[n-1]: the tree right before prompt n
+          let sid = agentSessionId('claude', s.session_id);
+          // Every prompt of every session, in order: the tree right before it, its session and turn.
+          const model: { tree: Record<string, TreeEntry>; sid: string; turn: number }[] = [];
+          const prompt = async () => {
+            model.push({ tree: await treeOf(root), sid, turn: model.filter((m) => m.sid === sid).length + 1 });
+            await hook(ev.userPromptSubmit(s, `prompt ${model.length}`));
+          };
           let call = 0;
           for (const o of ops) {
+            // Sessions are ordered by the time of their events (ms): keep two ops apart.
+            await new Promise((r) => setTimeout(r, 2));
             if (o.kind === 'prompt') {
-              model.push(await treeOf(root));
-              await hook(ev.userPromptSubmit(s, `prompt ${model.length}`));
+              await prompt();
+            } else if (o.kind === 'clear') {
+              s = claudeSession(root, sessionUuid(Number(s.session_id.slice(-4)) + 1));
+              sid = agentSessionId('claude', s.session_id);
+              await hook(ev.sessionStart(s, 'clear'));
             } else if (o.kind === 'agent-write') {
               const id = `toolu_${++call}`;
               const input = { file_path: join(root, o.path), content: o.content };
@@ -97,35 +115,36 @@ describe('the hook promise: restore N is the workspace at prompt N', () => {
               // *during* a turn, before the agent's next tool call on the same path, is not recorded
               // as the user's: see the issue 26 note, "found by this test".)
               for (const f of o.ops) await apply(root, f);
-              model.push(await treeOf(root));
-              await hook(ev.userPromptSubmit(s, `prompt ${model.length}`));
-            } else if (model.length > 0) {
-              const n = Math.max(1, model.length - o.back);
-              const session = await ws.get(sid);
-              if (o.kind === 'restore') {
-                const before = await treeOf(root);
-                const r = await session.restore(String(n), { force: true });
-                expect(await treeOf(root), `restore ${n}`).toEqual(model[n - 1]);
-                if (o.undo && r.undo) {
-                  await session.restore(r.undo, { force: true });
-                  expect(await treeOf(root), `undo of restore ${n}`).toEqual(before);
-                }
-              } else {
+              await prompt();
+            } else if (o.kind === 'restore' && model.length > 0) {
+              // Any earlier prompt, of this session or of one before a /clear.
+              const to = model[Math.max(0, model.length - 1 - o.back)]!;
+              const session = await ws.get(to.sid);
+              const before = await treeOf(root);
+              const r = await session.restore(String(to.turn), { force: true });
+              expect(await treeOf(root), `restore ${to.turn} in ${to.sid}`).toEqual(to.tree);
+              if (o.undo && r.undo) {
+                await session.restore(r.undo, { force: true });
+                expect(await treeOf(root), `undo of restore ${to.turn} in ${to.sid}`).toEqual(before);
+              }
+            } else if (o.kind === 'fork') {
+              const mine = model.filter((m) => m.sid === sid);
+              if (mine.length > 0) {
+                const n = Math.max(1, mine.length - o.back);
                 const before = await treeOf(root);
                 const fork = await ws.fork(sid, { atTag: String(n) });
                 const m = Math.max(1, n - o.to);
                 const r = await fork.restore(String(m), { force: true });
-                expect(await treeOf(root), `restore ${m} in a fork at ${n}`).toEqual(model[m - 1]);
+                expect(await treeOf(root), `restore ${m} in a fork at ${n}`).toEqual(mine[m - 1]!.tree);
                 if (r.undo) await fork.restore(r.undo, { force: true });
                 expect(await treeOf(root), `undo in the fork at ${n}`).toEqual(before);
               }
             }
           }
-          // Finally every turn restores exactly, newest to oldest.
-          const session = await ws.get(sid);
-          for (let n = model.length; n >= 1; n--) {
-            await session.restore(String(n), { force: true });
-            expect(await treeOf(root), `final restore ${n}`).toEqual(model[n - 1]);
+          // Finally every prompt of every session restores exactly, newest to oldest.
+          for (const to of [...model].reverse()) {
+            await (await ws.get(to.sid)).restore(String(to.turn), { force: true });
+            expect(await treeOf(root), `final restore ${to.turn} in ${to.sid}`).toEqual(to.tree);
           }
         } finally {
           await dirs.cleanup();

@@ -1,7 +1,7 @@
 // Issue 26 items 3, 4, 7: forks account for what the workspace holds beyond the fork point (the
 // parent's later turns and other sessions' writes), `/clear` links the new agent session to the one
 // it continues, and the log shows agent lifecycle events. Library and hook handler level (fast).
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type Store, type Workspace } from '../src/store.js';
@@ -127,5 +127,81 @@ describe('/clear continues a session (item 4) and the log shows lifecycle events
     expect(lifecycle).toMatchObject([{ type: 'agent_compaction', agent: 'claude', trigger: 'auto' }]);
     const log = formatLog({ turns: [], checkpoints: [], lifecycle });
     expect(log).toContain('claude compacted its context (auto)');
+  });
+});
+
+describe('restore, diff and cat in a session see every session of the workspace (issue 26, /clear)', () => {
+  const hook = async (event: Record<string, unknown>) => {
+    const data = Buffer.from(JSON.stringify(event));
+    const r = await runHook({ spec: claude, input: { data, tooLarge: false, bytes: data.length }, env: { CLAUDE_PROJECT_DIR: dirs.workspace }, storeDir: dirs.store });
+    expect(r.exitCode).toBe(0);
+    return r;
+  };
+  /** A Bash call run through the hooks: PreToolUse, the command's effects, PostToolUse. */
+  const bash = async (s: ReturnType<typeof claudeSession>, id: string, effects: () => Promise<void>) => {
+    const input = { command: 'effects' };
+    await hook(ev.preToolUse(s, 'Bash', input, id));
+    await effects();
+    await hook(ev.postToolUse(s, 'Bash', input, id, { stdout: '', stderr: '', interrupted: false }));
+  };
+
+  it('restoring the earlier session\'s turn after /clear undoes what the continuing session wrote; undo gives it back', async () => {
+    await mkdir(at('src'));
+    await writeFile(at('src/app.js'), 'app\n');
+    await writeFile(at('keep.txt'), 'k\n');
+    const first = claudeSession(dirs.workspace, 'aaaaaaaa-0000-4000-8000-000000000011');
+    await hook(ev.sessionStart(first));
+    const atPrompt1 = await treeOf(dirs.workspace);
+    await hook(ev.userPromptSubmit(first, 'one'));
+    await bash(first, 't1', async () => {
+      await writeFile(at('todo.txt'), 'a\n');
+      await mkdir(at('data'));
+      await writeFile(at('data/n'), '1\n', { mode: 0o600 });
+    });
+    await hook(ev.stop(first));
+    const second = claudeSession(dirs.workspace, 'aaaaaaaa-0000-4000-8000-000000000012');
+    await hook(ev.sessionStart(second, 'clear'));
+    const atPrompt2 = await treeOf(dirs.workspace);
+    await hook(ev.userPromptSubmit(second, 'two'));
+    await bash(second, 't2', async () => {
+      await writeFile(at('todo.txt'), 'b\n');
+      await rm(at('data'), { recursive: true });
+      await symlink('todo.txt', at('t'));
+      await rename(at('src'), at('source'));
+    });
+    await hook(ev.stop(second));
+    const end = await treeOf(dirs.workspace);
+
+    const s1 = await ws.get(agentSessionId('claude', first.session_id));
+    // cat and diff in the earlier session see the later session's writes.
+    expect((await s1.readFile('1', 'src/app.js')).content?.toString()).toBe('app\n');
+    expect((await s1.readFile('1', 't')).state).toBe('absent');
+    expect((await s1.diff('1')).changes.map((c) => `${c.status} ${c.path}`).sort()).toEqual(['A source/app.js', 'A t', 'A todo.txt', 'D src/app.js']);
+    // restore 1 in the earlier session is exact, and undoable.
+    const r = await s1.restore('1');
+    expect(r.drift).toEqual([]);
+    expect(await treeOf(dirs.workspace)).toEqual(atPrompt1);
+    await s1.restore(r.undo!);
+    expect(await treeOf(dirs.workspace)).toEqual(end);
+    // The continuing session's own turn still restores exactly.
+    const s2 = await ws.get(agentSessionId('claude', second.session_id));
+    await s2.restore('1');
+    expect(await treeOf(dirs.workspace)).toEqual(atPrompt2);
+  });
+
+  it('a session restored to a point before another session wrote keeps that session\'s earlier work', async () => {
+    await writeFile(at('a.txt'), 'v0\n');
+    const a = await ws.create({ id: 'a' });
+    await a.turn();
+    await edit(a, 'a.txt', 'v1\n');
+    const b = await ws.create({ id: 'b' });
+    await b.turn();
+    await edit(b, 'b.txt', 'b1\n');
+    const mid = await treeOf(dirs.workspace);
+    await a.turn();
+    await edit(a, 'a.txt', 'v2\n');
+    await edit(b, 'b.txt', 'b2\n');
+    await a.restore('2');
+    expect(await treeOf(dirs.workspace)).toEqual(mid);
   });
 });

@@ -2,6 +2,7 @@
 // caller can run on a session — capture, settle, turn, scan, log, diff, restore, undo, rewind. This is
 // the one place that composes the operation modules; they themselves take only a SessionHandle.
 import { SessionHandle } from '../session/session-handle.js';
+import { workspaceTimeline } from '../session/workspace-timeline.js';
 import { capture, type CaptureOptions, type CaptureResult } from '../capture/capture.js';
 import { settle, type SettleOptions, type SettleResult } from '../capture/settle.js';
 import { startTurn, type TurnOptions } from '../capture/turn.js';
@@ -30,9 +31,7 @@ import {
 } from '../conversation/index.js';
 import type { EventBase, NewEvent } from '../format/event.js';
 import { CkptError } from '../errors.js';
-import { planExport } from '../restore/export-tree.js';
-import { inlineRecords } from '../format/inline-blobs.js';
-import { withInlineBlobs } from '../storage/inline-store.js';
+import { exportBlobs, planExport } from '../restore/export-tree.js';
 import { restore, rewind, undoPath, type RestoreOptions, type RestoreResult, type RewindOptions, type RewindResult } from '../restore/index.js';
 
 export interface TurnStartOptions extends TurnOptions {
@@ -143,8 +142,10 @@ export class Session extends SessionHandle {
   /** Changes between two tags, or from a tag to the present workspace. */
   async diff(from: string, to?: string, options: { patch?: boolean } = {}): Promise<DiffResult> {
     if (to === undefined) this.here('a diff against the present files');
+    const events = await this.events();
     return diffSession({
-      events: await this.events(),
+      events,
+      timeline: await workspaceTimeline(this, events),
       from,
       to,
       blobs: this.ctx.blobs,
@@ -206,8 +207,10 @@ export class Session extends SessionHandle {
    */
   async readFile(tag: string, path: string, options: { cwd?: string } = {}): Promise<FileAtTag> {
     if (this.ctx.workspace.foreign) return this.readRecordedFile(tag, path);
+    const events = await this.events();
     return readFileAt({
-      events: await this.events(),
+      events,
+      timeline: await workspaceTimeline(this, events),
       tag,
       path,
       cwd: options.cwd,
@@ -228,8 +231,7 @@ export class Session extends SessionHandle {
     }
     if (entry.state !== 'file') return { ...base, state: entry.state, ...(entry.target !== undefined ? { target: entry.target } : {}) };
     if (!entry.blob) return { ...base, state: 'skipped', why: 'git-object-missing' };
-    const captures = (await this.events()).filter((e) => e.type === 'capture');
-    const content = await withInlineBlobs(this.ctx.blobs, inlineRecords(captures)).get(entry.blob);
+    const content = await (await exportBlobs(this)).get(entry.blob);
     return { ...base, state: 'file', bytes: content.length, ...(entry.mode !== undefined ? { mode: entry.mode } : {}), content };
   }
 }

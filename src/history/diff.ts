@@ -13,6 +13,7 @@ import { imagesAt, resolveTagSeq } from '../session/positions.js';
 import { isStoredPath } from '../format/stored-path.js';
 import { readPresent } from '../restore/present.js';
 import { readNoFollow, sha256 } from '../workspace/read-image.js';
+import { timelinePosition, type WorkspaceTimeline } from '../session/workspace-timeline.js';
 
 export interface DiffChange {
   path: string;
@@ -47,6 +48,11 @@ export interface DiffInput {
   root: string;
   maxBytes: number;
   patch?: boolean;
+  /**
+   * Every session's captures merged into this one's (session/workspace-timeline.ts): the diff then
+   * covers what other sessions of the workspace changed in between. Default: this session's only.
+   */
+  timeline?: WorkspaceTimeline;
 }
 
 const MAX_TEXT_BYTES = 4 * 1024 * 1024;
@@ -55,13 +61,14 @@ const DIFF_LIMITS = { maxEditLength: 20_000, timeout: 2_000 };
 export async function diffSession(input: DiffInput): Promise<DiffResult> {
   const { events } = input;
   // A capture's content may be inline in its event only (format/inline-blobs.ts).
-  const blobs = withInlineBlobs(input.blobs, inlineRecords(events));
-  const fromSeq = resolveTagSeq(events, input.from);
-  const toSeq = input.to === undefined ? Infinity : resolveTagSeq(events, input.to);
+  const blobs = withInlineBlobs(input.blobs, inlineRecords([...events, ...(input.timeline?.sources ?? [])]));
+  const at = (tag: string) => (input.timeline ? timelinePosition(events, tag) : resolveTagSeq(events, tag));
+  const fromSeq = at(input.from);
+  const toSeq = input.to === undefined ? Infinity : at(input.to);
   // Symmetric: FROM after TO gives the reverse of `diff TO FROM` (what changes going back).
   const lo = Math.min(fromSeq, toSeq);
   const hi = Math.max(fromSeq, toSeq);
-  const captures = events.filter((e): e is CaptureEvent => e.type === 'capture');
+  const captures = input.timeline?.captures ?? events.filter((e): e is CaptureEvent => e.type === 'capture');
   const changed = new Set<string>();
   for (const c of captures) if (c.seq > lo && c.seq <= hi) for (const f of c.files) changed.add(f.path);
 

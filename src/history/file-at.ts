@@ -1,7 +1,8 @@
 // A file's content at a tag (DESIGN §2, §6; `ckpt cat`, MCP `read_file`): the image a restore to the
 // tag would leave at that path. When a capture after the tag recorded the path, that is the
-// before-image of the earliest such capture (read from a blob *this session's log* references — never
-// a blob named by a caller, so no other workspace's or session's content can be reached). When none
+// before-image of the earliest such capture — this session's or, with the workspace timeline, another
+// session's of the same workspace (read from a blob those logs reference — never a blob named by a
+// caller, so no other workspace's content can be reached). When none
 // did, the path did not change since the tag as far as ckpt knows: the present file — unless it
 // drifted from ckpt's last record of it, in which case that record is the better answer.
 import { createHash } from 'node:crypto';
@@ -16,6 +17,7 @@ import type { BlobStore } from '../storage/blob-store.js';
 import { inlineRecords } from '../format/inline-blobs.js';
 import { withInlineBlobs } from '../storage/inline-store.js';
 import { readImage, sameImage } from '../workspace/read-image.js';
+import { timelinePosition, type TimelineCapture, type WorkspaceTimeline } from '../session/workspace-timeline.js';
 import { resolveBeneath } from '../workspace/resolve-path.js';
 
 export interface FileAtTag {
@@ -38,6 +40,8 @@ export interface FileAtTag {
   source: 'capture' | 'recorded' | 'workspace';
   /** Tag of the capture the image comes from (source `capture`). */
   from?: string;
+  /** That capture is another session's of the workspace (`from` is its tag there). */
+  fromSession?: string;
   /** The present file differs from ckpt's last record of it. */
   drift?: true;
   /** The bytes (state `file`). */
@@ -53,23 +57,27 @@ export interface FileAtInput {
   root: string;
   blobs: BlobStore;
   maxBytes: number;
+  /** Every session's captures merged into this one's (session/workspace-timeline.ts); default: this session's only. */
+  timeline?: WorkspaceTimeline;
 }
 
 const BLOB_ID = /^[0-9a-f]{64}$/;
 
 export async function readFileAt(input: FileAtInput): Promise<FileAtTag> {
-  const position = resolveTagSeq(input.events, input.tag);
+  const seq = resolveTagSeq(input.events, input.tag);
+  const position = input.timeline ? timelinePosition(input.events, input.tag) : seq;
   const { rel, abs } = await resolveBeneath(input.root, input.path, input.cwd ?? input.root);
-  const captures = input.events.filter((e): e is CaptureEvent => e.type === 'capture');
-  const base = { path: rel, tag: input.tag, position };
+  const captures: TimelineCapture[] = input.timeline?.captures ?? input.events.filter((e): e is CaptureEvent => e.type === 'capture');
+  const base = { path: rel, tag: input.tag, position: seq };
 
   // A capture's content may be inline in its event only (format/inline-blobs.ts).
-  const blobs = withInlineBlobs(input.blobs, inlineRecords(captures));
+  const blobs = withInlineBlobs(input.blobs, inlineRecords([...captures, ...(input.timeline?.sources ?? [])]));
 
   const captured = imagesAt(captures, position, [rel]).get(rel);
   if (captured) {
-    const from = captures.find((c) => c.seq > position && c.files.some((f) => f.path === rel))?.tag;
-    return { ...base, ...(await fromLog(captured, blobs)), source: 'capture', ...(from ? { from } : {}) };
+    const from = captures.find((c) => c.seq > position && c.files.some((f) => f.path === rel));
+    const fromFields = from ? { from: from.tag, ...(from.session !== undefined ? { fromSession: from.session } : {}) } : {};
+    return { ...base, ...(await fromLog(captured, blobs)), source: 'capture', ...fromFields };
   }
 
   const present = await readImage(abs, rel, { maxBytes: input.maxBytes });

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { CkptError } from '../errors.js';
-import type { CaptureEvent, FileImage } from '../format/event.js';
+import type { CaptureEvent, EventBase, FileImage } from '../format/event.js';
 import { nextCaptureEvent, readImages } from '../capture/capture.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { afterCommit } from '../session/warnings.js';
@@ -59,6 +59,8 @@ export interface ApplyRestoreOptions {
   onProgress?: (progress: { phase: string; done: number; total: number }) => void;
   /** Where failures after the point of no return go (the restore happened: they are not its error). */
   warnings?: string[];
+  /** Other sessions' events the plan took images from (their inline content is spilled like this session's). */
+  sources?: readonly EventBase[];
 }
 
 const RECOVERY_SLICE = 32;
@@ -156,7 +158,7 @@ export async function applyRestore(session: SessionHandle, tx: EventLogTx, optio
   const state = replay(events);
   // The plan names blobs that staging — and recovery after a crash — read from the blob store: a
   // capture's inline content is copied there first (format/inline-blobs.ts).
-  await spillInline(session.ctx.blobs, inlineRecords(events), entries.map((e) => e.blob));
+  await spillInline(session.ctx.blobs, inlineRecords([...events, ...(options.sources ?? [])]), entries.map((e) => e.blob));
   // Staging creates no folder (it stages in the deepest existing one): an abandoned restore only
   // leaves staging files, which recovery finds by the restore id.
   const captureEvent = nextCaptureEvent(state, recoveryImages, { tool: 'restore', reason: options.reason, extra: { restoreId: id } });

@@ -8,12 +8,14 @@ import { constants } from 'node:fs';
 import { lstat, mkdir, open, readdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CkptError } from '../errors.js';
-import type { CaptureEvent, FileImage } from '../format/event.js';
+import type { FileImage } from '../format/event.js';
 import { inlineRecords } from '../format/inline-blobs.js';
 import { isStoredPath } from '../format/stored-path.js';
 import { imagesAt, resolveTagSeq } from '../session/positions.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { withInlineBlobs } from '../storage/inline-store.js';
+import type { BlobStore } from '../storage/blob-store.js';
+import { workspaceTimeline } from '../session/workspace-timeline.js';
 import { imageOfSlot, newerOwnerImages } from '../scan/known.js';
 import { KIND_GONE } from '../scan/scan-index.js';
 import { loadIndex } from '../scan/scan-persist.js';
@@ -56,7 +58,8 @@ export interface ExportResult extends ExportPlan {
 export async function planExport(session: SessionHandle, tag: string): Promise<ExportPlan> {
   const events = await session.events();
   const position = resolveTagSeq(events, tag);
-  const captures = events.filter((e): e is CaptureEvent => e.type === 'capture');
+  // Every session's captures: what another session of the workspace changed after the tag is undone too.
+  const { captures } = await workspaceTimeline(session, events);
   const known = new Map<string, FileImage & { gitOid?: string }>();
   const { index } = await loadIndex(session);
   if (index) {
@@ -105,8 +108,7 @@ export async function planExport(session: SessionHandle, tag: string): Promise<E
  */
 export async function applyExport(session: SessionHandle, plan: ExportPlan, dir: string): Promise<ExportResult> {
   await prepareTarget(dir);
-  const captures = (await session.events()).filter((e): e is CaptureEvent => e.type === 'capture');
-  const blobs = withInlineBlobs(session.ctx.blobs, inlineRecords(captures));
+  const blobs = await exportBlobs(session);
   let git: GitObjects | undefined | null = null;
   const gitObjects = (): GitObjects | undefined => {
     if (git === null) {
@@ -175,4 +177,11 @@ async function prepareTarget(dir: string): Promise<void> {
   }
   if (!st.isDirectory()) throw new CkptError('INVALID_ARGUMENT', `${dir} exists and is not a folder; export needs a new or empty folder`, { dir });
   if ((await readdir(dir)).length > 0) throw new CkptError('INVALID_ARGUMENT', `${dir} is not empty; export needs a new or empty folder`, { dir });
+}
+
+/** The blob store with the inline content of every capture a plan's images may come from (this session's and the timeline's). */
+export async function exportBlobs(session: SessionHandle): Promise<BlobStore> {
+  const events = await session.events();
+  const { sources } = await workspaceTimeline(session, events);
+  return withInlineBlobs(session.ctx.blobs, inlineRecords([...events, ...sources]));
 }

@@ -11,6 +11,7 @@ import { inlineRecords } from '../format/inline-blobs.js';
 import type { CaptureEvent, EventBase, FileImage } from '../format/event.js';
 import { isStoredPath } from '../format/stored-path.js';
 import { imagesAt } from '../session/positions.js';
+import { FORK_TOOL } from '../session/workspace-timeline.js';
 import { createSessionStore } from '../session/session-store.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { spillInline } from '../storage/inline-store.js';
@@ -61,7 +62,7 @@ export async function recordForkPoint(input: ForkRecordInput): Promise<ForkRecor
   for (const c of changed) if (c.blob !== undefined) await fork.ctx.blobs.freshen(c.blob);
   const before: FileImage[] = changed.map(({ implied: _implied, ...img }) => img);
   const after = await readImages(fork, changed.map((c) => ({ rel: c.path, abs: `${root}/${c.path}` })));
-  const { event } = await appendCapture(fork, before, { tool: 'fork', reason: `workspace at fork: ${changed.length} path(s) differ from the fork point`, after });
+  const { event } = await appendCapture(fork, before, { tool: FORK_TOOL, reason: `workspace at fork: ${changed.length} path(s) differ from the fork point`, after });
   return { tag: event.tag, paths: changed.map((c) => c.path) };
 }
 

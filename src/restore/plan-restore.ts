@@ -59,6 +59,8 @@ export interface PlanRestoreInput {
   events: readonly EventBase[] | Pick<ReplayState, 'captures' | 'known'>;
   /** Target position (seq): see session/positions.ts. */
   toSeq: number;
+  /** The position on a workspace timeline (session/workspace-timeline.ts `timelinePosition`); default `toSeq`. */
+  position?: number;
   /** Workspace-relative paths or folders to restrict the restore to (default: every candidate). */
   paths?: readonly string[];
   /** Present images of every candidate path (keyed by path). */
@@ -140,7 +142,7 @@ function presentWhy(present: FileImage): string {
 
 export function planRestore(input: PlanRestoreInput): RestorePlan {
   const { captures, known } = capturesOf(input.events);
-  const targets = imagesAt(captures, input.toSeq, input.paths);
+  const targets = imagesAt(captures, input.position ?? input.toSeq, input.paths);
   const plan: RestorePlan = { toSeq: input.toSeq, entries: [], unchanged: [], skipped: [], drift: [] };
   // A path beneath a file or symlink that this restore replaces by a folder (or removes) holds
   // nothing now: it is planned as absent, and placing it creates its folders once they are free.

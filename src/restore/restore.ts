@@ -4,7 +4,8 @@
 import { CkptError } from '../errors.js';
 import type { CaptureEvent, EventBase, FileImage } from '../format/event.js';
 import { matchesFilter, resolveTagSeq } from '../session/positions.js';
-import { knownForPaths, replay } from '../session/replay.js';
+import { knownForPaths } from '../session/replay.js';
+import { timelinePosition, workspaceTimeline } from '../session/workspace-timeline.js';
 import { loadPlans, planOf } from '../session/restore-plans.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import type { EventLogTx } from '../storage/event-log.js';
@@ -62,6 +63,8 @@ export interface RestoreInTxOptions {
   checkPlan?: CheckPlan;
   /** The last seq handed to `checkPlan` (default: this transaction's); a fork passes its parent's. */
   lastSeq?: number;
+  /** The session whose history `events` is (default: the session restored in; a rewind's fork: its parent). */
+  owner?: string;
 }
 
 /** Resolves filter inputs to workspace-relative paths (PATH_ESCAPE for anything outside the root). */
@@ -77,10 +80,13 @@ export async function planAgainstWorkspace(
   events: readonly EventBase[],
   tag: string,
   filter?: readonly string[],
-): Promise<{ plan: RestorePlan; present: Map<string, FileImage> }> {
+  owner: string = session.id,
+): Promise<{ plan: RestorePlan; present: Map<string, FileImage>; sources: EventBase[] }> {
   const toSeq = resolveTagSeq(events, tag);
-  const { captures } = replay(events);
-  const candidates = candidatePaths({ captures, known: new Map() }, toSeq, filter);
+  // Every session's captures (DESIGN §10 "Restore, diff and cat see every session of the workspace").
+  const { captures, sources } = await workspaceTimeline(session, events, owner);
+  const position = timelinePosition(events, tag);
+  const candidates = candidatePaths({ captures, known: new Map() }, position, filter);
   const present = await readPresentImages(session.workspaceRoot, candidates, session.ctx.options.maxBlobBytes);
   const otherWrites = await otherSessionWrites(session, candidates);
   // Drift needs what ckpt last recorded for the candidates only: earlier restores' plans in blobs are
@@ -89,7 +95,7 @@ export async function planAgainstWorkspace(
     await loadPlans(session.ctx.blobs, [started]);
     return planOf(started);
   });
-  return { plan: planRestore({ events: { captures, known }, toSeq, paths: filter, present, otherWrites }), present };
+  return { plan: planRestore({ events: { captures, known }, toSeq, position, paths: filter, present, otherWrites }), present, sources };
 }
 /** The owner index's records of `paths` whose latest writer is another session (drift is judged with them). */
 async function otherSessionWrites(session: SessionHandle, paths: readonly string[]): Promise<Map<string, { session: string; image: FileImage }>> {
@@ -105,8 +111,8 @@ async function otherSessionWrites(session: SessionHandle, paths: readonly string
 
 /** Plans and applies inside a transaction on `session` (where the restore is recorded). */
 export async function restoreInTx(session: SessionHandle, tx: EventLogTx, options: RestoreInTxOptions): Promise<RestoreResult> {
-  const { plan, present } = await planAgainstWorkspace(session, options.events, options.tag, options.filter);
-  if (options.filter) assertRecorded(options.events, options.filter);
+  const { plan, present, sources } = await planAgainstWorkspace(session, options.events, options.tag, options.filter, options.owner);
+  if (options.filter) assertRecorded([...options.events, ...sources], options.filter);
   if (options.checkPlan) await options.checkPlan({ plan, present, lastSeq: options.lastSeq ?? (await tx.lastSeq()) });
   return applyRestore(session, tx, {
     to: options.tag,
@@ -117,11 +123,12 @@ export async function restoreInTx(session: SessionHandle, tx: EventLogTx, option
     reason: options.reason,
     onProgress: options.onProgress,
     warnings: options.warnings,
+    sources,
   });
 }
 
 /**
- * A path named in a restore that no capture of the session ever recorded (before or after the tag) is
+ * A path named in a restore that no capture of the workspace's sessions ever recorded (before or after the tag) is
  * NOT_FOUND: a typo must not read as a restore that succeeded with nothing to do. A path captured only
  * before the tag is known and unchanged since: it is reported as skipped, not an error.
  */

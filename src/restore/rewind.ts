@@ -103,7 +103,7 @@ async function rewindFork(session: SessionHandle, tag: string, options: RewindOp
   await recordForkPoint({ fork, parentEvents: events, atSeq: Math.max(1, toSeq), others: [] });
   const warnings: string[] = [];
   const result = await fork.transaction(
-    (tx) => restoreInTx(fork, tx, { tag, events, force: options.force, checkPlan: options.checkPlan, lastSeq, reason: `rewind to ${tag} (fork of ${session.id})`, warnings }),
+    (tx) => restoreInTx(fork, tx, { tag, events, owner: session.id, force: options.force, checkPlan: options.checkPlan, lastSeq, reason: `rewind to ${tag} (fork of ${session.id})`, warnings }),
     { warnings },
   );
   return withWarnings({ ...result, watermark, session: fork.id, forked: true as const, ...conversationAt(events, toSeq) }, warnings);
