@@ -27,6 +27,7 @@ suites=(
   test/fleet-feed.test.ts
   test/fleet-serve.test.ts
   test/fleet-web.test.ts
+  test/fleet-kills.test.ts
   test/fleet-soak.test.ts
   test/store-copy.test.ts
   test/restore-semantics.test.ts
