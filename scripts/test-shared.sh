@@ -28,6 +28,7 @@ suites=(
   test/fleet-serve.test.ts
   test/fleet-web.test.ts
   test/fleet-kills.test.ts
+  test/fleet-s3-outage.test.ts
   test/fleet-soak.test.ts
   test/store-copy.test.ts
   test/restore-semantics.test.ts

@@ -29,6 +29,11 @@ export interface S3Listed {
 }
 
 export interface S3Objects {
+  /**
+   * Checks the bucket (creating it if missing). `put`, `deleteMany` and `list` make sure it was checked
+   * once in this process (a failed check, S3 unreachable, is tried again by the next call); `get` and
+   * `head` do not wait for it, and a read from a missing bucket is IO, never a missing object.
+   */
   ensureBucket(): Promise<void>;
   put(name: string, data: Uint8Array): Promise<void>;
   /** The whole object, or `length` bytes from `offset`; undefined when the object is missing. */
@@ -39,8 +44,18 @@ export interface S3Objects {
   close(): void;
 }
 
+/**
+ * Timeouts (the SDK has none by default: a partitioned S3 hung a command for ever). A socket idle for
+ * SOCKET_TIMEOUT_MS (no byte either way) is given up; an 8 MiB pack upload keeps its socket busy, so
+ * the limit does not bound a large transfer. A failed request is tried once more (MAX_ATTEMPTS), so an
+ * unreachable S3 fails a call with IO after ~2 x 8 s at most (refused connections: at once).
+ */
+const CONNECTION_TIMEOUT_MS = 3_000;
+const SOCKET_TIMEOUT_MS = 8_000;
+const MAX_ATTEMPTS = 2;
+
 const isMissing = (err: unknown): boolean =>
-  err instanceof S3ServiceException && (err.name === 'NoSuchKey' || err.name === 'NotFound' || err.$metadata.httpStatusCode === 404);
+  err instanceof S3ServiceException && err.name !== 'NoSuchBucket' && (err.name === 'NoSuchKey' || err.name === 'NotFound' || err.$metadata.httpStatusCode === 404);
 
 export function createS3Objects(options: S3ObjectsOptions): S3Objects {
   // ckpt supports Node 20; the SDK's notice about its own future Node requirement would otherwise
@@ -52,6 +67,8 @@ export function createS3Objects(options: S3ObjectsOptions): S3Objects {
     // Checksums on every request are not needed: every byte read back is verified by content hash.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
+    maxAttempts: MAX_ATTEMPTS,
+    requestHandler: { connectionTimeout: CONNECTION_TIMEOUT_MS, socketTimeout: SOCKET_TIMEOUT_MS },
   });
   const Bucket = options.bucket;
   const ioError = (err: unknown, what: string): CkptError => {
@@ -62,23 +79,33 @@ export function createS3Objects(options: S3ObjectsOptions): S3Objects {
     return new CkptError('IO', `object store (bucket ${Bucket}): ${what}: ${name}: ${message}`, { bucket: Bucket, retryable: true }, { cause: err });
   };
 
+  async function checkBucket(): Promise<void> {
+    try {
+      await client.send(new HeadBucketCommand({ Bucket }));
+      return;
+    } catch (err) {
+      if (!isMissing(err)) throw ioError(err, 'head bucket');
+    }
+    try {
+      await client.send(new CreateBucketCommand({ Bucket }));
+    } catch (err) {
+      const name = err instanceof Error ? err.name : '';
+      if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw ioError(err, 'create bucket');
+    }
+  }
+  let bucketChecked: Promise<void> | undefined;
+  /** The bucket check, once: a failed one is forgotten so that the next call tries again. */
+  const ensureBucket = (): Promise<void> =>
+    (bucketChecked ??= checkBucket().catch((err: unknown) => {
+      bucketChecked = undefined;
+      throw err;
+    }));
+
   return {
-    async ensureBucket() {
-      try {
-        await client.send(new HeadBucketCommand({ Bucket }));
-        return;
-      } catch (err) {
-        if (!isMissing(err)) throw ioError(err, 'head bucket');
-      }
-      try {
-        await client.send(new CreateBucketCommand({ Bucket }));
-      } catch (err) {
-        const name = err instanceof Error ? err.name : '';
-        if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw ioError(err, 'create bucket');
-      }
-    },
+    ensureBucket,
 
     async put(name, data) {
+      await ensureBucket();
       try {
         await client.send(new PutObjectCommand({ Bucket, Key: name, Body: data, ContentLength: data.length }));
       } catch (err) {
@@ -111,6 +138,7 @@ export function createS3Objects(options: S3ObjectsOptions): S3Objects {
     },
 
     async deleteMany(names) {
+      await ensureBucket();
       for (let i = 0; i < names.length; i += 1000) {
         const batch = names.slice(i, i + 1000);
         try {
@@ -124,6 +152,7 @@ export function createS3Objects(options: S3ObjectsOptions): S3Objects {
     },
 
     async list(prefix) {
+      await ensureBucket();
       const out: S3Listed[] = [];
       let token: string | undefined;
       try {

@@ -45,9 +45,10 @@ export async function createSharedBackend(options: SharedBackendOptions): Promis
   lockPool.on('error', () => {});
   const s3 = createS3Objects({ bucket: loc.bucket, endpoint: loc.endpoint, region: loc.region, where: loc.redacted });
   const closers: (() => Promise<void>)[] = [];
+  // The bucket is checked (made if missing) by the first put, not here: what needs only PostgreSQL
+  // (logs, status, the daemon's feed) opens and works while S3 is unreachable.
   try {
-    // Both sides at once: opening a store is dominated by these round trips.
-    await Promise.all([ensureSchema(pool, loc.schema), s3.ensureBucket()]);
+    await ensureSchema(pool, loc.schema);
   } catch (err) {
     await Promise.allSettled([pool.end(), lockPool.end()]);
     s3.close();
