@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verify, type Session, type Store } from '../src/index.js';
-import { parseSharedStoreUrl } from '../src/storage/store-url.js';
+import { parseSharedStoreUrl } from '../src/storage/shared/store-url.js';
 import type { NetFaultConfig, NetFaultReport } from './fleet/fault-net.js';
 import { CKPT_BIN } from './helpers/cli.js';
 import { dropSharedStore, freshSharedUrl, openAsMachine, SHARED_BASE } from './helpers/shared-store.js';

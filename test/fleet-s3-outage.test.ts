@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { verify, type Store } from '../src/index.js';
-import { parseSharedStoreUrl } from '../src/storage/store-url.js';
+import { parseSharedStoreUrl } from '../src/storage/shared/store-url.js';
 import { runCli } from './helpers/cli.js';
 import { dropSharedStore, freshSharedUrl, openAsMachine, SHARED_BASE } from './helpers/shared-store.js';
 import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.js';
