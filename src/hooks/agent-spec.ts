@@ -39,6 +39,8 @@ export interface HookEventSpec {
   commandOnly?: boolean;
   /** Runs once per tool call (not once per prompt): the default install makes it an HTTP hook when the agent has those. */
   perToolCall?: boolean;
+  /** A tool event that names no tool (Cursor's beforeShellExecution): the tool it stands for. */
+  tool?: string;
 }
 
 /** One hook ckpt installs into the agent's settings (see install/merge-hooks.ts), derived from `events`. */

@@ -97,7 +97,9 @@ export function parseHookEvent(spec: AgentSpec, raw: { data: Buffer; tooLarge: b
   if (transcriptPath !== undefined) event.transcriptPath = transcriptPath;
 
   if (action === 'before-tool' || action === 'after-tool') {
-    event.toolName = str(v, f.toolName, { required: true, max: 256 });
+    // An event that stands for one tool (Cursor's shell and file-edit events) names none itself.
+    const implied = spec.events[name]!.tool;
+    event.toolName = implied !== undefined && v[f.toolName] === undefined ? implied : str(v, f.toolName, { required: true, max: 256 });
     let input = v[f.toolInput];
     // Some agents send the tool's arguments as JSON text (Copilot's documented toolArgs, Cursor's MCP calls).
     if (typeof input === 'string') {

@@ -11,12 +11,15 @@
 // No Cursor binary runs here: tested with payloads shaped as its documentation shows them
 // (test/hooks-cursor.test.ts), never against Cursor itself.
 //
-// What is installed: preToolUse fires for every tool, Shell included, so the shell-only events
-// (beforeShellExecution / afterShellExecution) would only run a second hook per command; afterFileEdit
-// comes after the edit (no before-image) for an edit preToolUse already captured. They are answered
-// at once and not installed. The file a tool names (file_path, path, target_file) is captured before
-// it runs and the workspace scanned after it — Cursor's tool inputs are not documented field by field,
-// so no tool is trusted to change only the file it names — and `stop` scans what anything else changed.
+// What is installed, for every Cursor generation: Cursor 1.7–2.3 (and the `cursor-agent` CLI, which
+// sends only the shell events) have no tool events — beforeShellExecution / afterShellExecution
+// {command, cwd} and afterFileEdit {file_path, edits} (after the edit: no before-image) stand for the
+// tools; later versions add preToolUse / postToolUse / postToolUseFailure for every tool, Shell
+// included. Both are installed: on a newer Cursor a shell command runs two hooks before and two after
+// (the second scan finds nothing new and records nothing) — the price of never missing a tool on an
+// older one. The file a tool names (file_path, path, target_file) is captured before it runs and the
+// workspace scanned after it — Cursor's tool inputs are not documented field by field, so no tool is
+// trusted to change only the file it names — and `stop` scans what anything else changed.
 import { SNAKE_CASE_FIELDS, type AgentSpec } from '../agent-spec.js';
 
 export const cursor: AgentSpec = {
@@ -29,16 +32,18 @@ export const cursor: AgentSpec = {
     preToolUse: { action: 'before-tool' },
     postToolUse: { action: 'after-tool' },
     postToolUseFailure: { action: 'after-tool' },
+    beforeShellExecution: { action: 'before-tool', tool: 'Shell' },
+    afterShellExecution: { action: 'after-tool', tool: 'Shell' },
+    afterFileEdit: { action: 'after-tool', tool: 'afterFileEdit' },
     preCompact: { action: 'compaction' },
     stop: { action: 'turn-end' },
-    beforeShellExecution: { action: 'none' },
-    afterShellExecution: { action: 'none' },
-    afterFileEdit: { action: 'none' },
     beforeMCPExecution: { action: 'none' },
     afterMCPExecution: { action: 'none' },
     beforeReadFile: { action: 'none' },
     afterAgentResponse: { action: 'none' },
     afterAgentThought: { action: 'none' },
+    beforeTabFileRead: { action: 'none' },
+    afterTabFileEdit: { action: 'none' },
     subagentStart: { action: 'none' },
     subagentStop: { action: 'none' },
     sessionEnd: { action: 'none' },
