@@ -1,8 +1,10 @@
 // Lint: typescript-eslint's recommended type-aware-free rules over sources, tests and the bench,
-// plus the layering of DESIGN §8: adapters reach the core only through src/index.ts, and the core
-// never imports an adapter. (Import cycles are checked by `npm run cycles`.)
+// plus the layering of DESIGN §8: the layer map (scripts/eslint-layers.js: which folder may import
+// which; adapters reach the core only through src/index.ts), and no test or source of the core imports
+// an adapter. (Import cycles are checked by `npm run cycles`.)
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layersPlugin } from './scripts/eslint-layers.js';
 
 /** Adapter folders (thin layers over the public API); demo is the CLI's scripted session. */
 const ADAPTERS = ['cli', 'hooks', 'mcp', 'http', 'web', 'demo'];
@@ -26,11 +28,9 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: ADAPTERS.map((a) => ({ group: [`**/${a}/**`], message: 'the core never imports an adapter (DESIGN §8)' })) }] },
   },
   {
-    files: ADAPTERS.map((a) => `src/${a}/**/*.ts`),
-    ignores: ['**/*.test.ts'],
-    rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./(\\.\\./)?(api|capture|format|gc|history|restore|scan|session|storage|workspace)/', message: 'adapters use the public API (src/index.ts) only (DESIGN §8)' }] }],
-    },
+    files: ['src/**/*.ts'],
+    plugins: { layers: layersPlugin },
+    rules: { 'layers/allowed-imports': 'error' },
   },
   {
     // Sources and tests print nothing of their own: the CLI writes through its injected streams, and
