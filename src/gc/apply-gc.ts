@@ -12,10 +12,10 @@
 // event references it, and nothing fresher than the grace period is deleted.
 import type { StoreContext } from '../context.js';
 import { looseKey } from '../storage/blob-store.js';
-import { packKey } from '../storage/pack/pack-set.js';
+import { indexKey, packKey } from '../storage/pack/pack-set.js';
 import { collectLiveSet } from './live-set.js';
 import { removeOrphan } from './orphans.js';
-import { quarantinedId, sweepLoose } from './sweep-loose.js';
+import { quarantinedId, quarantinedPack, sweepLoose } from './sweep-loose.js';
 import { planGc, takeInventory, type GcOptions, type GcPlan } from './plan-gc.js';
 
 export type GcPhase = 'read' | 'loose' | 'packs' | 'orphans';
@@ -91,7 +91,8 @@ export async function applyGc(ctx: Pick<StoreContext, 'backend' | 'blobs' | 'dir
           rescue(dead.size);
           continue;
         }
-        const r = await ctx.blobs.rewritePack(p.pack, (id) => !dead.has(id));
+        // The planned mtime, not one read now: a put between this check and the rewrite's own stat must count as a freshen.
+        const r = await ctx.blobs.rewritePack(p.pack, (id) => !dead.has(id), p.mtimeMs);
         if (r.skipped) {
           rescue(dead.size);
           continue;
@@ -110,6 +111,13 @@ export async function applyGc(ctx: Pick<StoreContext, 'backend' | 'blobs' | 'dir
         const id = quarantinedId(o.quarantineOf);
         if (id && live.has(id)) {
           await ctx.backend.release(o.key, looseKey(id));
+          continue;
+        }
+        // A pack a crashed rewrite took out of its name while its index stayed: back where it was
+        // (the rewrite's copy of its kept blobs stays too; a later GC drops what is dead).
+        const pack = quarantinedPack(o.quarantineOf);
+        if (pack && (await ctx.backend.stat(indexKey(pack)))) {
+          await ctx.backend.release(o.key, packKey(pack));
           continue;
         }
         // Not touched since the plan, and still older than the grace period.

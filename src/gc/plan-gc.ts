@@ -6,7 +6,7 @@ import type { ListedBlob } from '../storage/blob-store.js';
 import { formatDuration } from '../format/duration.js';
 import { collectLiveSet, type CollectOptions, type LiveSet } from './live-set.js';
 import { findOrphans, PARTIAL_PACK_GRACE_MS, type OrphanFile } from './orphans.js';
-import { quarantinedId } from './sweep-loose.js';
+import { quarantinedId, quarantinedPack } from './sweep-loose.js';
 
 export const DEFAULT_GRACE_MS = 15 * 60_000;
 
@@ -112,7 +112,8 @@ export function planGc(inventory: GcInventory, options: GcOptions = {}): GcPlan 
   }
   const partialCutoff = now - Math.max(graceMs, options.partialPackGraceMs ?? PARTIAL_PACK_GRACE_MS);
   // A live blob left in quarantine by a crashed collector is listed whatever its age: it goes back.
-  const relink = (o: OrphanFile): boolean => live.has(quarantinedId(o.quarantineOf) ?? '');
+  // So is a quarantined pack (a rewrite that crashed): it goes back if its index is still there.
+  const relink = (o: OrphanFile): boolean => live.has(quarantinedId(o.quarantineOf) ?? '') || quarantinedPack(o.quarantineOf) !== undefined;
   const missing = [...live].filter((id) => !present.has(id)).sort();
   // A pack without its index may be a complete pack whose index was lost: while any referenced blob
   // is missing, it may be in there, so no such pack is deleted (verify reports the missing blobs).

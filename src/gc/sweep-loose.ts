@@ -38,3 +38,13 @@ export function quarantinedId(quarantineOf: string | undefined): string | undefi
   const m = quarantineOf ? /^blobs\/([0-9a-f]{2})\/([0-9a-f]{62})$/.exec(quarantineOf) : null;
   return m ? `${m[1]}${m[2]}` : undefined;
 }
+
+/**
+ * The pack a quarantined leftover holds (`packs/<name>.pack` taken out of its name by a rewrite,
+ * pack-rewrite.ts), or undefined. A collector that crashed before removing the pack's index leaves
+ * it beside that index: the next GC puts it back.
+ */
+export function quarantinedPack(quarantineOf: string | undefined): string | undefined {
+  const m = quarantineOf ? /^packs\/([^/]+)\.pack$/.exec(quarantineOf) : null;
+  return m ? m[1] : undefined;
+}

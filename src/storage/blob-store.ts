@@ -72,7 +72,8 @@ export interface BlobStore {
   listBlobs(): AsyncIterable<ListedBlob>;
   removeLoose(id: string): Promise<void>;
   /** Rewrites a pack keeping only the blobs `keep` accepts; the old pack is removed (index first). */
-  rewritePack(name: string, keep: (id: string) => boolean): Promise<RewritePackResult>;
+  /** `expectMtimeMs`: the pack's mtime when GC planned; if a put freshened it since, the pack is left as it is. */
+  rewritePack(name: string, keep: (id: string) => boolean, expectMtimeMs?: number): Promise<RewritePackResult>;
   /** Re-reads and re-hashes every copy of a blob. */
   verifyBlob(id: string): Promise<BlobCheck>;
 }
@@ -298,7 +299,7 @@ export function createBlobStore(options: BlobStoreOptions): BlobStore {
       await backend.remove(looseKey(id));
     },
 
-    rewritePack: (name, keep) => rewritePack({ backend, packs, maxPackBytes: options.maxPackBytes }, name, keep),
+    rewritePack: (name, keep, expectMtimeMs) => rewritePack({ backend, packs, maxPackBytes: options.maxPackBytes }, name, keep, expectMtimeMs),
 
     async verifyBlob(id) {
       assertBlobId(id);

@@ -1,7 +1,8 @@
 // Rewriting a pack without its dead blobs (for GC): the kept records are copied byte for byte into a
 // new pack (read in large windows, never one read per blob), the new index is committed, then the old
-// index is removed and the old pack last — so at every instant each kept blob is reachable through
-// some index. Readers holding the old index in memory retry through a fresh listing.
+// pack is quarantined (and put back if a put freshened it meanwhile), its index removed and the
+// quarantined pack last — so at every instant each kept blob is reachable through some index, and no
+// blob a put trusted is deleted. Readers holding the old index in memory retry through a fresh listing.
 import { CkptError } from '../../errors.js';
 import { decodePackIndex, type PackEntry } from '../../format/pack-index.js';
 import type { StoreBackend } from '../backend.js';
@@ -27,7 +28,12 @@ export interface RewriteDeps {
 const WINDOW_BYTES = 8 * 1024 * 1024;
 const indexBytes = (count: number): number => 16 + 1024 + 44 * count + 32;
 
-export async function rewritePack(deps: RewriteDeps, name: string, keep: (id: string) => boolean): Promise<RewritePackResult> {
+/**
+ * `expectMtimeMs` is the pack's mtime when the caller decided its blobs were dead (GC's plan): a put
+ * that freshened it at any point after that leaves the pack as it is. Without it, the mtime at the
+ * start of the rewrite is the reference.
+ */
+export async function rewritePack(deps: RewriteDeps, name: string, keep: (id: string) => boolean, expectMtimeMs?: number): Promise<RewritePackResult> {
   const { backend, packs } = deps;
   if (!PACK_NAME.test(name)) throw new CkptError('INVALID_ARGUMENT', `invalid pack name ${JSON.stringify(name)}`, { pack: name });
   const idxBuf = await backend.read(indexKey(name));
@@ -38,6 +44,8 @@ export async function rewritePack(deps: RewriteDeps, name: string, keep: (id: st
   const kept = all.filter((e) => keep(e.id)).sort((a, b) => a.offset - b.offset);
   const oldBytes = (before?.size ?? 0) + idxBuf.length;
   if (kept.length === all.length) return { pack: name, kept: kept.length, dropped: 0, bytesFreed: 0, skipped: false };
+  const expected = expectMtimeMs ?? before?.mtimeMs;
+  if (before && before.mtimeMs !== expected) return { pack: name, kept: all.length, dropped: 0, bytesFreed: 0, skipped: true };
 
   let newPack: string | undefined;
   let newBytes = 0;
@@ -55,10 +63,23 @@ export async function rewritePack(deps: RewriteDeps, name: string, keep: (id: st
     }
   }
 
-  // Someone reused a blob of this pack while we copied (the put freshened the pack): dropping it now
-  // could delete a blob they rely on. Keep the old pack and withdraw the copy.
-  const after = await backend.stat(packKey(name));
-  if (before && after && after.mtimeMs !== before.mtimeMs) {
+  if (!before) {
+    // No pack file (a damaged store) and nothing kept: only its index is left to remove.
+    await backend.remove(indexKey(name));
+    packs.forget(name);
+    return { pack: newPack, kept: 0, dropped: all.length, bytesFreed: oldBytes - newBytes, skipped: false };
+  }
+  // The old pack is taken out of its name first, and only then is its mtime checked (the loose
+  // sweep's rule, sweep-loose.ts). A put that reused one of its blobs freshens it (touch, then stat to
+  // confirm it is there) and then trusts it:
+  //   - a put that touched it before the quarantine moved its mtime: it goes back, the copy is withdrawn;
+  //   - a put after the quarantine finds no pack (its stat misses) and writes the blob again.
+  // "Stat, then remove" left a window in which a put trusted a blob this rewrite then deleted
+  // (issue 27 item 13). A crash after the quarantine leaves the pack in quarantine beside its index:
+  // the next GC puts it back (orphans.ts).
+  const q = await backend.quarantine(packKey(name));
+  if (q && q.stat.mtimeMs !== expected) {
+    await backend.release(q.key, packKey(name));
     for (const p of newPack ? [newPack] : []) {
       await backend.remove(indexKey(p));
       packs.forget(p);
@@ -69,7 +90,7 @@ export async function rewritePack(deps: RewriteDeps, name: string, keep: (id: st
 
   await backend.remove(indexKey(name));
   packs.forget(name);
-  await backend.remove(packKey(name));
+  if (q) await backend.removeLeftover(q.key, Infinity);
   return { pack: newPack, kept: kept.length, dropped: all.length - kept.length, bytesFreed: oldBytes - newBytes, skipped: false };
 }
 
