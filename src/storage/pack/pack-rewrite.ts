@@ -88,7 +88,13 @@ export async function rewritePack(deps: RewriteDeps, name: string, keep: (id: st
     return { pack: name, kept: all.length, dropped: 0, bytesFreed: 0, skipped: true };
   }
 
-  await backend.remove(indexKey(name));
+  try {
+    await backend.remove(indexKey(name));
+  } catch (err) {
+    // The index stays: so does its pack (an index without its pack is damage to verify).
+    if (q) await backend.release(q.key, packKey(name));
+    throw err;
+  }
   packs.forget(name);
   if (q) await backend.removeLeftover(q.key, Infinity);
   return { pack: newPack, kept: kept.length, dropped: all.length - kept.length, bytesFreed: oldBytes - newBytes, skipped: false };
