@@ -3,32 +3,11 @@ import { CkptError } from '../errors.js';
 import { validateInline } from './inline-blobs.js';
 import { validateFileImages, validateRestorePlan, validateStoredPath } from './stored-path.js';
 import { isTag } from './tag.js';
+import type { FileImage, RestorePlanEntry } from './file-image.js';
+
+export type { FileImage, FileState, RestorePlanEntry } from './file-image.js';
 
 export const EVENT_VERSION = 1;
-
-/**
- * The state of one path in a capture (before-image) or a settle/scan (after-state). `dir`: a folder
- * (its content is recorded path by path; the folder's own image only says that it exists).
- */
-export type FileState = 'file' | 'symlink' | 'dir' | 'absent' | 'skipped';
-
-/** One captured path. `blob` is the sha256 of the content (state `file`); `target` the link text (`symlink`). */
-export interface FileImage {
-  path: string;
-  state: FileState;
-  blob?: string;
-  bytes?: number;
-  mode?: number;
-  target?: string;
-  /** Why a path is `skipped` (e.g. `too-large`, `unreadable`, `not-regular`). */
-  why?: string;
-  /**
-   * For `absent` images of a tool capture: how many of the path's ancestor folders did not exist
-   * either (0 or missing: the parent existed). Planning reads it as `absent` images of those folders
-   * (scans record folders explicitly instead).
-   */
-  newDirs?: number;
-}
 
 export interface EventBase {
   v: number;
@@ -73,17 +52,6 @@ export interface SettleEvent extends EventBase {
   type: 'settle';
   tag: string;
   files: FileImage[];
-}
-
-export interface RestorePlanEntry {
-  path: string;
-  /** `mkdir`: a folder must exist there; `delete` removes a file, a symlink or an empty folder. */
-  action: 'write' | 'symlink' | 'mkdir' | 'delete';
-  blob?: string;
-  /** Size of a `write`'s content (recorded so what the restore leaves is a full image). */
-  bytes?: number;
-  mode?: number;
-  target?: string;
 }
 
 export interface RestoreStartedEvent extends EventBase {

@@ -4,26 +4,7 @@
 // `..`, not absolute, no NUL. Pure checks only; the on-disk re-check (symlinked ancestors) happens in
 // the workspace layer before any effect. A violation is LOG_CORRUPT: nothing is done from it.
 import { CkptError } from '../errors.js';
-
-// Structural twins of event.ts's FileImage / RestorePlanEntry (assignable both ways), declared here
-// so that the event codec can use these checks without an import cycle.
-interface FileImage {
-  path: string;
-  state: 'file' | 'symlink' | 'dir' | 'absent' | 'skipped';
-  blob?: string;
-  bytes?: number;
-  mode?: number;
-  target?: string;
-  why?: string;
-  newDirs?: number;
-}
-interface RestorePlanEntry {
-  path: string;
-  action: 'write' | 'symlink' | 'mkdir' | 'delete';
-  blob?: string;
-  mode?: number;
-  target?: string;
-}
+import type { FileImage, RestorePlanEntry } from './file-image.js';
 
 const BLOB_ID = /^[0-9a-f]{64}$/;
 const FILE_STATES = new Set(['file', 'symlink', 'dir', 'absent', 'skipped']);

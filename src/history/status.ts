@@ -7,6 +7,7 @@
 // without one, the paths ckpt recorded (owner records, this session's settles) compared one by one.
 import { readlink } from 'node:fs/promises';
 import type { FileImage } from '../format/event.js';
+import { isStoredPath } from '../format/stored-path.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { replay } from '../session/replay.js';
 import { loadPlans } from '../session/restore-plans.js';
@@ -19,7 +20,6 @@ import { gitBlobId } from '../workspace/git-repo.js';
 import { createIgnoreRules } from '../workspace/ignore-rules.js';
 import { createListPool, readFilesSync, READ_FAILED, READ_GONE, type ListPool } from '../workspace/list-dir.js';
 import { sameImage, sha256 } from '../workspace/read-image.js';
-import { assertRelativePath } from '../workspace/resolve-path.js';
 import { readPresent } from '../restore/present.js';
 import { sessionLinks, type SessionLinks } from './links.js';
 
@@ -146,19 +146,10 @@ async function changedRecordedPaths(session: SessionHandle, known: ReadonlyMap<s
   const root = session.workspaceRoot;
   const out: string[] = [];
   for (const [path, image] of expected) {
-    if (!isCleanPath(path)) continue; // a path that resolves outside the root is never read (DESIGN §6)
+    if (!isStoredPath(path)) continue; // a path that resolves outside the root is never read (DESIGN §6)
     const now = await readPresent(root, path, session.ctx.options.maxBlobBytes);
     const same = image.mode === undefined && now.state === 'file' ? now.state === image.state && now.blob === image.blob : sameImage(image, now);
     if (!same) out.push(path);
   }
   return out;
-}
-
-function isCleanPath(path: string): boolean {
-  try {
-    assertRelativePath(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -38,15 +38,9 @@ export function registerHistoryTools(server: McpServer, ctx: McpContext): void {
     async ({ session: id, limit }) => {
       const session = await ctx.session(id);
       const all = await session.checkpoints();
-      const checkpoints = all.slice(-(limit ?? 100)).map((c) => ({
-        tag: c.tag,
-        seq: c.seq,
-        turn: c.turn,
-        tool: c.tool,
-        at: c.at,
-        ...(c.reason ? { reason: c.reason } : {}),
-        files: c.files.map((f) => ({ path: f.path, state: f.state })),
-      }));
+      // The published schema is the projection: it keeps exactly its fields (a checkpoint's others,
+      // and a file's blob, size and mode, stay out of the closed output).
+      const checkpoints = all.slice(-(limit ?? 100)).map((c) => CHECKPOINT.parse(c));
       const lines = checkpoints.map((c) => `${c.tag.padEnd(8)} @${c.seq}  ${c.tool}  ${c.files.map((f) => f.path).join(', ')}`);
       if (all.length > checkpoints.length) lines.unshift(`(last ${checkpoints.length} of ${all.length} checkpoints)`);
       return ok({ session: session.id, total: all.length, checkpoints }, lines.length ? lines.join('\n') : 'no checkpoints yet');

@@ -3,10 +3,10 @@
 // candidate paths beforehand (hash-only) and hands them in. The returned plan is data: it can be
 // printed, dry-run, journaled in `restore_started` and replayed after a crash.
 import type { EventBase, FileImage, RestorePlanEntry } from '../format/event.js';
+import { isStoredPath } from '../format/stored-path.js';
 import { imagesAt, matchesFilter } from '../session/positions.js';
 import { replay, type ReplayState } from '../session/replay.js';
 import { sameImage } from '../workspace/read-image.js';
-import { assertRelativePath } from '../workspace/resolve-path.js';
 
 /**
  * One planned change. `newDirs` (deletes) appears only in plans journaled by older versions: how many
@@ -84,16 +84,7 @@ function capturesOf(events: PlanRestoreInput['events']): Pick<ReplayState, 'capt
 
 /** The paths a restore to `toSeq` would consider: those whose present image the caller must read. */
 export function candidatePaths(events: PlanRestoreInput['events'], toSeq: number, filter?: readonly string[]): string[] {
-  return [...imagesAt(capturesOf(events).captures, toSeq, filter).keys()].filter(isCleanPath);
-}
-
-function isCleanPath(path: string): boolean {
-  try {
-    assertRelativePath(path);
-    return true;
-  } catch {
-    return false;
-  }
+  return [...imagesAt(capturesOf(events).captures, toSeq, filter).keys()].filter(isStoredPath);
 }
 
 /** The plan entry that puts `image` in place, or undefined when the image cannot be restored. */
@@ -151,10 +142,10 @@ export function planRestore(input: PlanRestoreInput): RestorePlan {
     const t = targets.get(at);
     const p = input.present.get(at);
     // An implied folder frees nothing: what stands in its place was never recorded, so it stays.
-    return ((t?.state === 'dir' && !t.implied) || t?.state === 'absent') && p !== undefined && (p.state === 'file' || p.state === 'symlink') && isCleanPath(at);
+    return ((t?.state === 'dir' && !t.implied) || t?.state === 'absent') && p !== undefined && (p.state === 'file' || p.state === 'symlink') && isStoredPath(at);
   };
   for (const [path, target] of targets) {
-    if (!isCleanPath(path)) {
+    if (!isStoredPath(path)) {
       plan.skipped.push({ path, why: WHY.invalidPath });
       continue;
     }

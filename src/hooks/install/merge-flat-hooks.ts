@@ -3,8 +3,7 @@
 // `~/.copilot/settings.json`: `{"version": 1, "hooks": {"<event>": [{"command": "…"}, …]}}`. ckpt's
 // entries are recognised by their command, as in merge-hooks.ts; every other entry and setting is kept
 // as it is, in its order. Pure: returns the new value and what changed.
-import { CkptError } from '../../index.js';
-import { isCkptHook, type MergeResult } from './merge-hooks.js';
+import { eventList, hooksObject, isCkptHook, type MergeResult } from './merge-hooks.js';
 
 type Entry = Record<string, unknown>;
 
@@ -24,7 +23,7 @@ export function installFlatHooks(settings: Record<string, unknown>, events: read
   }
   const hooks = hooksObject(value, file, true)!;
   for (const event of events) {
-    const list = eventEntries(hooks, event, file, true)!;
+    const list = eventList<Entry>(hooks, event, file, true, 'hooks')!;
     const at = list.findIndex((h) => isCkptHook(h, agent));
     if (at < 0) {
       list.push({ ...entry });
@@ -47,7 +46,7 @@ export function uninstallFlatHooks(settings: Record<string, unknown>, agent: str
   const hooks = hooksObject(value, file, false);
   if (!hooks) return { value, changes };
   for (const event of Object.keys(hooks)) {
-    const list = eventEntries(hooks, event, file, false);
+    const list = eventList<Entry>(hooks, event, file, false, 'hooks');
     if (!list) continue;
     const kept = list.filter((h) => !isCkptHook(h, agent));
     if (kept.length === list.length) continue;
@@ -57,27 +56,4 @@ export function uninstallFlatHooks(settings: Record<string, unknown>, agent: str
   }
   if (Object.keys(hooks).length === 0 && changes.length > 0) delete value.hooks;
   return { value, changes };
-}
-
-function hooksObject(value: Record<string, unknown>, file: string, create: boolean): Record<string, unknown> | undefined {
-  if (value.hooks === undefined) {
-    if (!create) return undefined;
-    value.hooks = {};
-  }
-  if (typeof value.hooks !== 'object' || value.hooks === null || Array.isArray(value.hooks)) {
-    throw new CkptError('INVALID_ARGUMENT', `"hooks" in ${file} is not an object; the file was left unchanged`, { file });
-  }
-  return value.hooks as Record<string, unknown>;
-}
-
-function eventEntries(hooks: Record<string, unknown>, event: string, file: string, create: boolean): Entry[] | undefined {
-  if (hooks[event] === undefined) {
-    if (!create) return undefined;
-    hooks[event] = [];
-  }
-  const list = hooks[event];
-  if (!Array.isArray(list) || list.some((h) => typeof h !== 'object' || h === null || Array.isArray(h))) {
-    throw new CkptError('INVALID_ARGUMENT', `"hooks.${event}" in ${file} is not a list of hooks; the file was left unchanged`, { file, event });
-  }
-  return list as Entry[];
 }

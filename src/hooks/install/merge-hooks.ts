@@ -62,7 +62,7 @@ export function installHooks(
   const changes: string[] = [];
   const hooks = hooksObject(value, file, true)!;
   for (const entry of entries) {
-    const groups = eventGroups(hooks, entry.event, file, true)!;
+    const groups = eventList<Group>(hooks, entry.event, file, true, 'hook groups')!;
     let found = false;
     const fields: HookFields = http && !entry.commandOnly && httpFor(entry) ? http : command;
     const wanted: Hook = { ...fields, ...entry.extra };
@@ -98,7 +98,7 @@ export function uninstallHooks(settings: Record<string, unknown>, agent: string,
   const hooks = hooksObject(value, file, false);
   if (!hooks) return { value, changes };
   for (const event of Object.keys(hooks)) {
-    const groups = eventGroups(hooks, event, file, false);
+    const groups = eventList<Group>(hooks, event, file, false, 'hook groups');
     if (!groups) continue;
     for (let g = groups.length - 1; g >= 0; g--) {
       const group = groups[g]!;
@@ -115,7 +115,8 @@ export function uninstallHooks(settings: Record<string, unknown>, agent: string,
   return { value, changes };
 }
 
-function hooksObject(value: Record<string, unknown>, file: string, create: boolean): Record<string, unknown> | undefined {
+/** The settings' `hooks` object (made when `create`); INVALID_ARGUMENT when it is something else. */
+export function hooksObject(value: Record<string, unknown>, file: string, create: boolean): Record<string, unknown> | undefined {
   if (value.hooks === undefined) {
     if (!create) return undefined;
     value.hooks = {};
@@ -126,16 +127,17 @@ function hooksObject(value: Record<string, unknown>, file: string, create: boole
   return value.hooks as Record<string, unknown>;
 }
 
-function eventGroups(hooks: Record<string, unknown>, event: string, file: string, create: boolean): Group[] | undefined {
+/** The list under `hooks[event]` (made when `create`): hook groups, or flat hooks (`noun`); INVALID_ARGUMENT when it is not a list of objects. */
+export function eventList<T>(hooks: Record<string, unknown>, event: string, file: string, create: boolean, noun: string): T[] | undefined {
   if (hooks[event] === undefined) {
     if (!create) return undefined;
     hooks[event] = [];
   }
-  const groups = hooks[event];
-  if (!Array.isArray(groups) || groups.some((g) => typeof g !== 'object' || g === null || Array.isArray(g))) {
-    throw new CkptError('INVALID_ARGUMENT', `"hooks.${event}" in ${file} is not a list of hook groups; the file was left unchanged`, { file, event });
+  const list = hooks[event];
+  if (!Array.isArray(list) || list.some((g) => typeof g !== 'object' || g === null || Array.isArray(g))) {
+    throw new CkptError('INVALID_ARGUMENT', `"hooks.${event}" in ${file} is not a list of ${noun}; the file was left unchanged`, { file, event });
   }
-  return groups as Group[];
+  return list as T[];
 }
 
 function groupHooks(group: Group, event: string, file: string): Hook[] {
