@@ -1,10 +1,13 @@
 // The resident daemon over a long day (issue 28): posts Edit capture+settle pairs of one Claude
 // session to `POST /hooks/claude` of a real `ckpt serve` (the built CLI, optionally under a small V8
 // heap) and reports, every `--every` events, the daemon's RSS and heap (GET /health) and the time per
-// event of the last stretch. `npx tsx bench/daemon-long-session.ts [events] [every] [max-old-space-mb]`.
+// event of the last stretch. `npx tsx bench/daemon-long-session.ts [events] [every] [max-old-space-mb] [stages]`.
 // Paired comparison of builds: CKPT_BINS=/old/bin/ckpt.js,/new/bin/ckpt.js runs one daemon per build,
 // each with its own store and workspace, and sends every capture+settle pair to each in turn (the
 // order alternating per pair), so both see the same machine load.
+// Long histories without hours of posting: `--stages 1000,10000,50000` (argv: events every heap
+// stages) first appends the session's history up to each stage through the library (batches of turns
+// and captures, one fsync per batch, while the daemon runs), then measures `every` hook events there.
 // (Issue 28 asks for RSS within ±20 MB and time per event within 1.2× from 10,000 to 100,000 events.)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -59,6 +62,8 @@ interface Driver {
   /** Time spent in this daemon's requests since the last point. */
   spent: number;
   step(n: number, turn: number): Promise<void>;
+  /** Appends turns of captures to the session's log (through the library) until it holds `events` events. */
+  prefill(events: number): Promise<void>;
   point(events: number, every: number): Promise<LongSessionPoint>;
   exited(): boolean;
   stop(): Promise<void>;
@@ -77,7 +82,7 @@ async function startDriver(bin: string, options: { maxOldSpaceMb?: number; files
   daemon.stderr!.on('data', (d) => (err = (err + d).slice(-4000)));
   let exited = false;
   daemon.on('exit', () => (exited = true));
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  let agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const stop = async (): Promise<void> => {
     agent.destroy();
     if (!exited) {
@@ -128,6 +133,24 @@ async function startDriver(bin: string, options: { maxOldSpaceMb?: number; files
         driver.result.points.push(p);
         return p;
       },
+      async prefill(target) {
+        const { openStore, agentSessionId } = await import('../src/index.js');
+        const st = await openStore({ dir: store });
+        const session = await (await st.openWorkspace(ws)).get(agentSessionId('claude', 'long'));
+        let seq = (await session.metadata()).eventCount;
+        let t = 1_000_000 + seq; // turn numbers of their own (above the hook turns)
+        while (seq < target) {
+          const batch: { type: string; [k: string]: unknown }[] = [{ type: 'turn', turn: ++t }];
+          for (let k = 1; k < 50 && seq + batch.length < target; k++) {
+            batch.push({ type: 'capture', tag: `${t}.${k}`, turn: t, k, tool: 'Edit', callId: `p${t}.${k}`, files: [{ path: `src/f${k % files}.ts`, state: 'absent' }] });
+          }
+          await session.append(batch);
+          seq += batch.length;
+        }
+        // The server has closed the kept-alive socket meanwhile (idle longer than its keep-alive time).
+        agent.destroy();
+        agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      },
       exited: () => exited,
       stop,
     };
@@ -141,13 +164,29 @@ async function startDriver(bin: string, options: { maxOldSpaceMb?: number; files
 }
 
 /** One session of `events` hook events sent to each build's daemon in turn; a point every `every` events. */
-export async function longSession(options: { events: number; every: number; bins?: string[]; maxOldSpaceMb?: number; files?: number; log?: (line: string) => void }): Promise<LongSessionResult[]> {
+export async function longSession(options: { events: number; every: number; stages?: number[]; bins?: string[]; maxOldSpaceMb?: number; files?: number; log?: (line: string) => void }): Promise<LongSessionResult[]> {
   const bins = options.bins ?? [BIN];
   const drivers: Driver[] = [];
   try {
     for (const bin of bins) drivers.push(await startDriver(bin, { files: options.files ?? 200, ...(options.maxOldSpaceMb ? { maxOldSpaceMb: options.maxOldSpaceMb } : {}) }));
     let live = drivers;
     let turn = 0;
+    if (options.stages) {
+      let n = 0;
+      for (const stage of options.stages) {
+        for (const d of live) await d.prefill(stage);
+        for (const d of live) d.spent = 0;
+        for (let i = 0; i < options.every && live.length > 0; i += 2, n += 2) {
+          if (n % 50 === 0) turn++;
+          for (const d of (n / 2) % 2 === 0 ? live : [...live].reverse()) await d.step(n, turn);
+        }
+        for (const d of live) {
+          const p = await d.point(stage, options.every);
+          options.log?.(`${bins.length > 1 ? `${d.bin}: ` : ''}at ${p.events} events: RSS ${p.rssMb} MB, heap ${p.heapUsedMb} MB, ${p.msPerEvent} ms/event (${options.every} hook events)`);
+        }
+      }
+      return drivers.map((d) => d.result);
+    }
     for (let n = 0; n < options.events && live.length > 0; n += 2) {
       if (n % 50 === 0) turn++;
       // Alternate which build goes first, so neither always runs right after the other's fsyncs.
@@ -176,8 +215,9 @@ export async function longSession(options: { events: number; every: number; bins
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const [events, every, heap] = process.argv.slice(2).map(Number);
+  const [events, every, heap] = process.argv.slice(2, 5).map(Number);
+  const stages = process.argv[5] ? process.argv[5].split(',').map(Number) : undefined;
   const bins = process.env.CKPT_BINS ? process.env.CKPT_BINS.split(',').map((b) => path.resolve(b)) : undefined;
-  const r = await longSession({ events: events || 20_000, every: every || 2_000, ...(bins ? { bins } : {}), ...(heap ? { maxOldSpaceMb: heap } : {}), log: (l) => process.stderr.write(`${l}\n`) });
+  const r = await longSession({ events: events || 20_000, every: every || 2_000, ...(bins ? { bins } : {}), ...(stages ? { stages } : {}), ...(heap ? { maxOldSpaceMb: heap } : {}), log: (l) => process.stderr.write(`${l}\n`) });
   process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
 }

@@ -2,6 +2,7 @@
 // those out again — idempotent, keeping every other hook, setting and the file's formatting, atomic,
 // refusing (unchanged) a file that is not JSON. Real files in temp folders, the real CLI.
 import { mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -210,6 +211,67 @@ describe('ckpt init claude: the default install (issue 28)', () => {
 
     expect((await ckpt(['init', 'claude', '--uninstall', '--json'])).json().changes).toHaveLength(EVENTS.length);
     expect(JSON.parse(await readFile(localFile, 'utf8'))).toEqual({});
+  });
+
+  it('a daemon back on another port (its port taken): the next prompt hook re-points the HTTP hooks at it and says so once; its log holds no login code', async () => {
+    expect((await ckpt(['init', 'claude', '--json'])).code).toBe(0);
+    const localFile = join(project, '.claude', 'settings.local.json');
+    const claimFile = join(dirs.store, 'daemon', 'daemon.json');
+    const logFile = join(dirs.store, 'daemon', 'serve.log');
+    const first = JSON.parse(await readFile(claimFile, 'utf8')) as { port: number };
+    /** The daemon's log once it says where it listens (it prints that after its claim). */
+    const logOnce = async (port: number): Promise<string> => {
+      let text = '';
+      for (let i = 0; i < 200 && !text.includes(`listening on http://127.0.0.1:${port}`); i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        text = await readFile(logFile, 'utf8').catch(() => '');
+      }
+      return text;
+    };
+    // The daemon hooks start logs to a file: no one-time login code there (it is a secret at rest).
+    const log1 = await logOnce(first.port);
+    expect(log1).toContain(`listening on http://127.0.0.1:${first.port}`);
+    expect(log1).not.toMatch(/code=/);
+    const before = JSON.parse(await readFile(localFile, 'utf8'));
+    await writeFile(localFile, JSON.stringify({ ...before, hooks: { ...before.hooks, Stop: [...before.hooks.Stop, ...OTHER.hooks.Stop] } }, null, 2));
+    // The daemon stops; another process takes its port; the next prompt's hook starts a new daemon, elsewhere.
+    await stopStartedDaemon(dirs.store);
+    const squatter = createServer();
+    await new Promise<void>((r) => squatter.listen(first.port, '127.0.0.1', r));
+    try {
+      const s = claudeSession(project);
+      let hooks = await loadInstalledHooks(localFile, project, 'CLAUDE_PROJECT_DIR');
+      await hooks.fire(ev.userPromptSubmit(s, 'one')); // recorded in-process; starts the daemon
+      let claim: { port?: number } = {};
+      for (let i = 0; i < 200 && !(claim.port && claim.port !== first.port); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        claim = JSON.parse((await readFile(claimFile, 'utf8').catch(() => undefined)) ?? '{}') as { port?: number };
+      }
+      expect(claim.port).toBeGreaterThan(0);
+      expect(claim.port).not.toBe(first.port);
+      // Its HTTP hooks still post to the old port (the squatter): the prompt hook reaches the new daemon and re-points them.
+      const [said] = await hooks.fire(ev.userPromptSubmit(s, 'two'));
+      expect(said!.code, said!.stderr).toBe(0);
+      expect(JSON.parse(said!.stdout).systemMessage).toMatch(new RegExp(`now listens on port ${claim.port} \\(port ${first.port} was taken\\).*re-pointed`));
+      const after = JSON.parse(await readFile(localFile, 'utf8'));
+      for (const e of ['PreToolUse', 'PostToolUse', 'PostToolUseFailure']) {
+        expect(after.hooks[e][0].hooks[0].url).toBe(before.hooks[e][0].hooks[0].url.replace(`:${first.port}/`, `:${claim.port}/`));
+        expect(after.hooks[e][0].hooks[0].headers).toEqual(before.hooks[e][0].hooks[0].headers);
+      }
+      expect(after.hooks.Stop).toEqual([...before.hooks.Stop, ...OTHER.hooks.Stop]); // everything else as it was
+      // Said once: the next prompt finds nothing to re-point.
+      expect((await hooks.fire(ev.userPromptSubmit(s, 'three')))[0]).toMatchObject({ code: 0, stdout: '' });
+      // The HTTP hooks as now installed reach the daemon and record.
+      hooks = await loadInstalledHooks(localFile, project, 'CLAUDE_PROJECT_DIR');
+      await writeFile(join(project, 'a.txt'), 'one\n');
+      const edit = { file_path: join(project, 'a.txt'), old_string: 'one', new_string: 'two' };
+      expect(await hooks.fire(ev.preToolUse(s, 'Edit', edit, 'toolu_9'))).toMatchObject([{ code: 200, stdout: '{}' }]);
+      const log2 = await logOnce(claim.port!);
+      expect(log2).toContain(`listening on http://127.0.0.1:${claim.port}`);
+      expect(log2).not.toMatch(/code=/);
+    } finally {
+      await new Promise((r) => squatter.close(r));
+    }
   });
 
   it('--http: every event but SessionStart as an HTTP hook; --command swaps them in place; --user --http sends the token by env reference; gemini has no HTTP hooks', async () => {

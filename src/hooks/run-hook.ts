@@ -75,9 +75,10 @@ export async function runHook(options: RunHookOptions): Promise<HookOutcome> {
   } catch (err) {
     return fail(err);
   }
-  if (warnings.length === 0) return { exitCode: 0, stdout: spec.quietAnswer ?? '', stderr: '', did };
+  const named = { event: event.name };
+  if (warnings.length === 0) return { exitCode: 0, stdout: spec.quietAnswer ?? '', stderr: '', did, ...named };
   const logNote = await log({ code: 'WARNING', message: warnings.join('; ') });
-  return { exitCode: 0, stdout: systemMessage(`ckpt: ${warnings.join('; ')}${logNote}`), stderr: '', did };
+  return { exitCode: 0, stdout: systemMessage(`ckpt: ${warnings.join('; ')}${logNote}`), stderr: '', did, ...named };
 
   async function log(entry: Omit<HookLogEntry, 'agent' | 'event' | 'tool' | 'session'>): Promise<string> {
     const full: HookLogEntry = {

@@ -81,7 +81,8 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const onServerError = (err: CkptError): void => options.log?.(`error ${err.code}: ${escapeForLog(err.message)}`);
   const app = createApp({ state, hub, token, guard, version: options.version, streams, onServerError, ...(options.streamLimits ? { streamLimits: options.streamLimits } : {}) });
   let lastActive = Date.now();
-  const hooks = createHookLane({ state, guard, onServerError, hookKey: hookKeyText });
+  let tcpPort: number | undefined;
+  const hooks = createHookLane({ state, guard, onServerError, hookKey: hookKeyText, port: () => tcpPort });
   const toApp = getRequestListener(app.fetch);
   const server = createServer((req, res) => {
     if (!hooks(req, res)) void toApp(req, res);
@@ -127,6 +128,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   if (options.socket) await chmod(options.socket, 0o600);
   const addr = server.address() as AddressInfo | string;
   const url = typeof addr === 'string' ? `unix:${addr}` : `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
+  if (typeof addr !== 'string') tcpPort = addr.port;
 
   let claim;
   try {

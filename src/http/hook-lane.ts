@@ -22,6 +22,8 @@ import { unauthorized, type RequestGuard } from './request-guard.js';
 import { parseInput, type Router } from './route.js';
 import { workspaceField } from './schemas.js';
 import { checkHookRoot } from './hook-roots.js';
+import { join } from 'node:path';
+import { repointHttpHooks } from '../hooks/install/repoint-http-hooks.js';
 
 const HOOK_PREFIX = '/hooks/';
 const HOOK_PATH = /^\/hooks\/([^/?]+)(?:\?|$)/;
@@ -55,7 +57,12 @@ export interface HookLaneOptions {
   hookKey?: string;
   /** Called after every hook request that was answered (the daemon's idle clock). */
   onHook?: () => void;
+  /** The TCP port the daemon listens on (undefined on a unix socket): installed HTTP hooks are re-pointed at it. */
+  port?: () => number | undefined;
 }
+
+/** The once-per-prompt events at which the HTTP hooks in the project's local settings are checked. */
+const REPOINT_EVENTS: ReadonlySet<string> = new Set(['SessionStart', 'UserPromptSubmit']);
 
 /** The header in which the thin hook client (hook-client.ts) passes the agent's project-dir variables. */
 export const HOOK_ENV_HEADER = 'x-ckpt-hook-env';
@@ -70,7 +77,7 @@ export function createHookLane(options: HookLaneOptions): (req: IncomingMessage,
   };
 }
 
-async function serve({ state, guard, onServerError, hookKey, onHook }: HookLaneOptions, req: IncomingMessage, res: ServerResponse, agent: string): Promise<void> {
+async function serve({ state, guard, onServerError, hookKey, onHook, port }: HookLaneOptions, req: IncomingMessage, res: ServerResponse, agent: string): Promise<void> {
   let status = 200;
   let body: object;
   try {
@@ -108,6 +115,19 @@ async function serve({ state, guard, onServerError, hookKey, onHook }: HookLaneO
       scan: (session, tool) => state.scan(session, { tool }),
     });
     body = hookAnswer(outcome);
+    // A once-per-prompt command hook (the thin client, which passes the project folder): the HTTP
+    // hooks of this project must post to this daemon's port, which may have changed since they
+    // were installed (the daemon came back while another process held its port).
+    const listening = port?.();
+    const projectDir = spec.projectDirEnv.map((n) => agentEnv[n]).find((v) => v !== undefined);
+    if (!scoped && listening !== undefined && spec.httpHooks && spec.settingsFiles.local && projectDir && outcome.event && REPOINT_EVENTS.has(outcome.event)) {
+      const moved = await repointHttpHooks(join(projectDir, spec.settingsFiles.local), spec.name, listening).catch(() => undefined);
+      if (moved) {
+        const note = `ckpt: its daemon now listens on port ${listening} (port ${moved.from.join(', ')} was taken); ckpt's HTTP hooks in ${moved.file} were re-pointed at it. If ${spec.displayName} keeps the old hooks until it restarts, the scan at the end of each answer records the changes meanwhile.`;
+        const said = (body as { systemMessage?: unknown }).systemMessage;
+        body = { ...body, systemMessage: typeof said === 'string' && said ? `${said}\n${note}` : note };
+      }
+    }
   } catch (err) {
     const e = toCkptError(err);
     status = httpStatusOf(e);

@@ -20,11 +20,12 @@ export function registerServeCommand(program: Command): void {
     .option('--allow-remote', 'with --host: really listen beyond this machine (token, cookie and files in clear text; warns)')
     .option('--print-token', 'print the bearer token (made on first use) and exit')
     .option('--idle-exit <seconds>', 'exit after this long without a request (the daemon hooks start on demand)')
+    .option('--no-login-url', 'make no one-time login address for the web page (`ckpt open` makes one): the daemon hooks start writes its output to a log file')
     .option('--max-event-streams <n>', 'live /events streams open at once, all clients (default 256, or CKPT_MAX_EVENT_STREAMS; 429 beyond)')
     .option('--max-event-streams-per-client <n>', 'live /events streams one client may hold (default 32, or CKPT_MAX_EVENT_STREAMS_PER_CLIENT; 429 beyond)')
     .action(
       action(async ([opts], ctx, out) => {
-        const flags = opts as { port?: string; socket?: string; host?: string; printToken?: boolean; idleExit?: string; allowRemote?: boolean; maxEventStreams?: string; maxEventStreamsPerClient?: string };
+        const flags = opts as { port?: string; socket?: string; host?: string; printToken?: boolean; idleExit?: string; loginUrl?: boolean; allowRemote?: boolean; maxEventStreams?: string; maxEventStreamsPerClient?: string };
         const store = await ctx.store();
         if (flags.printToken) {
           const token = await daemonToken(store.daemonCtx);
@@ -60,13 +61,15 @@ export function registerServeCommand(program: Command): void {
           ...(process.argv[1] && !store.shared ? { fullScan: scanInChild(process.argv[1], store.dir) } : {}),
           ...(idleSeconds !== undefined ? { idle: { ms: idleSeconds * 1000, onIdle: () => stopOnIdle() } } : {}),
         });
-        // The page's address with a one-time code (5 minutes, once); `ckpt open` makes a fresh one.
-        const open = flags.socket ? undefined : await webLoginUrl(store, daemon.info).catch(() => undefined);
+        // The page's address with a one-time code (5 minutes, once); `ckpt open` makes a fresh one. Not
+        // for a daemon whose output goes to a file (--no-login-url: the one hooks start logs to
+        // daemon/serve.log), where a code would be a secret at rest.
+        const open = flags.socket || flags.loginUrl === false ? undefined : await webLoginUrl(store, daemon.info).catch(() => undefined);
         out.result({ url: daemon.url, pid: daemon.info.pid, store: store.dir, tokenFile: join(store.daemonCtx.dir, 'daemon', 'token'), ...(open ? { open } : {}) }, (r) =>
           [
             `ckpt daemon listening on ${pc.bold(r.url)} (pid ${r.pid})`,
             `store ${r.store}; token: ckpt serve --print-token`,
-            ...(r.open ? [`web timeline: open ${pc.bold(r.open)} (one-time code; ckpt open makes a new one)`] : []),
+            ...(r.open ? [`web timeline: open ${pc.bold(r.open)} (one-time code; ckpt open makes a new one)`] : flags.socket ? [] : ['web timeline: ckpt open']),
           ].join('\n'),
         );
         await new Promise<void>((resolve) => {

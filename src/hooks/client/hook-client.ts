@@ -218,7 +218,7 @@ async function readInput(stdin: NodeJS.ReadableStream): Promise<{ data: Buffer; 
   return { data: Buffer.concat(chunks), tooLarge: bytes > MAX_INPUT_BYTES, bytes };
 }
 
-/** Starts `ckpt serve --idle-exit` for the store, detached; a second start while one runs exits at once (LOCKED). */
+/** Starts `ckpt serve --idle-exit S --no-login-url` for the store, detached; a second start while one runs exits at once (LOCKED). */
 export function startDaemon(store: string, script: string, env: NodeJS.ProcessEnv, idleSeconds: number): void {
   let log: number | 'ignore' = 'ignore';
   try {
@@ -228,7 +228,8 @@ export function startDaemon(store: string, script: string, env: NodeJS.ProcessEn
     // no log then
   }
   try {
-    const child = spawn(process.execPath, [script, '--store', store, 'serve', '--idle-exit', String(idleSeconds)], {
+    // --no-login-url: its output goes to serve.log, which must not hold a one-time login code.
+    const child = spawn(process.execPath, [script, '--store', store, 'serve', '--idle-exit', String(idleSeconds), '--no-login-url'], {
       detached: true,
       stdio: ['ignore', log, log],
       env,
