@@ -1,7 +1,8 @@
-import { appendFile, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDirs, type TempDirs } from '../../test/helpers/temp.js';
+import { describe, expect, it } from 'vitest';
+import type { TempDirs } from '../../test/helpers/temp.js';
+import { useLibWorld, writeAsAgent } from '../../test/helpers/lib-session.js';
 import { openStore, type Store } from '../store.js';
 import type { Session } from '../api/session.js';
 
@@ -10,19 +11,9 @@ let store: Store;
 let session: Session;
 const w = (rel: string) => join(dirs.workspace, rel);
 
-beforeEach(async () => {
-  dirs = await makeTempDirs('ckpt-file-at-');
-  store = await openStore({ dir: dirs.store });
-  session = await (await store.openWorkspace(dirs.workspace)).create();
-});
-afterEach(() => dirs.cleanup());
+useLibWorld('ckpt-file-at-', (world) => ({ dirs, session, store } = world));
 
-async function agentWrite(rel: string, content: string | null) {
-  await session.capture([rel], { tool: 'Write' });
-  if (content === null) await rm(w(rel));
-  else await writeFile(w(rel), content);
-  await session.settle([rel]);
-}
+const agentWrite = (rel: string, content: string | null, tool?: string) => writeAsAgent(session, dirs.workspace, rel, content, tool);
 
 describe('session.readFile', () => {
   it('returns the before-image of the earliest capture after the tag', async () => {

@@ -1,27 +1,17 @@
-import { rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDirs, type TempDirs } from '../../test/helpers/temp.js';
-import { openStore } from '../store.js';
+import { describe, expect, it } from 'vitest';
+import type { TempDirs } from '../../test/helpers/temp.js';
+import { useLibWorld, writeAsAgent } from '../../test/helpers/lib-session.js';
 import type { Session } from '../api/session.js';
 
 let dirs: TempDirs;
 let session: Session;
 const w = (rel: string) => join(dirs.workspace, rel);
 
-beforeEach(async () => {
-  dirs = await makeTempDirs('ckpt-show-');
-  const ws = await (await openStore({ dir: dirs.store })).openWorkspace(dirs.workspace);
-  session = await ws.create();
-});
-afterEach(() => dirs.cleanup());
+useLibWorld('ckpt-show-', (world) => ({ dirs, session } = world));
 
-async function agentWrite(rel: string, content: string | null, tool = 'Write') {
-  await session.capture([rel], { tool });
-  if (content === null) await rm(w(rel));
-  else await writeFile(w(rel), content);
-  await session.settle([rel]);
-}
+const agentWrite = (rel: string, content: string | null, tool?: string) => writeAsAgent(session, dirs.workspace, rel, content, tool);
 
 describe('session.show', () => {
   it('describes a turn tag: the turn with its text, the next checkpoint, the captures of the turn', async () => {

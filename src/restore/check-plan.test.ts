@@ -1,8 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDirs, type TempDirs } from '../../test/helpers/temp.js';
-import { openStore, type Workspace } from '../store.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { TempDirs } from '../../test/helpers/temp.js';
+import { useLibWorld } from '../../test/helpers/lib-session.js';
+import type { Workspace } from '../store.js';
 import type { Session } from '../api/session.js';
 import type { PlanSnapshot } from './restore.js';
 
@@ -11,17 +12,14 @@ let ws: Workspace;
 let session: Session;
 const w = (rel: string) => join(dirs.workspace, rel);
 
+useLibWorld('ckpt-check-plan-', (world) => ({ dirs, ws, session } = world));
 beforeEach(async () => {
-  dirs = await makeTempDirs('ckpt-check-plan-');
-  ws = await (await openStore({ dir: dirs.store })).openWorkspace(dirs.workspace);
-  session = await ws.create();
   await writeFile(w('a.txt'), 'v1\n');
   await session.turn();
   await session.capture(['a.txt']);
   await writeFile(w('a.txt'), 'v2\n');
   await session.settle(['a.txt']);
 });
-afterEach(() => dirs.cleanup());
 
 const refuse = () => {
   throw new Error('refused by the check');

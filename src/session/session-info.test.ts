@@ -1,15 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDirs, type TempDirs } from '../../test/helpers/temp.js';
-import { openStore, type Workspace } from '../store.js';
+import { describe, expect, it } from 'vitest';
+import { useLibWorld } from '../../test/helpers/lib-session.js';
+import type { Workspace } from '../store.js';
 
-let dirs: TempDirs;
 let ws: Workspace;
-
-beforeEach(async () => {
-  dirs = await makeTempDirs();
-  ws = await (await openStore({ dir: dirs.store })).openWorkspace(dirs.workspace);
-});
-afterEach(() => dirs.cleanup());
+useLibWorld('ckpt-test-', (world) => ({ ws } = world), { session: false });
 
 const tick = () => new Promise((r) => setTimeout(r, 5));
 

@@ -1,17 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDirs, type TempDirs } from '../../test/helpers/temp.js';
+import { describe, expect, it } from 'vitest';
+import { useLibWorld } from '../../test/helpers/lib-session.js';
 import fc from 'fast-check';
-import { openStore, type Workspace } from '../store.js';
+import type { Workspace } from '../store.js';
 import { foldMetadata, METADATA_LAG } from './metadata.js';
 
-let dirs: TempDirs;
 let ws: Workspace;
-
-beforeEach(async () => {
-  dirs = await makeTempDirs();
-  ws = await (await openStore({ dir: dirs.store })).openWorkspace(dirs.workspace);
-});
-afterEach(() => dirs.cleanup());
+useLibWorld('ckpt-test-', (world) => ({ ws } = world), { session: false });
 
 describe('session store', () => {
   it('creates sessions with generated or given ids and lists them newest first', async () => {

@@ -1,6 +1,11 @@
 // Test setup through the library, in this process: the steps before the one a CLI test is about
-// (session, turns, captures, settles) cost no child process, so the end-to-end tests stay fast.
-import { openStore, type Session } from '../../src/index.js';
+// (session, turns, captures, settles) cost no child process, so the end-to-end tests stay fast; and
+// the per-test world (store, workspace, session) of the library's unit tests.
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
+import { openStore, type Session, type Store, type Workspace } from '../../src/index.js';
+import { makeTempDirs, type TempDirs } from './temp.js';
 
 export async function libSession(storeDir: string, root: string, id: string): Promise<Session> {
   const store = await openStore({ dir: storeDir });
@@ -11,4 +16,35 @@ export async function libSession(storeDir: string, root: string, id: string): Pr
 export async function openLibSession(storeDir: string, root: string, id: string): Promise<Session> {
   const store = await openStore({ dir: storeDir });
   return (await store.openWorkspace(root)).get(id);
+}
+
+export interface LibWorld {
+  dirs: TempDirs;
+  store: Store;
+  ws: Workspace;
+  /** A new session of `ws` (unset with `{ session: false }`). */
+  session: Session;
+}
+
+/**
+ * A fresh store, workspace and (unless `session: false`) session for each test of the file, made in a
+ * beforeEach and removed in an afterEach: `set` receives each test's world (call at module level).
+ */
+export function useLibWorld(prefix: string, set: (world: LibWorld) => void, options: { session?: boolean } = {}): void {
+  let dirs: TempDirs | undefined;
+  beforeEach(async () => {
+    dirs = await makeTempDirs(prefix);
+    const store = await openStore({ dir: dirs.store });
+    const ws = await store.openWorkspace(dirs.workspace);
+    set({ dirs, store, ws, session: options.session === false ? (undefined as unknown as Session) : await ws.create() });
+  });
+  afterEach(() => dirs?.cleanup());
+}
+
+/** What an agent's write tool does to `rel` under `root`: capture, write (null: delete), settle. */
+export async function writeAsAgent(session: Session, root: string, rel: string, content: string | null, tool = 'Write'): Promise<void> {
+  await session.capture([rel], { tool });
+  if (content === null) await rm(join(root, rel));
+  else await writeFile(join(root, rel), content);
+  await session.settle([rel]);
 }
