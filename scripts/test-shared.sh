@@ -29,6 +29,7 @@ suites=(
   test/fleet-web.test.ts
   test/fleet-kills.test.ts
   test/fleet-s3-outage.test.ts
+  test/fleet-pg-restart.test.ts
   test/fleet-soak.test.ts
   test/store-copy.test.ts
   test/restore-semantics.test.ts

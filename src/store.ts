@@ -131,10 +131,15 @@ export function storeLocation(arg: string, cwd: string): string {
   return isSharedStoreUrl(arg) ? arg : resolve(cwd, arg);
 }
 
-/** The folder on this machine for the daemon files of the shared store at `redactedUrl`. */
-export function sharedDaemonDir(redactedUrl: string, env: NodeJS.ProcessEnv = process.env): string {
+/**
+ * The folder on this machine for the daemon files of the shared store at `redactedUrl`, as machine
+ * `machine` (its CKPT_MACHINE_ID): processes that share a state folder but not a machine id must not
+ * find each other's daemon, whose workspace ids are its machine's (a command of machine A sent its
+ * scan to machine B's daemon, which found no workspace at A's path).
+ */
+export function sharedDaemonDir(redactedUrl: string, machine: string, env: NodeJS.ProcessEnv = process.env): string {
   const base = env.XDG_STATE_HOME ? resolve(env.XDG_STATE_HOME) : join(homedir(), '.local', 'state');
-  return join(base, 'ckpt', 'shared', createHash('sha256').update(redactedUrl).digest('hex').slice(0, 20));
+  return join(base, 'ckpt', 'shared', createHash('sha256').update(machine).update('\0').update(redactedUrl).digest('hex').slice(0, 20));
 }
 
 /** The default store folder from the environment (DESIGN §2). */
@@ -189,7 +194,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
 
   let daemonCtx: StoreContext & { dir: string };
   if (shared) {
-    const local = sharedDaemonDir(dir);
+    const local = sharedDaemonDir(dir, machine!);
     await makeStoreDir(local);
     daemonCtx = { ...ctx, dir: local, backend: createFsBackend({ dir: local, lockTimeoutMs: resolved.lockTimeoutMs }) };
   } else daemonCtx = { ...ctx, dir };

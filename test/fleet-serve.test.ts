@@ -42,7 +42,7 @@ describeShared('fleet view: ckpt serve over a shared store', () => {
     stores.push(here, far);
     daemon = await startDaemon({ store: here, version: 'test' });
     // Token and claim are this machine's files, not objects of the shared store.
-    const local = sharedDaemonDir(here.dir);
+    const local = sharedDaemonDir(here.dir, 'm-here');
     expect((await stat(join(local, 'daemon', 'token'))).mode & 0o777).toBe(0o600);
     expect((await readFile(join(local, 'daemon', 'token'), 'utf8')).trim()).toBe(daemon.token);
     expect(await here.ctx.backend.read('daemon/token')).toBeUndefined();

@@ -40,9 +40,15 @@ export async function createSharedBackend(options: SharedBackendOptions): Promis
   const poolConfig = { connectionString: loc.pgConnectionString, allowExitOnIdle: true, idleTimeoutMillis: 5_000, connectionTimeoutMillis: 30_000, application_name: 'ckpt' };
   const pool = new pg.Pool({ ...poolConfig, max: 8 });
   const lockPool = new pg.Pool({ ...poolConfig, max: 32 });
-  // An idle pooled connection that breaks (server restart) must not crash the process.
-  pool.on('error', () => {});
-  lockPool.on('error', () => {});
+  // A pooled connection that breaks (server restart) must not crash the process: an idle one is
+  // the pool's 'error'; a checked-out one (a transaction, a held lock) emits 'error' on the client
+  // itself — with no listener, an uncaught exception that killed a CLI (exit 1, a stack) or a daemon
+  // mid-command (found by test/fleet-pg-restart.test.ts). Its queries fail (IO) either way, and the
+  // pool drops a client that is no longer queryable when it is released.
+  for (const p of [pool, lockPool]) {
+    p.on('error', () => {});
+    p.on('connect', (client) => client.on('error', () => {}));
+  }
   const s3 = createS3Objects({ bucket: loc.bucket, endpoint: loc.endpoint, region: loc.region, where: loc.redacted });
   const closers: (() => Promise<void>)[] = [];
   // The bucket is checked (made if missing) by the first put, not here: what needs only PostgreSQL
