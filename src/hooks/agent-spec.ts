@@ -62,6 +62,16 @@ export function matcherSkipping(tools: readonly string[]): string {
   return `^(?!(?:${tools.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$)`;
 }
 
+/**
+ * The same for agents that match a tool name against the WHOLE pattern (the Copilot CLI: "hooks with
+ * matcher run only for tool names that fully match the regex"): `(?!(?:Read|…)$).*`. Read as a search
+ * (Claude Code's way) it matches every name, so an agent with either reading still calls the hook for
+ * every tool that may change files.
+ */
+export function fullMatcherSkipping(tools: readonly string[]): string {
+  return `(?!(?:${tools.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$).*`;
+}
+
 export interface AgentSpec {
   /** Short name, used in `ckpt hook <name>` and as the prefix of derived session ids. */
   name: string;

@@ -52,9 +52,18 @@ describe.each(Object.values(AGENTS).filter((a) => a.install !== 'opencode-plugin
           const tool = spec.events[name]!.action === 'before-tool' || spec.events[name]!.action === 'after-tool';
           // Tool events must reach ckpt for every tool but the passive ones (an unknown tool is scanned after it ran).
           const matcher = groups[0]!.matcher;
-          // Flat hook files carry no matcher: every tool reaches ckpt, which answers a passive one before opening the store.
-          if (!tool || flat) expect(matcher, name).toBeUndefined();
-          else if (matcher !== '*') {
+          if (!tool) expect(matcher, name).toBeUndefined();
+          else if (flat) {
+            // Flat hook files: no matcher (every tool reaches ckpt, which answers a passive one before
+            // opening the store), or one the agent matches against the whole tool name (Copilot CLI).
+            if (matcher !== undefined) {
+              const whole = new RegExp(`^(?:${matcher})$`);
+              expect(whole.test('SomeNewTool'), name).toBe(true);
+              for (const t of spec.passiveTools) expect(whole.test(t), `${name} ${t}`).toBe(false);
+              // Read as a search instead, it must still let every tool through.
+              for (const t of ['SomeNewTool', ...spec.passiveTools]) expect(new RegExp(matcher).test(t), `${name} ${t} (search)`).toBe(true);
+            }
+          } else if (matcher !== '*') {
             expect(new RegExp(matcher!).test('SomeNewTool'), name).toBe(true);
             for (const t of spec.passiveTools) expect(new RegExp(matcher!).test(t), `${name} ${t}`).toBe(false);
           }

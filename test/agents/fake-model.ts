@@ -22,8 +22,8 @@ interface Seen {
 export interface FakeModel {
   url: string;
   port: number;
-  /** Every request's path and parsed body, for debugging a run. */
-  requests: { path: string; body: unknown }[];
+  /** Every request's path and parsed body, for debugging a run; when it arrived and when its answer ended (ms since the epoch). */
+  requests: { path: string; body: unknown; at: number; answered?: number }[];
   close(): Promise<void>;
 }
 
@@ -31,6 +31,7 @@ export async function startFakeModel(wire: Wire, script: Script): Promise<FakeMo
   const requests: FakeModel['requests'] = [];
   let seq = 0;
   const server: Server = createServer(async (req, res) => {
+    const at = Date.now();
     const raw = await body(req);
     let parsed: unknown = undefined;
     try {
@@ -38,7 +39,8 @@ export async function startFakeModel(wire: Wire, script: Script): Promise<FakeMo
     } catch {
       /* not JSON */
     }
-    requests.push({ path: req.url ?? '', body: parsed });
+    const entry: FakeModel['requests'][number] = { path: req.url ?? '', body: parsed, at };
+    requests.push(entry);
     if (req.method !== 'POST' || typeof parsed !== 'object' || parsed === null) {
       res.writeHead(req.url?.includes('/models') ? 200 : 404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ data: [], object: 'list' }));
@@ -46,7 +48,7 @@ export async function startFakeModel(wire: Wire, script: Script): Promise<FakeMo
     }
     const step = nextStep(script, SEEN[wire](parsed as Record<string, unknown>));
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    res.end(WRITE[wire](step, ++seq));
+    res.end(WRITE[wire](step, ++seq), () => (entry.answered = Date.now()));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;

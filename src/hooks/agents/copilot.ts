@@ -18,7 +18,15 @@
 // replace_string_in_file, editFiles {files}, runInTerminal) are not file tools here: the paths they
 // name are captured before and the workspace scanned after. Verified against the real CLI:
 // test/agents/copilot.test.ts; VS Code from its documentation only (test/hooks-copilot.test.ts).
-import { SNAKE_CASE_FIELDS, type AgentSpec } from '../agent-spec.js';
+import { fullMatcherSkipping, SNAKE_CASE_FIELDS, type AgentSpec } from '../agent-spec.js';
+
+/** Tools that change nothing: the CLI's (under the Claude Code names its hooks see, and its own), VS Code's. */
+const PASSIVE = ['Read', 'view', 'Grep', 'grep', 'Glob', 'glob', 'read_bash', 'list_bash', 'stop_bash', 'fetch_copilot_cli_documentation', 'skill', 'read_agent', 'list_agents', 'report_intent', 'think', 'update_todo', 'readFile', 'listDirectory', 'fileSearch', 'textSearch', 'codebase', 'fetch', 'githubRepo', 'problems', 'usages'];
+/**
+ * Tool hooks run for every tool but those (the CLI matches the whole name; verified: a Read fires no
+ * hook). Without it every view cost a hook process pair (~0.9 s on this loaded machine, paired bench).
+ */
+const TOOLS = fullMatcherSkipping(PASSIVE);
 
 /** Seconds Copilot lets a hook run before it kills it (which, for PreToolUse, denies the tool call). */
 const HOOK_TIMEOUT_S = 120;
@@ -30,9 +38,9 @@ export const copilot: AgentSpec = {
   events: {
     SessionStart: { action: 'session-start' },
     UserPromptSubmit: { action: 'turn' },
-    PreToolUse: { action: 'before-tool' },
-    PostToolUse: { action: 'after-tool' },
-    PostToolUseFailure: { action: 'after-tool' },
+    PreToolUse: { action: 'before-tool', matcher: TOOLS },
+    PostToolUse: { action: 'after-tool', matcher: TOOLS },
+    PostToolUseFailure: { action: 'after-tool', matcher: TOOLS },
     PreCompact: { action: 'compaction' },
     Stop: { action: 'turn-end' },
     SubagentStart: { action: 'none' },
@@ -43,8 +51,7 @@ export const copilot: AgentSpec = {
   },
   fileTools: { Write: ['path'], Edit: ['path'] },
   pathFields: ['path', 'filePath', 'file_path', 'files'],
-  // The CLI's read-only tools (under both the names it gives the model and Claude Code's), VS Code's.
-  passiveTools: ['Read', 'view', 'Grep', 'grep', 'Glob', 'glob', 'read_bash', 'list_bash', 'stop_bash', 'fetch_copilot_cli_documentation', 'skill', 'read_agent', 'list_agents', 'report_intent', 'think', 'update_todo', 'readFile', 'listDirectory', 'fileSearch', 'textSearch', 'codebase', 'fetch', 'githubRepo', 'problems', 'usages'],
+  passiveTools: PASSIVE,
   projectDirEnv: ['COPILOT_PROJECT_DIR', 'CLAUDE_PROJECT_DIR'],
   settingsFiles: { project: '.github/hooks/ckpt.json', user: '.copilot/settings.json' },
   install: 'flat-hooks-json',

@@ -70,7 +70,7 @@ export async function installAgent(options: InstallOptions): Promise<InstallResu
     : spec.install === 'flat-hooks-json'
       ? installFlatHooks(
           parsed.value,
-          installEntries(spec).map((e) => e.event),
+          installEntries(spec).map((e) => ({ event: e.event, ...(e.matcher !== undefined && e.matcher !== '*' ? { matcher: e.matcher } : {}) })),
           spec.flatHook?.fields(command) ?? { type: 'command', command },
           spec.name,
           file,

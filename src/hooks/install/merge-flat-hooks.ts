@@ -11,7 +11,7 @@ type Entry = Record<string, unknown>;
  * Adds ckpt's entry to each event (or updates an older ckpt entry in place, keeping the user's own
  * additions to it, e.g. a longer timeout). `version` is set on a file that has none, when given. Idempotent.
  */
-export function installFlatHooks(settings: Record<string, unknown>, events: readonly string[], entry: Entry, agent: string, file: string, version?: number): MergeResult {
+export function installFlatHooks(settings: Record<string, unknown>, events: readonly { event: string; matcher?: string }[], entry: Entry, agent: string, file: string, version?: number): MergeResult {
   const value = structuredClone(settings);
   const changes: string[] = [];
   if (version !== undefined && value.version === undefined) {
@@ -22,15 +22,17 @@ export function installFlatHooks(settings: Record<string, unknown>, events: read
     changes.push(`set version ${version}`);
   }
   const hooks = hooksObject(value, file, true)!;
-  for (const event of events) {
+  for (const { event, matcher } of events) {
     const list = eventList<Entry>(hooks, event, file, true, 'hooks')!;
     const at = list.findIndex((h) => isCkptHook(h, agent));
+    const wanted = { ...entry, ...(matcher !== undefined ? { matcher } : {}) };
     if (at < 0) {
-      list.push({ ...entry });
+      list.push(wanted);
       changes.push(`added ${event}`);
       continue;
     }
-    const next = { ...list[at], ...entry };
+    const next: Entry = { ...list[at], ...wanted };
+    if (matcher === undefined) delete next.matcher;
     if (JSON.stringify(next) !== JSON.stringify(list[at])) {
       list[at] = next;
       changes.push(`updated ${event}`);
