@@ -30,6 +30,7 @@ describe('capture', () => {
     await symlink('a.txt', w('link'));
     await symlink('/etc/passwd', w('outside-link'));
     await mkdir(w('dir'));
+    await chmod(w('dir'), 0o710);
     const r = await session.capture(['a.txt', 'link', 'outside-link', 'new/deep/file.ts', 'dir'], { tool: 'Write' });
     expect(r.tag).toBe('0.1');
     const byPath = Object.fromEntries(r.files.map((f) => [f.path, f]));
@@ -37,7 +38,7 @@ describe('capture', () => {
     expect(byPath['link']).toEqual({ path: 'link', state: 'symlink', target: 'a.txt' });
     expect(byPath['outside-link']).toEqual({ path: 'outside-link', state: 'symlink', target: '/etc/passwd' });
     expect(byPath['new/deep/file.ts']).toEqual({ path: 'new/deep/file.ts', state: 'absent', newDirs: 2 });
-    expect(byPath['dir']).toEqual({ path: 'dir', state: 'dir' });
+    expect(byPath['dir']).toEqual({ path: 'dir', state: 'dir', mode: 0o710 }); // a folder's mode too (issue 26)
     expect((await ws.ctx.blobs.get(byPath['a.txt']!.blob!)).toString()).toBe('alpha');
   });
 

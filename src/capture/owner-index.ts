@@ -11,7 +11,7 @@ export interface OwnerEntry {
   session: string;
   /** Image key of the state that session left: blob id, `absent`, `dir` or `symlink:<target>`. */
   state: string;
-  /** Mode of a `file` state (with the state, the full image: scans use it as the path's previous state). */
+  /** Mode of a `file` or `dir` state (with the state, the full image: scans use it as the path's previous state). */
   mode?: number;
   /** Size of a `file` state: with it a scan's before-image from this record equals one from its index. */
   bytes?: number;
@@ -23,7 +23,7 @@ type OwnerMap = Record<string, OwnerEntry>;
 /** The image an owner record stands for (undefined for a state it cannot express). */
 export function ownerImage(path: string, o: OwnerEntry): FileImage | undefined {
   if (o.state === 'absent') return { path, state: 'absent' };
-  if (o.state === 'dir') return { path, state: 'dir' };
+  if (o.state === 'dir') return { path, state: 'dir', ...(o.mode !== undefined ? { mode: o.mode } : {}) };
   if (o.state.startsWith('symlink:')) return { path, state: 'symlink', target: o.state.slice(8) };
   if (/^[0-9a-f]{64}$/.test(o.state)) return { path, state: 'file', blob: o.state, ...(o.bytes !== undefined ? { bytes: o.bytes } : {}), ...(o.mode !== undefined ? { mode: o.mode } : {}) };
   return undefined;

@@ -86,7 +86,7 @@ async function createdFolders(root: string, captured: { files: readonly FileImag
       if (seen.has(d)) continue;
       seen.add(d);
       const info = await lstat(join(root, d)).catch(() => undefined);
-      if (info?.isDirectory()) out.push({ path: d, state: 'dir' });
+      if (info?.isDirectory()) out.push({ path: d, state: 'dir', mode: info.mode & 0o7777 });
     }
   }
   return out;

@@ -3,7 +3,8 @@
 // emptied folders, create folders (replacing a file or symlink), rename each staged file or link over
 // its target (replacing an emptied folder), and fsync every touched folder. Idempotent, so recovery after a crash runs
 // exactly this again: an already-renamed entry is simply re-placed, an already-absent path is fine.
-import { lstat, mkdir, rename, rm, rmdir, unlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { chmod, lstat, mkdir, open, rename, rm, rmdir, unlink } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import type { PlannedEntry, SkippedPath } from './plan-restore.js';
 import { WHY } from './plan-restore.js';
@@ -25,10 +26,12 @@ export async function placeEntries(root: string, entries: readonly PlannedEntry[
   const out: PlaceOutcome = { restored: [], deleted: [], skipped: [] };
   const touched = new Set<string>();
   const emptied: string[] = [];
+  const folderModes: { path: string; mode: number }[] = [];
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i]!;
     try {
       await placeOne(root, entry, staged[i], out, touched, emptied);
+      if (entry.action === 'mkdir' && entry.mode !== undefined && out.restored.at(-1) === entry.path) folderModes.push({ path: entry.path, mode: entry.mode });
     } catch (err) {
       // Past the point of no return an I/O failure on one path must not strand the others: it is
       // reported, and the recovery capture still holds what was there.
@@ -43,6 +46,14 @@ export async function placeEntries(root: string, entries: readonly PlannedEntry[
       touched.add(dirname(join(root, dir)));
     } catch {
       // not empty (someone's files live there) or already gone: left alone
+    }
+  }
+  // Folder modes last, deepest first: a folder made read-only is so once what goes into it is placed.
+  for (const { path, mode } of folderModes.sort((a, b) => b.path.split('/').length - a.path.split('/').length)) {
+    try {
+      await setFolderMode(root, path, mode);
+    } catch (err) {
+      out.skipped.push({ path, why: `io: ${(err as NodeJS.ErrnoException).code ?? String(err)} (folder mode)` });
     }
   }
   // A touched folder that a later entry removed or replaced (by a file or a symlink) is not one any
@@ -124,6 +135,28 @@ async function placeOne(
   touched.add(dirname(abs));
   touched.add(dirname(stagedPath!));
   out.restored.push(entry.path);
+}
+
+/**
+ * Gives the folder at `path` its recorded mode (never through a symlink: the folder itself is opened
+ * O_NOFOLLOW|O_DIRECTORY and chmodded by descriptor; one its owner cannot open is checked by lstat).
+ */
+async function setFolderMode(root: string, path: string, mode: number): Promise<void> {
+  if (!(await checkParentChain(root, path)).ok) return;
+  const abs = join(root, path);
+  let handle;
+  try {
+    handle = await open(abs, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EACCES') throw err;
+    if ((await lstat(abs)).isDirectory()) await chmod(abs, mode & 0o7777);
+    return;
+  }
+  try {
+    if (((await handle.stat()).mode & 0o7777) !== (mode & 0o7777)) await handle.chmod(mode & 0o7777);
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Unlinks a file or symlink (never followed) or removes an empty folder; a missing path is fine. */

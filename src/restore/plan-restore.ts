@@ -93,7 +93,8 @@ export function entryForImage(image: FileImage): PlannedEntry | undefined {
     return { path: image.path, action: 'write', blob: image.blob, ...(image.bytes !== undefined ? { bytes: image.bytes } : {}), mode: (image.mode ?? 0o644) & 0o7777 };
   }
   if (image.state === 'symlink' && typeof image.target === 'string') return { path: image.path, action: 'symlink', target: image.target };
-  if (image.state === 'dir') return { path: image.path, action: 'mkdir' };
+  // A folder recorded before folder modes were (issue 26) has none: made with the umask's.
+  if (image.state === 'dir') return { path: image.path, action: 'mkdir', ...(image.mode !== undefined ? { mode: image.mode & 0o7777 } : {}) };
   if (image.state === 'absent') return { path: image.path, action: 'delete' };
   return undefined;
 }

@@ -31,7 +31,7 @@ export async function newerOwnerImages(session: SessionHandle, sinceMs: number):
 
 export function imageOfSlot(idx: ScanIndex, i: number, path: string): Known {
   const kind = idx.kind[i];
-  if (kind === KIND_DIR) return { image: { path, state: 'dir' } };
+  if (kind === KIND_DIR) return { image: dirImage(path, idx.mode[i] as number) };
   if (kind === KIND_SYMLINK) return { image: { path, state: 'symlink', target: idx.targets.get(i) ?? '' } };
   if (kind === KIND_SKIPPED) {
     return { image: { path, state: 'skipped', why: idx.why.get(i) ?? 'unreadable', bytes: idx.size[i] as number } };
@@ -59,12 +59,21 @@ export function markSkipped(idx: ScanIndex, i: number, why: string, skipped: Ski
   skipped.push({ path: idx.paths[i] as string, why, bytes: idx.size[i] as number });
 }
 
+/**
+ * A folder's image from its index slot: the mode is the stat's (0 in indexes written before folder
+ * modes were recorded, issue 26: unknown then, and a stat mode always has the folder type bits).
+ */
+export function dirImage(path: string, statMode: number): FileImage {
+  return statMode === 0 ? { path, state: 'dir' } : { path, state: 'dir', mode: statMode & 0o7777 };
+}
+
 /** An entry known only from an owner record (beyond a truncated walk): content kept, stat unknown. */
 export function carryOwnerImage(idx: ScanIndex, image: FileImage): void {
   if (image.state === 'dir') {
     const d = idx.push(image.path, KIND_DIR, undefined);
     idx.flags[d] = 0;
     idx.size[d] = -1;
+    if (image.mode !== undefined) idx.mode[d] = 0o040000 | image.mode;
   } else if (image.state === 'symlink') {
     const i = idx.push(image.path, KIND_SYMLINK, undefined);
     idx.targets.set(i, image.target ?? '');
@@ -83,7 +92,9 @@ export function compare(known: Known, now: Known, nowGitSha1: string | undefined
   if (b.state === 'absent') return 'deleted';
   if (a.state !== b.state) return a.state === 'skipped' || b.state === 'skipped' ? 'modified' : 'type';
   if (a.state === 'symlink') return a.target === b.target ? undefined : 'modified';
-  if (a.state === 'skipped' || a.state === 'dir') return undefined;
+  if (a.state === 'skipped') return undefined;
+  // A folder's mode: known on both sides only (indexes and records before issue 26 have none).
+  if (a.state === 'dir') return a.mode !== undefined && b.mode !== undefined && a.mode !== b.mode ? 'mode' : undefined;
   let sameBytes: boolean;
   if (known.gitOid !== undefined) sameBytes = known.gitOid === (now.gitOid ?? nowGitSha1);
   else sameBytes = now.gitOid === undefined && a.blob === b.blob;

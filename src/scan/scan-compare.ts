@@ -6,7 +6,7 @@ import { lstatSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { FileImage } from '../format/event.js';
 import type { IgnoreRules } from '../workspace/ignore-rules.js';
-import { carryOwnerImage, compare, imageOfSlot, type Known, type ScanChangeKind } from './known.js';
+import { carryOwnerImage, compare, dirImage, imageOfSlot, type Known, type ScanChangeKind } from './known.js';
 import { KIND_DIR, KIND_GONE, type ScanIndex } from './scan-index.js';
 import type { WalkPhase } from './scan-walk.js';
 
@@ -80,15 +80,17 @@ export function compareWithKnown(input: CompareInput): CompareResult {
       const d = dirSlots[k] as number;
       const p = dirPrev[k] as number;
       const path = next.paths[d] as string;
-      if (p >= 0 && prev!.kind[p] === KIND_DIR && !owners.has(path)) continue; // a folder still
+      const now = dirImage(path, next.mode[d] as number);
+      // A folder still, with the same mode (or one an older index did not record).
+      if (p >= 0 && prev!.kind[p] === KIND_DIR && !owners.has(path) && compare(imageOfSlot(prev!, p, path), { image: now }, undefined) === undefined) continue;
       const previously = knownOf(path, p);
       if (!previously && within(unbaselined, path, false)) {
         adopted++;
         continue;
       }
       const known = previously ?? { image: { path, state: 'absent' } };
-      const change = compare(known, { image: { path, state: 'dir' } }, undefined);
-      if (change) changes.push({ before: known, after: { path, state: 'dir' }, change });
+      const change = compare(known, { image: now }, undefined);
+      if (change) changes.push({ before: known, after: now, change });
     }
   }
 

@@ -173,6 +173,7 @@ export class ScanIndex {
       const d = this.push(from.paths[j] as string, KIND_DIR, undefined);
       this.flags[d] = 0;
       this.size[d] = -1;
+      this.mode[d] = from.mode[j] as number;
       return d;
     }
     const i = this.push(from.paths[j] as string, from.kind[j] as number, {

@@ -133,13 +133,14 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
             next.mtime[token] = next.count - childStart;
           }
         },
-        dir(rel, slot) {
+        dir(rel, slot, mode) {
           // Seen whatever it was: a file or symlink that became a folder is compared (a type change).
           if (slot >= 0) seenPrev[slot] = 1;
           if (owners.size > 0 && owners.has(rel)) ownerSeen.add(rel);
           const d = next.push(rel, KIND_DIR, undefined);
           next.flags[d] = 0;
           next.size[d] = -1;
+          next.mode[d] = mode; // folder modes are recorded (issue 26): compared, not stat-trusted
           dirPrevSlot[d] = slot;
           dirSlots.push(d);
           dirPrev.push(slot);

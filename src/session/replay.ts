@@ -130,7 +130,7 @@ export async function knownForPaths(
 export function imageOfPlanEntry(entry: RestorePlanEntry): FileImage {
   if (entry.action === 'write') return { path: entry.path, state: 'file', blob: entry.blob, ...(entry.bytes !== undefined ? { bytes: entry.bytes } : {}), mode: entry.mode };
   if (entry.action === 'symlink') return { path: entry.path, state: 'symlink', target: entry.target };
-  if (entry.action === 'mkdir') return { path: entry.path, state: 'dir' };
+  if (entry.action === 'mkdir') return { path: entry.path, state: 'dir', ...(entry.mode !== undefined ? { mode: entry.mode } : {}) };
   return { path: entry.path, state: 'absent' };
 }
 

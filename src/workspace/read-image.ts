@@ -37,7 +37,7 @@ export async function readImage(abs: string, rel: string, options: ReadImageOpti
       return { path: rel, state: 'skipped', why: `unreadable: ${(err as NodeJS.ErrnoException).code ?? String(err)}` };
     }
   }
-  if (info.isDirectory()) return { path: rel, state: 'dir' };
+  if (info.isDirectory()) return { path: rel, state: 'dir', mode: info.mode & 0o7777 };
   if (!info.isFile()) return { path: rel, state: 'skipped', why: 'not-regular' };
   if (info.size > options.maxBytes) {
     return { path: rel, state: 'skipped', why: 'too-large', bytes: info.size };
@@ -103,5 +103,7 @@ export function sameImage(a: FileImage | undefined, b: FileImage | undefined): b
   if (a.state !== b.state) return false;
   if (a.state === 'file') return a.blob === b.blob && a.mode === b.mode;
   if (a.state === 'symlink') return a.target === b.target;
-  return a.state === 'absent' || a.state === 'dir';
+  // A folder's mode is compared only when both sides know it (records before issue 26 have none).
+  if (a.state === 'dir') return a.mode === undefined || b.mode === undefined || a.mode === b.mode;
+  return a.state === 'absent';
 }

@@ -30,8 +30,11 @@ export interface WalkVisitor {
    * component of `rel`.
    */
   entry(rel: string, abs: string, stats: Float64Array, offset: number, slot: number, name: string): void;
-  /** A folder that is not ignored (listed later); returns a token handed back to enterDir/leaveDir. */
-  dir(rel: string, slot: number): number;
+  /**
+   * A folder that is not ignored (listed later), with its lstat mode (type bits included); returns a
+   * token handed back to enterDir/leaveDir.
+   */
+  dir(rel: string, slot: number, mode: number): number;
 }
 
 export interface WalkOptions {
@@ -150,7 +153,7 @@ export async function walkWorkspace(options: WalkOptions, visitor: WalkVisitor):
           result.ignoredDirs.push(rel);
           continue;
         }
-        stack.push({ rel, frame, dirty, token: visitor.dir(rel, slot) });
+        stack.push({ rel, frame, dirty, token: visitor.dir(rel, slot, stats[o + 4] as number) });
         continue;
       }
       if (isStageName(name)) continue; // a concurrent restore's file in flight, never content (stage-name.ts)

@@ -18,14 +18,12 @@ const FILES = {
 const SETUP = 'ln -s README.md link-to-readme';
 
 /**
- * Scenarios that fail because of a known defect not fixed on main yet: skipped, with the defect named,
- * until its fix lands (then the entry goes). CKPT_AGENTS_RUN_BLOCKED=1 runs them anyway (to check a fix).
+ * Scenarios that fail because of a known defect not fixed on main yet are skipped, the defect named
+ * here, until its fix lands: `(BLOCKED.name && process.env.CKPT_AGENTS_RUN_BLOCKED !== '1' ? it.skip : it)(…)`
+ * (CKPT_AGENTS_RUN_BLOCKED=1 runs them to check a fix). None is blocked now: the last two, /clear and
+ * folder modes, were fixed by issue 26.
  */
-export const BLOCKED = {
-  folderModes: "folder permission bits are not recorded: a `dir` image has no mode, so a folder the agent removes or moves comes back 0755 (umask) and an agent's chmod of an existing folder is never undone",
-} as const;
-const runBlocked = process.env.CKPT_AGENTS_RUN_BLOCKED === '1';
-const blocked = (defect: keyof typeof BLOCKED | undefined) => (defect && !runBlocked ? it.skip : it);
+export const BLOCKED: Record<string, string> = {};
 
 async function withWorld(kind: ProjectKind, mode: HookMode, body: (w: AgentWorld) => Promise<void>): Promise<void> {
   const w = await makeAgentWorld({ kind, mode, files: FILES, setup: SETUP });
@@ -104,7 +102,7 @@ export function defineClaudeScenarios(mode: HookMode): void {
       });
     });
 
-    blocked('folderModes')("a folder's permission bits (mkdir -m 700, chmod of a folder) survive restore and undo when the agent removes or moves the folder", async () => {
+    it("a folder's permission bits (mkdir -m 700, chmod of a folder) survive restore and undo when the agent removes or moves the folder", async () => {
       await withWorld(kind, mode, async (w) => {
         await w.prompt(D1, [[tool.bash('mkdir -m 700 private && echo s > private/s.txt && mkdir pub && chmod 711 src')]]);
         await w.prompt(D2, [[tool.bash('mv private private2 && rm -r pub && chmod 755 src')]]);
