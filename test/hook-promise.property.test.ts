@@ -28,7 +28,8 @@ type Op =
   | { kind: 'hand'; ops: FsOp[] }
   | { kind: 'restore'; back: number; undo: boolean }
   | { kind: 'fork'; back: number; to: number }
-  | { kind: 'clear' };
+  | { kind: 'clear' }
+  | { kind: 'hand-mid'; op: FsOp; content: string };
 
 const fsOp: fc.Arbitrary<FsOp> = fc.oneof(
   fc.record({ kind: fc.constant('write' as const), path: fc.constantFrom(...PATHS), content: fc.constantFrom(...CONTENTS) }),
@@ -43,6 +44,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('restore' as const), back: fc.nat(4), undo: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('fork' as const), back: fc.nat(4), to: fc.nat(4) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'clear' as const }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('hand-mid' as const), op: fsOp, content: fc.constantFrom(...CONTENTS) }) },
 );
 
 const RUNS = Number(process.env.CKPT_PROPERTY_RUNS ?? 5);
@@ -89,6 +91,16 @@ describe('the hook promise: restore N is the workspace at prompt N', () => {
             await hook(ev.userPromptSubmit(s, `prompt ${model.length}`));
           };
           let call = 0;
+          // Paths an agent Write recorded in the current session (what ckpt knows of them).
+          let written = new Set<string>();
+          const agentWrite = async (path: string, content: string) => {
+            const id = `toolu_${++call}`;
+            const input = { file_path: join(root, path), content };
+            await hook(ev.preToolUse(s, 'Write', input, id));
+            await apply(root, { kind: 'write', path, content });
+            await hook(ev.postToolUse(s, 'Write', input, id, { filePath: input.file_path }));
+            written.add(path);
+          };
           for (const o of ops) {
             // Sessions are ordered by the time of their events (ms): keep two ops apart.
             await new Promise((r) => setTimeout(r, 2));
@@ -97,13 +109,18 @@ describe('the hook promise: restore N is the workspace at prompt N', () => {
             } else if (o.kind === 'clear') {
               s = claudeSession(root, sessionUuid(Number(s.session_id.slice(-4)) + 1));
               sid = agentSessionId('claude', s.session_id);
+              written = new Set();
               await hook(ev.sessionStart(s, 'clear'));
             } else if (o.kind === 'agent-write') {
-              const id = `toolu_${++call}`;
-              const input = { file_path: join(root, o.path), content: o.content };
-              await hook(ev.preToolUse(s, 'Write', input, id));
-              await apply(root, { kind: 'write', path: o.path, content: o.content });
-              await hook(ev.postToolUse(s, 'Write', input, id, { filePath: input.file_path }));
+              await agentWrite(o.path, o.content);
+            } else if (o.kind === 'hand-mid') {
+              // A hand edit during a turn, then the agent writes the same path: the hand edit is the
+              // user's, recorded before the tool's capture, so restore N still gives prompt N's tree.
+              // Only paths ckpt recorded in this session are covered (see DESIGN "Hand edits during a turn").
+              if (written.has(o.op.path)) {
+                await apply(root, o.op);
+                await agentWrite(o.op.path, o.content);
+              }
             } else if (o.kind === 'bash') {
               const id = `toolu_${++call}`;
               const input = { command: JSON.stringify(o.ops), description: 'effects' };
@@ -111,9 +128,7 @@ describe('the hook promise: restore N is the workspace at prompt N', () => {
               for (const f of o.ops) await apply(root, f);
               await hook(o.fails ? ev.postToolUseFailure(s, 'Bash', input, id, 'Exit code 1') : ev.postToolUse(s, 'Bash', input, id, { stdout: '' }));
             } else if (o.kind === 'hand') {
-              // Hand edits between prompts: the user edits, then sends the next prompt. (A hand edit
-              // *during* a turn, before the agent's next tool call on the same path, is not recorded
-              // as the user's: see the issue 26 note, "found by this test".)
+              // Hand edits between prompts: the user edits, then sends the next prompt.
               for (const f of o.ops) await apply(root, f);
               await prompt();
             } else if (o.kind === 'restore' && model.length > 0) {

@@ -5,7 +5,7 @@
 import { lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CkptError } from '../errors.js';
-import type { CaptureEvent, FileImage, NewEvent } from '../format/event.js';
+import { OUTSIDE_TOOL, type CaptureEvent, type FileImage, type NewEvent } from '../format/event.js';
 import { captureTag } from '../format/tag.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import type { ReplayState } from '../session/replay.js';
@@ -15,6 +15,7 @@ import { resolveBeneath } from '../workspace/resolve-path.js';
 import { afterCommit, withWarnings } from '../session/warnings.js';
 import { createInlineSink } from '../storage/inline-store.js';
 import { detectConflicts } from './owner-index.js';
+import { outsideChanges } from './outside-change.js';
 
 export interface CaptureOptions {
   /** Name of the tool about to act (`Write`, `Edit`, `Bash`, …). */
@@ -84,6 +85,13 @@ export interface CaptureFields {
   extra?: Record<string, unknown>;
   /** Where failures of cache writes after the append go. */
   warnings?: string[];
+  /**
+   * A tool call's capture: a path whose present state differs from what ckpt last recorded was
+   * changed outside the agent since (a hand edit during the turn). That change is recorded first, as
+   * the user's own capture and settle (`outside-change.ts`), so the tool's before-image is not taken
+   * for the state at the turn's start.
+   */
+  outside?: boolean;
 }
 
 /** The next capture event of a session whose replayed state is `state` (pure): tag `N.K` in the current turn. */
@@ -113,11 +121,17 @@ export async function appendCapture(
   return session.transaction(async (tx) => {
     // The hot state (persisted snapshot + the log's tail), not a replay of the whole log: hooks call this per tool call.
     const state = await loadHotState(session, tx);
-    const event = nextCaptureEvent(state, images, fields);
+    const outside = fields.outside ? await outsideChanges(session, state.known, images) : undefined;
+    const first: NewEvent[] = [];
+    if (outside) {
+      const user = nextCaptureEvent(state, outside.before, { tool: OUTSIDE_TOOL, reason: `changed outside the agent before ${fields.tool}` });
+      first.push(user, { type: 'settle', tag: user.tag, files: outside.after });
+    }
+    const event = nextCaptureEvent({ turn: state.turn, nextK: state.nextK + (outside ? 1 : 0) }, images, fields);
     const conflicts = await detectConflicts(session, state, images);
     const settle = fields.after ? [{ type: 'settle', tag: event.tag, files: fields.after }] : [];
-    const [stored] = await appendWithHotState(session, tx, [event, ...conflicts, ...settle]);
-    return { event: stored as CaptureEvent, conflicts: conflicts.map((c) => ({ path: c.path as string, otherSession: c.otherSession as string })) };
+    const stored = await appendWithHotState(session, tx, [...first, event, ...conflicts, ...settle]);
+    return { event: stored[first.length] as CaptureEvent, conflicts: conflicts.map((c) => ({ path: c.path as string, otherSession: c.otherSession as string })) };
   }, { warnings: fields.warnings });
 }
 
@@ -136,7 +150,7 @@ export async function capture(session: SessionHandle, inputs: readonly string[],
   const warnings: string[] = [];
   const inline = sink.inline();
   const extra = { ...(options.callId !== undefined ? { callId: options.callId } : {}), ...(inline ? { inline } : {}) };
-  const { event, conflicts } = await appendCapture(session, images, { tool: options.tool ?? 'capture', reason: options.reason, extra, warnings });
+  const { event, conflicts } = await appendCapture(session, images, { tool: options.tool ?? 'capture', reason: options.reason, extra, warnings, outside: true });
   if (inline) {
     const { defer } = session.ctx.options;
     if (defer) defer(() => sink.spill());
