@@ -205,3 +205,45 @@ describe('restore, diff and cat in a session see every session of the workspace 
     expect(await treeOf(dirs.workspace)).toEqual(mid);
   });
 });
+
+describe('a hand edit during a turn is the user\'s, recorded before the next tool capture (issue 26)', () => {
+  it('rm by hand after the prompt, then the agent writes the path: restore N gives prompt N, N.2 the hand edit', async () => {
+    await writeFile(at('a.txt'), 'v0\n');
+    const s = await ws.create({ id: 's' });
+    await s.turn();
+    await edit(s, 'a.txt', 'v1\n');
+    const atPrompt2 = await treeOf(dirs.workspace);
+    await s.turn();
+    await rm(at('a.txt')); // by hand, during turn 2
+    const r = await s.capture(['a.txt'], { tool: 'Write' });
+    expect(r.tag).toBe('2.2');
+    await writeFile(at('a.txt'), 'agent\n');
+    await s.settle(['a.txt']);
+    const captures = (await s.events()).filter((e) => e.type === 'capture' && e.turn === 2);
+    expect(captures.map((c) => [c.tag, c.tool, (c.files as { state: string }[])[0]!.state])).toEqual([
+      ['2.1', 'user', 'file'],
+      ['2.2', 'Write', 'absent'],
+    ]);
+    const end = await treeOf(dirs.workspace);
+    const back = await s.restore('2');
+    expect(back.drift).toEqual([]);
+    expect(await treeOf(dirs.workspace)).toEqual(atPrompt2);
+    await s.restore(back.undo!);
+    expect(await treeOf(dirs.workspace)).toEqual(end);
+    await s.restore('2.2');
+    expect(await treeOf(dirs.workspace)).toEqual({});
+  });
+
+  it('no outside record when the path holds what ckpt last recorded, or another session\'s recorded write', async () => {
+    await writeFile(at('a.txt'), 'v0\n');
+    const s = await ws.create({ id: 's' });
+    await s.turn();
+    await edit(s, 'a.txt', 'v1\n');
+    await edit(s, 'a.txt', 'v2\n');
+    const o = await ws.create({ id: 'o' });
+    await o.turn();
+    await edit(o, 'a.txt', 'other\n');
+    await s.capture(['a.txt'], { tool: 'Edit' });
+    expect((await s.events()).filter((e) => e.type === 'capture').map((c) => c.tool)).toEqual(['Edit', 'Edit', 'Edit']);
+  });
+});
