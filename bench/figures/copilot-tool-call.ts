@@ -7,12 +7,12 @@
 //   none          no hooks
 //   noop-command  PreToolUse / PostToolUse / PostToolUseFailure command hooks running `node -e 0`
 //   default       `ckpt init copilot` (the thin client forwarding each event to the store's daemon,
-//                 which the prompt's first hook starts)
+//                 started by a warm-up prompt's first hook and up before the measured prompt)
 //   fallback      the same hooks with CKPT_NO_DAEMON=1 (every event recorded in-process)
 // Prints per setup and tool the median time and its overhead over `none`.
 // Standalone: `npx tsx bench/figures/copilot-tool-call.ts [rounds]` (after `npm run build`).
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { DRIVERS } from '../../test/agents/harness/cli-agents.js';
@@ -62,14 +62,25 @@ async function runSetup(setup: Setup, bin: string): Promise<Record<string, numbe
     const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, PWD: ws, NO_COLOR: '1', ...d.env({ home, model }), ...(setup === 'fallback' ? { CKPT_NO_DAEMON: '1' } : {}) };
     delete env.CKPT_HOME;
     delete env.CKPT_STORE;
-    const code = await new Promise<number>((resolve, reject) => {
-      const child = spawn(bin, d.argv(PROMPT, undefined), { cwd: ws, env, stdio: ['ignore', 'ignore', 'ignore'] });
-      child.on('error', reject);
-      child.on('close', (c) => resolve(c ?? -1));
-    });
+    const run = (prompt: string) =>
+      new Promise<number>((resolve, reject) => {
+        const child = spawn(bin, d.argv(prompt, undefined), { cwd: ws, env, stdio: ['ignore', 'ignore', 'ignore'] });
+        child.on('error', reject);
+        child.on('close', (c) => resolve(c ?? -1));
+      });
+    if (setup === 'default') {
+      // Steady state: the daemon a session's first hook starts is up before the measured prompt.
+      if ((await run('warm up')) !== 0) throw new Error('copilot warm-up failed');
+      for (const until = Date.now() + 30_000; !(await stat(path.join(store, 'daemon', 'daemon.json')).catch(() => undefined)); ) {
+        if (Date.now() > until) throw new Error('the daemon did not come up');
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+    const from = model.requests.length;
+    const code = await run(PROMPT);
     if (code !== 0) throw new Error(`copilot exited ${code} (${setup})`);
     // The requests that carried tools, in order: the k-th got step k; its tool ran until request k+1.
-    const calls = model.requests.filter((r) => Array.isArray((r.body as { tools?: unknown[] } | undefined)?.tools) && ((r.body as { tools: unknown[] }).tools.length > 0));
+    const calls = model.requests.slice(from).filter((r) => Array.isArray((r.body as { tools?: unknown[] } | undefined)?.tools) && ((r.body as { tools: unknown[] }).tools.length > 0));
     const out: Record<string, number[]> = {};
     for (let k = 0; k + 1 < calls.length && k < steps.length - 1; k++) {
       const step = steps[k]!;
