@@ -6,8 +6,9 @@
 // after-state, the operation run again works and ends in the after-state, B never failed and its log
 // is dense, `verify` is clean (every referenced blob readable: no row points at a missing S3 object),
 // and after `gc --grace 0s` the store has no leftovers (an S3 object put by the killed process
-// without its row is one until then). Steps are spread evenly over the operation plus one seeded by
-// the day (CKPT_RELIABILITY_SEED repeats a run); CKPT_FLEET_KILLS=N kills per side (default 2).
+// without its row is one until then). Steps are spread evenly over the operation, plus one seeded by
+// the day (CKPT_RELIABILITY_SEED repeats a run) and the request right after the first S3 put;
+// CKPT_FLEET_KILLS=N evenly spread kills per side (default 2).
 // Runs under `npm run test:shared`.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -216,10 +217,17 @@ describeShared('SIGKILL on one machine while another records (shared store)', ()
         rmSync(clean.dir, { recursive: true, force: true });
       }
       const cases: [Side, number, number?][] = [];
+      let afterPut: number | undefined;
       for (const side of ['store', 'workspace'] as const) {
         const n = b.counts[side];
         if (n === 0) continue;
         const steps = new Set([...sampleSteps(n, KILLS), pickStep(n, index * 2 + (side === 'store' ? 0 : 1) + 4000)]);
+        // Right after the first S3 put: the object is there, the row naming it is not (a leftover for gc).
+        const put = b.trace.find((t) => t.side === 'store' && t.op === 's3' && t.path.startsWith('PUT '));
+        if (side === 'store' && put && put.step < n) {
+          afterPut = put.step + 1;
+          steps.add(afterPut);
+        }
         for (const step of steps) cases.push([side, step]);
       }
       // A kill while the next command recovers an interrupted restore.
@@ -229,6 +237,9 @@ describeShared('SIGKILL on one machine while another records (shared store)', ()
       const at = (r: CaseResult): string => r.label;
       process.stdout.write(`${name}: ${b.counts.store} store steps, ${b.counts.workspace} workspace steps; killed: ${results.filter((r) => r.fired).map(at).join('; ')}; leftovers before gc: ${results.reduce((n, r) => n + (r.leftoversBeforeGc ?? 0), 0)}\n`);
       expect(results.flatMap((r) => r.failures)).toEqual([]);
+      // Killed between an S3 put and its row: the object was a leftover until gc took it.
+      const putCase = results.find((r) => r.fired && afterPut !== undefined && r.label.endsWith(`store step ${afterPut}`));
+      if (putCase) expect(putCase.leftoversBeforeGc, putCase.label).toBeGreaterThan(0);
       expect(results.filter((r) => r.fired).length).toBeGreaterThan(0);
     }, 600_000);
   }
