@@ -16,8 +16,8 @@ import { dropSharedStore, freshSharedUrl, openAsMachine, SHARED_BASE } from './h
 import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.js';
 
 const describeShared = SHARED_BASE ? describe : describe.skip;
-/** How long a command may take to give up on an unreachable S3 (the driver's timeouts and retries). */
-const GIVE_UP_MS = 30_000;
+/** A bound on giving up on an unreachable S3 (the driver: ~2 x 8 s idle timeouts; 27 s seen under load 21): no hang. */
+const GIVE_UP_MS = 60_000;
 
 describeShared('S3 unreachable for a while (shared store)', () => {
   let url: string;
