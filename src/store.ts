@@ -247,6 +247,12 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
         const log = `${key}/sessions/${id}/events.jsonl`;
         await backend.withLock(log, () => backend.remove(log));
       }
+      // workspace.json goes last: it is what makes the workspace known, so a removal cut short (a
+      // crash, an I/O error) is finished by running it again (issue 27 item 13: removing the folder
+      // in one go could take it first and strand the rest, which verify then reported).
+      const info = `${key}/workspace.json`;
+      for (const k of await backend.list(key)) if (k !== info) await backend.remove(k);
+      await backend.remove(info);
       await backend.removeTree(key);
       return { id: found.id, root: found.root, sessions: ids.length };
     },

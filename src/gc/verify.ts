@@ -76,6 +76,9 @@ export async function verify(ctx: Pick<StoreContext, 'backend' | 'blobs'>, optio
   const workspaces = await backend.children('workspaces');
   const sessions: { wid: string; id: string; key: string; root: string | undefined }[] = [];
   for (const wid of workspaces) {
+    // A removal cut short after its workspace.json (the last object it removes) leaves only empty
+    // folders: nothing to check and nothing lost (Store.removeWorkspace).
+    if (!(await backend.stat(`workspaces/${wid}/workspace.json`)) && (await backend.list(`workspaces/${wid}`)).length === 0) continue;
     checked.workspaces++;
     let root: string | undefined;
     try {
