@@ -10,21 +10,18 @@
 // the day (CKPT_RELIABILITY_SEED repeats a run) and the request right after the first S3 put;
 // CKPT_FLEET_KILLS=N evenly spread kills per side (default 2).
 // Runs under `npm run test:shared`.
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verify, type Session, type Store } from '../src/index.js';
 import { parseSharedStoreUrl } from '../src/storage/shared/store-url.js';
 import type { NetFaultConfig, NetFaultReport } from './fleet/fault-net.js';
-import { CKPT_BIN } from './helpers/cli.js';
 import { dropSharedStore, freshSharedUrl, openAsMachine, SHARED_BASE } from './helpers/shared-store.js';
-import { checkState, pickStep, sampleSteps, type Baseline } from './reliability/fault-harness.js';
+import { checkState, pickStep, runReporting, sampleSteps, seamModule, type Baseline, type Run as HarnessRun } from './reliability/fault-harness.js';
 import type { Side } from './reliability/fault-fs.js';
-import { MAIN, SCENARIOS, type Scenario } from './reliability/scenarios.js';
+import { SCENARIOS, type Scenario } from './reliability/scenarios.js';
 import { findNames, isStagingName, snapshotTree } from './reliability/tree.js';
 
 const describeShared = SHARED_BASE ? describe : describe.skip;
@@ -33,15 +30,7 @@ const OPERATIONS = ['capture', 'restore', 'gc'];
 const base = mkdtempSync(join(tmpdir(), 'ckpt-fleet-kills-'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
-let preload: Promise<string> | undefined;
-function preloadModule(): Promise<string> {
-  preload ??= (async () => {
-    const out = join(base, 'fault-net.mjs');
-    await build({ entryPoints: [fileURLToPath(new URL('./fleet/fault-net.ts', import.meta.url))], outfile: out, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'error' });
-    return out;
-  })();
-  return preload;
-}
+const preloadModule = seamModule(fileURLToPath(new URL('./fleet/fault-net.ts', import.meta.url)), base);
 
 /** The ports of the test servers: requests to them are the store steps. */
 function serverPorts(url: string): number[] {
@@ -50,36 +39,14 @@ function serverPorts(url: string): number[] {
   return [pgPort, Number(new URL(loc.endpoint!).port || 80)];
 }
 
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  report?: NetFaultReport;
-}
+type Run = HarnessRun<NetFaultReport>;
 
 /** `ckpt --json --store URL --workspace W --session main ARGS` as machine A, killed at a step if asked. */
 async function runA(url: string, ws: string, args: string[], kill?: { side: Side; step: number }): Promise<Run> {
   const report = join(base, `report-${Math.random().toString(36).slice(2)}.json`);
   const config: NetFaultConfig = { ports: serverPorts(url), workspace: ws, report, ...kill };
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', CKPT_MACHINE_ID: 'm-a', CKPT_RETENTION: 'off', CKPT_NET_FAULT: JSON.stringify(config), NODE_OPTIONS: `--import=${await preloadModule()}` };
-  delete env.CKPT_STORE;
-  const run = await new Promise<Run>((resolve, reject) => {
-    const child = spawn(process.execPath, [CKPT_BIN, '--json', '--store', url, '--workspace', ws, '--session', MAIN, ...args], { cwd: ws, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-  try {
-    run.report = JSON.parse(readFileSync(report, 'utf8')) as NetFaultReport;
-    rmSync(report, { force: true });
-  } catch {
-    // killed: no report
-  }
-  return run;
+  return runReporting<NetFaultReport>(url, ws, args, env, report);
 }
 
 /** Machine A's setup of `scenario` (through the library, as A) in a fresh store. */

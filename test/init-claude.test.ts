@@ -11,6 +11,7 @@ import { claude } from '../src/hooks/agents/claude.js';
 import { agentSessionId, openStore } from '../src/index.js';
 import { claudeEvents as ev, claudeSession } from './fixtures/claude-events.js';
 import { loadInstalledHooks } from './helpers/agent-hooks.js';
+import { stopStoreDaemon } from './agents/harness/stop-store-daemon.js';
 import { runCli } from './helpers/cli.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 
@@ -30,30 +31,9 @@ beforeEach(async () => {
   await mkdir(home);
 });
 afterEach(async () => {
-  await stopStartedDaemon(dirs.store);
+  await stopStoreDaemon(dirs.store); // the daemon `init` started, if any
   await dirs.cleanup();
 });
-
-/** Stops the daemon `init` started for the store, if any (SIGTERM, then waits for its exit). */
-async function stopStartedDaemon(store: string): Promise<void> {
-  const claim = await readFile(join(store, 'daemon', 'daemon.json'), 'utf8').catch(() => undefined);
-  if (!claim) return;
-  const { pid } = JSON.parse(claim) as { pid: number };
-  if (pid === process.pid) return;
-  try {
-    process.kill(pid, 'SIGTERM');
-  } catch {
-    return;
-  }
-  for (let i = 0; i < 100; i++) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const OTHER = {
   model: 'opus',
@@ -235,7 +215,7 @@ describe('ckpt init claude: the default install (issue 28)', () => {
     const before = JSON.parse(await readFile(localFile, 'utf8'));
     await writeFile(localFile, JSON.stringify({ ...before, hooks: { ...before.hooks, Stop: [...before.hooks.Stop, ...OTHER.hooks.Stop] } }, null, 2));
     // The daemon stops; another process takes its port; the next prompt's hook starts a new daemon, elsewhere.
-    await stopStartedDaemon(dirs.store);
+    await stopStoreDaemon(dirs.store); // the daemon `init` started, if any
     const squatter = createServer();
     await new Promise<void>((r) => squatter.listen(first.port, '127.0.0.1', r));
     try {

@@ -11,9 +11,8 @@
 // git repository in the folder (baseline referencing git's blobs, commits at random).
 //
 // CKPT_PROPERTY_RUNS raises the number of runs for a long local run.
-import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
-import { chmod, lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -24,6 +23,7 @@ import type { EventBase } from '../src/format/event.js';
 import { restore } from '../src/restore/index.js';
 import { scan } from '../src/scan/index.js';
 import { makeScanWorld, type ScanWorld } from './fixtures/scan-world.js';
+import { snapshot, type Entry } from './fixtures/restore-world.js';
 
 const PATHS = ['a', 'b', 'a/x', 'a/y', 'a/x/deep', 'b/z', 'c', 'c/d/e'];
 const CONTENTS = ['', 'one', 'two', 'three\n', 'x'.repeat(100)];
@@ -63,27 +63,10 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ op: fc.constant('restore' as const), pick: fc.nat(), undo: fc.boolean() }) },
 );
 
-type Entry = { type: 'file'; mode: number; sha: string } | { type: 'symlink'; target: string } | { type: 'dir' };
 type Tree = Record<string, Entry>;
 
 /** Every entry under `dir` (nothing followed), `.git` left out. */
-async function treeOf(dir: string): Promise<Tree> {
-  const out: Tree = {};
-  async function walk(rel: string): Promise<void> {
-    for (const name of (await readdir(join(dir, rel))).sort()) {
-      if (rel === '' && name === '.git') continue;
-      const r = rel ? `${rel}/${name}` : name;
-      const info = await lstat(join(dir, r));
-      if (info.isSymbolicLink()) out[r] = { type: 'symlink', target: await readlink(join(dir, r)) };
-      else if (info.isDirectory()) {
-        out[r] = { type: 'dir' };
-        await walk(r);
-      } else out[r] = { type: 'file', mode: info.mode & 0o7777, sha: createHash('sha256').update(await readFile(join(dir, r))).digest('hex') };
-    }
-  }
-  await walk('');
-  return out;
-}
+const treeOf = (dir: string): Promise<Tree> => snapshot(dir, ['.git']);
 
 /** lstat, or undefined when nothing is there (ENOENT, or ENOTDIR beneath a file). */
 function lstatOf(abs: string): Promise<Stats | undefined> {

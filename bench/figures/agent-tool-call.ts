@@ -16,12 +16,13 @@
 // `npx tsx bench/figures/agent-tool-call.ts [rounds]` prints the JSON.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ensureAgent } from '../../test/agents/harness/install-agent.js';
 import { startFakeAnthropic, tool, type Step } from '../../test/agents/harness/fake-anthropic-server.js';
 import { ClaudeDriver, describeRun } from '../../test/agents/harness/run-claude.js';
+import { stopStoreDaemon } from '../../test/agents/harness/stop-store-daemon.js';
 import { runCli } from '../../test/helpers/cli.js';
 import type { BenchContext } from '../context.js';
 import { makeEntry, type Entry } from '../report.js';
@@ -82,29 +83,9 @@ async function runSetup(setup: Setup, bin: string, noopUrl: string): Promise<Rec
     }
     return times;
   } finally {
-    await stopClaimedDaemon(store);
+    await stopStoreDaemon(store);
     await fake.close();
     await rm(base, { recursive: true, force: true });
-  }
-}
-
-/** Stops the store's daemon (started by init or a hook), by the pid of its claim. */
-async function stopClaimedDaemon(store: string): Promise<void> {
-  const claim = await readFile(path.join(store, 'daemon', 'daemon.json'), 'utf8').catch(() => undefined);
-  const pid = claim ? (JSON.parse(claim) as { pid?: number }).pid : undefined;
-  if (!pid) return;
-  try {
-    process.kill(pid, 'SIGTERM');
-  } catch {
-    return;
-  }
-  for (let i = 0; i < 100; i++) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 50));
   }
 }
 

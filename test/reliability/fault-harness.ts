@@ -23,24 +23,31 @@ export const FULL = RELIABILITY_FULL;
 
 const SEAM = fileURLToPath(new URL('./fault-fs.ts', import.meta.url));
 
-let preload: Promise<string> | undefined;
-/** The seam compiled to one ES module for `node --import` (esbuild, a few ms). */
-export function preloadModule(): Promise<string> {
-  preload ??= (async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ckpt-fault-fs-'));
-    const out = join(dir, 'fault-fs.mjs');
-    await build({ entryPoints: [SEAM], outfile: out, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'error' });
-    return out;
-  })();
-  return preload;
+/**
+ * A fault seam (`entry`, a .ts file) compiled once to one ES module for `node --import` (esbuild, a
+ * few ms), in `outDir` (default: a temp folder of its own).
+ */
+export function seamModule(entry: string, outDir?: string): () => Promise<string> {
+  let preload: Promise<string> | undefined;
+  return () => {
+    preload ??= (async () => {
+      const out = join(outDir ?? mkdtempSync(join(tmpdir(), 'ckpt-fault-seam-')), entry.replace(/^.*\//, '').replace(/\.ts$/, '.mjs'));
+      await build({ entryPoints: [entry], outfile: out, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'error' });
+      return out;
+    })();
+    return preload;
+  };
 }
 
-export interface Run {
+/** The file-system seam compiled for `node --import`. */
+export const preloadModule = seamModule(SEAM);
+
+export interface Run<R = FaultReport> {
   code: number | null;
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
-  report?: FaultReport;
+  report?: R;
 }
 
 /** Runs `ckpt --json --store S --workspace W --session main ARGS` in a child, with a fault if given. */
@@ -49,12 +56,21 @@ export async function runCkpt(dirs: ScenarioDirs, args: string[], fault?: Omit<F
   const report = join(dirs.store, '..', `report-${Math.random().toString(36).slice(2)}.json`);
   const config: FaultConfig = { store: dirs.store, workspace: dirs.workspace, report, ...fault };
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', CKPT_FAULT: JSON.stringify(config), NODE_OPTIONS: `--import=${module}` };
-  delete env.CKPT_STORE;
   delete env.CKPT_HOME;
-  const run = await new Promise<Run>((resolve, reject) => {
-    const child = spawn(process.execPath, [CKPT_BIN, '--json', '--store', dirs.store, '--workspace', dirs.workspace, '--session', MAIN, ...args], {
-      cwd: dirs.workspace,
-      env,
+  return runReporting<FaultReport>(dirs.store, dirs.workspace, args, env, report);
+}
+
+/**
+ * Runs `ckpt --json --store STORE --workspace WS --session main ARGS` in a child with `env` (never the
+ * caller's CKPT_STORE), then reads and removes the report its seam wrote at `report` (none: killed).
+ */
+export async function runReporting<R>(store: string, workspace: string, args: string[], env: NodeJS.ProcessEnv, report: string): Promise<Run<R>> {
+  const childEnv = { ...env };
+  delete childEnv.CKPT_STORE;
+  const run = await new Promise<Run<R>>((resolve, reject) => {
+    const child = spawn(process.execPath, [CKPT_BIN, '--json', '--store', store, '--workspace', workspace, '--session', MAIN, ...args], {
+      cwd: workspace,
+      env: childEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -65,7 +81,7 @@ export async function runCkpt(dirs: ScenarioDirs, args: string[], fault?: Omit<F
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
   try {
-    run.report = JSON.parse(readFileSync(report, 'utf8')) as FaultReport;
+    run.report = JSON.parse(readFileSync(report, 'utf8')) as R;
     rmSync(report, { force: true });
   } catch {
     // killed: no report

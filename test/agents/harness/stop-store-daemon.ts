@@ -1,6 +1,7 @@
 // Stops the daemon a store names in its claim (store/daemon/daemon.json), started detached by `init`
 // or a hook, and waits until it has exited: a daemon shutting down still writes into the store, so a
-// test that removes the store right after SIGTERM races it (ENOTEMPTY).
+// test that removes the store right after SIGTERM races it (ENOTEMPTY). Shared by the agent suites,
+// `ckpt init` tests and the agent benchmark; never signals the calling process (an in-process daemon).
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -12,7 +13,7 @@ export async function stopStoreDaemon(store: string): Promise<void> {
   } catch {
     return; // a claim being written: nothing we can name
   }
-  if (!pid) return;
+  if (!pid || pid === process.pid) return;
   try {
     process.kill(pid, 'SIGTERM');
   } catch {
