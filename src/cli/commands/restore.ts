@@ -22,15 +22,16 @@ interface RestoreFlags {
 
 const DRY_RUN = new Option('--dry-run', 'show the plan, change nothing');
 const YES = new Option('-y, --yes', 'do not ask for confirmation on a terminal');
+/** What every command that changes files takes: --dry-run, --force (saying what it overwrites), --yes. */
+const changesFiles = (cmd: Command, force: string): Command => cmd.addOption(DRY_RUN).option('--force', force).addOption(YES);
 
 export function registerRestoreCommands(program: Command): void {
-  program
-    .command('restore <tag> [paths...]')
-    .description('put the workspace (or the paths given) back to how it was at TAG; prints the tag that undoes it')
-    .addOption(DRY_RUN)
-    .option('--force', 'overwrite paths changed since ckpt last recorded them (their content is kept for undo)')
-    .addOption(YES)
-    .action(
+  changesFiles(
+    program
+      .command('restore <tag> [paths...]')
+      .description('put the workspace (or the paths given) back to how it was at TAG; prints the tag that undoes it'),
+    'overwrite paths changed since ckpt last recorded them (their content is kept for undo)',
+  ).action(
       action(async ([tag, paths, opts], ctx, out) => {
         const flags = opts as RestoreFlags;
         const session = await ctx.session();
@@ -42,13 +43,12 @@ export function registerRestoreCommands(program: Command): void {
       }),
     );
 
-  program
-    .command('undo <tag> <path>')
-    .description('restore one file (or folder) to its state at TAG')
-    .addOption(DRY_RUN)
-    .option('--force', 'overwrite it even if it changed since ckpt last recorded it')
-    .addOption(YES)
-    .action(
+  changesFiles(
+    program
+      .command('undo <tag> <path>')
+      .description('restore one file (or folder) to its state at TAG'),
+    'overwrite it even if it changed since ckpt last recorded it',
+  ).action(
       action(async ([tag, path, opts], ctx, out) => {
         const flags = opts as RestoreFlags;
         const session = await ctx.session();
@@ -59,14 +59,13 @@ export function registerRestoreCommands(program: Command): void {
       }),
     );
 
-  program
-    .command('rewind <tag>')
-    .description('restore to TAG and move the conversation back (or fork there with --fork)')
-    .option('--fork', 'leave this session as it is and continue in a new fork at TAG')
-    .addOption(DRY_RUN)
-    .option('--force', 'overwrite paths changed since ckpt last recorded them')
-    .addOption(YES)
-    .action(
+  changesFiles(
+    program
+      .command('rewind <tag>')
+      .description('restore to TAG and move the conversation back (or fork there with --fork)')
+      .option('--fork', 'leave this session as it is and continue in a new fork at TAG'),
+    'overwrite paths changed since ckpt last recorded them',
+  ).action(
       action(async ([tag, opts], ctx, out) => {
         const flags = opts as RestoreFlags;
         const session = await ctx.session();
