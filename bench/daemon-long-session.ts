@@ -146,6 +146,13 @@ async function startDriver(bin: string, options: { maxOldSpaceMb?: number; files
           }
           await session.append(batch);
           seq += batch.length;
+          // A hook call now and then, as when the appends come from other hook processes between the
+          // daemon's own calls: the daemon folds them as they come, not 40,000 at once.
+          if (Math.floor(seq / 1000) !== Math.floor((seq - batch.length) / 1000)) {
+            agent.destroy();
+            agent = new Agent({ keepAlive: true, maxSockets: 1 });
+            await driver.step(2, 0);
+          }
         }
         // The server has closed the kept-alive socket meanwhile (idle longer than its keep-alive time).
         agent.destroy();
@@ -178,7 +185,17 @@ export async function longSession(options: { events: number; every: number; stag
         for (const d of live) d.spent = 0;
         for (let i = 0; i < options.every && live.length > 0; i += 2, n += 2) {
           if (n % 50 === 0) turn++;
-          for (const d of (n / 2) % 2 === 0 ? live : [...live].reverse()) await d.step(n, turn);
+          for (const d of (n / 2) % 2 === 0 ? live : [...live].reverse()) {
+            try {
+              await d.step(n, turn);
+            } catch (e) {
+              await new Promise((r) => setTimeout(r, 200)); // its exit event
+              if (!d.exited()) throw e;
+              d.result.died = (d as unknown as { stderr: string }).stderr.slice(-1500);
+              options.log?.(`${d.bin}: died at stage ${stage}: ${d.result.died}`);
+            }
+          }
+          live = live.filter((d) => d.result.died === undefined);
         }
         for (const d of live) {
           const p = await d.point(stage, options.every);
