@@ -181,7 +181,17 @@ export async function longSession(options: { events: number; every: number; stag
     if (options.stages) {
       let n = 0;
       for (const stage of options.stages) {
-        for (const d of live) await d.prefill(stage);
+        for (const d of live) {
+          try {
+            await d.prefill(stage);
+          } catch (e) {
+            await new Promise((r) => setTimeout(r, 200)); // its exit event
+            if (!d.exited()) throw e;
+            d.result.died = (d as unknown as { stderr: string }).stderr.slice(-1500);
+            options.log?.(`${d.bin}: died before stage ${stage}: ${d.result.died}`);
+          }
+        }
+        live = live.filter((d) => d.result.died === undefined);
         for (const d of live) d.spent = 0;
         for (let i = 0; i < options.every && live.length > 0; i += 2, n += 2) {
           if (n % 50 === 0) turn++;
