@@ -12,6 +12,7 @@
 
 export { openStore, defaultStoreDir, storeLocation, sharedDaemonDir, type OpenStoreOptions, type Store, type Workspace, type AgentSessionResult, type WorkspaceForkOptions, type WorkspaceInfo } from './store.js';
 export { isSharedStoreUrl, redactUrl } from './storage/shared/store-url.js';
+export { storeSecret } from './storage/store-secret.js';
 export { machineId } from './workspace/machine-id.js';
 export type { AppendEvent, AppendListener } from './storage/shared/shared-notify.js';
 export { CkptError, ERROR_CODES, exitCodeOf, httpStatusOf, isCkptError, toCkptError, type ErrorCode } from './errors.js';

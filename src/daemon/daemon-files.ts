@@ -2,9 +2,9 @@
 // presents (made at first start, mode 0600, kept across restarts so installed hooks keep working),
 // and the claim file naming the one process that serves the store and where it listens. A claim whose
 // process is gone (SIGKILL, crash) is taken over; a live one refuses a second daemon.
-import { randomBytes } from 'node:crypto';
 import type { StoreContext } from '../context.js';
 import { CkptError } from '../errors.js';
+import { storeSecret } from '../storage/store-secret.js';
 
 export const DAEMON_TOKEN_KEY = 'daemon/token';
 export const DAEMON_CLAIM_KEY = 'daemon/daemon.json';
@@ -24,24 +24,8 @@ export interface DaemonInfo {
 }
 
 /** The store's daemon token, created (32 random bytes, hex, mode 0600) when there is none yet. */
-export async function daemonToken(ctx: StoreContext): Promise<string> {
-  const existing = await readToken(ctx);
-  if (existing) return existing;
-  return ctx.backend.withLock(`${DAEMON_TOKEN_KEY}.lock`, async () => {
-    const again = await readToken(ctx);
-    if (again) return again;
-    const token = randomBytes(32).toString('hex');
-    await ctx.backend.write(DAEMON_TOKEN_KEY, Buffer.from(`${token}\n`), { mode: 0o600 });
-    return token;
-  });
-}
-
-async function readToken(ctx: StoreContext): Promise<string | undefined> {
-  const raw = await ctx.backend.read(DAEMON_TOKEN_KEY);
-  const text = raw?.toString('utf8').trim();
-  if (text === undefined || text === '') return undefined;
-  if (!/^[0-9a-f]{64}$/.test(text)) throw new CkptError('LOG_CORRUPT', `the daemon token file ${DAEMON_TOKEN_KEY} is malformed; delete it to make a new one`, { key: DAEMON_TOKEN_KEY });
-  return text;
+export function daemonToken(ctx: StoreContext): Promise<string> {
+  return storeSecret(ctx.backend, DAEMON_TOKEN_KEY, `the daemon token file ${DAEMON_TOKEN_KEY} is malformed; delete it to make a new one`);
 }
 
 /** The daemon serving the store, when its process is alive. */

@@ -5,31 +5,16 @@
 // `ckh1.<base64url HMAC-SHA256(hook key, "ckpt-hook\0" + workspace)>`, keyed by `daemon/hook-key`
 // (32 random bytes, hex, mode 0600, made once and kept — apart from the daemon's token, so showing
 // or rotating one leaves the other alone). Deleting the key file revokes every credential at once.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { StoreContext } from '../context.js';
-import { CkptError } from '../errors.js';
+import { storeSecret } from '../storage/store-secret.js';
 
 export const HOOK_KEY_KEY = 'daemon/hook-key';
 const PREFIX = 'ckh1.';
 
 /** The store's hook key, created when there is none yet. */
-export async function hookKey(ctx: StoreContext): Promise<string> {
-  const existing = await readKey(ctx);
-  if (existing) return existing;
-  return ctx.backend.withLock(`${HOOK_KEY_KEY}.lock`, async () => {
-    const again = await readKey(ctx);
-    if (again) return again;
-    const key = randomBytes(32).toString('hex');
-    await ctx.backend.write(HOOK_KEY_KEY, Buffer.from(`${key}\n`), { mode: 0o600 });
-    return key;
-  });
-}
-
-async function readKey(ctx: StoreContext): Promise<string | undefined> {
-  const text = (await ctx.backend.read(HOOK_KEY_KEY))?.toString('utf8').trim();
-  if (text === undefined || text === '') return undefined;
-  if (!/^[0-9a-f]{64}$/.test(text)) throw new CkptError('LOG_CORRUPT', `the hook key file ${HOOK_KEY_KEY} is malformed; delete it to make a new one (then run \`ckpt init\` again)`, { key: HOOK_KEY_KEY });
-  return text;
+export function hookKey(ctx: StoreContext): Promise<string> {
+  return storeSecret(ctx.backend, HOOK_KEY_KEY, `the hook key file ${HOOK_KEY_KEY} is malformed; delete it to make a new one (then run \`ckpt init\` again)`);
 }
 
 /** The credential that records into `workspace` (an absolute, resolved path) and nothing else. */
