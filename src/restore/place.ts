@@ -3,13 +3,16 @@
 // emptied folders, create folders (replacing a file or symlink), rename each staged file or link over
 // its target (replacing an emptied folder), and fsync every touched folder. Idempotent, so recovery after a crash runs
 // exactly this again: an already-renamed entry is simply re-placed, an already-absent path is fine.
-import { constants } from 'node:fs';
-import { chmod, lstat, mkdir, open, rename, rm, rmdir, unlink } from 'node:fs/promises';
+import { constants, lstatSync, mkdirSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
+import { chmod, lstat, open } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import type { PlannedEntry, SkippedPath } from './plan-restore.js';
 import { WHY } from './plan-restore.js';
-import { checkParentChain, fsyncDir } from './present.js';
-import { ensureParents } from './stage.js';
+import { checkParentChain, checkParentChainSync, fsyncDir, mapLimit } from './present.js';
+import { ensureParents, unlinkIfPresent } from './stage.js';
+
+/** Touched folders fsynced at once (each holds a descriptor while its fsync is in flight). */
+const DIR_FLUSH_PARALLELISM = 64;
 
 export interface PlaceOutcome {
   restored: string[];
@@ -35,14 +38,14 @@ export async function placeEntries(root: string, entries: readonly PlannedEntry[
     } catch (err) {
       // Past the point of no return an I/O failure on one path must not strand the others: it is
       // reported, and the recovery capture still holds what was there.
-      if (staged[i]) await rm(staged[i]!, { force: true }).catch(() => {});
+      if (staged[i]) quietUnlink(staged[i]!);
       out.skipped.push({ path: entry.path, why: `io: ${(err as NodeJS.ErrnoException).code ?? String(err)}` });
     }
   }
   // Deepest first, so a parent emptied by removing its child goes too.
   for (const dir of [...new Set(emptied)].sort((a, b) => b.split('/').length - a.split('/').length)) {
     try {
-      await rmdir(join(root, dir));
+      rmdirSync(join(root, dir));
       touched.add(dirname(join(root, dir)));
     } catch {
       // not empty (someone's files live there) or already gone: left alone
@@ -58,10 +61,11 @@ export async function placeEntries(root: string, entries: readonly PlannedEntry[
   }
   // A touched folder that a later entry removed or replaced (by a file or a symlink) is not one any
   // more: its parent, touched by that change, is what must be durable; never open through a symlink.
-  for (const dir of touched) {
+  // All at once (bounded): the file system folds concurrent fsyncs into shared journal commits.
+  await mapLimit([...touched], DIR_FLUSH_PARALLELISM, async (dir) => {
     const rel = relative(root, dir);
     if (rel === '' || (await checkParentChain(root, `${rel}/x`)).ok) await fsyncDir(dir);
-  }
+  });
   return out;
 }
 
@@ -77,15 +81,15 @@ async function placeOne(
   // lstat the real parent chain right before acting: a symlink that replaced a folder since the
   // plan is never written through (a symlink that replaced the target itself is just replaced).
   // Entries run in plan order, so a file or symlink the plan replaces by a folder is gone by now.
-  const chain = await checkParentChain(root, entry.path);
+  const chain = checkParentChainSync(root, entry.path);
   if (!chain.ok) {
-    if (stagedPath) await rm(stagedPath, { force: true });
+    if (stagedPath) unlinkIfPresent(stagedPath);
     out.skipped.push({ path: entry.path, why: chain.why });
     return;
   }
   if (entry.action === 'delete') {
     if (chain.missing.length === 0) {
-      const removed = await removeEntry(abs);
+      const removed = removeEntry(abs);
       if (removed === 'not-empty') {
         // Something no capture recorded lives there (ignored or unscanned files): left alone.
         out.skipped.push({ path: entry.path, why: 'present-unrecoverable: directory not empty' });
@@ -103,16 +107,21 @@ async function placeOne(
   }
   // The chain was just checked: folders are created only when some are missing.
   if (chain.missing.length > 0 && !(await ensureParents(root, entry.path, touched))) {
-    if (stagedPath) await rm(stagedPath, { force: true });
+    if (stagedPath) unlinkIfPresent(stagedPath);
     out.skipped.push({ path: entry.path, why: WHY.parentNotDirectory });
     return;
   }
-  const info = await lstat(abs).catch(() => undefined);
+  let info;
+  try {
+    info = lstatSync(abs, { throwIfNoEntry: false });
+  } catch {
+    info = undefined;
+  }
   if (entry.action === 'mkdir') {
     if (!info?.isDirectory()) {
       // A file or symlink there is in the recovery capture: replaced by the folder.
-      if (info) await unlink(abs);
-      await mkdir(abs);
+      if (info) unlinkSync(abs);
+      mkdirSync(abs);
       touched.add(dirname(abs));
     }
     out.restored.push(entry.path);
@@ -122,16 +131,16 @@ async function placeOne(
     // The folder's recorded content was deleted before (plan order); a folder still holding
     // something no capture recorded is never removed wholesale.
     try {
-      await rmdir(abs);
+      rmdirSync(abs);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
-      await rm(stagedPath!, { force: true });
+      unlinkIfPresent(stagedPath!);
       out.skipped.push({ path: entry.path, why: 'present-unrecoverable: directory not empty' });
       return;
     }
   }
-  await rename(stagedPath!, abs);
+  renameSync(stagedPath!, abs);
   touched.add(dirname(abs));
   touched.add(dirname(stagedPath!));
   out.restored.push(entry.path);
@@ -160,15 +169,18 @@ async function setFolderMode(root: string, path: string, mode: number): Promise<
 }
 
 /** Unlinks a file or symlink (never followed) or removes an empty folder; a missing path is fine. */
-async function removeEntry(abs: string): Promise<'removed' | 'not-empty'> {
-  const info = await lstat(abs).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return undefined;
+function removeEntry(abs: string): 'removed' | 'not-empty' {
+  let info;
+  try {
+    info = lstatSync(abs, { throwIfNoEntry: false });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') return 'removed';
     throw err;
-  });
+  }
   if (!info) return 'removed';
   try {
-    if (info.isDirectory()) await rmdir(abs);
-    else await unlink(abs);
+    if (info.isDirectory()) rmdirSync(abs);
+    else unlinkSync(abs);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return 'removed';
@@ -176,4 +188,12 @@ async function removeEntry(abs: string): Promise<'removed' | 'not-empty'> {
     throw err;
   }
   return 'removed';
+}
+
+function quietUnlink(abs: string): void {
+  try {
+    unlinkIfPresent(abs);
+  } catch {
+    // the entry is reported as failed already; this is the same I/O failure
+  }
 }

@@ -2,7 +2,8 @@
 // through real folders. Every ancestor beneath the root is `lstat`ed: a symlink or a file where a
 // folder should be blocks the path (it is skipped, never written through). Also the small filesystem
 // helpers the restore steps share: bounded parallel map, directory fsync, parent-chain checks.
-import { lstat, open } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readImage } from '../workspace/read-image.js';
 import { WHY, type PresentImage } from './plan-restore.js';
@@ -19,23 +20,25 @@ export type ParentChain =
   | { ok: true; /** Ancestors that do not exist (outermost first). */ missing: string[] }
   | { ok: false; why: typeof WHY.symlinkedParent | typeof WHY.parentNotDirectory; at: string };
 
-/** Checks the parent chain of `rel` with lstat only: nothing is followed. */
-export async function checkParentChain(root: string, rel: string): Promise<ParentChain> {
+/**
+ * Checks the parent chain of `rel` with lstat only: nothing is followed. The lstats are synchronous,
+ * back to back (a thread-pool round trip per ancestor cost more than the calls themselves).
+ */
+export function checkParentChainSync(root: string, rel: string): ParentChain {
   const ancestors = ancestorsOf(rel);
   for (let i = 0; i < ancestors.length; i++) {
     const dir = ancestors[i]!;
-    let info;
-    try {
-      info = await lstat(join(root, dir));
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return { ok: true, missing: ancestors.slice(i) };
-      throw err;
-    }
+    const info = lstatSync(join(root, dir), { throwIfNoEntry: false });
+    if (!info) return { ok: true, missing: ancestors.slice(i) };
     if (info.isSymbolicLink()) return { ok: false, why: WHY.symlinkedParent, at: dir };
     if (!info.isDirectory()) return { ok: false, why: WHY.parentNotDirectory, at: dir };
   }
   return { ok: true, missing: [] };
+}
+
+/** The same, for callers that treat it as one more asynchronous step. */
+export async function checkParentChain(root: string, rel: string): Promise<ParentChain> {
+  return checkParentChainSync(root, rel);
 }
 
 /** Hash-only present image of one path; a blocked parent chain makes it `skipped` with the reason (and where). */

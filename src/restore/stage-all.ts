@@ -1,13 +1,18 @@
-// Staging every entry of a plan at once (bounded parallelism: each stage is a blob read, a write and
-// an fsync) in one of two modes: `strict` before the point of no return — the first failure removes
-// every staged file and propagates, so nothing changed — and `lenient` when finishing an interrupted
-// restore, where an entry that cannot be staged any more is reported and the rest goes ahead.
+// Staging every entry of a plan at once in one of two modes: `strict` before the point of no return —
+// the first failure removes every staged file and propagates, so nothing changed — and `lenient` when
+// finishing an interrupted restore, where an entry that cannot be staged any more is reported and the
+// rest goes ahead. Entries are written in chunks (bounded parallelism: each is a blob read and a
+// write), and each chunk's files are then flushed together (`flushStaged`: all fsyncs at once, one
+// group commit of the file system instead of one per file); the open handles of a chunk are bounded
+// by its size. Every staged file is durable when this returns, as DESIGN §4 step 2 requires.
 import { CkptError, isCkptError, toCkptError } from '../errors.js';
 import type { PlannedEntry, SkippedPath } from './plan-restore.js';
 import { mapLimit } from './present.js';
-import { removeStaged, stageEntry, type StageContext } from './stage.js';
+import { closeStaged, flushStaged, removeStaged, stageEntry, type StageContext, type StagedFile } from './stage.js';
 
 const STAGE_PARALLELISM = 16;
+/** Entries written before their files are flushed as one group (also the most handles kept open). */
+const FLUSH_GROUP = 512;
 
 export interface StagedPlan {
   /** The entries still to place (lenient mode drops those that failed). */
@@ -16,6 +21,8 @@ export interface StagedPlan {
   staged: (string | undefined)[];
   failed: SkippedPath[];
 }
+
+type Outcome = { ok: true; file: StagedFile | undefined } | { ok: false; why: string };
 
 export async function stageAll(
   ctx: StageContext,
@@ -26,11 +33,20 @@ export async function stageAll(
   if (mode === 'strict') {
     try {
       let done = 0;
-      const staged = await mapLimit(entries, STAGE_PARALLELISM, async (e, i) => {
-        const path = await stageEntry(ctx, e, i);
-        onProgress?.({ phase: 'staging', done: ++done, total: entries.length });
-        return path;
-      });
+      const staged: (string | undefined)[] = [];
+      for (let start = 0; start < entries.length; start += FLUSH_GROUP) {
+        const files: (StagedFile | undefined)[] = [];
+        try {
+          await mapLimit(entries.slice(start, start + FLUSH_GROUP), STAGE_PARALLELISM, async (e, k) => {
+            files[k] = await stageEntry(ctx, e, start + k);
+            onProgress?.({ phase: 'staging', done: ++done, total: entries.length });
+          });
+          await flushStaged(files);
+        } finally {
+          closeStaged(files);
+        }
+        for (let k = 0; k < Math.min(FLUSH_GROUP, entries.length - start); k++) staged.push(files[k]?.path);
+      }
       return { entries: [...entries], staged, failed: [] };
     } catch (err) {
       await removeStaged(ctx.root, entries.map((e) => e.path), ctx.id).catch(() => {});
@@ -43,22 +59,42 @@ export async function stageAll(
       throw toCkptError(err, 'staging the restore');
     }
   }
-  const results = await mapLimit(entries, STAGE_PARALLELISM, async (e, i) => {
-    try {
-      return { ok: true as const, staged: await stageEntry(ctx, e, i) };
-    } catch (err) {
-      const why = isCkptError(err) ? err.code.toLowerCase().replace(/_/g, '-') : `io: ${(err as NodeJS.ErrnoException).code ?? String(err)}`;
-      return { ok: false as const, why };
-    }
-  });
+  const results: Outcome[] = [];
+  for (let start = 0; start < entries.length; start += FLUSH_GROUP) {
+    const chunk = entries.slice(start, start + FLUSH_GROUP);
+    const outcomes = await mapLimit(chunk, STAGE_PARALLELISM, async (e, k): Promise<Outcome> => {
+      try {
+        return { ok: true, file: await stageEntry(ctx, e, start + k) };
+      } catch (err) {
+        return { ok: false, why: whyFailed(err) };
+      }
+    });
+    // Flushed one by one so that a failed fsync drops its own entry only (all still in flight at once).
+    await Promise.all(
+      outcomes.map(async (o, k) => {
+        if (!o.ok || o.file?.fd === undefined) return;
+        try {
+          await flushStaged([o.file]);
+        } catch (err) {
+          closeStaged([o.file]);
+          outcomes[k] = { ok: false, why: whyFailed(err) };
+        }
+      }),
+    );
+    results.push(...outcomes);
+  }
   const out: StagedPlan = { entries: [], staged: [], failed: [] };
   results.forEach((r, i) => {
     const entry = entries[i]!;
     if (!r.ok) out.failed.push({ path: entry.path, why: r.why });
     else {
       out.entries.push(entry);
-      out.staged.push(r.staged);
+      out.staged.push(r.file?.path);
     }
   });
   return out;
+}
+
+function whyFailed(err: unknown): string {
+  return isCkptError(err) ? err.code.toLowerCase().replace(/_/g, '-') : `io: ${(err as NodeJS.ErrnoException).code ?? String(err)}`;
 }
