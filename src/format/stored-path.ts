@@ -57,11 +57,16 @@ export function validateFileImage(value: unknown, where: StoredWhere = {}): File
   if (value.state === 'file' && !isBlobId(value.blob)) throw corrupt(`file image without a valid blob id`, at);
   if (value.blob !== undefined && !isBlobId(value.blob)) throw corrupt(`invalid blob id ${JSON.stringify(value.blob)}`, at);
   if (value.state === 'symlink' && typeof value.target !== 'string') throw corrupt('symlink image without a target', at);
+  validateModeAndNewDirs(value, at);
+  return value as unknown as FileImage;
+}
+
+/** The fields a file image and a plan entry share: the mode, and how many folders the path brought. */
+function validateModeAndNewDirs(value: Record<string, unknown>, at: StoredWhere): void {
   if (!isMode(value.mode)) throw corrupt(`invalid mode ${JSON.stringify(value.mode)}`, at);
   if (value.newDirs !== undefined && !(Number.isSafeInteger(value.newDirs) && (value.newDirs as number) >= 0)) {
     throw corrupt(`invalid newDirs ${JSON.stringify(value.newDirs)}`, at);
   }
-  return value as unknown as FileImage;
 }
 
 export function validateFileImages(value: unknown, where: StoredWhere = {}): FileImage[] {
@@ -78,10 +83,7 @@ export function validatePlanEntry(value: unknown, where: StoredWhere = {}): Rest
   if (typeof value.action !== 'string' || !PLAN_ACTIONS.has(value.action)) throw corrupt(`unknown plan action ${JSON.stringify(value.action)}`, at);
   if (value.action === 'write' && !isBlobId(value.blob)) throw corrupt('write entry without a valid blob id', at);
   if (value.action === 'symlink' && typeof value.target !== 'string') throw corrupt('symlink entry without a target', at);
-  if (!isMode(value.mode)) throw corrupt(`invalid mode ${JSON.stringify(value.mode)}`, at);
-  if (value.newDirs !== undefined && !(Number.isSafeInteger(value.newDirs) && (value.newDirs as number) >= 0)) {
-    throw corrupt(`invalid newDirs ${JSON.stringify(value.newDirs)}`, at);
-  }
+  validateModeAndNewDirs(value, at);
   return value as unknown as RestorePlanEntry;
 }
 
