@@ -28,6 +28,12 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: ADAPTERS.map((a) => ({ group: [`**/${a}/**`], message: 'the core never imports an adapter (DESIGN §8)' })) }] },
   },
   {
+    // picocolors' default colours whenever CI is set, even into a pipe or a log file.
+    files: ['src/cli/**/*.ts'],
+    ignores: ['src/cli/colors.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'picocolors', message: 'use pc or colorsFor from cli/colors.ts' }] }] },
+  },
+  {
     files: ['src/**/*.ts'],
     plugins: { layers: layersPlugin },
     rules: { 'layers/allowed-imports': 'error' },

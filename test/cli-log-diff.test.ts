@@ -132,4 +132,17 @@ describe('ckpt diff', () => {
     expect(tty.screen).toContain(`${ESC}32m+two`);
     expect(tty.screen).toContain(`${ESC}31m-one`);
   });
+
+  it('writes no colour codes into a pipe when CI is set (picocolors alone would)', async () => {
+    await writeFile(w('a.txt'), 'one\n');
+    await s.turn({ text: 'colours' });
+    await s.capture(['a.txt']);
+    await writeFile(w('a.txt'), 'two\n');
+    const env = { NO_COLOR: undefined, CI: '1' };
+    for (const args of [['diff', '1', '--patch'], ['log'], ['status'], ['show', '1']]) {
+      const run = await runCli(['--store', dirs.store, ...args], { cwd: dirs.workspace, env });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout + run.stderr, args.join(' ')).not.toContain(ESC);
+    }
+  });
 });

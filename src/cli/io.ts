@@ -1,6 +1,6 @@
 // CLI output: one JSON document on stdout with --json, a short human summary otherwise; errors as
 // `{"error":{code,message,data}}` on stderr with --json (DESIGN §9). Streams are injectable for tests.
-import pc from 'picocolors';
+import { pc } from './colors.js';
 import { toCkptError } from '../index.js';
 
 export interface CliIo {

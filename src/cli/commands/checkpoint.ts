@@ -1,6 +1,6 @@
 // `ckpt turn|capture|settle|log|diff` (DESIGN §9): recording checkpoints and reading them back.
 import type { Command } from 'commander';
-import pc from 'picocolors';
+import { pc } from '../colors.js';
 import { CkptError, earliestRestorableTag, shortSessionId, formatLog, formatMode, listCheckpoints, listLifecycle, listRewinds, listTurns, publicImage, publicScanResult, scan, scanViaDaemon, type DiffChange } from '../../index.js';
 import { colorPatch, colorsFor, type Colors } from '../colors.js';
 import { action } from '../action.js';

@@ -2,7 +2,7 @@
 // into a new or empty folder — from any machine that reaches the store; the workspace is never touched.
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import pc from 'picocolors';
+import { pc } from '../colors.js';
 import { exportSession } from '../../index.js';
 import { action } from '../action.js';
 

@@ -12,7 +12,7 @@ import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import pc from 'picocolors';
+import { pc } from '../colors.js';
 import { CkptError, hookCredential, hookKey, runningDaemon, type DaemonInfo, type Store } from '../../index.js';
 import { idleExitSeconds, startDaemon } from '../../hooks/client/hook-client.js';
 import { agentSpec, AGENTS } from '../../hooks/agents/index.js';

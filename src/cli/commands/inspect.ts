@@ -2,7 +2,7 @@
 // sessions of a workspace, and the workspaces a store knows.
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import pc from 'picocolors';
+import { pc } from '../colors.js';
 import { CkptError, earliestRestorableTag, formatShow, locateWorkspace, workspaceConflicts } from '../../index.js';
 import { action } from '../action.js';
 import { colorsFor } from '../colors.js';

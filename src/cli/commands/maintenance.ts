@@ -1,7 +1,7 @@
 // `ckpt gc|prune|verify|stats` (DESIGN §9): keeping the store bounded and healthy. Long operations
 // show a progress bar on a terminal (stderr; never with --json).
 import type { Command } from 'commander';
-import pc from 'picocolors';
+import { pc } from '../colors.js';
 import {
   CkptError,
   describeGcPlan,

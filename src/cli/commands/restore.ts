@@ -4,7 +4,7 @@
 // refused (DRIFT) and why. The printed undo hint is a command that works as printed (hint.ts).
 import { createInterface } from 'node:readline';
 import { Option, type Command } from 'commander';
-import pc from 'picocolors';
+import { pc } from '../colors.js';
 import { restore, rewind, undoPath, type RestoreResult } from '../../index.js';
 import { action } from '../action.js';
 import type { CliContext } from '../context.js';

@@ -2,7 +2,7 @@
 // resident HTTP daemon of the store. Runs until SIGINT/SIGTERM, then finishes the requests in flight.
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import pc from 'picocolors';
+import { pc } from '../colors.js';
 import { CkptError, daemonToken } from '../../index.js';
 import { action } from '../action.js';
 import { tuneForResidentProcess } from '../resident-process.js';

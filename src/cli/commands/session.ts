@@ -1,6 +1,6 @@
 // `ckpt session new|list|show|fork|rm` (DESIGN §9).
 import type { Command } from 'commander';
-import pc from 'picocolors';
+import { pc } from '../colors.js';
 import { CkptError, isCkptError, relativeTime, resolveTagSeq, sessionSize, shortSessionId, type SessionFilter, type SessionTreeNode, type SessionInfo, type SessionMetadata } from '../../index.js';
 import { action } from '../action.js';
 import { commandHint } from '../hint.js';

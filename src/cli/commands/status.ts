@@ -3,7 +3,7 @@
 // session (and none was named) it says so with the next step and exits 0: `{"workspace",
 // "session":null,"next"}` (DESIGN §10 "Short session ids").
 import type { Command } from 'commander';
-import pc from 'picocolors';
+import { pc } from '../colors.js';
 import { CkptError, relativeTime, shortSessionId } from '../../index.js';
 import { action } from '../action.js';
 import { commandHint } from '../hint.js';

@@ -1,7 +1,7 @@
 // `ckpt store copy FROM TO`: copies a store between drivers (a folder ↔ a shared store URL) and
 // verifies the copy (exit 5 when it does not check out). URLs are shown redacted only.
 import type { Command } from 'commander';
-import pc from 'picocolors';
+import { pc } from '../colors.js';
 import { CkptError, copyStore, machineId, openStore, storeLocation, type Store } from '../../index.js';
 import { action } from '../action.js';
 import { progressBar } from '../progress.js';
