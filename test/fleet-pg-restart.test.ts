@@ -10,7 +10,6 @@
 // every log is dense. Runs under `npm run test:shared`.
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -19,6 +18,7 @@ import { startDaemon, type RunningDaemon } from '../src/http/daemon.js';
 import { verify } from '../src/index.js';
 import { CKPT_BIN } from './helpers/cli.js';
 import { startPgServer, type PgServer } from './helpers/pg-server.js';
+import { readSse } from './helpers/http.js';
 import { dropSharedStore, freshSharedUrl, openAsMachine, SHARED_BASE } from './helpers/shared-store.js';
 
 const describeShared = SHARED_BASE ? describe : describe.skip;
@@ -65,27 +65,9 @@ function ckpt(cwd: string, url: string, args: string[]): Promise<Outcome> {
 /** The daemon's SSE stream: event names and data as they arrive. */
 function listen(daemon: RunningDaemon) {
   const got: { at: number; event: string; data: string }[] = [];
-  const u = new URL(daemon.url);
-  let buf = '';
-  const req = request({ hostname: u.hostname, port: u.port, path: '/events', headers: { authorization: `Bearer ${daemon.token}` } }, (res) => {
-    res.setEncoding('utf8');
-    res.on('data', (d: string) => {
-      buf += d;
-      for (let k = buf.indexOf('\n\n'); k >= 0; k = buf.indexOf('\n\n')) {
-        const block = buf.slice(0, k);
-        buf = buf.slice(k + 2);
-        let event = '';
-        let data = '';
-        for (const line of block.split('\n')) {
-          if (line.startsWith('event: ')) event = line.slice(7);
-          else if (line.startsWith('data: ')) data += line.slice(6);
-        }
-        if (event) got.push({ at: Date.now(), event, data });
-      }
-    });
+  const req = readSse(daemon.url, daemon.token, '/events', (e) => {
+    if (e.event) got.push({ at: Date.now(), event: e.event, data: e.data });
   });
-  req.on('error', () => {});
-  req.end();
   return { got, close: () => req.destroy() };
 }
 

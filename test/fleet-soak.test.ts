@@ -9,7 +9,6 @@
 // Runs under `npm run test:shared`.
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +16,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startDaemon, type RunningDaemon } from '../src/http/daemon.js';
 import { openStore, verify, type Store } from '../src/index.js';
 import type { FleetWorkerArgs, FleetWorkerSummary } from './fleet/soak-worker.js';
+import { readSse } from './helpers/http.js';
 import { dropSharedStore, freshSharedUrl, SHARED_BASE } from './helpers/shared-store.js';
 
 const describeShared = SHARED_BASE ? describe : describe.skip;
@@ -60,28 +60,9 @@ function startWorker(args: FleetWorkerArgs, machine: string): Worker {
 /** Reads the daemon's SSE stream, stamping each event with its arrival time. */
 function listen(url: string, token: string, path: string) {
   const got: { at: number; event: string; data: string }[] = [];
-  const u = new URL(url);
-  let buf = '';
-  const req = request({ hostname: u.hostname, port: u.port, path, headers: { authorization: `Bearer ${token}` } }, (res) => {
-    res.setEncoding('utf8');
-    res.on('data', (d: string) => {
-      const at = now();
-      buf += d;
-      for (let k = buf.indexOf('\n\n'); k >= 0; k = buf.indexOf('\n\n')) {
-        const block = buf.slice(0, k);
-        buf = buf.slice(k + 2);
-        let event = '';
-        let data = '';
-        for (const line of block.split('\n')) {
-          if (line.startsWith('event: ')) event = line.slice(7);
-          else if (line.startsWith('data: ')) data += line.slice(6);
-        }
-        if (event) got.push({ at, event, data });
-      }
-    });
+  const req = readSse(url, token, path, (e) => {
+    if (e.event) got.push({ at: now(), event: e.event, data: e.data });
   });
-  req.on('error', () => {});
-  req.end();
   return { got, close: () => req.destroy() };
 }
 

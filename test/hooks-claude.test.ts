@@ -107,17 +107,21 @@ describe('ckpt hook claude through the installed settings', () => {
     expect(shown.session).toMatchObject({ id: sid, title: 'Add a README and fix the greeting in a.txt', agent: 'claude', externalId: s.session_id, cwd: project, transcriptPath: s.transcript_path });
     expect((await eventsOf(sid)).filter((e) => e.type === 'agent_compaction')).toMatchObject([{ trigger: 'manual', instructions: 'keep the file list', agent: 'claude' }]);
 
-    for (const turn of ['4', '1', '3', '0', '2']) {
-      const r = await ckpt(['--session', sid, 'restore', turn, '--yes', '--json']);
-      expect(r.code, r.stderr).toBe(0);
-      expect(await treeOf(project), `tree at turn ${turn}`).toEqual(trees[turn]);
-    }
-    // And the restores themselves can be undone: back to the end of the session.
-    const back = await ckpt(['--session', sid, 'restore', '@' + String(await lastCaptureSeqBeforeRestores(sid)), '--yes', '--json']);
-    expect(back.code, back.stderr).toBe(0);
-    expect(await treeOf(project)).toEqual(end);
+    await expectRestoresThenBack(sid, ['4', '1', '3', '0', '2'], trees, end);
   });
 });
+
+/** Restores `order`'s turns one after another (each tree as snapshotted), then undoes them all: back to `end`. */
+async function expectRestoresThenBack(sid: string, order: string[], trees: Record<string, unknown>, end: unknown): Promise<void> {
+  for (const turn of order) {
+    const r = await ckpt(['--session', sid, 'restore', turn, '--yes', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(await treeOf(project), `tree at turn ${turn}`).toEqual(trees[turn]);
+  }
+  const back = await ckpt(['--session', sid, 'restore', '@' + String(await lastCaptureSeqBeforeRestores(sid)), '--yes', '--json']);
+  expect(back.code, back.stderr).toBe(0);
+  expect(await treeOf(project)).toEqual(end);
+}
 
 describe('turn starts are exact snapshots (issue 26 items 1, 2)', () => {
   it('hand edits, a new untracked file and a deleted file between prompts are the user\'s; a failing command\'s write is recorded; every turn restores exactly', async () => {
@@ -155,14 +159,7 @@ describe('turn starts are exact snapshots (issue 26 items 1, 2)', () => {
     expect(log.checkpoints[3].files.map((f: { path: string }) => f.path)).toEqual(['out.txt']);
 
     const end = await treeOf(project);
-    for (const turn of ['2', '1', '3', '2']) {
-      const r = await ckpt(['--session', sid, 'restore', turn, '--yes', '--json']);
-      expect(r.code, r.stderr).toBe(0);
-      expect(await treeOf(project), `tree at turn ${turn}`).toEqual(trees[turn]);
-    }
-    const back = await ckpt(['--session', sid, 'restore', '@' + String(await lastCaptureSeqBeforeRestores(sid)), '--yes', '--json']);
-    expect(back.code, back.stderr).toBe(0);
-    expect(await treeOf(project)).toEqual(end);
+    await expectRestoresThenBack(sid, ['2', '1', '3', '2'], trees, end);
   });
 });
 

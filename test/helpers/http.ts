@@ -2,7 +2,7 @@
 // Host header), JSON in and out, and a Server-Sent Events reader.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { request } from 'node:http';
+import { request, type ClientRequest } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { CKPT_BIN } from './cli.js';
@@ -51,31 +51,14 @@ export function createClient(url: string, token: string) {
 
   /** Opens GET `path` as an event stream; `events` fills as they arrive. */
   const sse = (path: string, headers: Record<string, string> = {}) => {
-    const events: { id?: string; event?: string; data: string }[] = [];
-    let buf = '';
+    const events: SseEvent[] = [];
     let waiters: (() => void)[] = [];
-    const req = request({ hostname: u.hostname, port: u.port, path, method: 'GET', headers: { authorization: `Bearer ${token}`, ...headers } }, (res) => {
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => {
-        buf += d;
-        for (let k = buf.indexOf('\n\n'); k >= 0; k = buf.indexOf('\n\n')) {
-          const block = buf.slice(0, k);
-          buf = buf.slice(k + 2);
-          const e: { id?: string; event?: string; data: string } = { data: '' };
-          for (const line of block.split('\n')) {
-            if (line.startsWith('id: ')) e.id = line.slice(4);
-            else if (line.startsWith('event: ')) e.event = line.slice(7);
-            else if (line.startsWith('data: ')) e.data += line.slice(6);
-          }
-          if (e.event || e.data) events.push(e);
-        }
-        const w = waiters;
-        waiters = [];
-        for (const f of w) f();
-      });
-    });
-    req.on('error', () => {});
-    req.end();
+    const req = readSse(url, token, path, (e) => {
+      events.push(e);
+      const w = waiters;
+      waiters = [];
+      for (const f of w) f();
+    }, headers);
     return {
       events,
       /** Resolves once `pred` holds for the events received (rejects after `ms`). */
@@ -128,4 +111,40 @@ export async function spawnDaemon(store: string, extra: { args?: string[]; env?:
   });
   const token = (await readFile(join(store, 'daemon', 'token'), 'utf8')).trim();
   return { child, url: info.url, token, exited };
+}
+
+export interface SseEvent {
+  id?: string;
+  event?: string;
+  data: string;
+}
+
+/**
+ * Reads GET `path` of the daemon at `url` as a Server-Sent Events stream and calls `onEvent` for each
+ * complete event (blocks with neither an event name nor data are skipped). Destroy the returned
+ * request to close the stream; connection errors end it quietly.
+ */
+export function readSse(url: string, token: string, path: string, onEvent: (e: SseEvent) => void, headers: Record<string, string> = {}): ClientRequest {
+  const u = new URL(url);
+  let buf = '';
+  const req = request({ hostname: u.hostname, port: u.port, path, method: 'GET', headers: { authorization: `Bearer ${token}`, ...headers } }, (res) => {
+    res.setEncoding('utf8');
+    res.on('data', (d: string) => {
+      buf += d;
+      for (let k = buf.indexOf('\n\n'); k >= 0; k = buf.indexOf('\n\n')) {
+        const block = buf.slice(0, k);
+        buf = buf.slice(k + 2);
+        const e: SseEvent = { data: '' };
+        for (const line of block.split('\n')) {
+          if (line.startsWith('id: ')) e.id = line.slice(4);
+          else if (line.startsWith('event: ')) e.event = line.slice(7);
+          else if (line.startsWith('data: ')) e.data += line.slice(6);
+        }
+        if (e.event || e.data) onEvent(e);
+      }
+    });
+  });
+  req.on('error', () => {});
+  req.end();
+  return req;
 }
