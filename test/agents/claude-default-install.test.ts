@@ -80,7 +80,8 @@ describe('Claude Code 2.1.328, the default install without its daemon', () => {
         [tool.bash('mkdir gone && echo g > gone/g.txt && rm README.md')],
       ]);
       await w.prompt('three', [[tool.edit(f('after.txt'), 'down', 'up')], [tool.bash('rm -r gone')]]);
-      expect(await claimedDaemonPid(w.store), 'the daemon is back').toBeDefined();
+      // The prompt hook starts the daemon detached and does not wait for it (as in the test above).
+      expect(await waitFor('the daemon to be back', () => claimedDaemonPid(w.store)), 'the daemon is back').toBeDefined();
       expect(await w.checkRestores([{ prompt: 'three' }, { prompt: 'two' }, { prompt: 'one' }])).toEqual([]);
       // What prompt two changed after the kill is in the session: the state at its end is restorable too.
       const log = await w.ckpt.json(['log']);
