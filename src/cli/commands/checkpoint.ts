@@ -3,17 +3,19 @@ import type { Command } from 'commander';
 import { pc } from '../colors.js';
 import { CkptError, earliestRestorableTag, shortSessionId, formatLog, formatMode, listCheckpoints, listLifecycle, listRewinds, listTurns, publicImage, publicScanResult, scan, scanViaDaemon, type DiffChange } from '../../index.js';
 import { colorPatch, colorsFor, type Colors } from '../colors.js';
-import { action } from '../action.js';
+import { addCommands } from '../command-table.js';
 import { progressBar } from '../progress.js';
 
 export function registerCheckpointCommands(program: Command): void {
-  program
-    .command('turn')
-    .description('start the next turn (call when the user sends a message)')
-    .option('--message-count <n>', "messages in the agent's transcript now (returned by rewind)")
-    .option('--text <text>', 'the user message, for people reading the log')
-    .action(
-      action(async ([opts], ctx, out) => {
+  addCommands(program, [
+    {
+      use: 'turn',
+      description: 'start the next turn (call when the user sends a message)',
+      options: [
+        ['--message-count <n>', "messages in the agent's transcript now (returned by rewind)"],
+        ['--text <text>', 'the user message, for people reading the log'],
+      ],
+      run: async ([opts], ctx, out) => {
         const { messageCount, text } = opts as { messageCount?: string; text?: string };
         const session = await ctx.session();
         const store = await ctx.store();
@@ -26,15 +28,13 @@ export function registerCheckpointCommands(program: Command): void {
         out.result({ turn: r.turn, tag: r.tag, ...(r.outside ? { outside: r.outside } : {}), ...(r.warnings ? { warnings: r.warnings } : {}) }, (v) =>
           v.outside ? `recorded ${v.outside.files} path(s) changed outside the agent as ${pc.bold(v.outside.tag)}\nturn ${pc.bold(String(v.turn))} started` : `turn ${pc.bold(String(v.turn))} started`,
         );
-      }),
-    );
-
-  program
-    .command('capture <paths...>')
-    .description('record the before-images of paths a tool is about to change')
-    .option('--tool <name>', 'the tool about to act', 'capture')
-    .action(
-      action(async ([paths, opts], ctx, out) => {
+      },
+    },
+    {
+      use: 'capture <paths...>',
+      description: 'record the before-images of paths a tool is about to change',
+      options: [['--tool <name>', 'the tool about to act', 'capture']],
+      run: async ([paths, opts], ctx, out) => {
         const session = await ctx.session();
         const r = await session.capture(paths as string[], { tool: (opts as { tool: string }).tool, cwd: ctx.io.cwd });
         const body = { tag: r.tag, files: r.files.map(publicImage), ...(r.disabled ? { disabled: true } : {}), ...(r.conflicts ? { conflicts: r.conflicts } : {}), ...(r.warnings ? { warnings: r.warnings } : {}) };
@@ -43,29 +43,27 @@ export function registerCheckpointCommands(program: Command): void {
             ? 'capture is disabled (CKPT_DISABLE): nothing recorded'
             : [`captured ${pc.bold(v.tag)}`, ...v.files.map(fileLine), ...(v.conflicts ?? []).map((c) => pc.yellow(`conflict: ${c.path} was written by session ${c.otherSession} since this session recorded it`))].join('\n'),
         );
-      }),
-    );
-
-  program
-    .command('settle <paths...>')
-    .description('record the after-state of paths a tool has written')
-    .option('--tag <tag>', 'the capture these paths settle (default: the last one)')
-    .action(
-      action(async ([paths, opts], ctx, out) => {
+      },
+    },
+    {
+      use: 'settle <paths...>',
+      description: 'record the after-state of paths a tool has written',
+      options: [['--tag <tag>', 'the capture these paths settle (default: the last one)']],
+      run: async ([paths, opts], ctx, out) => {
         const session = await ctx.session();
         const r = await session.settle(paths as string[], { tag: (opts as { tag?: string }).tag, cwd: ctx.io.cwd });
         const body = { tag: r.tag, files: r.files.map(publicImage), ...(r.disabled ? { disabled: true } : {}), ...(r.warnings ? { warnings: r.warnings } : {}) };
         out.result(body, (v) => `settled ${v.files.length} path(s)${v.tag ? ` of ${v.tag}` : ''}`);
-      }),
-    );
-
-  program
-    .command('scan')
-    .description('record what changed in the workspace since ckpt last looked (shell side effects)')
-    .option('--tool <name>', 'the tool whose effects are being recorded', 'scan')
-    .option('--budget <ms>', 'stop walking after this many milliseconds and report what was left')
-    .action(
-      action(async ([opts], ctx, out) => {
+      },
+    },
+    {
+      use: 'scan',
+      description: 'record what changed in the workspace since ckpt last looked (shell side effects)',
+      options: [
+        ['--tool <name>', 'the tool whose effects are being recorded', 'scan'],
+        ['--budget <ms>', 'stop walking after this many milliseconds and report what was left'],
+      ],
+      run: async ([opts], ctx, out) => {
         const { tool, budget } = opts as { tool: string; budget?: string };
         const session = await ctx.session();
         const bar = progressBar(ctx.io, out.json);
@@ -92,16 +90,16 @@ export function registerCheckpointCommands(program: Command): void {
           for (const m of v.warnings ?? []) lines.push(pc.red(`warning: ${m}`));
           return lines.join('\n');
         });
-      }),
-    );
-
-  program
-    .command('log')
-    .description("the session's turns and checkpoints (tags to restore to), newest last")
-    .option('--files', 'list every file of every checkpoint (default: the first few)')
-    .option('--all', "the checkpoints of every session of the workspace, merged by time (each names its session)")
-    .action(
-      action(async ([opts], ctx, out) => {
+      },
+    },
+    {
+      use: 'log',
+      description: "the session's turns and checkpoints (tags to restore to), newest last",
+      options: [
+        ['--files', 'list every file of every checkpoint (default: the first few)'],
+        ['--all', "the checkpoints of every session of the workspace, merged by time (each names its session)"],
+      ],
+      run: async ([opts], ctx, out) => {
         if ((opts as { all?: boolean }).all) {
           const ws = await ctx.workspace();
           const checkpoints = [];
@@ -132,15 +130,13 @@ export function registerCheckpointCommands(program: Command): void {
             formatLog(v, { allFiles: Boolean((opts as { files?: boolean }).files), moreHint: ' (--files)', style: c }),
           ].join('\n'),
         );
-      }),
-    );
-
-  program
-    .command('diff <from> [to]')
-    .description('what changed between two tags (TO defaults to the present workspace)')
-    .option('--patch', 'include a unified patch')
-    .action(
-      action(async ([from, to, opts], ctx, out) => {
+      },
+    },
+    {
+      use: 'diff <from> [to]',
+      description: 'what changed between two tags (TO defaults to the present workspace)',
+      options: [['--patch', 'include a unified patch']],
+      run: async ([from, to, opts], ctx, out) => {
         const session = await ctx.session();
         const r = await session.diff(from as string, to as string | undefined, { patch: Boolean((opts as { patch?: boolean }).patch) });
         const body = { changes: r.changes, ...(r.skipped.length ? { skipped: r.skipped } : {}), ...(r.patch !== undefined ? { patch: r.patch } : {}) };
@@ -151,8 +147,9 @@ export function registerCheckpointCommands(program: Command): void {
           if (v.patch) lines.push('', colorPatch(v.patch, c));
           return lines.join('\n');
         });
-      }),
-    );
+      },
+    },
+  ]);
 }
 
 /** `mode 644 → 755` / `symlink → file`: written as DiffChange carries them in JSON. */

@@ -2,50 +2,49 @@
 // record any agent event, read the live conversation after rewinds and compactions, compact it.
 import type { Command } from 'commander';
 import { CHECKPOINT_EVENT_TYPES, CkptError, type EventBase, type NewEvent } from '../../index.js';
-import { action, rootIo } from '../action.js';
+import { rootIo } from '../action.js';
+import { addCommands } from '../command-table.js';
 import type { CliIo } from '../io.js';
 
 export function registerConversationCommands(program: Command): void {
   const conv = program.command('conversation').alias('conv').description("record and read the agent's conversation (messages, tool calls, …)");
 
-  conv
-    .command('append [events...]')
-    .description('append conversation events, each a JSON object with a "type" (or "-": JSON lines / an array on stdin), in one batch')
-    .option('--unless-exists', 'skip events whose "id" is already recorded (atomic check and append)')
-    .action(
-      action(async ([events, opts], ctx, out, cmd) => {
+  addCommands(conv, [
+    {
+      use: 'append [events...]',
+      description: 'append conversation events, each a JSON object with a "type" (or "-": JSON lines / an array on stdin), in one batch',
+      options: [['--unless-exists', 'skip events whose "id" is already recorded (atomic check and append)']],
+      run: async ([events, opts], ctx, out, cmd) => {
         const parsed = await parseEvents(events as string[], rootIo(cmd));
         const session = await ctx.session();
         const r = await session.record(parsed, { unlessExists: Boolean((opts as { unlessExists?: boolean }).unlessExists) });
         const result = { appended: r.appended.map((e) => ({ seq: e.seq, type: e.type, ...(typeof e.id === 'string' ? { id: e.id } : {}) })), existing: r.existing };
         out.result(result, (x) => `appended ${x.appended.length} event(s)${x.existing.length ? `, ${x.existing.length} already recorded` : ''}`);
-      }),
-    );
-
-  conv
-    .command('show')
-    .description('the live conversation: what rewinds went back past is hidden, compacted ranges show their summary')
-    .option('--all', 'every conversation event ever recorded, live or not')
-    .action(
-      action(async ([opts], ctx, out) => {
+      },
+    },
+    {
+      use: 'show',
+      description: 'the live conversation: what rewinds went back past is hidden, compacted ranges show their summary',
+      options: [['--all', 'every conversation event ever recorded, live or not']],
+      run: async ([opts], ctx, out) => {
         const session = await ctx.session();
         const all = Boolean((opts as { all?: boolean }).all);
         const live = await session.conversation();
         const liveSeqs = new Set(live.map((e) => e.seq));
         const events = all ? (await session.events()).filter((e) => !CHECKPOINT_EVENT_TYPES.has(e.type) || liveSeqs.has(e.seq)).map((e) => ({ ...e, live: liveSeqs.has(e.seq) })) : live;
         out.result({ events }, (r) => (r.events.length === 0 ? 'the conversation is empty' : r.events.map(line).join('\n')));
-      }),
-    );
-
-  conv
-    .command('compact')
-    .description('summarise the older part of the live conversation (nothing is deleted from the log)')
-    .option('--summary <text>', 'the summary that replaces the compacted entries')
-    .option('--preserve-last <n>', 'live entries kept verbatim at the end', '0')
-    .option('--through-seq <seq>', 'refuse (CONFLICT) unless the plan still ends at this seq')
-    .option('--dry-run', 'print the plan only')
-    .action(
-      action(async ([opts], ctx, out) => {
+      },
+    },
+    {
+      use: 'compact',
+      description: 'summarise the older part of the live conversation (nothing is deleted from the log)',
+      options: [
+        ['--summary <text>', 'the summary that replaces the compacted entries'],
+        ['--preserve-last <n>', 'live entries kept verbatim at the end', '0'],
+        ['--through-seq <seq>', 'refuse (CONFLICT) unless the plan still ends at this seq'],
+        ['--dry-run', 'print the plan only'],
+      ],
+      run: async ([opts], ctx, out) => {
         const o = opts as { summary?: string; preserveLast: string; throughSeq?: string; dryRun?: boolean };
         const preserveLast = wholeNumber(o.preserveLast, '--preserve-last');
         const session = await ctx.session();
@@ -58,18 +57,17 @@ export function registerConversationCommands(program: Command): void {
         const throughSeq = o.throughSeq === undefined ? undefined : wholeNumber(o.throughSeq, '--through-seq');
         const event = await session.compact({ summary: o.summary, preserveLast, throughSeq });
         out.result({ compaction: event }, (r) => `compacted ${String(r.compaction.compacted)} entries through @${String(r.compaction.throughSeq)} (event @${r.compaction.seq})`);
-      }),
-    );
-
-  conv
-    .command('messages')
-    .description('live conversation events that carry an id, with the tags just before and after each (restore or rewind to them)')
-    .action(
-      action(async (_args, ctx, out) => {
+      },
+    },
+    {
+      use: 'messages',
+      description: 'live conversation events that carry an id, with the tags just before and after each (restore or rewind to them)',
+      run: async (_args, ctx, out) => {
         const messages = await (await ctx.session()).messageTags();
         out.result({ messages }, (r) => r.messages.map((m) => `${m.id}  turn ${m.turn}  before ${m.before}  after ${m.after}`).join('\n') || 'no conversation event carries an id');
-      }),
-    );
+      },
+    },
+  ]);
 }
 
 function line(e: EventBase): string {

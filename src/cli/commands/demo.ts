@@ -3,17 +3,17 @@
 // session are removed afterwards unless --keep.
 import type { Command } from 'commander';
 import { runDemo } from '../../demo/run-demo.js';
-import { action } from '../action.js';
+import { addCommands } from '../command-table.js';
 import { colorsFor } from '../colors.js';
 import { shellQuote } from '../shell.js';
 
 export function registerDemoCommand(program: Command): void {
-  program
-    .command('demo')
-    .description('run a scripted agent session in a scratch folder and show what ckpt records and restores')
-    .option('--keep', 'keep the scratch folder and the session to explore them afterwards')
-    .action(
-      action(async ([opts], ctx, out) => {
+  addCommands(program, [
+    {
+      use: 'demo',
+      description: 'run a scripted agent session in a scratch folder and show what ckpt records and restores',
+      options: [['--keep', 'keep the scratch folder and the session to explore them afterwards']],
+      run: async ([opts], ctx, out) => {
         const store = await ctx.store();
         const command = ctx.io.invokedAs ?? 'ckpt';
         const report = await runDemo(store, (line) => (out.json ? undefined : ctx.io.stdout.write(`${line}\n`)), {
@@ -23,6 +23,7 @@ export function registerDemoCommand(program: Command): void {
           exploreHint: (root) => `cd ${shellQuote(root)} && ${command} --store ${shellQuote(store.dir)} log`,
         });
         out.result(report, () => '');
-      }),
-    );
+      },
+    },
+  ]);
 }

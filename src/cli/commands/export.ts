@@ -4,16 +4,18 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { pc } from '../colors.js';
 import { exportSession } from '../../index.js';
-import { action } from '../action.js';
+import { addCommands } from '../command-table.js';
 
 export function registerExportCommand(program: Command): void {
-  program
-    .command('export <session> <tag> <dir>')
-    .description("write the whole tree a tag names into a new or empty folder (any workspace of the store, from any machine; the workspace itself is not touched)")
-    .option('--workspace <wid>', 'look for the session in this workspace only (when its id is in several)')
-    .option('--dry-run', 'list what would be written, write nothing')
-    .action(
-      action(async ([sessionRef, tag, dir, opts], ctx, out) => {
+  addCommands(program, [
+    {
+      use: 'export <session> <tag> <dir>',
+      description: "write the whole tree a tag names into a new or empty folder (any workspace of the store, from any machine; the workspace itself is not touched)",
+      options: [
+        ['--workspace <wid>', 'look for the session in this workspace only (when its id is in several)'],
+        ['--dry-run', 'list what would be written, write nothing'],
+      ],
+      run: async ([sessionRef, tag, dir, opts], ctx, out) => {
         const flags = opts as { workspace?: string; dryRun?: boolean };
         const store = await ctx.store();
         const target = resolve(ctx.io.cwd, dir as string);
@@ -36,8 +38,9 @@ export function registerExportCommand(program: Command): void {
             ...skippedLines(v.skipped),
           ].join('\n'),
         );
-      }),
-    );
+      },
+    },
+  ]);
 }
 
 function skippedLines(skipped: readonly { path: string; why: string }[]): string[] {

@@ -7,15 +7,16 @@ import { defaultStoreDir } from '../../index.js';
 import { agentSpec } from '../../hooks/agents/index.js';
 import { readCapped } from '../../hooks/hook-input.js';
 import { runHook } from '../../hooks/run-hook.js';
-import { action, setExitCode } from '../action.js';
+import { setExitCode } from '../action.js';
+import { addCommands } from '../command-table.js';
 
 export function registerHookCommand(program: Command): void {
-  program
-    .command('hook <agent>')
-    .description('record one hook event of a coding agent (JSON on stdin); installed by `ckpt init <agent>`')
-    .option('--daemon', "start the store's daemon on demand at a once-per-prompt event (installed by `ckpt init`)")
-    .action(
-      action(async ([agent], ctx, _out, cmd) => {
+  addCommands(program, [
+    {
+      use: 'hook <agent>',
+      description: 'record one hook event of a coding agent (JSON on stdin); installed by `ckpt init <agent>`',
+      options: [['--daemon', "start the store's daemon on demand at a once-per-prompt event (installed by `ckpt init`)"]],
+      run: async ([agent], ctx, _out, cmd) => {
         const spec = agentSpec(agent as string);
         const input = await readCapped(ctx.io.stdin);
         const outcome = await runHook({
@@ -28,6 +29,7 @@ export function registerHookCommand(program: Command): void {
         if (outcome.stdout) ctx.io.stdout.write(outcome.stdout);
         if (outcome.stderr) ctx.io.stderr.write(outcome.stderr);
         setExitCode(cmd, outcome.exitCode);
-      }),
-    );
+      },
+    },
+  ]);
 }

@@ -17,22 +17,24 @@ import { CkptError, hookCredential, hookKey, runningDaemon, type DaemonInfo, typ
 import { idleExitSeconds, startDaemon } from '../../hooks/client/hook-client.js';
 import { agentSpec, AGENTS } from '../../hooks/agents/index.js';
 import { installAgent, type InstallScope } from '../../hooks/install/install-agent.js';
-import { action } from '../action.js';
+import { addCommands } from '../command-table.js';
 import { VERSION } from '../version.js';
 
 export function registerInitCommand(program: Command): void {
-  program
-    .command('init <agent>')
-    .description(`install ckpt's hooks into the agent's settings (${Object.keys(AGENTS).join(', ')}); --uninstall removes them`)
-    .option('--project', 'the project settings, shared with the team (default)')
-    .option('--local', "the project's local settings (not committed)")
-    .option('--user', 'your user settings (every project)')
-    .option('--http', "every event that can be one as an HTTP hook to this store's daemon (default: the per-tool-call events)")
-    .option('--command', 'command hooks only (each forwards to the daemon when one runs)')
-    .option('--dry-run', 'print what would change and change nothing')
-    .option('--uninstall', "remove ckpt's hooks (exactly those init added)")
-    .action(
-      action(async ([agent, opts], ctx, out) => {
+  addCommands(program, [
+    {
+      use: 'init <agent>',
+      description: `install ckpt's hooks into the agent's settings (${Object.keys(AGENTS).join(', ')}); --uninstall removes them`,
+      options: [
+        ['--project', 'the project settings, shared with the team (default)'],
+        ['--local', "the project's local settings (not committed)"],
+        ['--user', 'your user settings (every project)'],
+        ['--http', "every event that can be one as an HTTP hook to this store's daemon (default: the per-tool-call events)"],
+        ['--command', 'command hooks only (each forwards to the daemon when one runs)'],
+        ['--dry-run', 'print what would change and change nothing'],
+        ['--uninstall', "remove ckpt's hooks (exactly those init added)"],
+      ],
+      run: async ([agent, opts], ctx, out) => {
         const o = opts as { project?: boolean; local?: boolean; user?: boolean; http?: boolean; command?: boolean; dryRun?: boolean; uninstall?: boolean };
         const scopes = (['project', 'local', 'user'] as const).filter((s) => o[s]);
         if (scopes.length > 1) throw new CkptError('INVALID_ARGUMENT', 'choose one of --project, --local, --user', { scopes });
@@ -82,8 +84,9 @@ export function registerInitCommand(program: Command): void {
           if (!v.uninstall && spec.installNote) lines.push(pc.yellow(`  note: ${spec.installNote}`));
           return lines.join('\n');
         });
-      }),
-    );
+      },
+    },
+  ]);
 }
 
 /** The environment variable the HTTP hooks read the daemon's bearer token from (Claude Code's allowedEnvVars). */

@@ -4,30 +4,28 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { pc } from '../colors.js';
 import { CkptError, earliestRestorableTag, formatShow, locateWorkspace, workspaceConflicts } from '../../index.js';
-import { action } from '../action.js';
+import { addCommands } from '../command-table.js';
 import { colorsFor } from '../colors.js';
 import { commandHint } from '../hint.js';
 
 export function registerInspectCommands(program: Command): void {
-  program
-    .command('show <tag>')
-    .description('what a tag names: its position, turn and prompt, the checkpoint there, what a restore to it would consider')
-    .action(
-      action(async ([tag], ctx, out) => {
+  addCommands(program, [
+    {
+      use: 'show <tag>',
+      description: 'what a tag names: its position, turn and prompt, the checkpoint there, what a restore to it would consider',
+      run: async ([tag], ctx, out) => {
         const session = await ctx.session();
         const info = await session.show(tag as string);
         const earliestTag = earliestRestorableTag(await session.events());
         out.result({ ...info, ...(earliestTag !== undefined ? { earliestTag } : {}) }, (r) =>
           formatShow(r, { style: colorsFor(ctx.io.stdout, ctx.io.env), restoreHint: commandHint(ctx, ['restore', r.tag, '--dry-run'], { session: ctx.flags.session !== undefined ? session.id : undefined }) }),
         );
-      }),
-    );
-
-  program
-    .command('cat <tag> <path>')
-    .description("a file's content at a tag (from this session's own records), on stdout")
-    .action(
-      action(async ([tag, path], ctx, out) => {
+      },
+    },
+    {
+      use: 'cat <tag> <path>',
+      description: "a file's content at a tag (from this session's own records), on stdout",
+      run: async ([tag, path], ctx, out) => {
         const file = await (await ctx.session()).readFile(tag as string, path as string, { cwd: ctx.io.cwd });
         const { content, ...meta } = file;
         if (ctx.flags.json) {
@@ -37,15 +35,12 @@ export function registerInspectCommands(program: Command): void {
         if (file.state === 'file' && content) ctx.io.stdout.write(content);
         else if (file.state === 'symlink') ctx.io.stdout.write(`${file.target ?? ''}\n`);
         else throw new CkptError('NOT_FOUND', `${file.path} at ${file.tag}: ${file.state}${file.why ? ` (${file.why})` : ''}`, { path: file.path, state: file.state });
-      }),
-    );
-
-
-  program
-    .command('conflicts')
-    .description('paths one session found written by another session of the workspace since it recorded them')
-    .action(
-      action(async (_args, ctx, out) => {
+      },
+    },
+    {
+      use: 'conflicts',
+      description: 'paths one session found written by another session of the workspace since it recorded them',
+      run: async (_args, ctx, out) => {
         const ws = await ctx.workspace();
         const conflicts = ctx.flags.session ? await (await ctx.session()).conflicts() : await workspaceConflicts(ws);
         out.result({ conflicts }, (r) =>
@@ -53,35 +48,33 @@ export function registerInspectCommands(program: Command): void {
             ? 'no conflicts'
             : r.conflicts.map((c) => `${c.at}  ${pc.bold(c.path)}  session ${c.session} found a write by ${c.otherSession}`).join('\n'),
         );
-      }),
-    );
-
-  program
-    .command('owner <path>')
-    .description('which session of the workspace last wrote a path')
-    .action(
-      action(async ([path], ctx, out) => {
+      },
+    },
+    {
+      use: 'owner <path>',
+      description: 'which session of the workspace last wrote a path',
+      run: async ([path], ctx, out) => {
         const report = await (await ctx.session()).owner(path as string, { cwd: ctx.io.cwd });
         out.result(report, (r) => (r.owner ? `${r.path}: last written by session ${r.owner.session} at ${r.owner.at}` : `${r.path}: no session recorded writing it`));
-      }),
-    );
+      },
+    },
+  ]);
 
-  const workspace = program.command('workspace').description('the workspaces the store knows');
-  workspace
-    .command('list')
-    .description('every workspace in the store')
-    .action(
-      action(async (_args, ctx, out) => {
+  addCommands(program.command('workspace').description('the workspaces the store knows'), [
+    {
+      use: 'list',
+      description: 'every workspace in the store',
+      run: async (_args, ctx, out) => {
         const workspaces = await (await ctx.store()).listWorkspaces();
         out.result({ workspaces }, (r) => r.workspaces.map((w) => `${w.id}  ${w.root}`).join('\n') || 'no workspaces');
-      }),
-    );
-  workspace
-    .command('rm [dir]')
-    .description('drop a workspace (default: --workspace or the workspace of the current folder; or a root or id from `workspace list`): every session, the scan baseline and the owner index; gc frees the content')
-    .option('--yes', 'really remove it (required: this deletes the whole history of the workspace)')
-    .action(
-      action(async ([dir, opts], ctx, out) => {
+      },
+    },
+    {
+      use: 'rm [dir]',
+      description:
+        'drop a workspace (default: --workspace or the workspace of the current folder; or a root or id from `workspace list`): every session, the scan baseline and the owner index; gc frees the content',
+      options: [['--yes', 'really remove it (required: this deletes the whole history of the workspace)']],
+      run: async ([dir, opts], ctx, out) => {
         const store = await ctx.store();
         // Without a folder: the workspace this folder belongs to, found upward as every command finds it.
         const given = (dir as string | undefined) ?? ctx.flags.workspace ?? (await locateWorkspace(store, ctx.io.cwd)).root;
@@ -91,6 +84,7 @@ export function registerInspectCommands(program: Command): void {
         }
         const removed = await store.removeWorkspace(target);
         out.result({ removed }, (r) => `removed workspace ${r.removed.root} (${r.removed.sessions} session(s)); free its content with: ${commandHint(ctx, ['gc'])}`);
-      }),
-    );
+      },
+    },
+  ]);
 }

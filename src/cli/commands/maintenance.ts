@@ -17,18 +17,20 @@ import {
   type SizeReport,
   type VerifyProblem,
 } from '../../index.js';
-import { action } from '../action.js';
+import { addCommands } from '../command-table.js';
 import { commandHint } from '../hint.js';
 import { progressBar } from '../progress.js';
 
 export function registerMaintenanceCommands(program: Command): void {
-  program
-    .command('gc')
-    .description('delete blobs no live event references (never any younger than the grace period)')
-    .option('--dry-run', 'show what would be deleted, delete nothing')
-    .option('--grace <duration>', 'keep anything changed more recently than this (e.g. 15m, 2h, 0s)', '15m')
-    .action(
-      action(async ([opts], ctx, out) => {
+  addCommands(program, [
+    {
+      use: 'gc',
+      description: 'delete blobs no live event references (never any younger than the grace period)',
+      options: [
+        ['--dry-run', 'show what would be deleted, delete nothing'],
+        ['--grace <duration>', 'keep anything changed more recently than this (e.g. 15m, 2h, 0s)', '15m'],
+      ],
+      run: async ([opts], ctx, out) => {
         const { dryRun, grace } = opts as { dryRun?: boolean; grace: string };
         const graceMs = parseDuration(grace, '--grace');
         const store = await ctx.store();
@@ -46,17 +48,17 @@ export function registerMaintenanceCommands(program: Command): void {
             : `deleted ${r.deleted} blob cop${r.deleted === 1 ? 'y' : 'ies'}${r.orphansRemoved ? ` and ${r.orphansRemoved} leftover file(s)` : ''}, freed ${formatBytes(r.bytesFreed)}; kept ${r.kept}` +
               (r.rescued ? ` (${r.rescued} reused while collecting)` : ''),
         );
-      }),
-    );
-
-  program
-    .command('prune')
-    .description("retire a session's early history (its tags stop restoring; gc then frees what only they used)")
-    .option('--keep-turns <n>', 'keep the last N turns')
-    .option('--keep-checkpoints <n>', 'keep (at least) the last N checkpoints (whole turns before them retire)')
-    .option('--older-than <duration>', 'retire turns with no activity for this long (e.g. 30d)')
-    .action(
-      action(async ([opts], ctx, out) => {
+      },
+    },
+    {
+      use: 'prune',
+      description: "retire a session's early history (its tags stop restoring; gc then frees what only they used)",
+      options: [
+        ['--keep-turns <n>', 'keep the last N turns'],
+        ['--keep-checkpoints <n>', 'keep (at least) the last N checkpoints (whole turns before them retire)'],
+        ['--older-than <duration>', 'retire turns with no activity for this long (e.g. 30d)'],
+      ],
+      run: async ([opts], ctx, out) => {
         const flags = opts as { keepTurns?: string; keepCheckpoints?: string; olderThan?: string };
         const keepTurns = flags.keepTurns === undefined ? undefined : parseCount(flags.keepTurns, '--keep-turns');
         const keepCheckpoints = flags.keepCheckpoints === undefined ? undefined : parseCount(flags.keepCheckpoints, '--keep-checkpoints');
@@ -75,14 +77,12 @@ export function registerMaintenanceCommands(program: Command): void {
             ? `pruned session ${pc.bold(v.session)} before @${v.before}: ${v.retiredCaptures} capture(s) retired; free their space with: ${commandHint(ctx, ['gc'])}`
             : `nothing to prune in session ${v.session}${v.before ? ` (already pruned before @${v.before})` : ''}`,
         );
-      }),
-    );
-
-  program
-    .command('verify')
-    .description('re-hash every blob, parse every log, check references and metadata (exit 5 on problems)')
-    .action(
-      action(async (_args, ctx, out) => {
+      },
+    },
+    {
+      use: 'verify',
+      description: 're-hash every blob, parse every log, check references and metadata (exit 5 on problems)',
+      run: async (_args, ctx, out) => {
         const store = await ctx.store();
         const bar = progressBar(ctx.io, out.json);
         let result;
@@ -104,14 +104,12 @@ export function registerMaintenanceCommands(program: Command): void {
             problems: result.problems.length,
           });
         }
-      }),
-    );
-
-  program
-    .command('stats')
-    .description('bytes recorded vs bytes on disk, per workspace and session')
-    .action(
-      action(async (_args, ctx, out) => {
+      },
+    },
+    {
+      use: 'stats',
+      description: 'bytes recorded vs bytes on disk, per workspace and session',
+      run: async (_args, ctx, out) => {
         const store = await ctx.store();
         const stats = await storeStats(store.ctx);
         out.result(stats, (s) =>
@@ -123,8 +121,9 @@ export function registerMaintenanceCommands(program: Command): void {
             ]),
           ].join('\n'),
         );
-      }),
-    );
+      },
+    },
+  ]);
 }
 
 export function sizeLine(s: SizeReport): string {

@@ -6,20 +6,22 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CkptError } from '../../index.js';
 import { mcpClientConfig } from '../../mcp/client-config.js';
-import { action } from '../action.js';
+import { addCommands } from '../command-table.js';
 import { tuneForResidentProcess } from '../resident-process.js';
 
 export function registerMcpCommand(program: Command): void {
-  program
-    .command('mcp')
-    .description('serve this workspace to MCP clients (Claude Code, Cursor, …) on stdin/stdout')
-    .option('--config', "print the client configuration that starts this ckpt's MCP server, and exit")
-    .option(
-      '--require-person',
-      'restore, undo and rewind run only when a person approved them in the client (MCP elicitation), never on the preview token alone (also CKPT_MCP_REQUIRE_PERSON=1)',
-    )
-    .action(
-      action(async ([opts], ctx) => {
+  addCommands(program, [
+    {
+      use: 'mcp',
+      description: 'serve this workspace to MCP clients (Claude Code, Cursor, …) on stdin/stdout',
+      options: [
+        ['--config', "print the client configuration that starts this ckpt's MCP server, and exit"],
+        [
+          '--require-person',
+          'restore, undo and rewind run only when a person approved them in the client (MCP elicitation), never on the preview token alone (also CKPT_MCP_REQUIRE_PERSON=1)',
+        ],
+      ],
+      run: async ([opts], ctx) => {
         const { config, requirePerson: flag } = opts as { config?: boolean; requirePerson?: boolean };
         const requirePerson = Boolean(flag) || isTruthy(process.env.CKPT_MCP_REQUIRE_PERSON);
         if (config) {
@@ -39,8 +41,9 @@ export function registerMcpCommand(program: Command): void {
         // every other command would otherwise compile at start-up.
         const { runMcpStdio } = await import('../../mcp/server.js');
         await runMcpStdio({ workspace: await ctx.workspace(), defaultSession: ctx.flags.session, requirePerson });
-      }),
-    );
+      },
+    },
+  ]);
 }
 
 function isTruthy(value: string | undefined): boolean {

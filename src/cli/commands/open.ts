@@ -4,16 +4,16 @@
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { CkptError, runningDaemon } from '../../index.js';
-import { action } from '../action.js';
+import { addCommands } from '../command-table.js';
 import { webLoginUrl } from '../web-login-url.js';
 
 export function registerOpenCommand(program: Command): void {
-  program
-    .command('open')
-    .description("open the web timeline of the store's daemon in a browser (one-time login code)")
-    .option('--print', 'only print the address (with its one-time code)')
-    .action(
-      action(async ([opts], ctx, out) => {
+  addCommands(program, [
+    {
+      use: 'open',
+      description: "open the web timeline of the store's daemon in a browser (one-time login code)",
+      options: [['--print', 'only print the address (with its one-time code)']],
+      run: async ([opts], ctx, out) => {
         const flags = opts as { print?: boolean };
         const store = await ctx.store();
         const daemon = await runningDaemon(store.daemonCtx);
@@ -21,8 +21,9 @@ export function registerOpenCommand(program: Command): void {
         const url = await webLoginUrl(store, daemon);
         const launched = flags.print ? false : await launchBrowser(url);
         out.result({ url, launched }, (r) => (r.launched ? `opened the web timeline in a browser` : `open ${r.url} in a browser (the code works once, for 5 minutes)`));
-      }),
-    );
+      },
+    },
+  ]);
 }
 
 /** Starts the platform's opener detached; false when there is none (or it fails to start). */

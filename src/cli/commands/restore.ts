@@ -5,8 +5,8 @@
 import { createInterface } from 'node:readline';
 import { Option, type Command } from 'commander';
 import { pc } from '../colors.js';
-import { restore, rewind, undoPath, type RestoreResult } from '../../index.js';
-import { action } from '../action.js';
+import { restore, rewind, undoPath, type RestoreOptions, type RestoreResult, type Session } from '../../index.js';
+import { addCommands, type CommandSpec, type OptionSpec } from '../command-table.js';
 import type { CliContext } from '../context.js';
 import { CliExit, EXIT_CANCELLED } from '../exit.js';
 import { progressBar, type Progress } from '../progress.js';
@@ -23,50 +23,27 @@ interface RestoreFlags {
 const DRY_RUN = new Option('--dry-run', 'show the plan, change nothing');
 const YES = new Option('-y, --yes', 'do not ask for confirmation on a terminal');
 /** What every command that changes files takes: --dry-run, --force (saying what it overwrites), --yes. */
-const changesFiles = (cmd: Command, force: string): Command => cmd.addOption(DRY_RUN).option('--force', force).addOption(YES);
+const changesFiles = (force: string): OptionSpec[] => [DRY_RUN, ['--force', force], YES];
 
 export function registerRestoreCommands(program: Command): void {
-  changesFiles(
-    program
-      .command('restore <tag> [paths...]')
-      .description('put the workspace (or the paths given) back to how it was at TAG; prints the tag that undoes it'),
-    'overwrite paths changed since ckpt last recorded them (their content is kept for undo)',
-  ).action(
-      action(async ([tag, paths, opts], ctx, out) => {
-        const flags = opts as RestoreFlags;
-        const session = await ctx.session();
-        const list = paths as string[];
-        const result = await confirmThenRun(ctx.io, out, flags, tag as string, (dryRun, onProgress) =>
-          restore(session, tag as string, { paths: list.length ? list : undefined, cwd: ctx.io.cwd, force: flags.force, dryRun, onProgress }),
-        );
-        out.result(publicResult(result), (r) => humanResult(r, undoHint(ctx, r.undo, ctx.flags.session !== undefined ? session.id : undefined)));
-      }),
-    );
-
-  changesFiles(
-    program
-      .command('undo <tag> <path>')
-      .description('restore one file (or folder) to its state at TAG'),
-    'overwrite it even if it changed since ckpt last recorded it',
-  ).action(
-      action(async ([tag, path, opts], ctx, out) => {
-        const flags = opts as RestoreFlags;
-        const session = await ctx.session();
-        const result = await confirmThenRun(ctx.io, out, flags, tag as string, (dryRun, onProgress) =>
-          undoPath(session, tag as string, path as string, { cwd: ctx.io.cwd, force: flags.force, dryRun, onProgress }),
-        );
-        out.result(publicResult(result), (r) => humanResult(r, undoHint(ctx, r.undo, ctx.flags.session !== undefined ? session.id : undefined)));
-      }),
-    );
-
-  changesFiles(
-    program
-      .command('rewind <tag>')
-      .description('restore to TAG and move the conversation back (or fork there with --fork)')
-      .option('--fork', 'leave this session as it is and continue in a new fork at TAG'),
-    'overwrite paths changed since ckpt last recorded them',
-  ).action(
-      action(async ([tag, opts], ctx, out) => {
+  addCommands(program, [
+    {
+      use: 'restore <tag> [paths...]',
+      description: 'put the workspace (or the paths given) back to how it was at TAG; prints the tag that undoes it',
+      options: changesFiles('overwrite paths changed since ckpt last recorded them (their content is kept for undo)'),
+      run: restoreCommand<string[]>((session, tag, paths, options) => restore(session, tag, { paths: paths.length ? paths : undefined, ...options })),
+    },
+    {
+      use: 'undo <tag> <path>',
+      description: 'restore one file (or folder) to its state at TAG',
+      options: changesFiles('overwrite it even if it changed since ckpt last recorded it'),
+      run: restoreCommand<string>((session, tag, path, options) => undoPath(session, tag, path, options)),
+    },
+    {
+      use: 'rewind <tag>',
+      description: 'restore to TAG and move the conversation back (or fork there with --fork)',
+      options: [['--fork', 'leave this session as it is and continue in a new fork at TAG'], ...changesFiles('overwrite paths changed since ckpt last recorded them')],
+      run: async ([tag, opts], ctx, out) => {
         const flags = opts as RestoreFlags;
         const session = await ctx.session();
         const result = await confirmThenRun(ctx.io, out, flags, tag as string, (dryRun) => rewind(session, tag as string, { fork: flags.fork, force: flags.force, dryRun }));
@@ -75,8 +52,21 @@ export function registerRestoreCommands(program: Command): void {
         out.result({ ...publicResult(result), watermark: result.watermark, session: result.session, ...(result.forked ? { forked: true } : {}) }, (r) =>
           `${humanResult(r, hint)}\nconversation watermark: turn ${r.watermark.turn}, ${r.watermark.messageCount ?? '?'} messages${r.forked ? `\ncontinuing in fork ${r.session}` : ''}`,
         );
-      }),
-    );
+      },
+    },
+  ]);
+}
+
+type RestoreRun<T> = (session: Session, tag: string, what: T, options: Pick<RestoreOptions, 'cwd' | 'force' | 'dryRun' | 'onProgress'>) => Promise<RestoreResult>;
+
+/** `restore` and `undo`, which differ only in what they restore: confirm, run, print the result and the tag that undoes it. */
+function restoreCommand<T>(run: RestoreRun<T>): CommandSpec['run'] {
+  return async ([tag, what, opts], ctx, out) => {
+    const flags = opts as RestoreFlags;
+    const session = await ctx.session();
+    const result = await confirmThenRun(ctx.io, out, flags, tag as string, (dryRun, onProgress) => run(session, tag as string, what as T, { cwd: ctx.io.cwd, force: flags.force, dryRun, onProgress }));
+    out.result(publicResult(result), (r) => humanResult(r, undoHint(ctx, r.undo, ctx.flags.session !== undefined ? session.id : undefined)));
+  };
 }
 
 type RunRestore<R> = (dryRun: boolean, onProgress?: (p: Progress) => void) => Promise<R>;

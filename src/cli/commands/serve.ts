@@ -4,27 +4,29 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { pc } from '../colors.js';
 import { CkptError, daemonToken } from '../../index.js';
-import { action } from '../action.js';
+import { addCommands } from '../command-table.js';
 import { tuneForResidentProcess } from '../resident-process.js';
 import { scanInChild } from '../scan-in-child.js';
 import { webLoginUrl } from '../web-login-url.js';
 import { DEFAULT_STREAM_LIMITS, parseStreamLimit } from '../../http/stream-gate.js';
 
 export function registerServeCommand(program: Command): void {
-  program
-    .command('serve')
-    .description('run the HTTP daemon of the store (127.0.0.1 only unless --host; bearer token required)')
-    .option('--port <port>', 'TCP port (default: the port of the last start when free, else any free port; the address is printed and kept in the store)')
-    .option('--socket <path>', 'listen on a unix socket instead of TCP')
-    .option('--host <host>', 'listen on this address instead of 127.0.0.1 (a non-loopback one needs --allow-remote)')
-    .option('--allow-remote', 'with --host: really listen beyond this machine (token, cookie and files in clear text; warns)')
-    .option('--print-token', 'print the bearer token (made on first use) and exit')
-    .option('--idle-exit <seconds>', 'exit after this long without a request (the daemon hooks start on demand)')
-    .option('--no-login-url', 'make no one-time login address for the web page (`ckpt open` makes one): the daemon hooks start writes its output to a log file')
-    .option('--max-event-streams <n>', 'live /events streams open at once, all clients (default 256, or CKPT_MAX_EVENT_STREAMS; 429 beyond)')
-    .option('--max-event-streams-per-client <n>', 'live /events streams one client may hold (default 32, or CKPT_MAX_EVENT_STREAMS_PER_CLIENT; 429 beyond)')
-    .action(
-      action(async ([opts], ctx, out) => {
+  addCommands(program, [
+    {
+      use: 'serve',
+      description: 'run the HTTP daemon of the store (127.0.0.1 only unless --host; bearer token required)',
+      options: [
+        ['--port <port>', 'TCP port (default: the port of the last start when free, else any free port; the address is printed and kept in the store)'],
+        ['--socket <path>', 'listen on a unix socket instead of TCP'],
+        ['--host <host>', 'listen on this address instead of 127.0.0.1 (a non-loopback one needs --allow-remote)'],
+        ['--allow-remote', 'with --host: really listen beyond this machine (token, cookie and files in clear text; warns)'],
+        ['--print-token', 'print the bearer token (made on first use) and exit'],
+        ['--idle-exit <seconds>', 'exit after this long without a request (the daemon hooks start on demand)'],
+        ['--no-login-url', 'make no one-time login address for the web page (`ckpt open` makes one): the daemon hooks start writes its output to a log file'],
+        ['--max-event-streams <n>', 'live /events streams open at once, all clients (default 256, or CKPT_MAX_EVENT_STREAMS; 429 beyond)'],
+        ['--max-event-streams-per-client <n>', 'live /events streams one client may hold (default 32, or CKPT_MAX_EVENT_STREAMS_PER_CLIENT; 429 beyond)'],
+      ],
+      run: async ([opts], ctx, out) => {
         const flags = opts as { port?: string; socket?: string; host?: string; printToken?: boolean; idleExit?: string; loginUrl?: boolean; allowRemote?: boolean; maxEventStreams?: string; maxEventStreamsPerClient?: string };
         const store = await ctx.store();
         if (flags.printToken) {
@@ -82,6 +84,7 @@ export function registerServeCommand(program: Command): void {
           process.on('SIGTERM', stop);
           stopOnIdle = stop;
         });
-      }),
-    );
+      },
+    },
+  ]);
 }

@@ -2,95 +2,87 @@
 import type { Command } from 'commander';
 import { pc } from '../colors.js';
 import { CkptError, isCkptError, relativeTime, resolveTagSeq, sessionSize, shortSessionId, type SessionFilter, type SessionTreeNode, type SessionInfo, type SessionMetadata } from '../../index.js';
-import { action } from '../action.js';
+import { addCommands, type OptionSpec } from '../command-table.js';
 import { commandHint } from '../hint.js';
 import { sizeLine } from './maintenance.js';
 
 export function registerSessionCommands(program: Command): void {
   const session = program.command('session').description('create, list, inspect, fork and remove sessions');
 
-  infoOptions(
-    session
-      .command('new')
-      .description('start a new session in the workspace')
-      .option('--title <title>', 'a title for people')
-      .option('--id <id>', 'use this id instead of a generated one')
-      .option('--parent <id>', 'make it a child session (a sub-agent run) of this session'),
-  ).action(
-      action(async ([opts], ctx, out) => {
+  addCommands(session, [
+    {
+      use: 'new',
+      description: 'start a new session in the workspace',
+      options: [
+        ['--title <title>', 'a title for people'],
+        ['--id <id>', 'use this id instead of a generated one'],
+        ['--parent <id>', 'make it a child session (a sub-agent run) of this session'],
+        ...INFO_OPTIONS,
+      ],
+      run: async ([opts], ctx, out) => {
         const { title, id, parent, ...rest } = opts as { title?: string; id?: string; parent?: string } & Record<string, string>;
         const ws = await ctx.workspace();
         const parentId = parent === undefined ? undefined : (await ctx.session(parent)).id; // a unique prefix names it too
         const created = await ws.create({ title, id, parent: parentId, info: infoFrom(rest) });
         const meta = await created.metadata();
         out.result({ session: meta }, (r) => `created session ${pc.bold(shortSessionId(r.session.id))}${r.session.title ? ` "${r.session.title}"` : ''} in ${r.session.workspace}  ${pc.dim(r.session.id)}`);
-      }),
-    );
-
-  infoOptions(
-    session
-      .command('list')
-      .description("list the workspace's sessions, newest first (the options filter: every one given must match)")
-      .option('--kind <kind>', 'root, fork or child')
-      .option('--resumable', 'only sessions a user can resume: not a child run, not ended')
-      .option('--parent <id>', 'children and forks of this session'),
-  ).action(
-      action(async ([opts], ctx, out) => {
+      },
+    },
+    {
+      use: 'list',
+      description: "list the workspace's sessions, newest first (the options filter: every one given must match)",
+      options: [
+        ['--kind <kind>', 'root, fork or child'],
+        ['--resumable', 'only sessions a user can resume: not a child run, not ended'],
+        ['--parent <id>', 'children and forks of this session'],
+        ...INFO_OPTIONS,
+      ],
+      run: async ([opts], ctx, out) => {
         const { kind, parent, resumable, ...rest } = opts as { kind?: SessionFilter['kind']; parent?: string; resumable?: boolean } & Record<string, string>;
         if (kind !== undefined && !['root', 'fork', 'child'].includes(kind)) throw new CkptError('INVALID_ARGUMENT', `--kind must be root, fork or child, not ${JSON.stringify(kind)}`);
         const sessions = await (await ctx.workspace()).list({ kind, parent, ...(resumable ? { resumable: true } : {}), ...infoFrom(rest) });
         out.result({ sessions }, (r) => (r.sessions.length === 0 ? 'no sessions in this workspace' : r.sessions.map(line).join('\n')));
-      }),
-    );
-
-  session
-    .command('children <id>')
-    .description('the child sessions and forks of a session')
-    .action(
-      action(async ([id], ctx, out) => {
+      },
+    },
+    {
+      use: 'children <id>',
+      description: 'the child sessions and forks of a session',
+      run: async ([id], ctx, out) => {
         const parent = await ctx.session(id as string);
         const sessions = await (await ctx.workspace()).list({ parent: parent.id });
         out.result({ sessions }, (r) => (r.sessions.length === 0 ? `session ${parent.id} has no children` : r.sessions.map(line).join('\n')));
-      }),
-    );
-
-  session
-    .command('tree')
-    .description("the workspace's sessions under their parents (children and forks)")
-    .action(
-      action(async (_args, ctx, out) => {
+      },
+    },
+    {
+      use: 'tree',
+      description: "the workspace's sessions under their parents (children and forks)",
+      run: async (_args, ctx, out) => {
         const tree = await (await ctx.workspace()).tree();
         out.result({ tree }, (r) => (r.tree.length === 0 ? 'no sessions in this workspace' : treeLines(r.tree, '').join('\n')));
-      }),
-    );
-
-  session
-    .command('end [id]')
-    .description("mark a session ended (the agent's session closed); a later turn resumes it")
-    .option('--reason <text>', 'why it ended')
-    .action(
-      action(async ([id, opts], ctx, out) => {
+      },
+    },
+    {
+      use: 'end [id]',
+      description: "mark a session ended (the agent's session closed); a later turn resumes it",
+      options: [['--reason <text>', 'why it ended']],
+      run: async ([id, opts], ctx, out) => {
         const meta = await (await ctx.session(id as string | undefined)).end((opts as { reason?: string }).reason);
         out.result({ session: meta }, (r) => `session ${r.session.id} ended`);
-      }),
-    );
-
-  session
-    .command('title <id> <title>')
-    .description('retitle a session (it keeps its place in the list)')
-    .action(
-      action(async ([id, title], ctx, out) => {
+      },
+    },
+    {
+      use: 'title <id> <title>',
+      description: 'retitle a session (it keeps its place in the list)',
+      run: async ([id, title], ctx, out) => {
         const s = await ctx.session(id as string);
         const meta = await s.setTitle(title as string);
         out.result({ session: meta }, (r) => `session ${r.session.id} is now "${r.session.title}"`);
-      }),
-    );
-
-  session
-    .command('show [id]')
-    .description('show one session (default: --session or the newest)')
-    .action(
-      action(async ([id], ctx, out) => {
+      },
+    },
+    {
+      use: 'show [id]',
+      description: 'show one session (default: --session or the newest)',
+      run: async ([id], ctx, out) => {
         const s = await ctx.session(id as string | undefined);
         const meta = await s.metadata();
         const events = await s.events();
@@ -105,17 +97,17 @@ export function registerSessionCommands(program: Command): void {
             `  ${sizeLine(r.size)}`,
           ].join('\n'),
         );
-      }),
-    );
-
-  session
-    .command('fork [id]')
-    .description('fork a session at a tag (default: its end); history is shared, never copied')
-    .option('--at <tag>', 'fork at this tag (N, N.K or @S)')
-    .option('--title <title>', 'title of the fork')
-    .option('--from-workspace <id>', "fork a session of another workspace of the store (an id from 'ckpt workspace list', e.g. another machine's)")
-    .action(
-      action(async ([id, opts], ctx, out) => {
+      },
+    },
+    {
+      use: 'fork [id]',
+      description: 'fork a session at a tag (default: its end); history is shared, never copied',
+      options: [
+        ['--at <tag>', 'fork at this tag (N, N.K or @S)'],
+        ['--title <title>', 'title of the fork'],
+        ['--from-workspace <id>', "fork a session of another workspace of the store (an id from 'ckpt workspace list', e.g. another machine's)"],
+      ],
+      run: async ([id, opts], ctx, out) => {
         const { at, title, fromWorkspace } = opts as { at?: string; title?: string; fromWorkspace?: string };
         const ws = await ctx.workspace();
         let fork;
@@ -143,14 +135,12 @@ export function registerSessionCommands(program: Command): void {
             pc.yellow(`(the default is the session updated last). To work on the original, name it: ${hint}`),
           ].join('\n'),
         );
-      }),
-    );
-
-  session
-    .command('rm <id>')
-    .description('remove a session (its content is freed by the next gc)')
-    .action(
-      action(async ([id], ctx, out) => {
+      },
+    },
+    {
+      use: 'rm <id>',
+      description: 'remove a session (its content is freed by the next gc)',
+      run: async ([id], ctx, out) => {
         const workspace = await ctx.workspace();
         let full: string;
         try {
@@ -163,8 +153,9 @@ export function registerSessionCommands(program: Command): void {
         }
         await workspace.remove(full);
         out.result({ removed: full }, (r) => `removed session ${r.removed}`);
-      }),
-    );
+      },
+    },
+  ]);
 }
 
 /** Flags for the descriptive session fields (SESSION_INFO_FIELDS), on `session new` and `session list`. */
@@ -179,10 +170,7 @@ const INFO_FLAGS: [flag: string, field: keyof SessionInfo, what: string][] = [
   ['--spawned-from <ref>', 'spawnedFrom', 'what started this run (e.g. a tool call id)'],
 ];
 
-function infoOptions(command: Command): Command {
-  for (const [flag, , what] of INFO_FLAGS) command.option(flag, what);
-  return command;
-}
+const INFO_OPTIONS: OptionSpec[] = INFO_FLAGS.map(([flag, , what]) => [flag, what]);
 
 function infoFrom(opts: Record<string, string | undefined>): SessionInfo {
   const info: SessionInfo = {};

@@ -5,16 +5,16 @@
 import type { Command } from 'commander';
 import { pc } from '../colors.js';
 import { CkptError, relativeTime, shortSessionId } from '../../index.js';
-import { action } from '../action.js';
+import { addCommands } from '../command-table.js';
 import { commandHint } from '../hint.js';
 
 export function registerStatusCommand(program: Command): void {
-  program
-    .command('status')
-    .description('workspace, session and turn in force; unsettled captures; files changed since ckpt last recorded them')
-    .option('--limit <n>', 'list at most this many changed paths', '20')
-    .action(
-      action(async ([opts], ctx, out) => {
+  addCommands(program, [
+    {
+      use: 'status',
+      description: 'workspace, session and turn in force; unsettled captures; files changed since ckpt last recorded them',
+      options: [['--limit <n>', 'list at most this many changed paths', '20']],
+      run: async ([opts], ctx, out) => {
         const { limit } = opts as { limit: string };
         if (!/^(0|[1-9][0-9]{0,8})$/.test(limit)) throw new CkptError('INVALID_ARGUMENT', `--limit must be a non-negative integer, got ${JSON.stringify(limit)}`, { limit });
         const ws = await ctx.workspace();
@@ -52,6 +52,7 @@ export function registerStatusCommand(program: Command): void {
           }
           return lines.join('\n');
         });
-      }),
-    );
+      },
+    },
+  ]);
 }

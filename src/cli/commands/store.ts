@@ -3,16 +3,16 @@
 import type { Command } from 'commander';
 import { pc } from '../colors.js';
 import { CkptError, copyStore, machineId, openStore, storeLocation, type Store } from '../../index.js';
-import { action } from '../action.js';
+import { addCommands } from '../command-table.js';
 import { progressBar } from '../progress.js';
 
 export function registerStoreCommands(program: Command): void {
   const store = program.command('store').description('whole-store operations');
-  store
-    .command('copy <from> <to>')
-    .description('copy a store (folder or postgres://…?blobs=s3://… URL) into a new, empty one and verify the copy')
-    .action(
-      action(async ([fromArg, toArg], ctx, out) => {
+  addCommands(store, [
+    {
+      use: 'copy <from> <to>',
+      description: 'copy a store (folder or postgres://…?blobs=s3://… URL) into a new, empty one and verify the copy',
+      run: async ([fromArg, toArg], ctx, out) => {
         const where = (s: string): string => storeLocation(s, ctx.io.cwd);
         const opened: Store[] = [];
         try {
@@ -40,6 +40,7 @@ export function registerStoreCommands(program: Command): void {
         } finally {
           await Promise.all(opened.map((s) => s.close()));
         }
-      }),
-    );
+      },
+    },
+  ]);
 }
