@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { CkptError, type RestoreResult } from '../index.js';
 import type { DaemonState } from './daemon-state.js';
 import type { Router } from './route.js';
+import { sessionRoutes } from './session-route.js';
 import { pathField, pathsField, tagField, workspaceBody } from './schemas.js';
 
 const restoreBody = workspaceBody.extend({ tag: tagField, paths: pathsField.optional(), force: z.boolean().optional() });
@@ -35,33 +36,28 @@ export function addRestoreRoutes(r: Router, state: DaemonState, secret: string):
     }
     return seq;
   };
-  /** The session a call names and its workspace (whose id the tokens are bound to). */
-  const target = async (workspace: string, id: string) => ({ s: await state.session(workspace, id), ws: await state.workspace(workspace) });
+  const route = sessionRoutes(r, state);
   /** A checkPlan hook refusing (CONFLICT, nothing changed) when the session moved since the preview. */
   const atSeq = (seq: number) => ({ lastSeq }: { lastSeq: number }): void => {
     if (lastSeq !== seq) throw new CkptError('CONFLICT', `the session changed since the preview (at @${seq}, now @${lastSeq}): preview again`, { expected: seq, actual: lastSeq });
   };
 
-  r.add({
-    method: 'post',
-    path: '/sessions/:id/restore/preview',
+  route('POST /restore/preview', {
     summary: 'plan a restore (nothing changes); returns the plan and the token the restore needs',
     body: restoreBody,
-    handler: async ({ body, params }) => {
-      const { s, ws } = await target(body.workspace, params.id!);
+    handler: async ({ s, body }) => {
+      const ws = await state.workspace(body.workspace); // the tokens are bound to its id
       const seq = await s.log.lastSeq();
       const preview = await s.restore(body.tag, { paths: body.paths, cwd: s.workspaceRoot, force: body.force, dryRun: true });
       return { ...publicResult(preview), seq, token: `${seq}.${sign(ws.id, s.id, seq, body)}` };
     },
   });
 
-  r.add({
-    method: 'post',
-    path: '/sessions/:id/restore',
+  route('POST /restore', {
     summary: 'restore to a tag with the token of its preview (409 when the session changed since)',
     body: restoreBody.extend({ token: z.string().regex(/^\d+\.[0-9a-f]{64}$/, 'a token from /restore/preview') }),
-    handler: async ({ body, params }) => {
-      const { s, ws } = await target(body.workspace, params.id!);
+    handler: async ({ s, body }) => {
+      const ws = await state.workspace(body.workspace);
       const [seqText, mac] = body.token.split('.') as [string, string];
       const seq = Number(seqText);
       const expected = Buffer.from(sign(ws.id, s.id, seq, body), 'hex');
@@ -72,13 +68,11 @@ export function addRestoreRoutes(r: Router, state: DaemonState, secret: string):
     },
   });
 
-  r.add({
-    method: 'post',
-    path: '/sessions/:id/undo',
+  route('POST /undo', {
     summary: 'restore one path to a tag: dryRun returns the plan and a token; the real call needs it (409 when the session changed since)',
     body: undoBody,
-    handler: async ({ body, params }) => {
-      const { s, ws } = await target(body.workspace, params.id!);
+    handler: async ({ s, body }) => {
+      const ws = await state.workspace(body.workspace);
       const mac = (seq: number): string => signOp('undo', ws.id, s.id, seq, [body.tag, body.path, Boolean(body.force)]);
       if (body.dryRun) {
         const seq = await s.log.lastSeq();
@@ -90,13 +84,11 @@ export function addRestoreRoutes(r: Router, state: DaemonState, secret: string):
     },
   });
 
-  r.add({
-    method: 'post',
-    path: '/sessions/:id/rewind',
+  route('POST /rewind', {
     summary: 'restore to a tag and move the conversation back (or fork there): dryRun returns the plan and a token; the real call needs it',
     body: rewindBody,
-    handler: async ({ body, params }) => {
-      const { s, ws } = await target(body.workspace, params.id!);
+    handler: async ({ s, body }) => {
+      const ws = await state.workspace(body.workspace);
       const mac = (seq: number): string => signOp('rewind', ws.id, s.id, seq, [body.tag, Boolean(body.fork), Boolean(body.force)]);
       let seq: number;
       let res;

@@ -4,9 +4,11 @@ import { z } from 'zod';
 import { machineId, resolveTagSeq, sessionSize } from '../index.js';
 import type { DaemonState } from './daemon-state.js';
 import type { Router } from './route.js';
+import { sessionRoutes } from './session-route.js';
 import { nameString, tagField, workspaceBody, workspaceQuery } from './schemas.js';
 
 export function addSessionRoutes(r: Router, state: DaemonState): void {
+  const route = sessionRoutes(r, state);
   r.add({
     method: 'get',
     path: '/workspaces',
@@ -48,13 +50,10 @@ export function addSessionRoutes(r: Router, state: DaemonState): void {
     },
   });
 
-  r.add({
-    method: 'get',
-    path: '/sessions/:id',
+  route('GET', {
     summary: 'one session: metadata, turn and capture counts, size (id `~latest`: the newest)',
     query: workspaceQuery,
-    handler: async ({ query, params }) => {
-      const s = await state.session(query.workspace, params.id!);
+    handler: async ({ s }) => {
       const events = await s.events();
       const { id: _id, ...size } = await sessionSize(s);
       return {
@@ -66,13 +65,10 @@ export function addSessionRoutes(r: Router, state: DaemonState): void {
     },
   });
 
-  r.add({
-    method: 'post',
-    path: '/sessions/:id/fork',
+  route('POST /fork', {
     summary: 'fork a session at a tag (default: its end)',
     body: workspaceBody.extend({ at: tagField.optional(), title: z.string().max(1000).optional(), id: nameString().optional() }),
-    handler: async ({ body, params }) => {
-      const parent = await state.session(body.workspace, params.id!);
+    handler: async ({ s: parent, body }) => {
       const atSeq = body.at === undefined ? undefined : resolveTagSeq(await parent.events(), body.at);
       const ws = await state.workspace(body.workspace);
       const fork = await ws.fork(parent.id, { atSeq, title: body.title, id: body.id });
@@ -85,6 +81,7 @@ export function addSessionRoutes(r: Router, state: DaemonState): void {
     path: '/sessions/:id',
     summary: 'remove a session (its content is freed by the next gc)',
     query: workspaceQuery,
+    // The workspace first: an unknown one answers NOT_FOUND, as it always has, not SESSION_NOT_FOUND.
     handler: async ({ query, params }) => {
       const ws = await state.workspace(query.workspace);
       const s = await state.session(query.workspace, params.id!);

@@ -3,16 +3,14 @@ import { z } from 'zod';
 import { CkptError, gcSummary, parseDuration, prune, resolveRetention, runGc, storeStats, verify } from '../index.js';
 import type { DaemonState } from './daemon-state.js';
 import type { Router } from './route.js';
+import { sessionRoutes } from './session-route.js';
 import { workspaceBody } from './schemas.js';
 
 export function addStoreRoutes(r: Router, state: DaemonState): void {
-  r.add({
-    method: 'post',
-    path: '/sessions/:id/prune',
+  sessionRoutes(r, state)('POST /prune', {
     summary: "retire a session's early history (default: the automatic retention policy)",
     body: workspaceBody.extend({ keepTurns: z.number().int().nonnegative().optional(), olderThan: z.string().max(32).optional() }),
-    handler: async ({ body, params }) => {
-      const s = await state.session(body.workspace, params.id!);
+    handler: async ({ s, body }) => {
       let options = { keepTurns: body.keepTurns, olderThanMs: body.olderThan === undefined ? undefined : parseDuration(body.olderThan, 'olderThan') };
       if (options.keepTurns === undefined && options.olderThanMs === undefined) {
         const policy = resolveRetention(undefined);

@@ -4,22 +4,20 @@
 import { z } from 'zod';
 import type { DaemonState } from './daemon-state.js';
 import type { Router } from './route.js';
+import { sessionRoutes } from './session-route.js';
 import { workspaceQuery } from './schemas.js';
 
 const MAX_PAGE = 1000;
 
 export function addWebRoutes(r: Router, state: DaemonState): void {
-  r.add({
-    method: 'get',
-    path: '/sessions/:id/events',
+  sessionRoutes(r, state)('GET /events', {
     summary: "a page of the session's events, oldest first (offset, limit ≤ 1000, or tail=1 for the newest page; blob ids omitted)",
     query: workspaceQuery.extend({
       offset: z.coerce.number().int().min(0).optional(),
       limit: z.coerce.number().int().min(1).max(MAX_PAGE).optional(),
       tail: z.enum(['1']).optional(),
     }),
-    handler: async ({ query, params }) => {
-      const s = await state.session(query.workspace, params.id!);
+    handler: async ({ s, query }) => {
       const events = await s.events();
       const limit = query.limit ?? 200;
       const offset = query.tail ? Math.max(0, events.length - limit) : (query.offset ?? 0);
