@@ -74,6 +74,53 @@ describe('inline before-images', () => {
     expect(await verify(store.ctx)).toMatchObject({ ok: true });
   });
 
+  it('a settle carries small new content too: a later scan (its before-image) and a restore read it from the log', async () => {
+    // The copy never runs, as after a crash right after the settle's append.
+    await store.close();
+    store = await openStore({ dir: dirs.store, defer: () => {} });
+    ws = await store.openWorkspace(dirs.workspace);
+    session = await ws.get(session.id);
+    await writeFile(w('a.txt'), 'v0');
+    await session.scan();
+    await session.capture(['a.txt'], { tool: 'Write' });
+    await writeFile(w('a.txt'), 'written by the agent');
+    const settled = await session.settle(['a.txt']);
+    const id = settled.files[0]!.blob!;
+    const event = (await session.events()).find((e) => e.type === 'settle')!;
+    expect(Object.keys((event as { inline?: object }).inline ?? {})).toEqual([id]);
+    expect(await ws.ctx.blobs.has(id)).toBe(false);
+    // A hand edit: the scan's before-image is the settle's content, which only the settle's event holds.
+    await writeFile(w('a.txt'), 'edited by hand');
+    const scan = await session.scan();
+    expect(scan.files.map((f) => f.path)).toEqual(['a.txt']);
+    expect((await session.readFile(scan.tag!, 'a.txt')).content?.toString()).toBe('written by the agent');
+    const r = await session.restore(scan.tag!);
+    expect(r.restored).toEqual(['a.txt']);
+    expect(await readFile(w('a.txt'), 'utf8')).toBe('written by the agent');
+    expect(await verify(store.ctx)).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it('under a daemon the owner index follows the answer, and a reader in the process runs a write still queued', async () => {
+    const queued: (() => Promise<void>)[] = [];
+    store.ctx.options.defer = (work) => void queued.push(work);
+    const other = await ws.create({ title: 'other', baseline: false });
+    await writeFile(w('p.txt'), 'p0');
+    await session.capture(['p.txt'], { tool: 'Write' });
+    await session.settle(['p.txt']);
+    await other.capture(['p.txt'], { tool: 'Write' });
+    await writeFile(w('p.txt'), 'by other');
+    await other.settle(['p.txt']);
+    expect(queued.length).toBeGreaterThan(0);
+    // The first session's next capture reads the index: the queued writes run first, so the other session's write is its conflict.
+    await writeFile(w('p.txt'), 'by other, then changed');
+    const cap = await session.capture(['p.txt'], { tool: 'Edit' });
+    expect(cap.conflicts).toEqual([{ path: 'p.txt', otherSession: other.id }]);
+    // The queue's own runs afterwards change nothing (each write runs once).
+    for (const work of queued) await work();
+    const owners = JSON.parse(await readFile(join(dirs.store, 'workspaces', ws.id, 'owners.json'), 'utf8'));
+    expect(owners['p.txt'].session).toBe(other.id);
+  });
+
   it('checks the log copy against its id: a forged one is BLOB_CORRUPT for readers and verify, and a restore changes nothing', async () => {
     store.ctx.options.defer = () => {};
     await writeFile(w('a.txt'), 'genuine');

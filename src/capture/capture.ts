@@ -13,7 +13,7 @@ import { appendWithHotState, loadHotState } from '../session/hot-snapshot.js';
 import { readImage } from '../workspace/read-image.js';
 import { resolveBeneath } from '../workspace/resolve-path.js';
 import { afterCommit, withWarnings } from '../session/warnings.js';
-import { createInlineSink } from '../storage/inline-store.js';
+import { createInlineSink, type InlineSink } from '../storage/inline-store.js';
 import { detectConflicts } from './owner-index.js';
 import { outsideChanges } from './outside-change.js';
 
@@ -151,12 +151,19 @@ export async function capture(session: SessionHandle, inputs: readonly string[],
   const inline = sink.inline();
   const extra = { ...(options.callId !== undefined ? { callId: options.callId } : {}), ...(inline ? { inline } : {}) };
   const { event, conflicts } = await appendCapture(session, images, { tool: options.tool ?? 'capture', reason: options.reason, extra, warnings, outside: true });
-  if (inline) {
-    const { defer } = session.ctx.options;
-    if (defer) defer(() => sink.spill());
-    else await afterCommit(warnings, 'inline content not copied to the blob store (the log holds it)', () => sink.spill());
-  }
+  await spillAfterCommit(session, sink, warnings);
   return withWarnings({ tag: event.tag, seq: event.seq, files: images, ...(conflicts.length > 0 ? { conflicts } : {}) }, warnings);
+}
+
+/**
+ * The blob-store copy of the content `sink` kept inline in a committed event: after a daemon's answer
+ * (CkptOptions.defer), else now. Never the operation's failure: the log holds the content.
+ */
+export async function spillAfterCommit(session: SessionHandle, sink: InlineSink, warnings: string[]): Promise<void> {
+  if (!sink.inline()) return;
+  const { defer } = session.ctx.options;
+  if (defer) defer(() => sink.spill());
+  else await afterCommit(warnings, 'inline content not copied to the blob store (the log holds it)', () => sink.spill());
 }
 
 /** How many ancestors of `rel` (below the root) do not exist: those a restore may remove again. */

@@ -1,11 +1,14 @@
 // The workspace's owner index (DESIGN §2, §5): for each path, which session last recorded writing it
 // and the state it left. It survives restarts (workspaces/<wid>/owners.json, written atomically under
 // its own lock) and lets a capture in one session notice that another session changed a path since.
+// A cache written after the commit point: under a daemon (CkptOptions.defer) after the answer, with
+// this process's readers waiting for the writes still queued.
 import { CkptError } from '../errors.js';
 import type { FileImage, NewEvent } from '../format/event.js';
 import { validateStoredPath } from '../format/stored-path.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { sameImage } from '../workspace/read-image.js';
+import { afterCommit } from '../session/warnings.js';
 
 export interface OwnerEntry {
   session: string;
@@ -45,6 +48,12 @@ function ownersKey(session: SessionHandle): string {
  * plain keys (with `{}` they read Object.prototype members as records and vanish on write).
  */
 export async function readOwners(session: SessionHandle): Promise<OwnerMap> {
+  // A write still queued is done first (by this reader when the queue has not run it yet); its failure is the writer's.
+  await queuedWrites.get(session.ctx.backend)?.get(ownersKey(session))?.().catch(() => {});
+  return readOwnersNow(session);
+}
+
+async function readOwnersNow(session: SessionHandle): Promise<OwnerMap> {
   const key = ownersKey(session);
   const raw = await session.ctx.backend.read(key);
   const owners = Object.create(null) as OwnerMap;
@@ -81,7 +90,7 @@ export async function recordOwnership(session: SessionHandle, images: readonly F
   if (recorded.length === 0) return;
   const { backend } = session.ctx;
   await backend.withLock(`${session.ctx.workspace.key}/owners`, async () => {
-    const owners = await readOwners(session);
+    const owners = await readOwnersNow(session);
     const at = new Date().toISOString();
     for (const image of recorded) {
       owners[image.path] = {
@@ -94,6 +103,33 @@ export async function recordOwnership(session: SessionHandle, images: readonly F
     }
     await backend.write(ownersKey(session), Buffer.from(JSON.stringify(owners)));
   });
+}
+
+/** Owner-index writes queued behind an answer, by backend and index: the last one's run (each runs the one before first). */
+const queuedWrites = new WeakMap<object, Map<string, () => Promise<void>>>();
+
+/**
+ * recordOwnership after a commit: queued behind the answer under a daemon (CkptOptions.defer; a
+ * failure is the queue's to log), else now (a failure goes to `warnings`).
+ */
+export async function recordOwnershipAfter(session: SessionHandle, images: readonly FileImage[], warnings: string[] | undefined): Promise<void> {
+  const { defer } = session.ctx.options;
+  if (!defer) return afterCommit(warnings, 'owner index not updated', () => recordOwnership(session, images));
+  const key = ownersKey(session);
+  let byKey = queuedWrites.get(session.ctx.backend);
+  if (!byKey) queuedWrites.set(session.ctx.backend, (byKey = new Map()));
+  const before = byKey.get(key);
+  let running: Promise<void> | undefined;
+  // Runs once, whoever comes first: the queue, or a reader of the index in this process.
+  const run = (): Promise<void> =>
+    (running ??= (async () => {
+      await before?.().catch(() => {});
+      await recordOwnership(session, images);
+    })().finally(() => {
+      if (byKey.get(key) === run) byKey.delete(key);
+    }));
+  byKey.set(key, run);
+  defer(run);
 }
 
 /**

@@ -1,6 +1,8 @@
 // Settle (DESIGN §2): after a tool has written, record the after-state of its paths (content too, so
 // diffs show what the agent wrote). Settles tell ckpt what the workspace should hold now: drift is
-// measured against them, and the workspace's owner index learns who wrote each path.
+// measured against them, and the workspace's owner index learns who wrote each path. Like a capture,
+// small new content travels inline in the event (the log's one fsync); its blob-store copy and the
+// owner index follow the commit — after the answer under a daemon (CkptOptions.defer).
 import { CkptError } from '../errors.js';
 import { lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -9,9 +11,10 @@ import { parseTag } from '../format/tag.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { replay } from '../session/replay.js';
 import { appendWithHotState, loadHotState } from '../session/hot-snapshot.js';
-import { readImages, resolveInputs } from './capture.js';
-import { afterCommit, withWarnings } from '../session/warnings.js';
-import { recordOwnership } from './owner-index.js';
+import { readImages, resolveInputs, spillAfterCommit } from './capture.js';
+import { withWarnings } from '../session/warnings.js';
+import { recordOwnershipAfter } from './owner-index.js';
+import { createInlineSink } from '../storage/inline-store.js';
 
 export interface SettleResult {
   tag: string | null;
@@ -33,7 +36,8 @@ export async function settle(session: SessionHandle, inputs: readonly string[], 
   if (options.tag !== undefined) parseTag(options.tag);
   const paths = await resolveInputs(session, inputs, options.cwd);
   if (!session.ctx.options.captureEnabled) return { tag: null, files: [], disabled: true };
-  const images = await readImages(session, paths);
+  const sink = createInlineSink(session.ctx.blobs);
+  const images = await readImages(session, paths, sink);
   const warnings: string[] = [];
   const tag = await session.transaction(async (tx) => {
     // Recent captures come from the hot state (no whole-log read); an older one from a full replay.
@@ -66,11 +70,21 @@ export async function settle(session: SessionHandle, inputs: readonly string[], 
       images.length = 0;
       images.push(...kept, ...(await createdFolders(session.workspaceRoot, captured, kept)));
     }
-    await appendWithHotState(session, tx, [{ type: 'settle', tag: tag ?? null, files: images }]);
+    // Only the content of the images kept: a path dropped above has no record to carry it.
+    const inline = keptInline(sink.inline(), images);
+    await appendWithHotState(session, tx, [{ type: 'settle', tag: tag ?? null, files: images, ...(inline ? { inline } : {}) }]);
     return tag ?? null;
   }, { warnings });
-  await afterCommit(warnings, 'owner index not updated', () => recordOwnership(session, images));
+  await spillAfterCommit(session, sink, warnings);
+  await recordOwnershipAfter(session, images, warnings);
   return withWarnings({ tag, files: images }, warnings);
+}
+
+function keptInline(inline: Record<string, string> | undefined, images: readonly FileImage[]): Record<string, string> | undefined {
+  if (!inline) return undefined;
+  const named = new Set(images.map((i) => i.blob));
+  const kept = Object.entries(inline).filter(([id]) => named.has(id));
+  return kept.length > 0 ? Object.fromEntries(kept) : undefined;
 }
 
 /**

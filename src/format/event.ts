@@ -52,6 +52,8 @@ export interface SettleEvent extends EventBase {
   type: 'settle';
   tag: string;
   files: FileImage[];
+  /** Content of small new blobs of `files` (the tool's output), as in a capture. */
+  inline?: Record<string, string>;
 }
 
 export interface RestoreStartedEvent extends EventBase {
@@ -176,6 +178,7 @@ function validatePayload(e: EventBase, where: { file?: string; line: number }): 
       return;
     case 'settle':
       validateFileImages(e.files, at);
+      if (e.inline !== undefined) validateInline(e.inline, e.files as FileImage[], at);
       return;
     case 'restore_started':
       if (!isRestoreId(e.id)) throw bad('id');

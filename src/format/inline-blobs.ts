@@ -38,7 +38,7 @@ export function validateInline(value: unknown, files: readonly { blob?: string }
 export function inlineRecords(events: Iterable<{ type: string; inline?: unknown }>): Map<string, string> {
   const out = new Map<string, string>();
   for (const e of events) {
-    if (e.type !== 'capture' || e.inline === undefined) continue;
+    if ((e.type !== 'capture' && e.type !== 'settle') || e.inline === undefined) continue;
     for (const [id, b64] of Object.entries(e.inline as InlineBlobs)) out.set(id, b64);
   }
   return out;

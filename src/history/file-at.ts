@@ -70,8 +70,8 @@ export async function readFileAt(input: FileAtInput): Promise<FileAtTag> {
   const captures: TimelineCapture[] = input.timeline?.captures ?? input.events.filter((e): e is CaptureEvent => e.type === 'capture');
   const base = { path: rel, tag: input.tag, position: seq };
 
-  // A capture's content may be inline in its event only (format/inline-blobs.ts).
-  const blobs = withInlineBlobs(input.blobs, inlineRecords([...captures, ...(input.timeline?.sources ?? [])]));
+  // A capture's or settle's content may be inline in its event only (format/inline-blobs.ts).
+  const blobs = withInlineBlobs(input.blobs, inlineRecords([...input.events, ...(input.timeline?.sources ?? [])]));
 
   const captured = imagesAt(captures, position, [rel]).get(rel);
   if (captured) {

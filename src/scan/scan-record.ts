@@ -4,9 +4,8 @@
 import type { WorkspaceContext } from '../context.js';
 import type { FileImage } from '../format/event.js';
 import { appendCapture } from '../capture/capture.js';
-import { recordOwnership } from '../capture/owner-index.js';
+import { recordOwnershipAfter } from '../capture/owner-index.js';
 import type { SessionHandle } from '../session/session-handle.js';
-import { afterCommit } from '../session/warnings.js';
 import type { GitObjects } from '../workspace/git-objects.js';
 import { copyGitBlobs } from './git-copy.js';
 import type { Change } from './scan-compare.js';
@@ -92,7 +91,7 @@ export async function recordChanges(input: RecordInput): Promise<RecordResult> {
     const { tool } = input;
     const { event } = await appendCapture(session, before, { tool, reason: 'scan', after, warnings: input.warnings });
     ({ tag, seq } = event);
-    await afterCommit(input.warnings, 'owner index not updated', () => recordOwnership(session, after));
+    await recordOwnershipAfter(session, after, input.warnings);
   }
 
   return { tag, ...(seq !== undefined ? { seq } : {}), files, stored, lost };
