@@ -13,6 +13,7 @@ const BELOW_OPS = ['errors', 'format', 'context', ...STORAGE, 'workspace', 'sess
 /** Layer -> the layers it may import (`types`: with `import type` only). Mirrors DESIGN §8's map. */
 export const LAYERS = {
   errors: { may: [] },
+  'process-alive': { may: [] },
   format: { may: ['errors'] },
   'storage-contract': { may: ['errors'] },
   'storage/fs': { may: ['errors', 'storage-contract'] },
@@ -28,7 +29,7 @@ export const LAYERS = {
   restore: { may: [...BELOW_OPS, 'capture', 'conversation', 'scan'] },
   history: { may: [...BELOW_OPS, 'capture', 'restore', 'scan'] },
   gc: { may: [...BELOW_OPS, 'storage/pack', 'scan'] },
-  daemon: { may: [...BELOW_OPS, 'storage/shared', 'scan'] },
+  daemon: { may: [...BELOW_OPS, 'storage/shared', 'scan', 'process-alive'] },
   api: { may: [...BELOW_OPS, 'capture', 'conversation', 'scan', 'restore', 'history', 'gc'], types: ['store'] },
   store: { may: [...BELOW_OPS, 'storage/fs', 'storage/shared', 'scan', 'restore', 'api'] },
   'locate-workspace': { may: ['errors', 'workspace', 'store'] },
@@ -36,7 +37,8 @@ export const LAYERS = {
   // Adapters: the public API (src/index.ts) and the adapters below them.
   demo: { may: ['index'] },
   mcp: { may: ['index'] },
-  hooks: { may: ['index'] },
+  // The thin hook client may not load the engine: it shares only the leaf process-alive.ts.
+  hooks: { may: ['index', 'process-alive'] },
   http: { may: ['index', 'hooks'] },
   cli: { may: ['index', 'hooks', 'http', 'mcp', 'demo'] },
 };

@@ -4,6 +4,7 @@
 // process is gone (SIGKILL, crash) is taken over; a live one refuses a second daemon.
 import type { StoreContext } from '../context.js';
 import { CkptError } from '../errors.js';
+import { processAlive } from '../process-alive.js';
 import { storeSecret } from '../storage/store-secret.js';
 
 export const DAEMON_TOKEN_KEY = 'daemon/token';
@@ -31,7 +32,7 @@ export function daemonToken(ctx: StoreContext): Promise<string> {
 /** The daemon serving the store, when its process is alive. */
 export async function runningDaemon(ctx: StoreContext): Promise<DaemonInfo | undefined> {
   const info = await readClaim(ctx);
-  return info && isAlive(info.pid) ? info : undefined;
+  return info && processAlive(info.pid) ? info : undefined;
 }
 
 /**
@@ -42,7 +43,7 @@ export async function claimDaemon(ctx: StoreContext, info: Omit<DaemonInfo, 'pid
   const mine: DaemonInfo = { pid: process.pid, startedAt: new Date().toISOString(), ...info };
   await ctx.backend.withLock(CLAIM_LOCK, async () => {
     const current = await readClaim(ctx);
-    if (current && current.pid !== process.pid && isAlive(current.pid)) {
+    if (current && current.pid !== process.pid && processAlive(current.pid)) {
       throw new CkptError('LOCKED', `a ckpt daemon already serves this store at ${current.url} (pid ${current.pid})`, { url: current.url, pid: current.pid });
     }
     await ctx.backend.write(DAEMON_CLAIM_KEY, Buffer.from(`${JSON.stringify(mine)}\n`));
@@ -88,12 +89,3 @@ async function readClaim(ctx: StoreContext): Promise<DaemonInfo | undefined> {
   }
 }
 
-/** True when a process with this pid exists (EPERM: it exists but belongs to someone else). */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

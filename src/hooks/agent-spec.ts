@@ -43,6 +43,20 @@ export interface HookEventSpec {
   tool?: string;
 }
 
+/**
+ * Events of the agent that ckpt records nothing for (session end, notifications, model calls, …):
+ * listed in the table so that it names every event the agent has, answered at once and never installed.
+ */
+export function recordsNothing(...events: string[]): Record<string, HookEventSpec> {
+  return Object.fromEntries(events.map((event) => [event, { action: 'none' }]));
+}
+
+/** The start of a session and of a turn as Claude Code names them, and as agents whose hooks copy its own (Codex CLI, Copilot) do. */
+export const CLAUDE_SHAPED_START: Readonly<Record<string, HookEventSpec>> = {
+  SessionStart: { action: 'session-start' },
+  UserPromptSubmit: { action: 'turn' },
+};
+
 /** One hook ckpt installs into the agent's settings (see install/merge-hooks.ts), derived from `events`. */
 export interface InstallEntry {
   event: string;

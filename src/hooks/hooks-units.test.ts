@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../index.js';
 import { hookMain, parseHookArgs } from './hook-main.js';
-import { isCkptHookCommand } from './install/merge-hooks.js';
+import { isCkptHookCommand, uninstallHooks } from './install/merge-hooks.js';
+import { uninstallFlatHooks } from './install/merge-flat-hooks.js';
 import { appendHookLog } from './hook-log.js';
 
 describe('hook adapter units', () => {
@@ -27,6 +28,22 @@ describe('hook adapter units', () => {
     for (const c of ['npx prettier --write', 'ckpt hook gemini', 'echo hook claude', '/bin/mckpt hook claudex', 42]) {
       expect(isCkptHookCommand(c, 'claude'), String(c)).toBe(false);
     }
+  });
+
+  it('uninstall takes out exactly ckpt\'s hooks, in both settings shapes, and keeps what the user wrote (an empty event list too)', () => {
+    const ckpt = { type: 'command', command: 'node /x/bin/ckpt.js hook claude' };
+    const mine = { type: 'command', command: 'echo mine' };
+    const grouped = { hooks: { Stop: [], PreToolUse: [{ matcher: '*', hooks: [ckpt] }, { matcher: 'Bash', hooks: [mine, ckpt] }], PostToolUse: [{ hooks: [ckpt] }] }, other: 1 };
+    expect(uninstallHooks(grouped, 'claude', 'f')).toEqual({
+      value: { hooks: { Stop: [], PreToolUse: [{ matcher: 'Bash', hooks: [mine] }] }, other: 1 },
+      changes: ['removed PreToolUse (matcher Bash)', 'removed PreToolUse (matcher *)', 'removed PostToolUse'],
+    });
+    const flat = { version: 1, hooks: { stop: [], preToolUse: [{ command: ckpt.command }, { command: 'echo mine' }], postToolUse: [{ command: ckpt.command }] } };
+    expect(uninstallFlatHooks(flat, 'claude', 'f')).toEqual({
+      value: { version: 1, hooks: { stop: [], preToolUse: [{ command: 'echo mine' }] } },
+      changes: ['removed preToolUse', 'removed postToolUse'],
+    });
+    expect(uninstallHooks({ hooks: { Stop: [{ hooks: [ckpt] }] } }, 'claude', 'f')).toEqual({ value: {}, changes: ['removed Stop'] });
   });
 
   it('the hook log stays under its bound and keeps the newest entries', async () => {

@@ -5,7 +5,7 @@
 // UserPromptSubmit adds prompt; SessionStart adds source (startup | resume | clear | compact);
 // PreCompact adds trigger (manual | auto) and custom_instructions. Claude Code sets
 // CLAUDE_PROJECT_DIR to the project root for hook commands.
-import { matcherSkipping, SNAKE_CASE_FIELDS, type AgentSpec } from '../agent-spec.js';
+import { matcherSkipping, recordsNothing, SNAKE_CASE_FIELDS, type AgentSpec } from '../agent-spec.js';
 
 /** Tools that change nothing (ToolSearch loads deferred tools, Skill a skill's instructions): no hook runs for them. */
 const PASSIVE = ['Read', 'Glob', 'Grep', 'LS', 'WebFetch', 'WebSearch', 'TodoWrite', 'BashOutput', 'KillShell', 'KillBash', 'ExitPlanMode', 'EnterPlanMode', 'ListMcpResourcesTool', 'ReadMcpResourceTool', 'ToolSearch', 'Skill', 'AskUserQuestion'];
@@ -33,9 +33,7 @@ export const claude: AgentSpec = {
     PostToolUseFailure: { action: 'after-tool', matcher: TOOLS, perToolCall: true },
     PreCompact: { action: 'compaction' },
     Stop: { action: 'turn-end' },
-    SubagentStop: { action: 'none' },
-    SessionEnd: { action: 'none' },
-    Notification: { action: 'none' },
+    ...recordsNothing('SubagentStop', 'SessionEnd', 'Notification'),
   },
   fileTools: {
     Write: ['file_path'],

@@ -9,22 +9,18 @@
 // in the session's cwd, from which ckpt locates the workspace. Codex runs a hook only once the user
 // trusted it (`/hooks` in codex) — an untrusted hook is skipped without a word.
 // Verified against the real binary (@openai/codex 0.169.0): test/agents/codex.test.ts.
-import { SNAKE_CASE_FIELDS, type AgentSpec } from '../agent-spec.js';
+import { CLAUDE_SHAPED_START, recordsNothing, SNAKE_CASE_FIELDS, type AgentSpec } from '../agent-spec.js';
 
 export const codex: AgentSpec = {
   name: 'codex',
   displayName: 'Codex CLI',
   // The one table of events: what ckpt does with each and how it is installed (agent-spec.ts).
   events: {
-    SessionStart: { action: 'session-start' },
-    UserPromptSubmit: { action: 'turn' },
+    ...CLAUDE_SHAPED_START,
     PreToolUse: { action: 'before-tool', matcher: '*' },
     PostToolUse: { action: 'after-tool', matcher: '*' },
     PreCompact: { action: 'compaction' },
-    PostCompact: { action: 'none' },
-    PermissionRequest: { action: 'none' },
-    Stop: { action: 'none' },
-    SessionEnd: { action: 'none' },
+    ...recordsNothing('PostCompact', 'PermissionRequest', 'Stop', 'SessionEnd'),
   },
   fileTools: {},
   patchTools: { apply_patch: 'command' },

@@ -18,7 +18,7 @@
 // replace_string_in_file, editFiles {files}, runInTerminal) are not file tools here: the paths they
 // name are captured before and the workspace scanned after. Verified against the real CLI:
 // test/agents/copilot.test.ts; VS Code from its documentation only (test/hooks-copilot.test.ts).
-import { fullMatcherSkipping, SNAKE_CASE_FIELDS, type AgentSpec } from '../agent-spec.js';
+import { CLAUDE_SHAPED_START, fullMatcherSkipping, recordsNothing, SNAKE_CASE_FIELDS, type AgentSpec } from '../agent-spec.js';
 
 /** Tools that change nothing: the CLI's (under the Claude Code names its hooks see, and its own), VS Code's. */
 const PASSIVE = ['Read', 'view', 'Grep', 'grep', 'Glob', 'glob', 'read_bash', 'list_bash', 'stop_bash', 'fetch_copilot_cli_documentation', 'skill', 'read_agent', 'list_agents', 'report_intent', 'think', 'update_todo', 'readFile', 'listDirectory', 'fileSearch', 'textSearch', 'codebase', 'fetch', 'githubRepo', 'problems', 'usages'];
@@ -36,18 +36,13 @@ export const copilot: AgentSpec = {
   displayName: 'GitHub Copilot',
   // The one table of events: what ckpt does with each and how it is installed (agent-spec.ts).
   events: {
-    SessionStart: { action: 'session-start' },
-    UserPromptSubmit: { action: 'turn' },
+    ...CLAUDE_SHAPED_START,
     PreToolUse: { action: 'before-tool', matcher: TOOLS },
     PostToolUse: { action: 'after-tool', matcher: TOOLS },
     PostToolUseFailure: { action: 'after-tool', matcher: TOOLS },
     PreCompact: { action: 'compaction' },
     Stop: { action: 'turn-end' },
-    SubagentStart: { action: 'none' },
-    SubagentStop: { action: 'none' },
-    SessionEnd: { action: 'none' },
-    PermissionRequest: { action: 'none' },
-    Notification: { action: 'none' },
+    ...recordsNothing('SubagentStart', 'SubagentStop', 'SessionEnd', 'PermissionRequest', 'Notification'),
   },
   fileTools: { Write: ['path'], Edit: ['path'] },
   pathFields: ['path', 'filePath', 'file_path', 'files'],

@@ -20,7 +20,7 @@
 // older one. The file a tool names (file_path, path, target_file) is captured before it runs and the
 // workspace scanned after it — Cursor's tool inputs are not documented field by field, so no tool is
 // trusted to change only the file it names — and `stop` scans what anything else changed.
-import { SNAKE_CASE_FIELDS, type AgentSpec } from '../agent-spec.js';
+import { recordsNothing, SNAKE_CASE_FIELDS, type AgentSpec } from '../agent-spec.js';
 
 export const cursor: AgentSpec = {
   name: 'cursor',
@@ -37,16 +37,7 @@ export const cursor: AgentSpec = {
     afterFileEdit: { action: 'after-tool', tool: 'afterFileEdit' },
     preCompact: { action: 'compaction' },
     stop: { action: 'turn-end' },
-    beforeMCPExecution: { action: 'none' },
-    afterMCPExecution: { action: 'none' },
-    beforeReadFile: { action: 'none' },
-    afterAgentResponse: { action: 'none' },
-    afterAgentThought: { action: 'none' },
-    beforeTabFileRead: { action: 'none' },
-    afterTabFileEdit: { action: 'none' },
-    subagentStart: { action: 'none' },
-    subagentStop: { action: 'none' },
-    sessionEnd: { action: 'none' },
+    ...recordsNothing('beforeMCPExecution', 'afterMCPExecution', 'beforeReadFile', 'afterAgentResponse', 'afterAgentThought', 'beforeTabFileRead', 'afterTabFileEdit', 'subagentStart', 'subagentStop', 'sessionEnd'),
   },
   fileTools: {},
   pathFields: ['file_path', 'path', 'target_file'],

@@ -7,7 +7,7 @@
 // hooks only while its hooks system is enabled (`tools.enableHooks`, /settings → Enable Hooks System).
 // Verified against the real binary (@google/gemini-cli 0.61.0): test/agents/gemini.test.ts. A call the
 // CLI rejects before running it (e.g. `replace` without its required `instruction`) fires no BeforeTool.
-import { SNAKE_CASE_FIELDS, type AgentSpec } from '../agent-spec.js';
+import { recordsNothing, SNAKE_CASE_FIELDS, type AgentSpec } from '../agent-spec.js';
 
 export const gemini: AgentSpec = {
   name: 'gemini',
@@ -19,12 +19,7 @@ export const gemini: AgentSpec = {
     BeforeTool: { action: 'before-tool', matcher: '*', extra: { name: 'ckpt-before-tool' } },
     AfterTool: { action: 'after-tool', matcher: '*', extra: { name: 'ckpt-after-tool' } },
     PreCompress: { action: 'compaction', extra: { name: 'ckpt-pre-compress' } },
-    AfterAgent: { action: 'none' },
-    SessionEnd: { action: 'none' },
-    Notification: { action: 'none' },
-    BeforeModel: { action: 'none' },
-    AfterModel: { action: 'none' },
-    BeforeToolSelection: { action: 'none' },
+    ...recordsNothing('AfterAgent', 'SessionEnd', 'Notification', 'BeforeModel', 'AfterModel', 'BeforeToolSelection'),
   },
   fileTools: {
     write_file: ['file_path'],

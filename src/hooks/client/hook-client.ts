@@ -15,6 +15,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'nod
 import { connect, type Socket } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { processAlive } from '../../process-alive.js';
 
 export interface HookArgs {
   agent: string;
@@ -106,7 +107,7 @@ interface Daemon {
 function readDaemon(store: string): Daemon | undefined {
   try {
     const claim = JSON.parse(readFileSync(join(store, 'daemon', 'daemon.json'), 'utf8')) as { pid?: unknown; host?: unknown; port?: unknown; socket?: unknown };
-    if (typeof claim.pid !== 'number' || !alive(claim.pid)) return undefined;
+    if (typeof claim.pid !== 'number' || !processAlive(claim.pid)) return undefined;
     const token = readFileSync(join(store, 'daemon', 'token'), 'utf8').trim();
     if (!/^[0-9a-f]{64}$/.test(token)) return undefined;
     if (typeof claim.socket === 'string') return { socket: claim.socket, token };
@@ -115,15 +116,6 @@ function readDaemon(store: string): Daemon | undefined {
     return { host, port: claim.port, token };
   } catch {
     return undefined;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

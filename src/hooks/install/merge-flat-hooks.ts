@@ -3,7 +3,7 @@
 // `~/.copilot/settings.json`: `{"version": 1, "hooks": {"<event>": [{"command": "…"}, …]}}`. ckpt's
 // entries are recognised by their command, as in merge-hooks.ts; every other entry and setting is kept
 // as it is, in its order. Pure: returns the new value and what changed.
-import { eventList, hooksObject, isCkptHook, type MergeResult } from './merge-hooks.js';
+import { eventList, hooksObject, isCkptHook, removeCkptHooks, type MergeResult } from './merge-hooks.js';
 
 type Entry = Record<string, unknown>;
 
@@ -43,19 +43,8 @@ export function installFlatHooks(settings: Record<string, unknown>, events: read
 
 /** Removes every ckpt entry of the agent, and the event lists (and `hooks`) left empty by that. */
 export function uninstallFlatHooks(settings: Record<string, unknown>, agent: string, file: string): MergeResult {
-  const value = structuredClone(settings);
-  const changes: string[] = [];
-  const hooks = hooksObject(value, file, false);
-  if (!hooks) return { value, changes };
-  for (const event of Object.keys(hooks)) {
-    const list = eventList<Entry>(hooks, event, file, false, 'hooks');
-    if (!list) continue;
+  return removeCkptHooks<Entry>(settings, file, 'hooks', (list, event) => {
     const kept = list.filter((h) => !isCkptHook(h, agent));
-    if (kept.length === list.length) continue;
-    changes.push(`removed ${event}`);
-    if (kept.length === 0) delete hooks[event];
-    else hooks[event] = kept;
-  }
-  if (Object.keys(hooks).length === 0 && changes.length > 0) delete value.hooks;
-  return { value, changes };
+    return { kept, removed: kept.length === list.length ? [] : [`removed ${event}`] };
+  });
 }

@@ -93,23 +93,40 @@ export function installHooks(
 
 /** Removes every ckpt hook of the agent (commands and HTTP hooks), and the groups and event lists left empty by that. */
 export function uninstallHooks(settings: Record<string, unknown>, agent: string, file: string): MergeResult {
-  const value = structuredClone(settings);
-  const changes: string[] = [];
-  const hooks = hooksObject(value, file, false);
-  if (!hooks) return { value, changes };
-  for (const event of Object.keys(hooks)) {
-    const groups = eventList<Group>(hooks, event, file, false, 'hook groups');
-    if (!groups) continue;
+  return removeCkptHooks<Group>(settings, file, 'hook groups', (groups, event) => {
+    const removed: string[] = [];
+    // From the end: a group left empty is spliced out without moving the ones still to be looked at.
     for (let g = groups.length - 1; g >= 0; g--) {
       const group = groups[g]!;
       const list = groupHooks(group, event, file);
       const kept = list.filter((h) => !isCkptHook(h, agent));
       if (kept.length === list.length) continue;
-      changes.push(`removed ${event}${typeof group.matcher === 'string' ? ` (matcher ${group.matcher})` : ''}`);
+      removed.push(`removed ${event}${typeof group.matcher === 'string' ? ` (matcher ${group.matcher})` : ''}`);
       if (kept.length === 0) groups.splice(g, 1);
       else group.hooks = kept;
     }
-    if (groups.length === 0) delete hooks[event];
+    return { kept: groups, removed };
+  });
+}
+
+/**
+ * The uninstall walk of both settings shapes (this file's and merge-flat-hooks.ts'): `prune` returns
+ * an event's list without ckpt's hooks and what it removed; an event list, and `hooks`, left empty by
+ * a removal go too. Everything else is kept as it is, an empty list the user wrote included.
+ */
+export function removeCkptHooks<T>(settings: Record<string, unknown>, file: string, noun: string, prune: (list: T[], event: string) => { kept: T[]; removed: string[] }): MergeResult {
+  const value = structuredClone(settings);
+  const changes: string[] = [];
+  const hooks = hooksObject(value, file, false);
+  if (!hooks) return { value, changes };
+  for (const event of Object.keys(hooks)) {
+    const list = eventList<T>(hooks, event, file, false, noun);
+    if (!list) continue;
+    const { kept, removed } = prune(list, event);
+    if (removed.length === 0) continue;
+    changes.push(...removed);
+    if (kept.length === 0) delete hooks[event];
+    else hooks[event] = kept;
   }
   if (Object.keys(hooks).length === 0 && changes.length > 0) delete value.hooks;
   return { value, changes };
