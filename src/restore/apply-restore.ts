@@ -20,6 +20,7 @@ import { placeEntries } from './place.js';
 import { checkParentChain, mapLimit } from './present.js';
 import { summarizePlan, type PlannedEntry, type PresentImage, type RestorePlan, type SkippedPath } from './plan-restore.js';
 import { stageAll } from './stage-all.js';
+import type { KeptContent } from './kept-content.js';
 import { inlineRecords } from '../format/inline-blobs.js';
 import { spillInline } from '../storage/inline-store.js';
 
@@ -51,6 +52,8 @@ export interface ApplyRestoreOptions {
   plan: RestorePlan;
   /** The present images the plan was made from (hash-only). */
   present: ReadonlyMap<string, PresentImage>;
+  /** Present bytes read for the plan: the recovery capture takes those still current instead of reading again. */
+  kept?: KeptContent;
   force?: boolean;
   dryRun?: boolean;
   /** Reason recorded on the recovery capture, e.g. `restore to 3`. */
@@ -88,9 +91,10 @@ function baseResult(options: ApplyRestoreOptions, entries: readonly PlannedEntry
  * readImages over slices in parallel. Many paths go into one pack (one fsync for all, durable at its
  * commit, before the capture that references them is appended); a few become loose blobs. A path
  * beneath a file or symlink (which this restore replaces) holds nothing: it is recorded absent, never
- * read through the symlink.
+ * read through the symlink. A file whose bytes the plan kept and that is unchanged since is stored
+ * from them, not read again.
  */
-async function readRecoveryImages(session: SessionHandle, entries: readonly PlannedEntry[]): Promise<FileImage[]> {
+async function readRecoveryImages(session: SessionHandle, entries: readonly PlannedEntry[], kept?: KeptContent): Promise<FileImage[]> {
   const slices: PlannedEntry[][] = [];
   for (let i = 0; i < entries.length; i += RECOVERY_SLICE) slices.push(entries.slice(i, i + RECOVERY_SLICE));
   const root = session.workspaceRoot;
@@ -102,9 +106,16 @@ async function readRecoveryImages(session: SessionHandle, entries: readonly Plan
       // The parent chain is checked again (it may have changed since the plan): content reached
       // through a symlinked folder is never read into the store.
       const chains = await Promise.all(slice.map((e) => (e.path.includes('/') ? checkParentChain(root, e.path) : { ok: true as const })));
-      const readable = slice.filter((_, k) => chains[k]!.ok);
-      const read = await readImages(session, readable.map((e) => ({ rel: e.path, abs: join(root, e.path) })), sink);
-      const byPath = new Map(read.map((img) => [img.path, img]));
+      const byPath = new Map<string, FileImage>();
+      const unread: PlannedEntry[] = [];
+      for (const [k, e] of slice.entries()) {
+        if (!chains[k]!.ok) continue;
+        const file = kept?.take(e.path, join(root, e.path));
+        if (!file) unread.push(e);
+        else byPath.set(e.path, { path: e.path, state: 'file', blob: (await (sink ?? session.ctx.blobs).put(file.data)).id, bytes: file.data.length, mode: file.mode });
+      }
+      const read = await readImages(session, unread.map((e) => ({ rel: e.path, abs: join(root, e.path) })), sink);
+      for (const img of read) byPath.set(img.path, img);
       return slice.map((e, k): FileImage => (chains[k]!.ok ? (byPath.get(e.path) ?? { path: e.path, state: 'absent' }) : { path: e.path, state: 'absent' }));
     });
     await writer?.commit();
@@ -132,7 +143,7 @@ export async function applyRestore(session: SessionHandle, tx: EventLogTx, optio
   if (plan.entries.length === 0) return baseResult(options, [], [...plan.skipped], [...plan.drift]);
 
   // Recovery capture: the present content of every planned path, stored durably before any change.
-  const recovery = await readRecoveryImages(session, plan.entries);
+  const recovery = await readRecoveryImages(session, plan.entries, options.kept);
   const entries: PlannedEntry[] = [];
   const skipped = [...plan.skipped];
   const drift = [...plan.drift];

@@ -6,6 +6,7 @@ import { lstatSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readImage } from '../workspace/read-image.js';
+import type { KeptContent } from './kept-content.js';
 import { WHY, type PresentImage } from './plan-restore.js';
 
 /** Workspace-relative ancestors of `rel`, outermost first (`a/b/c` -> `a`, `a/b`). */
@@ -41,8 +42,11 @@ export async function checkParentChain(root: string, rel: string): Promise<Paren
   return checkParentChainSync(root, rel);
 }
 
-/** Hash-only present image of one path; a blocked parent chain makes it `skipped` with the reason (and where). */
-export async function readPresent(root: string, rel: string, maxBytes: number): Promise<PresentImage> {
+/**
+ * Hash-only present image of one path; a blocked parent chain makes it `skipped` with the reason (and
+ * where). A file's bytes go to `kept` when given (a restore's recovery capture takes them from there).
+ */
+export async function readPresent(root: string, rel: string, maxBytes: number, kept?: KeptContent): Promise<PresentImage> {
   let chain: ParentChain;
   try {
     chain = await checkParentChain(root, rel);
@@ -51,11 +55,11 @@ export async function readPresent(root: string, rel: string, maxBytes: number): 
   }
   if (!chain.ok) return { path: rel, state: 'skipped', why: chain.why, at: chain.at };
   if (chain.missing.length > 0) return { path: rel, state: 'absent' };
-  return readImage(join(root, rel), rel, { maxBytes });
+  return readImage(join(root, rel), rel, { maxBytes, onContent: kept?.keeper(rel) });
 }
 
-export async function readPresentImages(root: string, paths: readonly string[], maxBytes: number): Promise<Map<string, PresentImage>> {
-  const images = await mapLimit(paths, 16, (p) => readPresent(root, p, maxBytes));
+export async function readPresentImages(root: string, paths: readonly string[], maxBytes: number, kept?: KeptContent): Promise<Map<string, PresentImage>> {
+  const images = await mapLimit(paths, 16, (p) => readPresent(root, p, maxBytes, kept));
   return new Map(images.map((i) => [i.path, i]));
 }
 

@@ -15,6 +15,7 @@ import { ownerImage, readOwners } from '../capture/owner-index.js';
 import { applyRestore, type RestoreResult } from './apply-restore.js';
 import { candidatePaths, planRestore, type RestorePlan } from './plan-restore.js';
 import { readPresentImages } from './present.js';
+import { keepContent, type KeptContent } from './kept-content.js';
 import { recoverInTx } from './recover.js';
 
 export interface RestoreOptions {
@@ -81,13 +82,14 @@ export async function planAgainstWorkspace(
   tag: string,
   filter?: readonly string[],
   owner: string = session.id,
+  kept?: KeptContent,
 ): Promise<{ plan: RestorePlan; present: Map<string, FileImage>; sources: EventBase[] }> {
   const toSeq = resolveTagSeq(events, tag);
   // Every session's captures (DESIGN §10 "Restore, diff and cat see every session of the workspace").
   const { captures, sources } = await workspaceTimeline(session, events, owner);
   const position = timelinePosition(events, tag);
   const candidates = candidatePaths({ captures, known: new Map() }, position, filter);
-  const present = await readPresentImages(session.workspaceRoot, candidates, session.ctx.options.maxBlobBytes);
+  const present = await readPresentImages(session.workspaceRoot, candidates, session.ctx.options.maxBlobBytes, kept);
   const otherWrites = await otherSessionWrites(session, candidates);
   // Drift needs what ckpt last recorded for the candidates only: earlier restores' plans in blobs are
   // read only when one is a candidate's latest record (not every plan of the session's history).
@@ -111,13 +113,16 @@ async function otherSessionWrites(session: SessionHandle, paths: readonly string
 
 /** Plans and applies inside a transaction on `session` (where the restore is recorded). */
 export async function restoreInTx(session: SessionHandle, tx: EventLogTx, options: RestoreInTxOptions): Promise<RestoreResult> {
-  const { plan, present, sources } = await planAgainstWorkspace(session, options.events, options.tag, options.filter, options.owner);
+  // The bytes read for the plan are kept for the recovery capture (a dry run records nothing).
+  const kept = options.dryRun ? undefined : keepContent();
+  const { plan, present, sources } = await planAgainstWorkspace(session, options.events, options.tag, options.filter, options.owner, kept);
   if (options.filter) assertRecorded([...options.events, ...sources], options.filter);
   if (options.checkPlan) await options.checkPlan({ plan, present, lastSeq: options.lastSeq ?? (await tx.lastSeq()) });
   return applyRestore(session, tx, {
     to: options.tag,
     plan,
     present,
+    kept,
     force: options.force,
     dryRun: options.dryRun,
     reason: options.reason,

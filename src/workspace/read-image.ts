@@ -2,7 +2,7 @@
 // as a blob, exact mode), `symlink` (target text, never followed), `dir`, `absent`, or `skipped` with
 // a reason. A permission or read error is `skipped`, never `absent`.
 import { createHash } from 'node:crypto';
-import { constants, fstatSync, lstatSync, openSync } from 'node:fs';
+import { constants, fstatSync, lstatSync, openSync, type Stats } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -14,6 +14,8 @@ export interface ReadImageOptions {
   /** Where content goes (the blob store, or a pack writer); without it only the hash is computed (drift checks). */
   blobs?: Pick<BlobStore, 'put'> | { put(data: Uint8Array): Promise<{ id: string }> };
   maxBytes: number;
+  /** Handed a regular file's bytes and the lstat they were read after (a restore keeps them for its recovery capture). */
+  onContent?: (data: Buffer, info: Stats) => void;
 }
 
 export async function readImage(abs: string, rel: string, options: ReadImageOptions): Promise<FileImage> {
@@ -50,6 +52,7 @@ export async function readImage(abs: string, rel: string, options: ReadImageOpti
   }
   if (data.length > options.maxBytes) return { path: rel, state: 'skipped', why: 'too-large', bytes: data.length };
   const mode = info.mode & 0o7777;
+  options.onContent?.(data, info);
   if (options.blobs) {
     const put = await options.blobs.put(data);
     return { path: rel, state: 'file', blob: put.id, bytes: data.length, mode };
