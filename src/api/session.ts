@@ -142,17 +142,13 @@ export class Session extends SessionHandle {
   /** Changes between two tags, or from a tag to the present workspace. */
   async diff(from: string, to?: string, options: { patch?: boolean } = {}): Promise<DiffResult> {
     if (to === undefined) this.here('a diff against the present files');
+    return diffSession({ ...(await this.history()), from, to, patch: options.patch });
+  }
+
+  /** What diff and readFile read: the session's events over the workspace's timeline, its blobs and root. */
+  private async history() {
     const events = await this.events();
-    return diffSession({
-      events,
-      timeline: await workspaceTimeline(this, events),
-      from,
-      to,
-      blobs: this.ctx.blobs,
-      root: this.workspaceRoot,
-      maxBytes: this.ctx.options.maxBlobBytes,
-      patch: options.patch,
-    });
+    return { events, timeline: await workspaceTimeline(this, events), root: this.workspaceRoot, blobs: this.ctx.blobs, maxBytes: this.ctx.options.maxBlobBytes };
   }
 
   /** Where the session stands: turn, unsettled captures, paths changed since ckpt last recorded them. Read-only. */
@@ -207,17 +203,7 @@ export class Session extends SessionHandle {
    */
   async readFile(tag: string, path: string, options: { cwd?: string } = {}): Promise<FileAtTag> {
     if (this.ctx.workspace.foreign) return this.readRecordedFile(tag, path);
-    const events = await this.events();
-    return readFileAt({
-      events,
-      timeline: await workspaceTimeline(this, events),
-      tag,
-      path,
-      cwd: options.cwd,
-      root: this.workspaceRoot,
-      blobs: this.ctx.blobs,
-      maxBytes: this.ctx.options.maxBlobBytes,
-    });
+    return readFileAt({ ...(await this.history()), tag, path, cwd: options.cwd });
   }
 
   /** `readFile` of another machine's workspace: what ckpt recorded of the path at the tag (as `export` writes it). */

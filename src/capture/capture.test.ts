@@ -111,17 +111,21 @@ describe('settle', () => {
 });
 
 describe('conflicts', () => {
+  /** `session` records `rel` as `first` (written, captured, settled); then `other` edits it to `second` as a tool does. */
+  async function recordedThenWrittenBy(other: Session, rel: string, first: string, second: string): Promise<void> {
+    await writeFile(w(rel), first);
+    await session.capture([rel]);
+    await session.settle([rel]);
+    await other.capture([rel]);
+    await writeFile(w(rel), second);
+    await other.settle([rel]);
+  }
+
   it('records a conflict when another session wrote a path since this one recorded it, and notifies listeners', async () => {
     const other = await ws.create({ title: 'other' });
     const notified: unknown[] = [];
     ws.ctx.events.on('conflict', (c) => notified.push(c));
-    await writeFile(w('shared.txt'), 'v1');
-    await session.capture(['shared.txt']);
-    await session.settle(['shared.txt']);
-    // The other session edits the file after us.
-    await other.capture(['shared.txt']);
-    await writeFile(w('shared.txt'), 'v2 from other');
-    await other.settle(['shared.txt']);
+    await recordedThenWrittenBy(other, 'shared.txt', 'v1', 'v2 from other');
     // Our next capture finds content we did not write, last written by `other`.
     await session.capture(['shared.txt']);
     const conflicts = (await session.events()).filter((e) => e.type === 'conflict');
@@ -136,12 +140,7 @@ describe('conflicts', () => {
 
   it('survives restarts: the owner index is on disk', async () => {
     const other = await ws.create();
-    await writeFile(w('f'), 'a');
-    await session.capture(['f']);
-    await session.settle(['f']);
-    await other.capture(['f']);
-    await writeFile(w('f'), 'b');
-    await other.settle(['f']);
+    await recordedThenWrittenBy(other, 'f', 'a', 'b');
     const reopened = await (await openStore({ dir: dirs.store })).openWorkspace(dirs.workspace);
     const again = await reopened.get(session.id);
     await again.capture(['f']);

@@ -11,17 +11,18 @@ import { registerSessionCommands } from './commands/session.js';
 import { registerCheckpointCommands } from './commands/checkpoint.js';
 import { registerRestoreCommands } from './commands/restore.js';
 import { registerMaintenanceCommands } from './commands/maintenance.js';
-import { registerStatusCommand } from './commands/status.js';
-import { registerDemoCommand } from './commands/demo.js';
+import { statusCommand } from './commands/status.js';
+import { demoCommand } from './commands/demo.js';
 import { registerConversationCommands } from './commands/conversation.js';
 import { registerInspectCommands } from './commands/inspect.js';
-import { registerHookCommand } from './commands/hook.js';
-import { registerInitCommand } from './commands/init.js';
-import { registerServeCommand } from './commands/serve.js';
-import { registerOpenCommand } from './commands/open.js';
-import { registerMcpCommand } from './commands/mcp.js';
+import { hookCommand } from './commands/hook.js';
+import { initCommand } from './commands/init.js';
+import { serveCommand } from './commands/serve.js';
+import { openCommand } from './commands/open.js';
+import { mcpCommand } from './commands/mcp.js';
 import { registerStoreCommands } from './commands/store.js';
-import { registerExportCommand } from './commands/export.js';
+import { exportCommand } from './commands/export.js';
+import { addCommands } from './command-table.js';
 import { VERSION } from './version.js';
 
 /** Printed after the help of every command that takes a tag (and of `ckpt` itself). */
@@ -58,21 +59,17 @@ export function buildProgram(io: CliIo, captured: CommanderText = { out: '', err
     })
     .addHelpText('after', TAG_HELP);
   (program as Command & { ckptIo: CliIo }).ckptIo = io;
+  // The order here is the order of `ckpt --help`: groups register themselves, single commands are specs.
   registerSessionCommands(program);
   registerCheckpointCommands(program);
-  registerStatusCommand(program);
+  addCommands(program, [statusCommand]);
   registerRestoreCommands(program);
   registerConversationCommands(program);
   registerInspectCommands(program);
-  registerExportCommand(program);
+  addCommands(program, [exportCommand]);
   registerMaintenanceCommands(program);
   registerStoreCommands(program);
-  registerDemoCommand(program);
-  registerHookCommand(program);
-  registerInitCommand(program);
-  registerServeCommand(program);
-  registerOpenCommand(program);
-  registerMcpCommand(program);
+  addCommands(program, [demoCommand, hookCommand, initCommand, serveCommand, openCommand, mcpCommand]);
   for (const cmd of program.commands) inherit(cmd, program);
   return program;
 }

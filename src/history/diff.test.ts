@@ -2,16 +2,12 @@ import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TempDirs } from '../../test/helpers/temp.js';
-import { useLibWorld, writeAsAgent } from '../../test/helpers/lib-session.js';
+import { useAgentWorld } from '../../test/helpers/lib-session.js';
 import type { Session } from '../api/session.js';
 
 let dirs: TempDirs;
 let session: Session;
-const w = (rel: string) => join(dirs.workspace, rel);
-
-useLibWorld('ckpt-diff-', (world) => ({ dirs, session } = world));
-
-const agentWrite = (rel: string, content: string | null, tool?: string) => writeAsAgent(session, dirs.workspace, rel, content, tool);
+const { w, agentWrite, versions } = useAgentWorld('ckpt-diff-', (world) => ({ dirs, session } = world));
 
 describe('diff', () => {
   it('reports A/M/D with line counts between a tag and the present, and a unified patch', async () => {
@@ -33,11 +29,7 @@ describe('diff', () => {
   });
 
   it('diffs between two tags using the images recorded at each', async () => {
-    await writeFile(w('a.txt'), 'v1\n');
-    await session.turn();
-    await agentWrite('a.txt', 'v2\n');
-    await session.turn();
-    await agentWrite('a.txt', 'v3\n');
+    await versions('a.txt', 'v1\n', 'v2\n', 'v3\n');
     await writeFile(w('a.txt'), 'v4 not captured\n');
     const r = await session.diff('1', '2');
     expect(r.changes).toEqual([{ path: 'a.txt', status: 'M', added: 1, removed: 1 }]);
@@ -103,9 +95,7 @@ describe('diff', () => {
     await mkdir(outside);
     await writeFile(join(outside, 'f.txt'), 'SECRET outside the workspace\n');
     await mkdir(w('d'));
-    await writeFile(w('d/f.txt'), 'inside\n');
-    await session.turn();
-    await agentWrite('d/f.txt', 'inside changed\n');
+    await versions('d/f.txt', 'inside\n', 'inside changed\n');
     await rm(w('d'), { recursive: true });
     await symlink(outside, w('d'));
     const r = await session.diff('1', undefined, { patch: true });

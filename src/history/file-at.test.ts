@@ -2,26 +2,18 @@ import { appendFile, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TempDirs } from '../../test/helpers/temp.js';
-import { useLibWorld, writeAsAgent } from '../../test/helpers/lib-session.js';
+import { useAgentWorld } from '../../test/helpers/lib-session.js';
 import { openStore, type Store } from '../store.js';
 import type { Session } from '../api/session.js';
 
 let dirs: TempDirs;
 let store: Store;
 let session: Session;
-const w = (rel: string) => join(dirs.workspace, rel);
-
-useLibWorld('ckpt-file-at-', (world) => ({ dirs, session, store } = world));
-
-const agentWrite = (rel: string, content: string | null, tool?: string) => writeAsAgent(session, dirs.workspace, rel, content, tool);
+const { w, agentWrite, versions } = useAgentWorld('ckpt-file-at-', (world) => ({ dirs, session, store } = world));
 
 describe('session.readFile', () => {
   it('returns the before-image of the earliest capture after the tag', async () => {
-    await writeFile(w('a.txt'), 'v1\n');
-    await session.turn();
-    await agentWrite('a.txt', 'v2\n');
-    await session.turn();
-    await agentWrite('a.txt', 'v3\n');
+    await versions('a.txt', 'v1\n', 'v2\n', 'v3\n');
     const at1 = await session.readFile('1', 'a.txt');
     expect(at1).toMatchObject({ path: 'a.txt', state: 'file', source: 'capture', from: '1.1', bytes: 3 });
     expect(at1.content?.toString()).toBe('v1\n');

@@ -1,17 +1,10 @@
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { TempDirs } from '../../test/helpers/temp.js';
-import { useLibWorld, writeAsAgent } from '../../test/helpers/lib-session.js';
+import { useAgentWorld } from '../../test/helpers/lib-session.js';
 import type { Session } from '../api/session.js';
 
-let dirs: TempDirs;
 let session: Session;
-const w = (rel: string) => join(dirs.workspace, rel);
-
-useLibWorld('ckpt-show-', (world) => ({ dirs, session } = world));
-
-const agentWrite = (rel: string, content: string | null, tool?: string) => writeAsAgent(session, dirs.workspace, rel, content, tool);
+const { w, agentWrite } = useAgentWorld('ckpt-show-', (world) => ({ session } = world));
 
 describe('session.show', () => {
   it('describes a turn tag: the turn with its text, the next checkpoint, the captures of the turn', async () => {

@@ -14,6 +14,13 @@ const text = (i: number): Buffer =>
   Buffer.from(`// file ${i}\nexport const value${i} = ${i};\n${'export function f(x: number) { return x * 2; }\n'.repeat(1 + (i % 7))}`);
 const open = (options: Parameters<typeof createBlobStore>[0] extends infer O ? Omit<O, 'backend'> : never = {}): BlobStore =>
   createBlobStore({ backend: createFsBackend({ dir }), ...options });
+/** Commits a pack of its own holding `text(i)` for each `i`: the paths of the pack's two files. */
+const packOf = async (...texts: number[]): Promise<{ data: string; index: string }> => {
+  const writer = store.createPackWriter();
+  for (const i of texts) await writer.add(text(i));
+  const { pack } = await writer.commit();
+  return { data: path.join(dir, 'packs', `${pack}.pack`), index: path.join(dir, 'packs', `${pack}.idx`) };
+};
 const old = new Date(Date.now() - 3_600_000);
 const code = (c: string) => expect.objectContaining({ code: c });
 
@@ -195,13 +202,9 @@ describe('blob store: packs', () => {
     const other = open();
     const first = await store.createPackWriter().commit(); // nothing added: no pack
     expect(first).toMatchObject({ pack: undefined, count: 0 });
-    const w1 = store.createPackWriter();
-    await w1.add(text(1));
-    await w1.commit();
+    await packOf(1);
     expect(await other.has(sha(text(1)))).toBe(true); // cache loaded now
-    const w2 = store.createPackWriter();
-    await w2.add(text(2));
-    await w2.commit();
+    await packOf(2);
     expect((await other.get(sha(text(2)))).equals(text(2))).toBe(true);
   });
 
@@ -214,9 +217,7 @@ describe('blob store: packs', () => {
     expect(await filesUnder('packs')).toHaveLength(0);
     await expect(store.get(sha(text(1)))).rejects.toThrow(code('BLOB_NOT_FOUND'));
 
-    const w = store.createPackWriter();
-    await w.add(text(5));
-    await w.commit();
+    await packOf(5);
     await store.put(text(6));
     const listed = [];
     for await (const b of store.listBlobs()) listed.push(b);
@@ -241,10 +242,7 @@ describe('blob store: damage (issue 10 item 8)', () => {
   });
 
   it('a corrupt packed copy gets a good loose copy in front of it on the next put', async () => {
-    const w = store.createPackWriter();
-    await w.add(text(12));
-    const { pack } = await w.commit();
-    const file = path.join(dir, 'packs', `${pack}.pack`);
+    const file = (await packOf(12)).data;
     const bytes = await fs.readFile(file);
     bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 0xff;
     await fs.writeFile(file, bytes);
@@ -254,10 +252,7 @@ describe('blob store: damage (issue 10 item 8)', () => {
   });
 
   it('a deleted or corrupt pack index reads as BLOB_CORRUPT, not BLOB_NOT_FOUND', async () => {
-    const w = store.createPackWriter();
-    await w.add(text(13));
-    const { pack } = await w.commit();
-    const idx = path.join(dir, 'packs', `${pack}.idx`);
+    const idx = (await packOf(13)).index;
     const good = await fs.readFile(idx);
     await fs.writeFile(idx, good.subarray(0, 20));
     await expect(open().get(sha(text(13)))).rejects.toThrow(code('BLOB_CORRUPT'));

@@ -41,6 +41,30 @@ export function useLibWorld(prefix: string, set: (world: LibWorld) => void, opti
   afterEach(() => dirs?.cleanup());
 }
 
+/**
+ * useLibWorld for tests of what a session recorded, with their verbs: `w(rel)`, a path in the
+ * workspace; `agentWrite`, a write by an agent's tool (writeAsAgent); `versions`, a file written
+ * outside the agent and then changed by it once in each of the following turns.
+ */
+export function useAgentWorld(prefix: string, set: (world: LibWorld) => void) {
+  let world: LibWorld;
+  useLibWorld(prefix, (made) => {
+    world = made;
+    set(made);
+  });
+  const w = (rel: string): string => join(world.dirs.workspace, rel);
+  const agentWrite = (rel: string, content: string | null, tool?: string): Promise<void> => writeAsAgent(world.session, world.dirs.workspace, rel, content, tool);
+  /** `first` written to `rel` before turn 1, then `byAgent[i]` by the agent in turn i + 1. */
+  const versions = async (rel: string, first: string, ...byAgent: string[]): Promise<void> => {
+    await writeFile(w(rel), first);
+    for (const content of byAgent) {
+      await world.session.turn();
+      await agentWrite(rel, content);
+    }
+  };
+  return { w, agentWrite, versions };
+}
+
 /** What an agent's write tool does to `rel` under `root`: capture, write (null: delete), settle. */
 export async function writeAsAgent(session: Session, root: string, rel: string, content: string | null, tool = 'Write'): Promise<void> {
   await session.capture([rel], { tool });

@@ -11,83 +11,78 @@ import { existsSync, realpathSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import type { Command } from 'commander';
 import { pc } from '../colors.js';
 import { CkptError, hookCredential, hookKey, runningDaemon, type DaemonInfo, type Store } from '../../index.js';
 import { idleExitSeconds, startDaemon } from '../../hooks/client/hook-client.js';
 import { agentSpec, AGENTS } from '../../hooks/agents/index.js';
 import { installAgent, type InstallScope } from '../../hooks/install/install-agent.js';
-import { addCommands } from '../command-table.js';
+import type { CommandSpec } from '../command-table.js';
 import { VERSION } from '../version.js';
 
-export function registerInitCommand(program: Command): void {
-  addCommands(program, [
-    {
-      use: 'init <agent>',
-      description: `install ckpt's hooks into the agent's settings (${Object.keys(AGENTS).join(', ')}); --uninstall removes them`,
-      options: [
-        ['--project', 'the project settings, shared with the team (default)'],
-        ['--local', "the project's local settings (not committed)"],
-        ['--user', 'your user settings (every project)'],
-        ['--http', "every event that can be one as an HTTP hook to this store's daemon (default: the per-tool-call events)"],
-        ['--command', 'command hooks only (each forwards to the daemon when one runs)'],
-        ['--dry-run', 'print what would change and change nothing'],
-        ['--uninstall', "remove ckpt's hooks (exactly those init added)"],
-      ],
-      run: async ([agent, opts], ctx, out) => {
-        const o = opts as { project?: boolean; local?: boolean; user?: boolean; http?: boolean; command?: boolean; dryRun?: boolean; uninstall?: boolean };
-        const scopes = (['project', 'local', 'user'] as const).filter((s) => o[s]);
-        if (scopes.length > 1) throw new CkptError('INVALID_ARGUMENT', 'choose one of --project, --local, --user', { scopes });
-        if (o.http && o.command) throw new CkptError('INVALID_ARGUMENT', 'choose one of --http, --command', {});
-        const spec = agentSpec(agent as string);
-        if (o.http && !spec.httpHooks) throw new CkptError('INVALID_ARGUMENT', `${spec.displayName} has no HTTP hooks: install command hooks (without --http)`, { agent: spec.name });
-        // An HTTP hook's url names this machine's daemon port and project path: local settings by default.
-        const hybrid = !o.http && !o.command && Boolean(spec.httpHooks && spec.settingsFiles.local) && (scopes[0] ?? 'local') === 'local';
-        const scope: InstallScope = scopes[0] ?? ((o.http || hybrid) && spec.settingsFiles.local ? 'local' : 'project');
-        const projectDir = resolve(ctx.io.cwd, ctx.flags.workspace ?? '.');
-        const notes: string[] = [];
-        let http: Awaited<ReturnType<typeof httpHooks>> | undefined;
-        if ((o.http || hybrid) && !o.uninstall) {
-          const store = await ctx.store();
-          const daemon = o.dryRun ? await runningDaemon(store.daemonCtx) : await ensureDaemon(store, ctx.flags.store ? resolve(ctx.io.cwd, ctx.flags.store) : store.dir, ctx.io.env);
-          try {
-            http = await httpHooks(store, spec, scope, projectDir, daemon);
-          } catch (err) {
-            if (o.http) throw err;
-            // The default install without a reachable daemon (a unix socket, a shared store): command hooks only.
-            notes.push(`command hooks only: ${(err as Error).message}`);
-          }
-        }
-        const installed = await installAgent({
-          spec,
-          scope,
-          projectDir,
-          ...(http ? { http, httpFor: (e) => !e.commandOnly && (o.http || Boolean(e.perToolCall)) } : {}),
-          homeDir: ctx.io.env.HOME || homedir(),
-          ckptCommand: ckptCommandLine(ctx.flags.store ? resolve(ctx.io.cwd, ctx.flags.store) : undefined),
-          dryRun: o.dryRun,
-          uninstall: o.uninstall,
-        });
-        const r = { ...installed, ...(installed.url && !hybrid ? {} : { ckpt: whichCkpt() }), ...(notes.length ? { notes } : {}) };
-        out.result(r, (v) => {
-          const verb = v.dryRun ? 'would change' : 'changed';
-          if (!v.changed) return `${v.file}: nothing to change (ckpt's ${spec.displayName} hooks are ${v.uninstall ? 'not installed' : 'installed'})`;
-          const lines = [`${v.file}: ${verb}`, ...v.changes.map((c) => `  ${c}`)];
-          if (!v.uninstall && v.url) lines.push(`  url: ${pc.dim(v.url)}`);
-          if (!v.uninstall && (!v.url || hybrid)) lines.push(`  command: ${pc.dim(v.command)}`);
-          if (!v.uninstall && v.url && scope === 'user') {
-            lines.push(pc.yellow(`  note: the hooks send the daemon's token from $${TOKEN_ENV}: start ${spec.displayName} where it is set,`));
-            lines.push(pc.yellow(`        e.g. export ${TOKEN_ENV}="$(ckpt serve --print-token)"`));
-          }
-          if (!v.uninstall && v.ckpt) lines.push(`  runs:    ${describeCkpt(v.ckpt)}`);
-          for (const n of v.notes ?? []) lines.push(pc.yellow(`  note: ${n}`));
-          if (!v.uninstall && spec.installNote) lines.push(pc.yellow(`  note: ${spec.installNote}`));
-          return lines.join('\n');
-        });
-      },
-    },
-  ]);
-}
+export const initCommand: CommandSpec = {
+  use: 'init <agent>',
+  description: `install ckpt's hooks into the agent's settings (${Object.keys(AGENTS).join(', ')}); --uninstall removes them`,
+  options: [
+    ['--project', 'the project settings, shared with the team (default)'],
+    ['--local', "the project's local settings (not committed)"],
+    ['--user', 'your user settings (every project)'],
+    ['--http', "every event that can be one as an HTTP hook to this store's daemon (default: the per-tool-call events)"],
+    ['--command', 'command hooks only (each forwards to the daemon when one runs)'],
+    ['--dry-run', 'print what would change and change nothing'],
+    ['--uninstall', "remove ckpt's hooks (exactly those init added)"],
+  ],
+  run: async ([agent, opts], ctx, out) => {
+    const o = opts as { project?: boolean; local?: boolean; user?: boolean; http?: boolean; command?: boolean; dryRun?: boolean; uninstall?: boolean };
+    const scopes = (['project', 'local', 'user'] as const).filter((s) => o[s]);
+    if (scopes.length > 1) throw new CkptError('INVALID_ARGUMENT', 'choose one of --project, --local, --user', { scopes });
+    if (o.http && o.command) throw new CkptError('INVALID_ARGUMENT', 'choose one of --http, --command', {});
+    const spec = agentSpec(agent as string);
+    if (o.http && !spec.httpHooks) throw new CkptError('INVALID_ARGUMENT', `${spec.displayName} has no HTTP hooks: install command hooks (without --http)`, { agent: spec.name });
+    // An HTTP hook's url names this machine's daemon port and project path: local settings by default.
+    const hybrid = !o.http && !o.command && Boolean(spec.httpHooks && spec.settingsFiles.local) && (scopes[0] ?? 'local') === 'local';
+    const scope: InstallScope = scopes[0] ?? ((o.http || hybrid) && spec.settingsFiles.local ? 'local' : 'project');
+    const projectDir = resolve(ctx.io.cwd, ctx.flags.workspace ?? '.');
+    const notes: string[] = [];
+    let http: Awaited<ReturnType<typeof httpHooks>> | undefined;
+    if ((o.http || hybrid) && !o.uninstall) {
+      const store = await ctx.store();
+      const daemon = o.dryRun ? await runningDaemon(store.daemonCtx) : await ensureDaemon(store, ctx.flags.store ? resolve(ctx.io.cwd, ctx.flags.store) : store.dir, ctx.io.env);
+      try {
+        http = await httpHooks(store, spec, scope, projectDir, daemon);
+      } catch (err) {
+        if (o.http) throw err;
+        // The default install without a reachable daemon (a unix socket, a shared store): command hooks only.
+        notes.push(`command hooks only: ${(err as Error).message}`);
+      }
+    }
+    const installed = await installAgent({
+      spec,
+      scope,
+      projectDir,
+      ...(http ? { http, httpFor: (e) => !e.commandOnly && (o.http || Boolean(e.perToolCall)) } : {}),
+      homeDir: ctx.io.env.HOME || homedir(),
+      ckptCommand: ckptCommandLine(ctx.flags.store ? resolve(ctx.io.cwd, ctx.flags.store) : undefined),
+      dryRun: o.dryRun,
+      uninstall: o.uninstall,
+    });
+    const r = { ...installed, ...(installed.url && !hybrid ? {} : { ckpt: whichCkpt() }), ...(notes.length ? { notes } : {}) };
+    out.result(r, (v) => {
+      const verb = v.dryRun ? 'would change' : 'changed';
+      if (!v.changed) return `${v.file}: nothing to change (ckpt's ${spec.displayName} hooks are ${v.uninstall ? 'not installed' : 'installed'})`;
+      const lines = [`${v.file}: ${verb}`, ...v.changes.map((c) => `  ${c}`)];
+      if (!v.uninstall && v.url) lines.push(`  url: ${pc.dim(v.url)}`);
+      if (!v.uninstall && (!v.url || hybrid)) lines.push(`  command: ${pc.dim(v.command)}`);
+      if (!v.uninstall && v.url && scope === 'user') {
+        lines.push(pc.yellow(`  note: the hooks send the daemon's token from $${TOKEN_ENV}: start ${spec.displayName} where it is set,`));
+        lines.push(pc.yellow(`        e.g. export ${TOKEN_ENV}="$(ckpt serve --print-token)"`));
+      }
+      if (!v.uninstall && v.ckpt) lines.push(`  runs:    ${describeCkpt(v.ckpt)}`);
+      for (const n of v.notes ?? []) lines.push(pc.yellow(`  note: ${n}`));
+      if (!v.uninstall && spec.installNote) lines.push(pc.yellow(`  note: ${spec.installNote}`));
+      return lines.join('\n');
+    });
+  },
+};
 
 /** The environment variable the HTTP hooks read the daemon's bearer token from (Claude Code's allowedEnvVars). */
 const TOKEN_ENV = 'CKPT_DAEMON_TOKEN';

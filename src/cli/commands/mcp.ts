@@ -3,48 +3,43 @@
 // The server itself lives in src/mcp/.
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
 import { CkptError } from '../../index.js';
 import { mcpClientConfig } from '../../mcp/client-config.js';
-import { addCommands } from '../command-table.js';
+import type { CommandSpec } from '../command-table.js';
 import { tuneForResidentProcess } from '../resident-process.js';
 
-export function registerMcpCommand(program: Command): void {
-  addCommands(program, [
-    {
-      use: 'mcp',
-      description: 'serve this workspace to MCP clients (Claude Code, Cursor, …) on stdin/stdout',
-      options: [
-        ['--config', "print the client configuration that starts this ckpt's MCP server, and exit"],
-        [
-          '--require-person',
-          'restore, undo and rewind run only when a person approved them in the client (MCP elicitation), never on the preview token alone (also CKPT_MCP_REQUIRE_PERSON=1)',
-        ],
-      ],
-      run: async ([opts], ctx) => {
-        const { config, requirePerson: flag } = opts as { config?: boolean; requirePerson?: boolean };
-        const requirePerson = Boolean(flag) || isTruthy(process.env.CKPT_MCP_REQUIRE_PERSON);
-        if (config) {
-          const config = mcpClientConfig({
-            node: process.execPath,
-            script: process.argv[1] ? realpathSync(process.argv[1]) : undefined,
-            // Resolved without opening anything: printing a configuration creates no store or workspace.
-            workspace: ctx.flags.workspace ? existingFolder(resolve(ctx.io.cwd, ctx.flags.workspace)) : undefined,
-            store: ctx.flags.store ? resolve(ctx.io.cwd, ctx.flags.store) : undefined,
-            requirePerson,
-          });
-          ctx.io.stdout.write(`${JSON.stringify(config, null, 2)}\n`);
-          return;
-        }
-        tuneForResidentProcess();
-        // Loaded here, not with the CLI: the MCP SDK (and its JSON schema validator) is most of what
-        // every other command would otherwise compile at start-up.
-        const { runMcpStdio } = await import('../../mcp/server.js');
-        await runMcpStdio({ workspace: await ctx.workspace(), defaultSession: ctx.flags.session, requirePerson });
-      },
-    },
-  ]);
-}
+export const mcpCommand: CommandSpec = {
+  use: 'mcp',
+  description: 'serve this workspace to MCP clients (Claude Code, Cursor, …) on stdin/stdout',
+  options: [
+    ['--config', "print the client configuration that starts this ckpt's MCP server, and exit"],
+    [
+      '--require-person',
+      'restore, undo and rewind run only when a person approved them in the client (MCP elicitation), never on the preview token alone (also CKPT_MCP_REQUIRE_PERSON=1)',
+    ],
+  ],
+  run: async ([opts], ctx) => {
+    const { config, requirePerson: flag } = opts as { config?: boolean; requirePerson?: boolean };
+    const requirePerson = Boolean(flag) || isTruthy(process.env.CKPT_MCP_REQUIRE_PERSON);
+    if (config) {
+      const config = mcpClientConfig({
+        node: process.execPath,
+        script: process.argv[1] ? realpathSync(process.argv[1]) : undefined,
+        // Resolved without opening anything: printing a configuration creates no store or workspace.
+        workspace: ctx.flags.workspace ? existingFolder(resolve(ctx.io.cwd, ctx.flags.workspace)) : undefined,
+        store: ctx.flags.store ? resolve(ctx.io.cwd, ctx.flags.store) : undefined,
+        requirePerson,
+      });
+      ctx.io.stdout.write(`${JSON.stringify(config, null, 2)}\n`);
+      return;
+    }
+    tuneForResidentProcess();
+    // Loaded here, not with the CLI: the MCP SDK (and its JSON schema validator) is most of what
+    // every other command would otherwise compile at start-up.
+    const { runMcpStdio } = await import('../../mcp/server.js');
+    await runMcpStdio({ workspace: await ctx.workspace(), defaultSession: ctx.flags.session, requirePerson });
+  },
+};
 
 function isTruthy(value: string | undefined): boolean {
   return value !== undefined && /^(1|true|yes|on)$/i.test(value); // as store.ts reads CKPT_* switches

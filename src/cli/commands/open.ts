@@ -2,29 +2,24 @@
 // browser, on an address with a fresh one-time login code (xdg-open / open / start); prints the
 // address when no browser can be launched or with --print.
 import { spawn } from 'node:child_process';
-import type { Command } from 'commander';
 import { CkptError, runningDaemon } from '../../index.js';
-import { addCommands } from '../command-table.js';
+import type { CommandSpec } from '../command-table.js';
 import { webLoginUrl } from '../web-login-url.js';
 
-export function registerOpenCommand(program: Command): void {
-  addCommands(program, [
-    {
-      use: 'open',
-      description: "open the web timeline of the store's daemon in a browser (one-time login code)",
-      options: [['--print', 'only print the address (with its one-time code)']],
-      run: async ([opts], ctx, out) => {
-        const flags = opts as { print?: boolean };
-        const store = await ctx.store();
-        const daemon = await runningDaemon(store.daemonCtx);
-        if (!daemon) throw new CkptError('NOT_FOUND', 'no daemon runs for this store: start one with ckpt serve', { store: store.dir });
-        const url = await webLoginUrl(store, daemon);
-        const launched = flags.print ? false : await launchBrowser(url);
-        out.result({ url, launched }, (r) => (r.launched ? `opened the web timeline in a browser` : `open ${r.url} in a browser (the code works once, for 5 minutes)`));
-      },
-    },
-  ]);
-}
+export const openCommand: CommandSpec = {
+  use: 'open',
+  description: "open the web timeline of the store's daemon in a browser (one-time login code)",
+  options: [['--print', 'only print the address (with its one-time code)']],
+  run: async ([opts], ctx, out) => {
+    const flags = opts as { print?: boolean };
+    const store = await ctx.store();
+    const daemon = await runningDaemon(store.daemonCtx);
+    if (!daemon) throw new CkptError('NOT_FOUND', 'no daemon runs for this store: start one with ckpt serve', { store: store.dir });
+    const url = await webLoginUrl(store, daemon);
+    const launched = flags.print ? false : await launchBrowser(url);
+    out.result({ url, launched }, (r) => (r.launched ? `opened the web timeline in a browser` : `open ${r.url} in a browser (the code works once, for 5 minutes)`));
+  },
+};
 
 /** Starts the platform's opener detached; false when there is none (or it fails to start). */
 function launchBrowser(url: string): Promise<boolean> {
