@@ -19,6 +19,14 @@ const w = (rel: string) => join(dirs.workspace, rel);
 const captures = async (): Promise<CaptureEvent[]> => (await session.events()).filter((e): e is CaptureEvent => e.type === 'capture');
 const logFile = async (): Promise<string> => join(dirs.store, 'workspaces', ws.id, 'sessions', session.id, 'events.jsonl');
 
+/** The store reopened with a `defer` that drops the work after the commit (the blob-store copies): as after a crash right after an append. */
+async function reopenDroppingCopies(): Promise<void> {
+  await store.close();
+  store = await openStore({ dir: dirs.store, defer: () => {} });
+  ws = await store.openWorkspace(dirs.workspace);
+  session = await ws.get(session.id);
+}
+
 beforeEach(async () => {
   dirs = await makeTempDirs('ckpt-inline-');
   store = await openStore({ dir: dirs.store });
@@ -47,11 +55,7 @@ describe('inline before-images', () => {
   });
 
   it('without the blob-store copy, file-at, diff, restore, undo and verify read the log copy', async () => {
-    // The copy never runs (`defer` drops it): as after a crash right after the append.
-    await store.close();
-    store = await openStore({ dir: dirs.store, defer: () => {} });
-    ws = await store.openWorkspace(dirs.workspace);
-    session = await ws.get(session.id);
+    await reopenDroppingCopies();
     await writeFile(w('a.txt'), 'before the edit');
     const cap = await session.capture(['a.txt'], { tool: 'Edit' });
     const id = cap.files[0]!.blob!;
@@ -75,11 +79,7 @@ describe('inline before-images', () => {
   });
 
   it('a settle carries small new content too: a later scan (its before-image) and a restore read it from the log', async () => {
-    // The copy never runs, as after a crash right after the settle's append.
-    await store.close();
-    store = await openStore({ dir: dirs.store, defer: () => {} });
-    ws = await store.openWorkspace(dirs.workspace);
-    session = await ws.get(session.id);
+    await reopenDroppingCopies();
     await writeFile(w('a.txt'), 'v0');
     await session.scan();
     await session.capture(['a.txt'], { tool: 'Write' });
