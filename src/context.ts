@@ -31,9 +31,17 @@ export interface CkptOptions {
   retention?: RetentionPolicy | false;
   /**
    * Runs work that may follow the answer of an operation (the blob-store copy of an inline capture).
-   * Default: awaited in place. A daemon queues it behind its answer and drains the queue before stopping.
+   * Default: the store's own queue (`StoreContext.afterCall`). A daemon queues it behind its answer
+   * and drains the queue before stopping; setting this also defers its session locks' release.
    */
   defer?: (work: () => Promise<void>) => void;
+}
+
+/** Work run after an operation has answered, one item at a time (session/after-call.ts). */
+export interface AfterCallQueue {
+  add(work: () => Promise<void>): void;
+  /** Resolves once everything added so far has run. */
+  drain(): Promise<void>;
 }
 
 export interface StoreContext {
@@ -44,6 +52,11 @@ export interface StoreContext {
   options: CkptOptions;
   /** In-process notifications: `conflict` (ConflictEvent & {session}). */
   events: EventEmitter;
+  /**
+   * Where work that need not delay an answer runs when `options.defer` is unset (the blob-store copy
+   * of an inline capture): after the call, drained by `store.close()`.
+   */
+  afterCall: AfterCallQueue;
 }
 
 export interface WorkspaceContext extends StoreContext {

@@ -18,6 +18,7 @@ export type { AppendEvent, AppendListener } from './storage/shared/shared-notify
 export { CkptError, ERROR_CODES, exitCodeOf, httpStatusOf, isCkptError, toCkptError, type ErrorCode } from './errors.js';
 export { Session } from './api/session.js';
 export { SessionHandle } from './session/session-handle.js';
+export { createAfterCallQueue } from './session/after-call.js';
 export { findSession } from './session/find-session.js';
 export { sessionIdTail, shortSessionId } from './session/session-id.js';
 export { locateWorkspace, type LocatedWorkspace } from './locate-workspace.js';

@@ -23,6 +23,7 @@ import { recoverSession } from './restore/recover.js';
 import { otherHistories, recordForkPoint } from './restore/fork-record.js';
 import { ensureBaseline } from './scan/baseline.js';
 import { agentSessionId, type AgentLink } from './session/agent-link.js';
+import { createAfterCallQueue } from './session/after-call.js';
 import type { CreateSessionOptions } from './session/session-store.js';
 import { resolveWorkspace } from './workspace/workspace-id.js';
 
@@ -190,6 +191,9 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     blobs: createBlobStore({ backend, maxBlobBytes: resolved.maxBlobBytes }),
     options: resolved,
     events: new EventEmitter(),
+    // A failed copy loses nothing: the capture's event holds the content, and a restore copies what
+    // its plan names (spillInline) before it writes anything.
+    afterCall: createAfterCallQueue(() => {}),
   };
 
   let daemonCtx: StoreContext & { dir: string };
@@ -226,6 +230,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     daemonCtx,
     ...(sharedBackend ? { subscribeAppends: (listener: AppendListener, onError?: (err: Error) => void) => sharedBackend.subscribe(listener, onError) } : {}),
     close: async () => {
+      await ctx.afterCall.drain();
       await sharedBackend?.close();
     },
     listWorkspaces,

@@ -44,6 +44,7 @@ describe('fork of a pruned session', () => {
     const s = await ws.create({ id: 'parent' });
     await writeFile(join(dirs.workspace, 'a.txt'), 'old content\n');
     const c = await s.capture(['a.txt'], { tool: 'Write' });
+    await store.ctx.afterCall.drain(); // the blob-store copy of the (inline) content follows the answer
     const blob = (await s.events()).find((e) => e.seq === c.seq)!.files as { blob: string }[];
     const file = join(dirs.store, 'blobs', blob[0]!.blob.slice(0, 2), blob[0]!.blob.slice(2));
     const hourAgo = new Date(Date.now() - 3_600_000);

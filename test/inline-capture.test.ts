@@ -47,7 +47,8 @@ describe('inline before-images', () => {
     const small = r.files.find((f) => f.path === 'small.txt')!.blob!;
     const big = r.files.find((f) => f.path === 'big.bin')!.blob!;
     expect(Object.keys(c!.inline ?? {})).toEqual([small]);
-    expect(await ws.ctx.blobs.has(small)).toBe(true); // the copy, made in place without a daemon
+    await ws.ctx.afterCall.drain(); // the copy follows the answer (the store's queue without a daemon)
+    expect(await ws.ctx.blobs.has(small)).toBe(true);
     expect((await ws.ctx.blobs.get(big)).length).toBe(INLINE_MAX_BYTES + 1);
     // The same content again: the store holds it, so nothing is carried.
     await session.capture(['small.txt'], { tool: 'Edit' });

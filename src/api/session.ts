@@ -6,7 +6,7 @@ import { workspaceTimeline } from '../session/workspace-timeline.js';
 import { capture, type CaptureOptions, type CaptureResult } from '../capture/capture.js';
 import { settle, type SettleOptions, type SettleResult } from '../capture/settle.js';
 import { startTurn, type TurnOptions } from '../capture/turn.js';
-import { listCheckpoints, type CheckpointEntry } from '../history/log.js';
+import { CHECKPOINT_LIST_TYPES, listCheckpoints, type CheckpointEntry } from '../history/log.js';
 import { sessionLinks, type SessionLinks } from '../history/links.js';
 import { diffSession, type DiffResult } from '../history/diff.js';
 import { conflictsIn, ownerOf, type ConflictEntry, type OwnerReport } from '../history/conflicts.js';
@@ -131,7 +131,9 @@ export class Session extends SessionHandle {
 
   /** Every checkpoint (capture) of the session, in order. */
   async checkpoints(): Promise<CheckpointEntry[]> {
-    return listCheckpoints(await this.events());
+    // Only the types it looks at are kept: a long session is mostly conversation, and holding all of
+    // it decoded cost a replay about as much as parsing it (the garbage collector's copying).
+    return listCheckpoints(await this.log.read({ types: CHECKPOINT_LIST_TYPES }));
   }
 
   /** Where this session's history continues from: a `/clear`'s previous session, a fork's parent and point. */

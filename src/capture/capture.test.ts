@@ -39,6 +39,7 @@ describe('capture', () => {
     expect(byPath['outside-link']).toEqual({ path: 'outside-link', state: 'symlink', target: '/etc/passwd' });
     expect(byPath['new/deep/file.ts']).toEqual({ path: 'new/deep/file.ts', state: 'absent', newDirs: 2 });
     expect(byPath['dir']).toEqual({ path: 'dir', state: 'dir', mode: 0o710 }); // a folder's mode too (issue 26)
+    await ws.ctx.afterCall.drain(); // small new content: in the event, its blob-store copy after the answer
     expect((await ws.ctx.blobs.get(byPath['a.txt']!.blob!)).toString()).toBe('alpha');
   });
 
@@ -103,6 +104,7 @@ describe('settle', () => {
     await writeFile(w('a.txt'), 'after');
     const s = await session.settle(['a.txt']);
     expect(s.tag).toBe('1.1');
+    await ws.ctx.afterCall.drain(); // small new content: in the event, its blob-store copy after the answer
     expect((await ws.ctx.blobs.get(s.files[0]!.blob!)).toString()).toBe('after');
     const settleEvent = (await session.events()).find((e) => e.type === 'settle') as SettleEvent;
     expect(settleEvent.files[0]).toMatchObject({ path: 'a.txt', state: 'file' });

@@ -12,7 +12,7 @@ import type { ReplayState } from '../session/replay.js';
 import { appendWithHotState, loadHotState } from '../session/hot-snapshot.js';
 import { readImage } from '../workspace/read-image.js';
 import { resolveBeneath } from '../workspace/resolve-path.js';
-import { afterCommit, withWarnings } from '../session/warnings.js';
+import { withWarnings } from '../session/warnings.js';
 import { createInlineSink, type InlineSink } from '../storage/inline-store.js';
 import { detectConflicts } from './owner-index.js';
 import { outsideChanges } from './outside-change.js';
@@ -151,19 +151,18 @@ export async function capture(session: SessionHandle, inputs: readonly string[],
   const inline = sink.inline();
   const extra = { ...(options.callId !== undefined ? { callId: options.callId } : {}), ...(inline ? { inline } : {}) };
   const { event, conflicts } = await appendCapture(session, images, { tool: options.tool ?? 'capture', reason: options.reason, extra, warnings, outside: true });
-  await spillAfterCommit(session, sink, warnings);
+  spillAfterCommit(session, sink);
   return withWarnings({ tag: event.tag, seq: event.seq, files: images, ...(conflicts.length > 0 ? { conflicts } : {}) }, warnings);
 }
 
 /**
- * The blob-store copy of the content `sink` kept inline in a committed event: after a daemon's answer
- * (CkptOptions.defer), else now. Never the operation's failure: the log holds the content.
+ * The blob-store copy of the content `sink` kept inline in a committed event, after the answer: on a
+ * daemon's queue (CkptOptions.defer), else on the store's (StoreContext.afterCall). The event's copy
+ * is durable already (DESIGN §4), so the copy is never the operation's wait nor its failure.
  */
-export async function spillAfterCommit(session: SessionHandle, sink: InlineSink, warnings: string[]): Promise<void> {
+export function spillAfterCommit(session: SessionHandle, sink: InlineSink): void {
   if (!sink.inline()) return;
-  const { defer } = session.ctx.options;
-  if (defer) defer(() => sink.spill());
-  else await afterCommit(warnings, 'inline content not copied to the blob store (the log holds it)', () => sink.spill());
+  (session.ctx.options.defer ?? session.ctx.afterCall.add)(() => sink.spill());
 }
 
 /** How many ancestors of `rel` (below the root) do not exist: those a restore may remove again. */

@@ -155,6 +155,9 @@ export function isRestoreId(id: unknown): id is string {
   return typeof id === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(id);
 }
 
+/** The event types whose payload validatePayload checks (its cases). */
+const CHECKED_PAYLOADS: ReadonlySet<string> = new Set(['capture', 'settle', 'restore_started', 'restore_committed', 'restore_aborted', 'conflict', 'turn', 'prune']);
+
 /**
  * The fields ckpt acts on must be well-formed before anything reads them: every path a capture,
  * settle, restore plan or conflict names is a clean workspace-relative path (a forged `../x` in a
@@ -162,6 +165,9 @@ export function isRestoreId(id: unknown): id is string {
  * events ckpt does not interpret are only checked for the common shape.
  */
 function validatePayload(e: EventBase, where: { file?: string; line: number }): void {
+  // Most events of a long log are the agent's (messages, tool calls): nothing below applies to them,
+  // so they build no error context (two objects and a string per event were a tenth of a replay).
+  if (!CHECKED_PAYLOADS.has(e.type)) return;
   const at = { what: `event ${e.type} at line ${where.line}${where.file ? ` of ${where.file}` : ''}`, ...where };
   const bad = (field: string) => new CkptError('LOG_CORRUPT', `${at.what}: invalid ${field}`, { ...where, field });
   switch (e.type) {

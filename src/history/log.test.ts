@@ -2,7 +2,7 @@
 // renames paired by content, one created file per deleted one; formatLog shows them in words.
 import { describe, expect, it } from 'vitest';
 import type { EventBase } from '../format/event.js';
-import { listCheckpoints } from './log.js';
+import { CHECKPOINT_LIST_TYPES, listCheckpoints } from './log.js';
 import { formatLog } from './log-text.js';
 
 const X = 'a'.repeat(64);
@@ -49,5 +49,35 @@ describe('log entries from capture and settle', () => {
   it('a capture without a settle (a tool call that never finished) keeps "(new)" for absent paths and marks nothing else', () => {
     const [c] = listCheckpoints([capture(3, '1.1', [{ path: 'x', state: 'absent' }, { path: 'y', state: 'file', blob: X }])]);
     expect(c!.files).toEqual([{ path: 'x', state: 'absent' }, { path: 'y', state: 'file' }]);
+  });
+
+  it('gives the same entries from a log read with CHECKPOINT_LIST_TYPES only (what Session.checkpoints reads)', () => {
+    const ev = (seq: number, type: string, fields: object = {}) => ({ v: 1, seq, type, at, ...fields }) as unknown as EventBase;
+    const restoreCapture = (seq: number, tag: string, id: string) => ({ ...capture(seq, tag, [{ path: 'a', state: 'file', blob: Y }]), tool: 'restore', restoreId: id }) as EventBase;
+    const events = [
+      ev(1, 'session', { kind: 'root' }),
+      ev(2, 'turn', { turn: 1 }),
+      capture(3, '1.1', [{ path: 'a', state: 'file', blob: X }]),
+      ev(4, 'message', { text: 'hi' }),
+      settle(5, '1.1', [{ path: 'a', state: 'file', blob: Y }]),
+      // A rewind's own restore, right before it: its tag undoes the rewind, so it is not rewound away.
+      restoreCapture(6, '1.2', 'r1'),
+      ev(7, 'restore_started', { id: 'r1', to: '1', recovery: '1.2', plan: [] }),
+      ev(8, 'restore_committed', { id: 'r1', result: {} }),
+      ev(9, 'rewind', { to: '1', toSeq: 2, watermark: {} }),
+      // A restore capture that a conversation event separates from the next rewind is rewound away.
+      restoreCapture(10, '1.3', 'r2'),
+      ev(11, 'message', { text: 'between' }),
+      ev(12, 'rewind', { to: '1.2', toSeq: 9, watermark: {} }),
+      capture(13, '1.4', [{ path: 'b', state: 'absent' }]),
+    ];
+    const all = listCheckpoints(events);
+    expect(all.map((c) => [c.tag, c.rewound ?? false])).toEqual([
+      ['1.1', true],
+      ['1.2', false],
+      ['1.3', true],
+      ['1.4', false],
+    ]);
+    expect(listCheckpoints(events.filter((e) => CHECKPOINT_LIST_TYPES.has(e.type)))).toEqual(all);
   });
 });

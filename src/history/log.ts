@@ -88,6 +88,9 @@ export interface RewindEntry {
   to: string;
 }
 
+/** The event types listCheckpoints looks at: it gives the same entries for a log read with only these. */
+export const CHECKPOINT_LIST_TYPES: ReadonlySet<string> = new Set(['capture', 'settle', 'rewind', 'restore_started', 'restore_committed', 'prune']);
+
 export function listCheckpoints(events: readonly EventBase[]): CheckpointEntry[] {
   const marks = historyMarks(events);
   const settles = new Map<string, SettleEvent>();
@@ -190,9 +193,15 @@ function historyMarks(events: readonly EventBase[]) {
  * tag undoes the rewind. The rewind's own seq when it restored nothing.
  */
 function ownRestoreStart(events: readonly EventBase[], rewindIndex: number): number {
-  let j = rewindIndex - 1;
-  if (events[j]?.type === 'restore_committed') j--;
-  if (events[j]?.type === 'restore_started') j--;
-  const e = events[j];
+  let i = rewindIndex;
+  // The event right before events[i] in the log, when the list holds it (a list of some types only
+  // skips the others: a gap in seq is an event of another type).
+  const previous = (): EventBase | undefined => {
+    const e = events[i - 1];
+    return e && e.seq === events[i]!.seq - 1 ? e : undefined;
+  };
+  if (previous()?.type === 'restore_committed') i--;
+  if (previous()?.type === 'restore_started') i--;
+  const e = previous();
   return e && e.type === 'capture' && e.tool === 'restore' ? e.seq : events[rewindIndex]!.seq;
 }

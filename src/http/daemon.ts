@@ -6,11 +6,10 @@ import { chmod, lstat, unlink } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
-import { assertNoDaemon, claimDaemon, CkptError, daemonToken, hookKey, lastDaemonPort, type DaemonInfo, type Store } from '../index.js';
+import { assertNoDaemon, claimDaemon, CkptError, createAfterCallQueue, daemonToken, hookKey, lastDaemonPort, type DaemonInfo, type Store } from '../index.js';
 import { createApp } from './app.js';
 import { createDaemonState, type FullScan } from './daemon-state.js';
 import { createEventHub } from './event-hub.js';
-import { createAfterAnswerQueue } from './after-answer.js';
 import { createHookLane } from './hook-lane.js';
 import { createRequestGuard, isLoopbackAddress } from './request-guard.js';
 import type { StreamLimits } from './stream-gate.js';
@@ -67,7 +66,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const state = createDaemonState(store, options.fullScan);
   const hub = await createEventHub(store, (err) => options.log?.(`event feed: ${escapeForLog((err as Error).message)}`));
   // The store copy of inline captures runs behind the answers (the hook does not wait for it).
-  const afterAnswer = createAfterAnswerQueue((err) => options.log?.(`after an answer: ${escapeForLog((err as Error).message)}`));
+  const afterAnswer = createAfterCallQueue((err) => options.log?.(`after an answer: ${escapeForLog((err as Error).message)}`));
   store.ctx.options.defer = afterAnswer.add;
   /** What start-up set up besides the server: the feed, the session cache, the after-answer queue. */
   const closeParts = (): void => {

@@ -96,6 +96,19 @@ describe('event log', () => {
     expect(await codeOf(log.append([{ type: 'd' }]))).toBe('LOG_CORRUPT');
   });
 
+  it('reads only the types asked for, still validating every line', async () => {
+    await log.append([{ type: 'session', kind: 'root' }, { type: 'message', text: 'hi' }, { type: 'turn', turn: 1 }, { type: 'message', text: 'again' }]);
+    const types = new Set(['session', 'turn']);
+    expect((await log.read({ types })).map((e) => [e.seq, e.type])).toEqual([[1, 'session'], [3, 'turn']]);
+    expect((await log.read({ types, fromSeq: 2 })).map((e) => e.seq)).toEqual([3]);
+    // An event of a type not kept is decoded and checked like any other.
+    const text = await fs.readFile(file(), 'utf8');
+    await fs.writeFile(file(), text.replace('"seq":4', '"seq":5'));
+    expect(await codeOf(log.read({ types }))).toBe('LOG_CORRUPT');
+    await fs.writeFile(file(), text.replace('{"v":1,"seq":2', '{"v":1,"seq":2,'));
+    expect(await codeOf(log.read({ types }))).toBe('LOG_CORRUPT');
+  });
+
   it('fails with LOG_CORRUPT on a seq gap or repeat', async () => {
     await log.append([{ type: 'a' }, { type: 'b' }]);
     const text = await fs.readFile(file(), 'utf8');

@@ -24,6 +24,8 @@ export interface EventLogOptions {
 export interface ReadOptions {
   /** Only events with `seq >= fromSeq` are returned (the whole log is still validated). */
   fromSeq?: number;
+  /** Only events of these types are returned (the whole log is still validated). */
+  types?: ReadonlySet<string>;
 }
 
 /** What a transaction may do while it holds the log's lock. */
@@ -175,40 +177,45 @@ export function createEventLog(options: EventLogOptions): EventLog {
    */
   let seen: { seq: number; bytes: number; lastLine: Buffer } | undefined;
 
-  async function read(readOptions?: ReadOptions): Promise<EventBase[]> {
-    const events = await readAll();
-    const fromSeq = readOptions?.fromSeq ?? 1;
-    return fromSeq <= 1 ? events : events.slice(fromSeq - 1);
+  function read(readOptions: ReadOptions = {}): Promise<EventBase[]> {
+    return readAll(readOptions);
   }
 
-  async function readAll(again = true): Promise<EventBase[]> {
+  async function readAll(readOptions: ReadOptions, again = true): Promise<EventBase[]> {
     const buf = await backend.read(key);
     if (!buf) {
       seen = undefined;
-      if ((await refuseIfPresent()) === 'appeared' && again) return readAll(false);
+      if ((await refuseIfPresent()) === 'appeared' && again) return readAll(readOptions, false);
       return [];
     }
     eventLogWork.bytesRead += buf.length;
-    return decodeAll(buf);
+    return decodeAll(buf, readOptions);
   }
 
-  /** Decodes the complete lines of a whole log (seq must run densely from 1). */
-  function decodeAll(buf: Buffer): EventBase[] {
+  /**
+   * Decodes the complete lines of a whole log (seq must run densely from 1), keeping those `options`
+   * ask for. Line by line, like a plain parse: an event not kept is garbage at once, and a long
+   * log's events are not all held at the same time unless the caller wants them.
+   */
+  function decodeAll(buf: Buffer, options: ReadOptions): EventBase[] {
     const end = buf.lastIndexOf(NL);
     seen = undefined;
     if (end < 0) return [];
-    const lines = buf.subarray(0, end).toString('utf8').split('\n');
+    const text = buf.toString('utf8', 0, end + 1);
+    const fromSeq = options.fromSeq ?? 1;
     const out: EventBase[] = [];
-    for (const line of lines) {
-      const n = out.length + 1;
-      const event = decodeEvent(line, { file: key, line: n });
+    let n = 0;
+    for (let start = 0; start < text.length; ) {
+      const nl = text.indexOf('\n', start);
+      const event = decodeEvent(text.slice(start, nl), { file: key, line: ++n });
+      start = nl + 1;
       if (event.seq !== n) {
         throw new CkptError('LOG_CORRUPT', `seq ${event.seq} at line ${n} of ${key} (expected ${n})`, { file: key, line: n, seq: event.seq });
       }
-      out.push(event);
+      if (n >= fromSeq && (!options.types || options.types.has(event.type))) out.push(event);
     }
-    eventLogWork.eventsDecoded += out.length;
-    seen = { seq: out.length, bytes: end + 1, lastLine: Buffer.from(lineEnd(buf, end)) };
+    eventLogWork.eventsDecoded += n;
+    seen = { seq: n, bytes: end + 1, lastLine: Buffer.from(lineEnd(buf, end)) };
     return out;
   }
 

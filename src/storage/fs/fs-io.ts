@@ -53,9 +53,11 @@ export async function readToEnd(fd: number, sizeHint: number): Promise<Buffer> {
   for (let want = Math.max(sizeHint, 1); ; want = 16 * 1024) {
     const buf = Buffer.allocUnsafe(want);
     const n = await readAt(fd, buf, total);
-    chunks.push(buf.subarray(0, n));
+    if (n > 0 || chunks.length === 0) chunks.push(buf.subarray(0, n));
     total += n;
     // A short read is the end; a full one may have more behind it (the file grew since the fstat).
+    // The usual end is a full read of the stat's size and an empty one after it: no concatenation
+    // (which copied a 25 MB log once more).
     if (n < want) return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
   }
 }
