@@ -24,6 +24,7 @@ import type { Change } from './scan-compare.js';
 import { KIND_DIR, KIND_FILE, KIND_GONE, KIND_SYMLINK, ScanIndex } from './scan-index.js';
 import { loadIndex, scanIndexKey } from './scan-persist.js';
 import { recordChanges } from './scan-record.js';
+import { createScanPack } from './scan-pack.js';
 import type { ScanOptions, ScanResult } from './scan-types.js';
 import { readAndStore } from './store-content.js';
 import { contentPass } from './content-pass.js';
@@ -151,36 +152,42 @@ export async function scanChanged(session: SessionHandle, touched: ReadonlySet<s
     return objects;
   };
   const { toRead, gitReferenced } = contentPass({ next, work, workPrev, workAbs, prev, owners, maxBytes, skipped, git, gitObjects });
-  const read = await readAndStore({ ctx, next, work, workPrev, workAbs, toRead, prev, pool: undefined, maxBytes, skipped, onProgress: options.onProgress });
+  // The content read goes into one pack, committed before the capture (scan-pack.ts).
+  const pack = createScanPack(ctx);
+  try {
+    const read = await readAndStore({ ctx, pack, next, work, workPrev, workAbs, toRead, prev, pool: undefined, maxBytes, skipped, onProgress: options.onProgress });
 
-  // ---- compare with what ckpt last knew ----
-  for (let w = 0; w < work.length; w++) {
-    const i = work[w] as number;
-    if (next.kind[i] === KIND_GONE) continue;
-    const path = next.paths[i] as string;
-    const known = knownOf(path, workPrev[w] as number) ?? { image: { path, state: 'absent' } as FileImage };
-    const now = imageOfSlot(next, i, path);
-    const change = compare(known, now, read.gitSha1.get(i));
-    if (change === 'created' && now.image.state === 'skipped') continue;
-    if (change) changes.push({ before: known, after: now.image, change });
+    // ---- compare with what ckpt last knew ----
+    for (let w = 0; w < work.length; w++) {
+      const i = work[w] as number;
+      if (next.kind[i] === KIND_GONE) continue;
+      const path = next.paths[i] as string;
+      const known = knownOf(path, workPrev[w] as number) ?? { image: { path, state: 'absent' } as FileImage };
+      const now = imageOfSlot(next, i, path);
+      const change = compare(known, now, read.gitSha1.get(i));
+      if (change === 'created' && now.image.state === 'skipped') continue;
+      if (change) changes.push({ before: known, after: now.image, change });
+    }
+
+    const warnings: string[] = [];
+    const recorded = await recordChanges({ session, changes, gitObjects, tool: options.tool ?? 'scan', pack, warnings });
+    return {
+      tag: recorded.tag,
+      ...(recorded.seq !== undefined ? { seq: recorded.seq } : {}),
+      files: recorded.files,
+      scanned,
+      dirs: 0,
+      hashed: read.hashed,
+      gitReferenced,
+      stored: read.stored + recorded.stored,
+      skipped,
+      watched: candidates.length,
+      ...(warnings.length > 0 ? { warnings } : {}),
+      ms: Math.round(performance.now() - t0),
+    };
+  } finally {
+    await pack.abort(); // a no-op once committed
   }
-
-  const warnings: string[] = [];
-  const recorded = await recordChanges({ session, changes, gitObjects, tool: options.tool ?? 'scan', warnings });
-  return {
-    tag: recorded.tag,
-    ...(recorded.seq !== undefined ? { seq: recorded.seq } : {}),
-    files: recorded.files,
-    scanned,
-    dirs: 0,
-    hashed: read.hashed,
-    gitReferenced,
-    stored: read.stored + recorded.stored,
-    skipped,
-    watched: candidates.length,
-    ...(warnings.length > 0 ? { warnings } : {}),
-    ms: Math.round(performance.now() - t0),
-  };
 }
 
 /** The file-level paths to look at: touched paths, the present subtree of touched folders, and their former content. */

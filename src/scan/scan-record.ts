@@ -1,6 +1,7 @@
 // Recording what a scan found changed (DESIGN §2 "Capture"): before-images — content known only to
-// git is copied into ckpt's store first — then ONE capture (tool = the caller's, reason `scan`)
-// followed by its settle (after-images) in one session transaction, and the owner records.
+// git is copied into ckpt's store first, and the scan's pack committed — then ONE capture (tool =
+// the caller's, reason `scan`) followed by its settle (after-images) in one session transaction, and
+// the owner records.
 import type { WorkspaceContext } from '../context.js';
 import type { FileImage } from '../format/event.js';
 import { appendCapture } from '../capture/capture.js';
@@ -9,6 +10,7 @@ import type { SessionHandle } from '../session/session-handle.js';
 import type { GitObjects } from '../workspace/git-objects.js';
 import { copyGitBlobs } from './git-copy.js';
 import type { Change } from './scan-compare.js';
+import type { ScanPack } from './scan-pack.js';
 import type { ScanChange } from './scan-types.js';
 
 export interface RecordInput {
@@ -17,6 +19,8 @@ export interface RecordInput {
   /** Git's object store (made on first use): the before-content of files known by git blob id. */
   gitObjects: () => GitObjects | undefined;
   tool: string;
+  /** The scan's pack (the content it read, git blobs copied now): committed here, before the capture. */
+  pack: ScanPack;
   /** Where failures of cache writes after the capture was recorded go. */
   warnings: string[];
 }
@@ -44,7 +48,7 @@ export async function recordChanges(input: RecordInput): Promise<RecordResult> {
     const gitOids = changes.flatMap((c) => (c.before.gitOid !== undefined ? [c.before.gitOid] : []));
     const needsGit = gitOids.length > 0 || changes.some((c) => c.afterGitOid !== undefined);
     const objects = needsGit ? input.gitObjects() : undefined;
-    const git = await copyGitBlobs(ctx, objects, gitOids);
+    const git = await copyGitBlobs(ctx, objects, gitOids, input.pack);
     stored += git.stored;
     for (const c of changes) {
       let image = c.before.image;
@@ -85,6 +89,8 @@ export async function recordChanges(input: RecordInput): Promise<RecordResult> {
     }
   }
 
+  // Every blob of the scan's pack is durable before anything that references it is recorded.
+  await input.pack.commit();
   let tag: string | null = null;
   let seq: number | undefined;
   if (files.length > 0) {

@@ -28,6 +28,7 @@ import { recordChanges } from './scan-record.js';
 import type { ScanOptions, ScanResult } from './scan-types.js';
 import { walkPhase } from './scan-walk.js';
 import { scanChanged } from './scan-changed.js';
+import { createScanPack, type ScanPack } from './scan-pack.js';
 
 export { scanIndexKey } from './scan-persist.js';
 export type { ScanChange, ScanChangeKind, ScanOptions, ScanResult } from './scan-types.js';
@@ -63,16 +64,22 @@ async function watchedScan(session: SessionHandle, options: ScanOptions, t0: num
   return touched ? scanChanged(session, touched, options, t0) : undefined;
 }
 
+interface Resources {
+  pool?: ListPool;
+  pack?: ScanPack;
+}
+
 async function runScan(session: SessionHandle, options: ScanOptions, t0: number): Promise<ScanResult> {
-  const resources: { pool?: ListPool } = {};
+  const resources: Resources = {};
   try {
     return await scanLocked(session, options, t0, resources);
   } finally {
     resources.pool?.close(); // idempotent: normally closed once the files are read
+    await resources.pack?.abort(); // a no-op once committed (before the capture)
   }
 }
 
-async function scanLocked(session: SessionHandle, options: ScanOptions, t0: number, resources: { pool?: ListPool }): Promise<ScanResult> {
+async function scanLocked(session: SessionHandle, options: ScanOptions, t0: number, resources: Resources): Promise<ScanResult> {
   const { ctx } = session;
   const root = ctx.workspace.root;
   const maxBytes = ctx.options.maxBlobBytes;
@@ -139,12 +146,13 @@ async function scanLocked(session: SessionHandle, options: ScanOptions, t0: numb
   const { toRead } = pass;
   const gitReferenced = phase.gitReferenced + pass.gitReferenced;
 
-  // Pass 2: read and store.
+  // Pass 2: read and store (into the scan's one pack, committed before anything is recorded).
+  const pack = (resources.pack = createScanPack(ctx));
   let readResult: StoreContentResult;
   try {
     // Much to read (a first scan): the worker reads while the pack writer's threads hash and compress.
     const pool = parallelAfter !== Infinity && toRead.length >= READ_IN_WORKER_MIN ? makePool() : resources.pool;
-    readResult = await readAndStore({ ctx, next, work, workPrev, workAbs, toRead, prev, pool, maxBytes, skipped, onProgress: options.onProgress });
+    readResult = await readAndStore({ ctx, pack, next, work, workPrev, workAbs, toRead, prev, pool, maxBytes, skipped, onProgress: options.onProgress });
   } finally {
     resources.pool?.close();
   }
@@ -156,7 +164,7 @@ async function scanLocked(session: SessionHandle, options: ScanOptions, t0: numb
 
   // ---- record: before-images, one capture + its settle ----
   const warnings = [...(opened.objects?.problems ?? [])];
-  const recorded = await recordChanges({ session, changes, gitObjects: objects, tool: options.tool ?? 'scan', warnings });
+  const recorded = await recordChanges({ session, changes, gitObjects: objects, tool: options.tool ?? 'scan', pack, warnings });
   stored += recorded.stored;
   const { tag, seq, files } = recorded;
   skipped.push(...recorded.lost);

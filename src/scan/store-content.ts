@@ -1,10 +1,11 @@
 // Reading and storing the content of the files a scan found new or changed (DESIGN §3): in batches
-// read ahead (on the walker's worker thread when there is one and much to read), into packs when
-// many (a first scan: 100,000 files must not become 100,000 store files) or as loose blobs when few.
-// Every blob is durable before the scan records anything that references it.
+// read ahead (on the walker's worker thread when there is one and much to read), into the scan's pack
+// when many (a first scan: 100,000 files must not become 100,000 store files) or as loose blobs when
+// few. The scan commits its pack (scan-pack.ts) before it records anything that references a blob.
 import { toCkptError } from '../errors.js';
 import type { WorkspaceContext } from '../context.js';
 import type { PackWriter } from '../storage/pack/pack-writer.js';
+import type { ScanPack } from './scan-pack.js';
 import { gitBlobId } from '../workspace/git-repo.js';
 import { readFilesSync, READ_FAILED, READ_GONE, type ListPool, type ReadBatch } from '../workspace/list-dir.js';
 import { markSkipped, type SkippedList } from './known.js';
@@ -21,6 +22,8 @@ const ADD_WINDOW = 6;
 
 export interface StoreContentInput {
   ctx: WorkspaceContext;
+  /** Where many files' content goes (committed by the caller). */
+  pack: ScanPack;
   /** The index being built: hashes are set on it, vanished files marked KIND_GONE, failures skipped. */
   next: ScanIndex;
   /** Work items (slots of `next`, previous-index slots, absolute paths) and which of them to read. */
@@ -49,13 +52,13 @@ export interface StoreContentResult {
  * dropped (KIND_GONE): the next scan sees its new state.
  */
 export async function readAndStore(input: StoreContentInput): Promise<StoreContentResult> {
-  const { ctx, next, work, workPrev, workAbs, toRead, prev, pool, maxBytes, skipped, onProgress } = input;
+  const { ctx, pack, next, work, workPrev, workAbs, toRead, prev, pool, maxBytes, skipped, onProgress } = input;
   let hashed = 0;
   let stored = 0;
   let dirtyBytes = 0;
   const gitSha1 = new Map<number, string>();
   const bulk = toRead.length >= PACK_THRESHOLD;
-  let writer: PackWriter | undefined = bulk ? ctx.blobs.createPackWriter() : undefined;
+  const writer: PackWriter | undefined = bulk ? pack.writer() : undefined;
   const batches: { from: number; to: number }[] = [];
   for (let from = 0; from < toRead.length; ) {
     let to = from;
@@ -136,13 +139,10 @@ export async function readAndStore(input: StoreContentInput): Promise<StoreConte
       }
     }
     await Promise.all(adding.splice(0));
-    if (writer) await writer.commit();
-    writer = undefined;
   } catch (err) {
     await Promise.allSettled(adding);
-    await writer?.abort();
+    await pack.abort();
     throw toCkptError(err, 'scanning');
   }
   return { hashed, stored, dirtyBytes, gitSha1 };
-
 }

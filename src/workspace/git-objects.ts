@@ -3,8 +3,8 @@
 // `objects/info/alternates`, nested and relative, as git resolves them), each with loose objects and
 // packs. `has` answers from the pack indexes and the loose fan-out folders (no object is read), so a
 // scan references git only for objects that are really there; `readBlob` reads one blob (loose, or in
-// place from a pack: git-pack.ts, which caches delta bases per store) and checks its id. Nothing here
-// writes to the repository.
+// place from a pack: git-pack.ts, which caches delta bases per store) and checks its id, `readBlobs`
+// a batch of them with each pack file opened once. Nothing here writes to the repository.
 import * as fs from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { inflateSync } from 'node:zlib';
@@ -26,6 +26,8 @@ export interface GitObjects {
   hasHex(oid: string): boolean;
   /** The blob's bytes, verified to hash to `oid`; undefined when it is missing, unreadable or wrong. */
   readBlob(oid: string): Promise<Buffer | undefined>;
+  /** readBlob of each of `oids` (in that order), with every pack file opened once for the batch. */
+  readBlobs(oids: readonly string[]): (Buffer | undefined)[];
 }
 
 /** The object store of the repository whose common git folder is `commondir`. */
@@ -53,17 +55,28 @@ export function openGitObjects(commondir: string): GitObjects {
       const raw = rawOid(oid);
       return raw !== undefined && locate(raw, 0) >= 0;
     },
-    async readBlob(oid) {
-      const raw = rawOid(oid);
-      if (!raw) return undefined;
-      try {
-        const obj = readAny(raw, 0);
-        return obj && obj.type === 'blob' && gitBlobId(obj.data) === oid ? obj.data : undefined;
-      } catch {
-        return undefined; // unreadable or malformed: missing as far as ckpt can tell
-      }
+    readBlob(oid) {
+      return Promise.resolve(readBlobs([oid])[0]);
     },
+    readBlobs,
   };
+
+  function readBlobs(oids: readonly string[]): (Buffer | undefined)[] {
+    try {
+      return oids.map((oid) => {
+        const raw = rawOid(oid);
+        if (!raw) return undefined;
+        try {
+          const obj = readAny(raw, 0);
+          return obj && obj.type === 'blob' && gitBlobId(obj.data) === oid ? obj.data : undefined;
+        } catch {
+          return undefined; // unreadable or malformed: missing as far as ckpt can tell
+        }
+      });
+    } finally {
+      for (const s of stores) s.close();
+    }
+  }
 }
 
 function rawOid(oid: string): Buffer | undefined {
@@ -172,6 +185,11 @@ class ObjectDir {
       this.loose.set(fan, names);
     }
     return names.size > 0 && names.has(Buffer.from(bytes.subarray(offset + 1, offset + 20)).toString('hex'));
+  }
+
+  /** Closes the pack files reads left open. */
+  close(): void {
+    for (const p of this.packs ?? []) p.close();
   }
 
   /** The object, from a pack or loose; undefined when it is not here. Throws when it is here but unreadable. */

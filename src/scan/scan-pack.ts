@@ -1,0 +1,35 @@
+// The one pack a scan writes (DESIGN §10 "Scans"): the content of the files it read and the git blobs
+// it copied go through the same pack writer, made on first use and committed once — one pack, one set
+// of fsyncs per scan — before anything that references those blobs is recorded (a capture, the index).
+import type { WorkspaceContext } from '../context.js';
+import { CkptError } from '../errors.js';
+import type { PackWriter } from '../storage/pack/pack-writer.js';
+
+export interface ScanPack {
+  /** The writer, made on the first call. */
+  writer(): PackWriter;
+  /** Makes every blob added so far durable and readable; a no-op when none was. The writer is closed after it. */
+  commit(): Promise<void>;
+  /** Drops what is not committed; idempotent, and a no-op after commit. */
+  abort(): Promise<void>;
+}
+
+export function createScanPack(ctx: WorkspaceContext): ScanPack {
+  let made: PackWriter | undefined;
+  let done = false;
+  return {
+    writer() {
+      if (done) throw new CkptError('INTERNAL', 'the scan pack is already committed');
+      return (made ??= ctx.blobs.createPackWriter());
+    },
+    async commit() {
+      if (done) return;
+      done = true;
+      await made?.commit();
+    },
+    async abort() {
+      done = true;
+      await made?.abort();
+    },
+  };
+}
