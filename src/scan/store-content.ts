@@ -13,12 +13,16 @@ import { FLAG_STAT_UNKNOWN, HASH_GIT, HASH_SHA256, KIND_GONE, type ScanIndex } f
 
 /** From this many files to read on, their content goes into a pack rather than loose blobs. */
 export const PACK_THRESHOLD = 64;
-/** Files read per batch (count, bytes) and batches read ahead of the one being stored. */
-const READ_BATCH_FILES = 256;
-const READ_BATCH_BYTES = 2 * 1024 * 1024;
-const READ_AHEAD = 3;
-/** Read batches in flight on the pack writer (hashed and compressed on its worker threads). */
-const ADD_WINDOW = 6;
+/** How content is read and handed to the pack writer: one place to tune the pipeline. */
+const PIPELINE = {
+  /** Files per read batch, and bytes. */
+  batchFiles: 256,
+  batchBytes: 2 * 1024 * 1024,
+  /** Batches read ahead of the one being stored. */
+  readAhead: 3,
+  /** Read batches in flight on the pack writer (hashed and compressed on its worker threads). */
+  addWindow: 6,
+} as const;
 
 export interface StoreContentInput {
   ctx: WorkspaceContext;
@@ -63,7 +67,7 @@ export async function readAndStore(input: StoreContentInput): Promise<StoreConte
   for (let from = 0; from < toRead.length; ) {
     let to = from;
     let bytes = 0;
-    while (to < toRead.length && to - from < READ_BATCH_FILES && bytes < READ_BATCH_BYTES) bytes += next.size[work[toRead[to++] as number] as number] as number;
+    while (to < toRead.length && to - from < PIPELINE.batchFiles && bytes < PIPELINE.batchBytes) bytes += next.size[work[toRead[to++] as number] as number] as number;
     batches.push({ from, to });
     from = to;
   }
@@ -82,7 +86,7 @@ export async function readAndStore(input: StoreContentInput): Promise<StoreConte
   try {
     const ahead: (Promise<ReadBatch> | ReadBatch)[] = [];
     for (let b = 0; b < batches.length; b++) {
-      while (ahead.length < READ_AHEAD && b + ahead.length < batches.length) ahead.push(readBatchOf(batches[b + ahead.length]!));
+      while (ahead.length < PIPELINE.readAhead && b + ahead.length < batches.length) ahead.push(readBatchOf(batches[b + ahead.length]!));
       const batch = await ahead.shift()!;
       const { from, to } = batches[b]!;
       onProgress?.({ phase: 'storing', done: to, total: toRead.length });
@@ -128,7 +132,7 @@ export async function readAndStore(input: StoreContentInput): Promise<StoreConte
         });
         job.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
         adding.push(job);
-        if (adding.length >= ADD_WINDOW) await adding.shift();
+        if (adding.length >= PIPELINE.addWindow) await adding.shift();
       } else {
         for (let k = 0; k < slots.length; k++) {
           const offset = offsets[k] as number;
