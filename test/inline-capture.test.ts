@@ -116,6 +116,8 @@ describe('inline before-images', () => {
     await writeFile(w('p.txt'), 'by other, then changed');
     const cap = await session.capture(['p.txt'], { tool: 'Edit' });
     expect(cap.conflicts).toEqual([{ path: 'p.txt', otherSession: other.id }]);
+    // The index names only blobs the store holds: each write copied its settle's inline content first.
+    expect(await verify(store.ctx)).toMatchObject({ ok: true, problems: [] });
     // The queue's own runs afterwards change nothing (each write runs once).
     for (const work of queued) await work();
     const owners = JSON.parse(await readFile(join(dirs.store, 'workspaces', ws.id, 'owners.json'), 'utf8'));

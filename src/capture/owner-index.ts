@@ -109,12 +109,17 @@ export async function recordOwnership(session: SessionHandle, images: readonly F
 const queuedWrites = new WeakMap<object, Map<string, () => Promise<void>>>();
 
 /**
- * recordOwnership after a commit: queued behind the answer under a daemon (CkptOptions.defer; a
- * failure is the queue's to log), else now (a failure goes to `warnings`).
+ * recordOwnership after a commit, `first` (the blob-store copy of content the event carries inline)
+ * before it: queued behind the answer under a daemon (CkptOptions.defer; a failure is the queue's to
+ * log), else now (a failure goes to `warnings`, and a failed `first` leaves the index as it was).
  */
-export async function recordOwnershipAfter(session: SessionHandle, images: readonly FileImage[], warnings: string[] | undefined): Promise<void> {
+export async function recordOwnershipAfter(session: SessionHandle, images: readonly FileImage[], warnings: string[] | undefined, first?: () => Promise<void>): Promise<void> {
+  const write = async (): Promise<void> => {
+    await first?.();
+    await recordOwnership(session, images);
+  };
   const { defer } = session.ctx.options;
-  if (!defer) return afterCommit(warnings, 'owner index not updated', () => recordOwnership(session, images));
+  if (!defer) return afterCommit(warnings, 'owner index not updated', write);
   const key = ownersKey(session);
   let byKey = queuedWrites.get(session.ctx.backend);
   if (!byKey) queuedWrites.set(session.ctx.backend, (byKey = new Map()));
@@ -124,7 +129,7 @@ export async function recordOwnershipAfter(session: SessionHandle, images: reado
   const run = (): Promise<void> =>
     (running ??= (async () => {
       await before?.().catch(() => {});
-      await recordOwnership(session, images);
+      await write();
     })().finally(() => {
       if (byKey.get(key) === run) byKey.delete(key);
     }));

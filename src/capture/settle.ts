@@ -12,7 +12,7 @@ import { parseTag } from '../format/tag.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { replay } from '../session/replay.js';
 import { appendWithHotState, loadHotState } from '../session/hot-snapshot.js';
-import { readImages, resolveInputs, spillAfterCommit } from './capture.js';
+import { readImages, resolveInputs } from './capture.js';
 import { withWarnings } from '../session/warnings.js';
 import { recordOwnershipAfter } from './owner-index.js';
 import { createInlineSink } from '../storage/inline-store.js';
@@ -76,8 +76,9 @@ export async function settle(session: SessionHandle, inputs: readonly string[], 
     await appendWithHotState(session, tx, [{ type: 'settle', tag: tag ?? null, files: images, ...(inline ? { inline } : {}) }]);
     return tag ?? null;
   }, { warnings });
-  spillAfterCommit(session, sink);
-  await recordOwnershipAfter(session, images, warnings);
+  // The owner index may only name blobs the store holds (a scan takes its records as before-images):
+  // the content's copy comes first, in the same work.
+  await recordOwnershipAfter(session, images, warnings, () => sink.spill());
   return withWarnings({ tag, files: images }, warnings);
 }
 
