@@ -1,9 +1,9 @@
 // Settle (DESIGN §2): after a tool has written, record the after-state of its paths (content too, so
 // diffs show what the agent wrote). Settles tell ckpt what the workspace should hold now: drift is
 // measured against them, and the workspace's owner index learns who wrote each path. Like a capture,
-// small new content travels inline in the event (the log's one fsync); its blob-store copy follows the
-// answer (spillAfterCommit), and the owner index the commit — after the answer under a daemon
-// (CkptOptions.defer).
+// small new content travels inline in the event (the log's one fsync); its blob-store copy and then
+// the owner index follow the commit, as one piece of work (recordOwnershipAfter) — after the answer
+// under a daemon (CkptOptions.defer).
 import { CkptError } from '../errors.js';
 import { lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
