@@ -34,7 +34,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --only a,b      run only these figures (capture-one, scan-first, scan-incremental,
                   restore-1000, disk-first, open-session, hook-capture, hook-scan, scan-first-git,
                   scan-checkout-git, restore-580-git (real history, ../shared/fixtures), daemon-scan-incremental,
-                  http-hook-capture, hook-scan-daemon, agent-tool-call (the real Claude Code))
+                  http-hook-capture, hook-scan-daemon, cli-scan, agent-tool-call (the real Claude Code))
   --runs N        measured runs of the expensive figures (default 5; quick 3)
   --warmup N      warm-up runs (default 1)
   -h, --help      this text`;

@@ -22,6 +22,7 @@ import { hookCaptureFigure, hookScanDaemonFigure, hookScanFigure } from './figur
 import { daemonScanIncrementalFigure } from './figures/daemon-scan-incremental.js';
 import { httpHookCaptureFigure } from './figures/http-hook-capture.js';
 import { agentToolCallFigure } from './figures/agent-tool-call.js';
+import { cliScanFigure } from './figures/cli-scan.js';
 
 /** Figures in the order they run (later ones reuse the store and shadow repo of scan-first). */
 const FIGURES: { name: string; run: (ctx: BenchContext, cached: boolean) => Promise<Entry> }[] = [
@@ -34,6 +35,7 @@ const FIGURES: { name: string; run: (ctx: BenchContext, cached: boolean) => Prom
   { name: 'hook-capture', run: hookCaptureFigure },
   { name: 'hook-scan', run: hookScanFigure },
   { name: 'hook-scan-daemon', run: hookScanDaemonFigure },
+  { name: 'cli-scan', run: cliScanFigure },
   { name: 'scan-first-git', run: scanFirstGitFigure },
   { name: 'scan-checkout-git', run: scanCheckoutGitFigure },
   { name: 'restore-580-git', run: restore580GitFigure },

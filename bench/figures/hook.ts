@@ -3,6 +3,7 @@
 // 10,000 events. hook-capture: a PreToolUse Edit of a 16 KiB file vs `node -e 0` (the floor of any
 // Node hook). hook-scan: a PostToolUse Bash after one file changed in the bench tree vs shadow git
 // `add -A` + `commit` of the same change. Needs `npm run build` (the hook runs the built bundle).
+// CKPT_BENCH_OLD_BIN adds another build to hook-scan as a third series (see cli-scan.ts).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -14,11 +15,11 @@ import { measure, measureInterleaved, timed, type Sample } from '../measure.js';
 import { makeEntry, type Entry } from '../report.js';
 import { baselineSession, fmtMs, shadowRepo, writeRel } from './shared.js';
 import { startDaemon } from '../ops/daemon.js';
+import { BIN, copyStore, oldBin, oldExtra } from './cli-scan.js';
 
 const SIZE = 16 * 1024;
 const EVENTS = 10_000;
 const AGENT_SESSION = 'bench-hook';
-const BIN = path.join(REPO_ROOT, 'bin', 'ckpt.js');
 
 /** Spawns `node args…` with `input` on stdin; resolves to its wall time (rejects on a non-zero exit or any stdout). */
 function spawnTimed(args: string[], input: string, env: NodeJS.ProcessEnv, cwd: string): Promise<number> {
@@ -135,36 +136,38 @@ async function hookScan(ctx: BenchContext, withDaemon: boolean): Promise<Entry> 
   const idx = ctx.mutable.incremental;
   const rel = ctx.tree.relPath(idx);
   const original = ctx.tree.content(idx);
+  const old = withDaemon ? undefined : oldBin();
   let store: string | Error;
+  let oldStore: string | undefined;
   try {
     store = await hookStore(ctx);
+    if (old) oldStore = await copyStore(ctx, store, 'hook-scan-old');
   } catch (err) {
     store = err instanceof Error ? err : new Error(String(err));
   }
   const repo = await shadowRepo(ctx);
   const daemon = withDaemon && typeof store === 'string' ? await startDaemon(store) : undefined;
+  // Each series writes its own version of the file first (untimed), so each sees exactly one change.
+  const change = (key: string, i: number): Promise<void> => writeRel(ctx, rel, Buffer.concat([original, Buffer.from(`// hook edit ${key} ${i}\n`)]));
+  const hookRun = (key: string, bin: string, dir: string) => async (i: number) => {
+    await change(key, i);
+    const ms = await spawnTimed([bin, '--store', dir, 'hook', 'claude'], hookEvent(ctx, 'PostToolUse', 'Bash', { command: 'make gen', description: 'regenerate' }, i), hookEnv(ctx), ctx.tree.root);
+    ctx.log(`  hook-scan${withDaemon ? '-daemon' : ''} ${key} #${i}: ${fmtMs(ms)}`);
+    return ms;
+  };
   let mem: { rss: number; peak: number } | undefined;
   let r;
   try {
-    r = await measureInterleaved(
-      ctx.heavy,
-      {
-        ckpt:
-          typeof store === 'string'
-            ? async (i) => {
-                const ms = await spawnTimed([BIN, '--store', store as string, 'hook', 'claude'], hookEvent(ctx, 'PostToolUse', 'Bash', { command: 'make gen', description: 'regenerate' }, i), hookEnv(ctx), ctx.tree.root);
-                ctx.log(`  hook-scan${withDaemon ? '-daemon' : ''} ckpt #${i}: ${fmtMs(ms)}`);
-                return ms;
-              }
-            : undefined,
-        git: (i) =>
-          shadowCheckpoint(repo).then((ms) => {
-            ctx.log(`  hook-scan shadow git #${i}: ${fmtMs(ms)}`);
-            return ms;
-          }),
+    r = await measureInterleaved(ctx.heavy, {
+      ckpt: typeof store === 'string' ? hookRun('ckpt', BIN, store) : undefined,
+      old: old && oldStore ? hookRun('old', old, oldStore) : undefined,
+      git: async (i: number) => {
+        await change('git', i);
+        const ms = await shadowCheckpoint(repo);
+        ctx.log(`  hook-scan shadow git #${i}: ${fmtMs(ms)}`);
+        return ms;
       },
-      (i) => writeRel(ctx, rel, Buffer.concat([original, Buffer.from(`// hook edit ${i}\n`)])),
-    );
+    });
   } finally {
     mem = daemon?.memory();
     await daemon?.stop();
@@ -176,6 +179,10 @@ async function hookScan(ctx: BenchContext, withDaemon: boolean): Promise<Entry> 
     baseline: 'shadow git `add -A` + `commit` of the same change',
     base: r.git,
     goal: `ratio ≤ 1 (PostToolUse Bash, ${ctx.tree.files}-file tree, one file changed, whole process, session of ${EVENTS} events)`,
-    extra: { tree_files: ctx.tree.files, ...(mem ? { daemon_rss_mb: Math.round(mem.rss / 1e5) / 10, daemon_peak_rss_mb: Math.round(mem.peak / 1e5) / 10 } : {}) },
+    extra: {
+      tree_files: ctx.tree.files,
+      ...(mem ? { daemon_rss_mb: Math.round(mem.rss / 1e5) / 10, daemon_peak_rss_mb: Math.round(mem.peak / 1e5) / 10 } : {}),
+      ...(old ? oldExtra(old, r.old, r.git) : {}),
+    },
   });
 }

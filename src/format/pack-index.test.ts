@@ -42,4 +42,35 @@ describe('pack index', () => {
     huge.writeBigUInt64BE(2n ** 63n, 8); // pack size beyond a safe integer
     expect(() => decodePackIndex(resum(huge))).toThrow(expect.objectContaining({ code: 'BLOB_CORRUPT' }));
   });
+
+  it('rejects ids out of order or repeated, and offsets past a safe integer, even with a valid checksum', () => {
+    const resum = (b: Buffer): Buffer => {
+      createHash('sha256').update(b.subarray(0, b.length - 32)).digest().copy(b, b.length - 32);
+      return b;
+    };
+    const entries = [1, 2, 3, 4].map((i) => ({ id: id(i), offset: 4 + (i - 1) * 10, length: 10 }));
+    const good = encodePackIndex(entries, 44);
+    const entry = (i: number): number => 1040 + i * 44;
+    // Two entries swapped: no longer ascending.
+    const swapped = Buffer.from(good);
+    good.copy(swapped, entry(1), entry(2), entry(3));
+    good.copy(swapped, entry(2), entry(1), entry(2));
+    expect(() => decodePackIndex(resum(swapped))).toThrow(/ids not sorted/);
+    // An id equal to the one before it, differing only in its last byte from the original.
+    const repeated = Buffer.from(good);
+    good.copy(repeated, entry(2), entry(1), entry(1) + 32);
+    expect(() => decodePackIndex(resum(repeated))).toThrow(/ids not sorted|fanout/);
+    const lastByte = Buffer.from(good);
+    good.copy(lastByte, entry(2), entry(1), entry(1) + 31);
+    lastByte[entry(2) + 31] = (good[entry(1) + 31] as number) - (good[entry(1) + 31] === 0 ? 0 : 1);
+    expect(() => decodePackIndex(resum(lastByte))).toThrow(expect.objectContaining({ code: 'BLOB_CORRUPT' }));
+    // An offset whose high word makes it larger than 2^53.
+    const far = Buffer.from(good);
+    far.writeUInt32BE(0x200000, entry(0) + 32);
+    expect(() => decodePackIndex(resum(far))).toThrow(/out of bounds/);
+    // Offsets above 2^32 that are safe integers still decode exactly.
+    const big = decodePackIndex(encodePackIndex([{ id: id(9), offset: 2 ** 40 + 12345, length: 7 }], 2 ** 40 + 20000));
+    expect(big.find(id(9))).toEqual({ offset: 2 ** 40 + 12345, length: 7 });
+    expect(big.packSize).toBe(2 ** 40 + 20000);
+  });
 });

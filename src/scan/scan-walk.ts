@@ -137,7 +137,7 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
           // Seen whatever it was: a file or symlink that became a folder is compared (a type change).
           if (slot >= 0) seenPrev[slot] = 1;
           if (owners.size > 0 && owners.has(rel)) ownerSeen.add(rel);
-          const d = next.push(rel, KIND_DIR, undefined);
+          const d = next.push(slot >= 0 ? (prev!.paths[slot] as string) : rel, KIND_DIR, undefined);
           next.flags[d] = 0;
           next.size[d] = -1;
           next.mode[d] = mode; // folder modes are recorded (issue 26): compared, not stat-trusted
@@ -168,7 +168,9 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
           if (kind < 0) return; // sockets, fifos, devices: nothing ckpt can record or restore
           scanned++;
           if (slot >= 0) seenPrev[slot] = 1;
-          const i = next.push(rel, kind, st);
+          // The previous index's string for a known path (equal to rel): rel, just built, then dies young
+          // instead of being copied by the scavenger into the next index (30,000 survivors less per scan).
+          const i = next.push(slot >= 0 ? (prev!.paths[slot] as string) : rel, kind, st);
           if (gitTable !== undefined && kind === KIND_FILE && size <= maxBytes) {
             const j = gitNames !== undefined ? (gitNames.get(name) ?? -1) : gitTable.slotOf(rel);
             if (j >= 0 && gitTable.matches(j, size, st.mtimeMs, st.ctimeMs, st.ino, st.mode, gitIndexMtimeMs) && gitObjects?.has(gitTable.bytes, gitTable.oidAt(j)) === true) {
