@@ -2,7 +2,8 @@
 // Entry point of the `ckpt` command. Hooks start it once per tool call, so start-up matters: an exact
 // hook call (`ckpt [--store DIR] [--workspace DIR] hook <agent> [--daemon]`) first runs the thin hook
 // client, which loads no ckpt engine and forwards the event to the store's daemon; only when no daemon
-// answers does it load the lean in-process hook entry. Everything else runs the whole CLI: the esbuild
+// answers does it load the lean in-process hook entry. A scan (`ckpt [global flags] scan [--tool T]`)
+// runs the lean scan entry, which loads the scan command only. Everything else runs the whole CLI: the esbuild
 // bundle (dist/bundle/, built by `npm run build`) when present, else tsc's dist/.
 // Node ≥ 22.1 can also cache compiled code (feature-detected; Node 20 has no such cache).
 import { existsSync } from 'node:fs';
@@ -25,6 +26,10 @@ if (argv.includes('hook')) {
       process.exitCode = await hookMain(args, { ...io, input: answer.input, ...(answer.note ? { note: answer.note } : {}) });
     }
   }
+}
+if (process.exitCode === undefined && argv.includes('scan')) {
+  const { isScanCall, scanMain } = await import(code('scan-main.js', 'cli/scan-main.js'));
+  if (isScanCall(argv)) process.exitCode = await scanMain(argv);
 }
 if (process.exitCode === undefined) {
   const { main } = await import(code('main.js', 'cli/main.js'));

@@ -1,12 +1,12 @@
 // `npm run build` last step: bundles the CLI with esbuild so that a process — an agent hook runs one
 // per tool call — loads a few files instead of hundreds of modules. Three entries share chunks:
 // `hook-client.js` (the thin hook client: Node built-ins only, forwards to the daemon), `hook-main.js`
-// (the lean in-process `ckpt hook <agent>` path) and `main.js` (the whole CLI); code loaded on demand
-// (the shared-store driver) stays in its own chunk.
+// (the lean in-process `ckpt hook <agent>` path), `scan-main.js` (the lean `ckpt … scan` path) and
+// `main.js` (the whole CLI); code loaded on demand (the shared-store driver) stays in its own chunk.
 //
 // A rebuild never pulls files from under a running ckpt (DESIGN §10 "Build output"): each build goes
 // to its own folder dist/builds/<id>/ (bundle/ + a copy of the web page's web/), and the stable entries
-// dist/bundle/main.js, hook-main.js and hook-client.js — one-line re-exports of the current build — are
+// dist/bundle/main.js, hook-main.js, scan-main.js and hook-client.js — one-line re-exports of the current build — are
 // swapped in atomically (rename) once the build is whole. A process resolves the entry once, then
 // loads chunks (also lazily, much later) from its own build's folder, which later builds leave in
 // place: a build is removed only once it is neither among the KEEP newest nor younger than KEEP_MS (1 h).
@@ -32,7 +32,7 @@ await mkdir(`${dir}/bundle`, { recursive: true });
 process.on('exit', (code) => code !== 0 && rmSync(dir, { recursive: true, force: true }));
 await build({
   absWorkingDir: root,
-  entryPoints: { 'hook-client': 'src/hooks/client/hook-client.ts', 'hook-main': 'src/hooks/hook-main.ts', main: 'src/cli/main.ts' },
+  entryPoints: { 'hook-client': 'src/hooks/client/hook-client.ts', 'hook-main': 'src/hooks/hook-main.ts', 'scan-main': 'src/cli/scan-main.ts', main: 'src/cli/main.ts' },
   outdir: `${dir}/bundle`,
   bundle: true,
   splitting: true,
@@ -62,7 +62,7 @@ await cp(`${root}dist/web`, `${dir}/web`, { recursive: true });
 
 // The swap: each entry is written beside itself and renamed over the old one.
 await mkdir(entries, { recursive: true });
-const ENTRIES = ['main.js', 'hook-main.js', 'hook-client.js'];
+const ENTRIES = ['main.js', 'hook-main.js', 'scan-main.js', 'hook-client.js'];
 for (const name of ENTRIES) {
   const tmp = `${entries}/.${name}.${id}.tmp`;
   await writeFile(tmp, `// The current build (scripts/bundle.js); rewritten by every build.\nexport * from '../builds/${id}/bundle/${name}';\n`);

@@ -1,12 +1,8 @@
-// The `ckpt` command line: global flags, the command table, and the only top-level catch, which maps
-// every failure to its exit code (DESIGN §7) and, with --json, to a JSON error on stderr. With --json
-// the process prints exactly one JSON document: the result, `{"help":…}`/`{"version":…}`, or the error.
-import { basename } from 'node:path';
-import { Command, CommanderError } from 'commander';
-import { CkptError, exitCodeOf, toCkptError } from '../index.js';
-import { createOutput, type CliIo } from './io.js';
-import { CliExit } from './exit.js';
-import { shellQuote } from './shell.js';
+// The `ckpt` command line: the global program (program.ts) with every command of the table. An exact
+// `ckpt … scan …` call runs scan-main.ts instead, which loads only the scan command (bin/ckpt.js).
+import type { Command } from 'commander';
+import type { CliIo } from './io.js';
+import { createProgram, inherit, processIo, runProgram, type CommanderText } from './program.js';
 import { registerSessionCommands } from './commands/session.js';
 import { registerCheckpointCommands } from './commands/checkpoint.js';
 import { registerRestoreCommands } from './commands/restore.js';
@@ -23,42 +19,11 @@ import { mcpCommand } from './commands/mcp.js';
 import { registerStoreCommands } from './commands/store.js';
 import { exportCommand } from './commands/export.js';
 import { addCommands } from './command-table.js';
-import { VERSION } from './version.js';
 
-/** Printed after the help of every command that takes a tag (and of `ckpt` itself). */
-export const TAG_HELP = `
-Tags name points in a session:
-  N      the start of turn N (before its first capture); 0 is before the first turn
-  N.K    just before the K-th capture of turn N (N.0 = N)
-  @S     just after the event with sequence number S
-Session ids may be shortened to any unique prefix, of the id or of its short part shown by
-'session list' (e46 for 20261202-005836-e460fbc0), as git accepts short hashes.`;
-
-/** What commander itself printed (help, version): sent to stdout, or wrapped in JSON, by main(). */
-interface CommanderText {
-  out: string;
-  err: string;
-}
+export { TAG_HELP } from './program.js';
 
 export function buildProgram(io: CliIo, captured: CommanderText = { out: '', err: '' }): Command {
-  const program = new Command('ckpt')
-    .description('Safe, fast undo for everything an AI coding agent does to a workspace.')
-    .version(VERSION, '-V, --version')
-    .option('--store <dir|url>', 'store folder or shared store URL postgres://…?blobs=s3://bucket (default: $CKPT_STORE, $CKPT_HOME, $XDG_DATA_HOME/ckpt or ~/.local/share/ckpt)')
-    .option('--workspace <dir>', 'workspace root (default: found upward from the current folder, as git finds its repository)')
-    .option('--session <id>', 'session id or unique prefix (default: the most recently updated session of the workspace)')
-    .option('--json', 'print one JSON document on stdout (errors as JSON on stderr)')
-    .option('--max-file-size <size>', 'largest file content captured, e.g. 16M (default: $CKPT_MAX_FILE_SIZE or 16M); larger files are recorded as skipped')
-    .option('--refuse-oversize', 'a capture naming a file over the size cap fails (BLOB_TOO_LARGE) and records nothing ($CKPT_REFUSE_OVERSIZE=1)')
-    .exitOverride()
-    .configureHelp({ showGlobalOptions: true })
-    .configureOutput({
-      writeOut: (s) => void (captured.out += s),
-      writeErr: (s) => void (captured.err += s),
-      outputError: () => {}, // reported by main() with the error code
-    })
-    .addHelpText('after', TAG_HELP);
-  (program as Command & { ckptIo: CliIo }).ckptIo = io;
+  const program = createProgram(io, captured);
   // The order here is the order of `ckpt --help`: groups register themselves, single commands are specs.
   registerSessionCommands(program);
   registerCheckpointCommands(program);
@@ -74,80 +39,7 @@ export function buildProgram(io: CliIo, captured: CommanderText = { out: '', err
   return program;
 }
 
-/** Subcommands throw instead of exiting, write through main()'s capture, and list the global options. */
-function inherit(cmd: Command, program: Command): void {
-  cmd.exitOverride().configureOutput(program.configureOutput()).configureHelp(program.configureHelp());
-  if (takesTag(cmd)) cmd.addHelpText('after', TAG_HELP);
-  for (const sub of cmd.commands) inherit(sub, program);
-}
-
-function takesTag(cmd: Command): boolean {
-  return cmd.registeredArguments.some((a) => /^(tag|from|to)$/.test(a.name())) || cmd.options.some((o) => /<tag>/.test(o.flags));
-}
-
 /** Runs the CLI and returns the process exit code. */
-export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
-  const captured: CommanderText = { out: '', err: '' };
-  const program = buildProgram(io, captured);
-  const json = wantsJson(argv);
-  const out = createOutput(io, json);
-  try {
-    await program.parseAsync(argv, { from: 'user' });
-    return (program as Command & { ckptExitCode?: number }).ckptExitCode ?? 0;
-  } catch (err) {
-    if (err instanceof CliExit) return err.exitCode;
-    if (!(err instanceof CommanderError)) {
-      // Converted once: what is printed and the exit code come from the same error.
-      const error = toCkptError(err);
-      out.error(error);
-      return exitCodeOf(error);
-    }
-    if (err.code === 'commander.version') {
-      out.result({ version: VERSION }, () => captured.out);
-      return 0;
-    }
-    // `--help`, or a command group given without its subcommand (`ckpt`, `ckpt session`): its help.
-    const help = captured.out + captured.err;
-    if (err.code === 'commander.helpDisplayed' || (err.code === 'commander.help' && !json)) {
-      out.result({ help }, () => help);
-      return 0;
-    }
-    const command = commandPath(program, argv);
-    const message = err.code === 'commander.help' ? 'no command given' : err.message.replace(/^error: /, '');
-    const usage = new CkptError('INVALID_ARGUMENT', message, { commander: err.code, usage: `${command} --help` });
-    out.error(usage);
-    if (!json) io.stderr.write(`run '${command} --help' for usage\n`);
-    return exitCodeOf(usage);
-  }
-}
-
-/** `--json` anywhere before a `--` (the flag is global: commander accepts it at any position). */
-function wantsJson(argv: readonly string[]): boolean {
-  const end = argv.indexOf('--');
-  return (end < 0 ? argv : argv.slice(0, end)).includes('--json');
-}
-
-/** `ckpt session fork` for the subcommands named in argv (for the usage hint). */
-function commandPath(program: Command, argv: readonly string[]): string {
-  const names = ['ckpt'];
-  let cmd: Command | undefined = program;
-  for (const arg of argv) {
-    if (arg === '--') break;
-    if (arg.startsWith('-')) continue;
-    const sub: Command | undefined = cmd.commands.find((c) => c.name() === arg || c.aliases().includes(arg));
-    if (!sub) continue;
-    names.push(sub.name());
-    cmd = sub;
-  }
-  return names.join(' ');
-}
-
-function processIo(): CliIo {
-  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd(), invokedAs: invocation(process.argv[1]) };
-}
-
-/** `ckpt` when started through its bin link, else `node <script>`: a command that works as printed. */
-function invocation(script: string | undefined): string {
-  if (!script || basename(script) === 'ckpt') return 'ckpt';
-  return `node ${shellQuote(script)}`;
+export function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  return runProgram(argv, io, buildProgram);
 }

@@ -34,7 +34,7 @@ export function registerMaintenanceCommands(program: Command): void {
         const { dryRun, grace } = opts as { dryRun?: boolean; grace: string };
         const graceMs = parseDuration(grace, '--grace');
         const store = await ctx.store();
-        const bar = progressBar(ctx.io, out.json);
+        const bar = await progressBar(ctx.io, out.json);
         let result, plan: GcPlan;
         try {
           ({ plan, result } = await runGc(store.ctx, { graceMs, dryRun, onProgress: bar.update }));
@@ -84,7 +84,7 @@ export function registerMaintenanceCommands(program: Command): void {
       description: 're-hash every blob, parse every log, check references and metadata (exit 5 on problems)',
       run: async (_args, ctx, out) => {
         const store = await ctx.store();
-        const bar = progressBar(ctx.io, out.json);
+        const bar = await progressBar(ctx.io, out.json);
         let result;
         try {
           result = await verify(store.ctx, { onProgress: bar.update });

@@ -85,7 +85,7 @@ async function confirmThenRun<R extends RestoreResult>(io: CliIo, out: Output, f
       throw new CliExit(EXIT_CANCELLED);
     }
   }
-  const bar = progressBar(io, out.json);
+  const bar = await progressBar(io, out.json);
   try {
     return await run(false, bar.update);
   } finally {

@@ -21,7 +21,7 @@ export function registerStoreCommands(program: Command): void {
           const to = await openStore({ dir: where(toArg as string) });
           opened.push(to);
           if (from.dir === to.dir) throw new CkptError('INVALID_ARGUMENT', 'FROM and TO are the same store');
-          const bar = progressBar(ctx.io, out.json);
+          const bar = await progressBar(ctx.io, out.json);
           let result;
           try {
             const rekey = from.shared !== to.shared ? { fromShared: from.shared, toShared: to.shared, machine: await machineId(ctx.io.env) } : undefined;

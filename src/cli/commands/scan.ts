@@ -1,0 +1,54 @@
+// `ckpt scan` (DESIGN §9): record what changed in the workspace since ckpt last looked. Its own module,
+// apart from the other checkpoint commands, so that the lean scan entry (scan-main.ts) loads this and
+// not the rest of the CLI.
+import { pc } from '../colors.js';
+import { CkptError, publicScanResult, scan, scanViaDaemon } from '../../index.js';
+import type { CommandSpec } from '../command-table.js';
+import { progressBar } from '../progress.js';
+
+export const scanCommand: CommandSpec = {
+  use: 'scan',
+  description: 'record what changed in the workspace since ckpt last looked (shell side effects)',
+  options: [
+    ['--tool <name>', 'the tool whose effects are being recorded', 'scan'],
+    ['--budget <ms>', 'stop walking after this many milliseconds and report what was left'],
+  ],
+  run: async ([opts], ctx, out) => {
+    const { tool, budget } = opts as { tool: string; budget?: string };
+    const session = await ctx.session();
+    const bar = await progressBar(ctx.io, out.json);
+    let r;
+    try {
+      // Through the store's daemon when one runs (it watches the workspace), else in-process.
+      r = (budget === undefined ? await scanViaDaemon(await ctx.store(), session, tool, ctx.io.env) : undefined) ??
+        (await scan(session, { tool, budgetMs: budget === undefined ? undefined : parseCount(budget, '--budget'), onProgress: bar.update }));
+    } finally {
+      bar.stop();
+    }
+    const body = publicScanResult(r);
+    out.result(body, (v) => {
+      if (v.disabled) return 'capture is disabled (CKPT_DISABLE): nothing scanned';
+      const head = v.baseline
+        ? `baseline recorded: ${v.scanned} files in ${v.ms} ms`
+        : v.tag
+          ? `captured ${pc.bold(v.tag)}: ${v.files.length} changed path(s) (${scannedText(v.scanned)} in ${v.ms} ms)`
+          : `no changes (${scannedText(v.scanned)} in ${v.ms} ms)`;
+      const lines = [head, ...v.files.map((f) => `  ${String(f.change).padEnd(8)} ${f.path}`)];
+      if (v.warning) lines.push(pc.yellow(`warning: ${v.warning}`));
+      if (v.truncated) lines.push(pc.yellow(`scan cut short by --budget: ${v.pending?.length ?? 0} folder(s) not reached, nothing recorded for them`));
+      for (const s of v.skipped ?? []) lines.push(pc.yellow(`  skipped ${s.path} (${s.why})`));
+      for (const m of v.warnings ?? []) lines.push(pc.red(`warning: ${m}`));
+      return lines.join('\n');
+    });
+  },
+};
+
+/** A non-negative integer argument, or INVALID_ARGUMENT naming the flag. */
+export function parseCount(text: string, flag = '--message-count'): number {
+  if (!/^(0|[1-9][0-9]*)$/.test(text)) throw new CkptError('INVALID_ARGUMENT', `${flag} must be a non-negative integer, got ${JSON.stringify(text)}`, { [flag]: text });
+  return Number(text);
+}
+
+function scannedText(n: number): string {
+  return `${n} file${n === 1 ? '' : 's'} scanned`;
+}
