@@ -27,8 +27,10 @@ if (argv.includes('hook')) {
     }
   }
 }
-if (process.exitCode === undefined && argv.includes('scan')) {
-  const { isScanCall, scanMain } = await import(code('scan-main.js', 'cli/scan-main.js'));
+// A build from before the scan entry existed (a clone pulled but not rebuilt) runs the whole CLI.
+const scanEntry = argv.includes('scan') ? code('scan-main.js', 'cli/scan-main.js') : undefined;
+if (process.exitCode === undefined && scanEntry && existsSync(new URL(scanEntry))) {
+  const { isScanCall, scanMain } = await import(scanEntry);
   if (isScanCall(argv)) process.exitCode = await scanMain(argv);
 }
 if (process.exitCode === undefined) {
