@@ -124,6 +124,55 @@ describe('inline before-images', () => {
     expect(owners['p.txt'].session).toBe(other.id);
   });
 
+  it('a scan that reads few files carries their small new content in its settle; without the copy, the next scan, a restore and verify read the log', async () => {
+    await writeFile(w('a.txt'), 'v0');
+    await session.scan();
+    await reopenDroppingCopies();
+    await writeFile(w('a.txt'), 'changed by a shell command');
+    await writeFile(w('b.txt'), 'created by it');
+    const scan = await session.scan();
+    expect(scan.files.map((f) => f.path).sort()).toEqual(['a.txt', 'b.txt']);
+    const settle = (await session.events()).filter((e) => e.type === 'settle').at(-1) as { inline?: Record<string, string> };
+    const ids = scan.files.map((f) => f.blob!);
+    expect(Object.keys(settle.inline ?? {}).sort()).toEqual([...ids].sort());
+    for (const id of ids) expect(await ws.ctx.blobs.has(id)).toBe(false);
+    // The scan index names them (a later scan's before-images): verify counts the log's copy.
+    expect(await verify(store.ctx)).toMatchObject({ ok: true, problems: [] });
+    await writeFile(w('a.txt'), 'edited by hand');
+    const next = await session.scan();
+    expect((await session.readFile(next.tag!, 'a.txt')).content?.toString()).toBe('changed by a shell command');
+    const r = await session.restore(next.tag!);
+    expect(r.restored).toEqual(['a.txt']);
+    expect(await readFile(w('a.txt'), 'utf8')).toBe('changed by a shell command');
+    expect(await verify(store.ctx)).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it('under a daemon, owner-index writes queued meanwhile become one rewrite, and readers see them before it', async () => {
+    const queued: (() => Promise<void>)[] = [];
+    store.ctx.options.defer = (work) => void queued.push(work);
+    const other = await ws.create({ title: 'other', baseline: false });
+    for (const name of ['x.txt', 'y.txt', 'z.txt']) {
+      await other.capture([name], { tool: 'Write' });
+      await writeFile(w(name), `${name} by other`);
+      await other.settle([name]);
+    }
+    const ownersFile = join(dirs.store, 'workspaces', ws.id, 'owners.json');
+    // One index write queued for the three settles (plus the captures' own copies, none here: new files).
+    const ownerWrites = queued.length;
+    expect(ownerWrites).toBe(1);
+    await expect(readFile(ownersFile, 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+    // A capture in this session reads the index (conflicts): the other session's writes are in it.
+    await session.capture(['x.txt'], { tool: 'Edit' });
+    await writeFile(w('x.txt'), 'mine');
+    await session.settle(['x.txt']);
+    await writeFile(w('x.txt'), 'mine, then changed');
+    for (const work of queued.splice(0)) await work();
+    const owners = JSON.parse(await readFile(ownersFile, 'utf8'));
+    expect(Object.keys(owners).sort()).toEqual(['x.txt', 'y.txt', 'z.txt']);
+    expect([owners['x.txt'].session, owners['y.txt'].session, owners['z.txt'].session]).toEqual([session.id, other.id, other.id]);
+    expect(await verify(store.ctx)).toMatchObject({ ok: true, problems: [] });
+  });
+
   it('checks the log copy against its id: a forged one is BLOB_CORRUPT for readers and verify, and a restore changes nothing', async () => {
     store.ctx.options.defer = () => {};
     await writeFile(w('a.txt'), 'genuine');

@@ -13,7 +13,8 @@
 //   fallback      `ckpt init claude --command` with CKPT_NO_DAEMON=1 (every event in-process)
 // The entry: ckpt = default's median overhead over no hooks for Write/Edit/Bash, baseline = noop-http's;
 // `per_tool` has every setup's median per tool and its overhead. Standalone:
-// `npx tsx bench/figures/agent-tool-call.ts [rounds]` prints the JSON.
+// `npx tsx bench/figures/agent-tool-call.ts [rounds]` prints the JSON; CKPT_BENCH_SETUPS=noop-http,default
+// runs only the setups named (and none).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -29,6 +30,11 @@ import { makeEntry, type Entry } from '../report.js';
 
 export const SETUPS = ['none', 'noop-http', 'noop-command', 'default', 'http', 'command', 'fallback'] as const;
 type Setup = (typeof SETUPS)[number];
+/** The setups run: all, or those CKPT_BENCH_SETUPS names (comma-separated; `none` always runs: overheads are over it). */
+function chosenSetups(): readonly Setup[] {
+  const named = process.env.CKPT_BENCH_SETUPS?.split(',').map((s) => s.trim());
+  return named ? SETUPS.filter((s) => s === 'none' || named.includes(s)) : SETUPS;
+}
 const TOOLS = ['Write', 'Read', 'Edit', 'Bash'] as const;
 const ROUNDS_OF_SIX = 6;
 
@@ -110,11 +116,12 @@ export async function measureAgentToolCall(rounds: number, log: (msg: string) =>
   });
   await new Promise<void>((r) => noopServer.listen(0, '127.0.0.1', r));
   const noopUrl = `http://127.0.0.1:${(noopServer.address() as AddressInfo).port}/hook`;
+  const setups = chosenSetups();
   const all = Object.fromEntries(SETUPS.map((s) => [s, Object.fromEntries(TOOLS.map((t) => [t, [] as number[]]))])) as Record<Setup, Record<string, number[]>>;
   try {
     for (let round = 0; round < rounds; round++) {
       // Alternate the order round by round so that load drifts do not favour one setup.
-      const order = round % 2 === 0 ? SETUPS : [...SETUPS].reverse();
+      const order = round % 2 === 0 ? setups : [...setups].reverse();
       for (const setup of order) {
         const t = await runSetup(setup, bin, noopUrl);
         for (const tl of TOOLS) all[setup][tl]!.push(...t[tl]!);

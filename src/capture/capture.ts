@@ -14,6 +14,7 @@ import { readImage } from '../workspace/read-image.js';
 import { resolveBeneath } from '../workspace/resolve-path.js';
 import { withWarnings } from '../session/warnings.js';
 import { createInlineSink, type InlineSink } from '../storage/inline-store.js';
+import type { InlineBlobs } from '../format/inline-blobs.js';
 import { detectConflicts } from './owner-index.js';
 import { outsideChanges } from './outside-change.js';
 
@@ -111,12 +112,12 @@ export function nextCaptureEvent(state: Pick<ReplayState, 'turn' | 'nextK'>, ima
 /**
  * Appends one capture event holding `images` under the session lock, with the conflicts with other
  * sessions of the workspace found on the way, and — when `after` is given (a scan) — the settle of
- * the same paths in the same transaction.
+ * the same paths in the same transaction, carrying `afterInline` (the content of small new blobs).
  */
 export async function appendCapture(
   session: SessionHandle,
   images: FileImage[],
-  fields: CaptureFields & { after?: FileImage[] },
+  fields: CaptureFields & { after?: FileImage[]; afterInline?: InlineBlobs },
 ): Promise<{ event: CaptureEvent; conflicts: ConflictRef[] }> {
   return session.transaction(async (tx) => {
     // The hot state (persisted snapshot + the log's tail), not a replay of the whole log: hooks call this per tool call.
@@ -129,7 +130,7 @@ export async function appendCapture(
     }
     const event = nextCaptureEvent({ turn: state.turn, nextK: state.nextK + (outside ? 1 : 0) }, images, fields);
     const conflicts = await detectConflicts(session, state, images);
-    const settle = fields.after ? [{ type: 'settle', tag: event.tag, files: fields.after }] : [];
+    const settle = fields.after ? [{ type: 'settle', tag: event.tag, files: fields.after, ...(fields.afterInline ? { inline: fields.afterInline } : {}) }] : [];
     const stored = await appendWithHotState(session, tx, [...first, event, ...conflicts, ...settle]);
     return { event: stored[first.length] as CaptureEvent, conflicts: conflicts.map((c) => ({ path: c.path as string, otherSession: c.otherSession as string })) };
   }, { warnings: fields.warnings });

@@ -34,7 +34,8 @@ export async function outsideChanges(
     return k && k.state !== 'skipped' && i.state !== 'skipped' && !sameContent(k, i);
   });
   if (candidates.length === 0) return undefined;
-  const owners = await readOwners(session);
+  // spilled: a before-image taken from the index must be restorable from the blob store (checked below).
+  const owners = await readOwners(session, { spilled: true });
   const out: OutsideChanges = { before: [], after: [] };
   for (const present of candidates) {
     const o = Object.hasOwn(owners, present.path) ? owners[present.path] : undefined;

@@ -1,8 +1,8 @@
 // The workspace's owner index (DESIGN §2, §5): for each path, which session last recorded writing it
 // and the state it left. It survives restarts (workspaces/<wid>/owners.json, written atomically under
 // its own lock) and lets a capture in one session notice that another session changed a path since.
-// A cache written after the commit point: under a daemon (CkptOptions.defer) after the answer, with
-// this process's readers waiting for the writes still queued.
+// A cache written after the commit point: under a daemon (CkptOptions.defer) behind the answers,
+// writes queued meanwhile coalesced into one rewrite, and this process's readers seeing them.
 import { CkptError } from '../errors.js';
 import type { FileImage, NewEvent } from '../format/event.js';
 import { validateStoredPath } from '../format/stored-path.js';
@@ -47,10 +47,20 @@ function ownersKey(session: SessionHandle): string {
  * The owner map, keyed by path. Null-prototype: file names like `constructor` or `__proto__` are
  * plain keys (with `{}` they read Object.prototype members as records and vanish on write).
  */
-export async function readOwners(session: SessionHandle): Promise<OwnerMap> {
-  // A write still queued is done first (by this reader when the queue has not run it yet); its failure is the writer's.
-  await queuedWrites.get(session.ctx.backend)?.get(ownersKey(session))?.().catch(() => {});
-  return readOwnersNow(session);
+export async function readOwners(session: SessionHandle, options: { spilled?: boolean } = {}): Promise<OwnerMap> {
+  // Under a daemon, writes queued behind answers are part of the index as this process sees it. With
+  // `spilled` (the caller needs every blob an entry names in the blob store, not only inline in a
+  // log) they are run now, by this reader when the queue has not run them yet (a failure is the
+  // writer's). Else the batch being written is waited for and the one not yet taken is applied to
+  // what is read, not written: that is the queue's work, outside the agent's tool calls. Taken
+  // before the read, so a batch the queue takes meanwhile is in the file or in `pending`.
+  const q = queuedWrites.get(session.ctx.backend)?.get(ownersKey(session));
+  if (options.spilled && q) await runQueued(q).catch(() => {});
+  const pending = q?.batch ? [...q.batch] : [];
+  await q?.last.catch(() => {});
+  const owners = await readOwnersNow(session);
+  applyWrites(owners, pending, new Date().toISOString());
+  return owners;
 }
 
 async function readOwnersNow(session: SessionHandle): Promise<OwnerMap> {
@@ -84,15 +94,34 @@ function validateOwners(owners: Record<string, unknown>, key: string): OwnerMap 
   return owners as OwnerMap;
 }
 
+/** What one session left: `images` as the present state of their paths. */
+interface OwnerWrite {
+  session: SessionHandle;
+  images: readonly FileImage[];
+}
+
 /** Records that `session` left `images` as the present state of their paths. */
-export async function recordOwnership(session: SessionHandle, images: readonly FileImage[]): Promise<void> {
-  const recorded = images.filter((i) => i.state !== 'skipped');
-  if (recorded.length === 0) return;
-  const { backend } = session.ctx;
-  await backend.withLock(`${session.ctx.workspace.key}/owners`, async () => {
-    const owners = await readOwnersNow(session);
-    const at = new Date().toISOString();
-    for (const image of recorded) {
+export function recordOwnership(session: SessionHandle, images: readonly FileImage[]): Promise<void> {
+  return writeOwners(session, [{ session, images }]);
+}
+
+/** One read-modify-write of the index for several writes, in order (a later write of a path wins). */
+async function writeOwners(at: SessionHandle, writes: readonly OwnerWrite[]): Promise<void> {
+  if (!writes.some((w) => w.images.some(recorded))) return;
+  const { backend } = at.ctx;
+  await backend.withLock(`${at.ctx.workspace.key}/owners`, async () => {
+    const owners = await readOwnersNow(at);
+    applyWrites(owners, writes, new Date().toISOString());
+    await backend.write(ownersKey(at), Buffer.from(JSON.stringify(owners)));
+  });
+}
+
+const recorded = (image: FileImage): boolean => image.state !== 'skipped';
+
+function applyWrites(owners: OwnerMap, writes: readonly OwnerWrite[], at: string): void {
+  for (const { session, images } of writes) {
+    for (const image of images) {
+      if (!recorded(image)) continue;
       owners[image.path] = {
         session: session.id,
         state: imageKey(image) ?? 'unknown',
@@ -101,40 +130,74 @@ export async function recordOwnership(session: SessionHandle, images: readonly F
         at,
       };
     }
-    await backend.write(ownersKey(session), Buffer.from(JSON.stringify(owners)));
-  });
+  }
 }
 
-/** Owner-index writes queued behind an answer, by backend and index: the last one's run (each runs the one before first). */
-const queuedWrites = new WeakMap<object, Map<string, () => Promise<void>>>();
+/** Owner-index writes queued behind answers, per index: the batch not yet taken and the last batch's run. */
+interface Queued {
+  batch?: (OwnerWrite & { first?: () => Promise<void> })[];
+  last: Promise<void>;
+}
+const queuedWrites = new WeakMap<object, Map<string, Queued>>();
+
+function queuedFor(session: SessionHandle): Queued {
+  let byKey = queuedWrites.get(session.ctx.backend);
+  if (!byKey) queuedWrites.set(session.ctx.backend, (byKey = new Map()));
+  const key = ownersKey(session);
+  let q = byKey.get(key);
+  if (!q) byKey.set(key, (q = { last: Promise.resolve() }));
+  return q;
+}
+
+/**
+ * Runs the batch queued so far (after the run before it): each write's `first`, then one rewrite of
+ * the index for the writes whose `first` succeeded. Resolves when that is done; a `first`'s failure
+ * rejects it after the rest was written.
+ */
+function runQueued(q: Queued): Promise<void> {
+  const batch = q.batch;
+  if (!batch) return q.last;
+  q.batch = undefined;
+  q.last = q.last
+    .catch(() => {})
+    .then(async () => {
+      const written: OwnerWrite[] = [];
+      let failed: unknown;
+      for (const w of batch) {
+        try {
+          await w.first?.();
+          written.push(w);
+        } catch (err) {
+          failed ??= err;
+        }
+      }
+      await writeOwners(batch[0]!.session, written);
+      if (failed !== undefined) throw failed;
+    });
+  return q.last;
+}
 
 /**
  * recordOwnership after a commit, `first` (the blob-store copy of content the event carries inline)
- * before it: queued behind the answer under a daemon (CkptOptions.defer; a failure is the queue's to
- * log), else now (a failure goes to `warnings`, and a failed `first` leaves the index as it was).
+ * before it: queued behind the answer under a daemon (CkptOptions.defer; writes queued meanwhile
+ * become one rewrite of the index; a failure is the queue's to log), else now (a failure goes to
+ * `warnings`, and a failed `first` leaves the index as it was).
  */
 export async function recordOwnershipAfter(session: SessionHandle, images: readonly FileImage[], warnings: string[] | undefined, first?: () => Promise<void>): Promise<void> {
-  const write = async (): Promise<void> => {
-    await first?.();
-    await recordOwnership(session, images);
-  };
   const { defer } = session.ctx.options;
-  if (!defer) return afterCommit(warnings, 'owner index not updated', write);
-  const key = ownersKey(session);
-  let byKey = queuedWrites.get(session.ctx.backend);
-  if (!byKey) queuedWrites.set(session.ctx.backend, (byKey = new Map()));
-  const before = byKey.get(key);
-  let running: Promise<void> | undefined;
-  // Runs once, whoever comes first: the queue, or a reader of the index in this process.
-  const run = (): Promise<void> =>
-    (running ??= (async () => {
-      await before?.().catch(() => {});
-      await write();
-    })().finally(() => {
-      if (byKey.get(key) === run) byKey.delete(key);
-    }));
-  byKey.set(key, run);
-  defer(run);
+  if (!defer) {
+    return afterCommit(warnings, 'owner index not updated', async () => {
+      await first?.();
+      await recordOwnership(session, images);
+    });
+  }
+  const q = queuedFor(session);
+  if (!q.batch) {
+    q.batch = [];
+    // Runs the batch once, whoever comes first: the queue, or a reader of the index in this process.
+    defer(() => runQueued(q));
+  }
+  q.batch.push({ session, images, ...(first ? { first } : {}) });
 }
 
 /**

@@ -15,6 +15,7 @@ import { appendWithHotState, loadHotState } from '../session/hot-snapshot.js';
 import { readImages, resolveInputs } from './capture.js';
 import { withWarnings } from '../session/warnings.js';
 import { recordOwnershipAfter } from './owner-index.js';
+import { inlineOf } from '../format/inline-blobs.js';
 import { createInlineSink } from '../storage/inline-store.js';
 
 export interface SettleResult {
@@ -72,7 +73,7 @@ export async function settle(session: SessionHandle, inputs: readonly string[], 
       images.push(...kept, ...(await createdFolders(session.workspaceRoot, captured, kept)));
     }
     // Only the content of the images kept: a path dropped above has no record to carry it.
-    const inline = keptInline(sink.inline(), images);
+    const inline = inlineOf(sink.inline(), images);
     await appendWithHotState(session, tx, [{ type: 'settle', tag: tag ?? null, files: images, ...(inline ? { inline } : {}) }]);
     return tag ?? null;
   }, { warnings });
@@ -80,13 +81,6 @@ export async function settle(session: SessionHandle, inputs: readonly string[], 
   // the content's copy comes first, in the same work.
   await recordOwnershipAfter(session, images, warnings, () => sink.spill());
   return withWarnings({ tag, files: images }, warnings);
-}
-
-function keptInline(inline: Record<string, string> | undefined, images: readonly FileImage[]): Record<string, string> | undefined {
-  if (!inline) return undefined;
-  const named = new Set(images.map((i) => i.blob));
-  const kept = Object.entries(inline).filter(([id]) => named.has(id));
-  return kept.length > 0 ? Object.fromEntries(kept) : undefined;
 }
 
 /**

@@ -44,6 +44,14 @@ export function inlineRecords(events: Iterable<{ type: string; inline?: unknown 
   return out;
 }
 
+/** The records of `inline` that `images` name (an event carries only the content of its own images). */
+export function inlineOf(inline: InlineBlobs | undefined, images: readonly { blob?: string }[]): InlineBlobs | undefined {
+  if (!inline) return undefined;
+  const named = new Set(images.map((i) => i.blob));
+  const kept = Object.entries(inline).filter(([id]) => named.has(id));
+  return kept.length > 0 ? Object.fromEntries(kept) : undefined;
+}
+
 /** An event without its inline content (what public outputs show: the images, not the bytes). */
 export function withoutInline<E extends Record<string, unknown>>(event: E): E {
   if (event.inline === undefined) return event;

@@ -136,6 +136,7 @@ export async function verify(ctx: Pick<StoreContext, 'backend' | 'blobs'>, optio
       try {
         decodeInline(blob, b64);
         inlined.add(`${s.wid}\0${s.id}\0${blob}`);
+        inlined.add(`${s.wid}\0${blob}`);
       } catch (err) {
         problems.push({ kind: 'blob_corrupt', blob, where: 'inline', workspace: s.wid, session: s.id, message: messageOf(err) });
       }
@@ -157,7 +158,9 @@ export async function verify(ctx: Pick<StoreContext, 'backend' | 'blobs'>, optio
 
   const reported = new Set<string>();
   for (const r of referenced) {
-    if (present.has(r.blob) || inlined.has(`${r.workspace}\0${r.session}\0${r.blob}`) || reported.has(`${r.blob}\0${r.session ?? r.source}`)) continue;
+    // A workspace file (the scan index) may name content a scan's settle carries inline, before its store copy.
+    const inlineKey = r.session !== undefined ? `${r.workspace}\0${r.session}\0${r.blob}` : r.source.startsWith('scan-index') ? `${r.workspace}\0${r.blob}` : undefined;
+    if (present.has(r.blob) || (inlineKey !== undefined && inlined.has(inlineKey)) || reported.has(`${r.blob}\0${r.session ?? r.source}`)) continue;
     reported.add(`${r.blob}\0${r.session ?? r.source}`);
     problems.push({ kind: 'blob_missing', ...r });
   }

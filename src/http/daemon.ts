@@ -11,6 +11,7 @@ import { createApp } from './app.js';
 import { createDaemonState, type FullScan } from './daemon-state.js';
 import { createEventHub } from './event-hub.js';
 import { createHookLane } from './hook-lane.js';
+import { createQuietGate } from './quiet-gate.js';
 import { createRequestGuard, isLoopbackAddress } from './request-guard.js';
 import type { StreamLimits } from './stream-gate.js';
 
@@ -65,8 +66,9 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   await store.daemonCtx.backend.remove(FALLBACK_NOTE_KEY).catch(() => {});
   const state = createDaemonState(store, options.fullScan);
   const hub = await createEventHub(store, (err) => options.log?.(`event feed: ${escapeForLog((err as Error).message)}`));
-  // The store copy of inline captures runs behind the answers (the hook does not wait for it).
-  const afterAnswer = createAfterCallQueue((err) => options.log?.(`after an answer: ${escapeForLog((err as Error).message)}`));
+  // The store copy of inline content and the owner index run behind the answers, outside hook bursts.
+  const quiet = createQuietGate();
+  const afterAnswer = createAfterCallQueue((err) => options.log?.(`after an answer: ${escapeForLog((err as Error).message)}`), quiet.wait);
   store.ctx.options.defer = afterAnswer.add;
   /** What start-up set up besides the server: the feed, the session cache, the after-answer queue. */
   const closeParts = (): void => {
@@ -84,7 +86,9 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const hooks = createHookLane({ state, guard, onServerError, hookKey: hookKeyText, port: () => tcpPort });
   const toApp = getRequestListener(app.fetch);
   const server = createServer((req, res) => {
-    if (!hooks(req, res)) void toApp(req, res);
+    if (!hooks(req, res)) return void toApp(req, res);
+    quiet.busy();
+    res.once('close', quiet.done);
   });
   // A request is in flight from its arrival until its response is written (or its socket closes).
   let inFlight = 0;

@@ -101,7 +101,7 @@ export async function planAgainstWorkspace(
 }
 /** The owner index's records of `paths` whose latest writer is another session (drift is judged with them). */
 async function otherSessionWrites(session: SessionHandle, paths: readonly string[]): Promise<Map<string, { session: string; image: FileImage }>> {
-  const owners = await readOwners(session);
+  const owners = await readOwners(session, { spilled: true });
   const out = new Map<string, { session: string; image: FileImage }>();
   for (const path of paths) {
     const o = Object.hasOwn(owners, path) ? owners[path] : undefined;

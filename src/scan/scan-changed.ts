@@ -155,7 +155,7 @@ export async function scanChanged(session: SessionHandle, touched: ReadonlySet<s
   // The content read goes into one pack, committed before the capture (scan-pack.ts).
   const pack = createScanPack(ctx);
   try {
-    const read = await readAndStore({ ctx, pack, next, work, workPrev, workAbs, toRead, prev, pool: undefined, maxBytes, skipped, onProgress: options.onProgress });
+    const read = await readAndStore({ pack, next, work, workPrev, workAbs, toRead, prev, pool: undefined, maxBytes, skipped, onProgress: options.onProgress });
 
     // ---- compare with what ckpt last knew ----
     for (let w = 0; w < work.length; w++) {

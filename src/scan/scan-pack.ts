@@ -1,9 +1,12 @@
 // The one pack a scan writes (DESIGN §10 "Scans"): the content of the files it read and the git blobs
 // it copied go through the same pack writer, made on first use and committed once — one pack, one set
 // of fsyncs per scan — before anything that references those blobs is recorded (a capture, the index).
+// A scan that reads few files (a watched scan after a shell tool) stores their content loose instead,
+// small new content inline in its settle (the log's one fsync; the store copy follows: scan-record.ts).
 import type { WorkspaceContext } from '../context.js';
 import { CkptError } from '../errors.js';
 import type { PackWriter } from '../storage/pack/pack-writer.js';
+import { createInlineSink, type InlineSink } from '../storage/inline-store.js';
 
 export interface ScanPack {
   /** The writer, made on the first call. */
@@ -12,6 +15,8 @@ export interface ScanPack {
   commit(): Promise<void>;
   /** Drops what is not committed; idempotent, and a no-op after commit. */
   abort(): Promise<void>;
+  /** Where the content of a scan that reads few files goes: kept for the settle when small and new, else stored. */
+  loose: InlineSink;
 }
 
 export function createScanPack(ctx: WorkspaceContext): ScanPack {
@@ -31,5 +36,6 @@ export function createScanPack(ctx: WorkspaceContext): ScanPack {
       done = true;
       await made?.abort();
     },
+    loose: createInlineSink(ctx.blobs),
   };
 }

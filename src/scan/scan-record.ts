@@ -1,11 +1,12 @@
 // Recording what a scan found changed (DESIGN §2 "Capture"): before-images — content known only to
 // git is copied into ckpt's store first, and the scan's pack committed — then ONE capture (tool =
-// the caller's, reason `scan`) followed by its settle (after-images) in one session transaction, and
-// the owner records.
+// the caller's, reason `scan`) followed by its settle (after-images, small new content inline) in one
+// session transaction, and the owner records.
 import type { WorkspaceContext } from '../context.js';
 import type { FileImage } from '../format/event.js';
 import { appendCapture } from '../capture/capture.js';
 import { recordOwnershipAfter } from '../capture/owner-index.js';
+import { inlineOf } from '../format/inline-blobs.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import type { GitObjects } from '../workspace/git-objects.js';
 import { copyGitBlobs } from './git-copy.js';
@@ -93,11 +94,17 @@ export async function recordChanges(input: RecordInput): Promise<RecordResult> {
   await input.pack.commit();
   let tag: string | null = null;
   let seq: number | undefined;
+  const { loose } = input.pack;
+  // Content the settle will not carry (read, but no change of it recorded: the index may name it) is
+  // stored now, as a pack's would be.
+  const afterInline = files.length > 0 ? inlineOf(loose.inline(), after) : undefined;
+  await loose.spill((id) => !afterInline?.[id]);
   if (files.length > 0) {
     const { tool } = input;
-    const { event } = await appendCapture(session, before, { tool, reason: 'scan', after, warnings: input.warnings });
+    const { event } = await appendCapture(session, before, { tool, reason: 'scan', after, warnings: input.warnings, ...(afterInline ? { afterInline } : {}) });
     ({ tag, seq } = event);
-    await recordOwnershipAfter(session, after, input.warnings);
+    // As after a settle: the store copy of the inline content, then the owner index (settle.ts).
+    await recordOwnershipAfter(session, after, input.warnings, () => loose.spill());
   }
 
   return { tag, ...(seq !== undefined ? { seq } : {}), files, stored, lost };

@@ -152,7 +152,7 @@ async function scanLocked(session: SessionHandle, options: ScanOptions, t0: numb
   try {
     // Much to read (a first scan): the worker reads while the pack writer's threads hash and compress.
     const pool = parallelAfter !== Infinity && toRead.length >= READ_IN_WORKER_MIN ? makePool() : resources.pool;
-    readResult = await readAndStore({ ctx, pack, next, work, workPrev, workAbs, toRead, prev, pool, maxBytes, skipped, onProgress: options.onProgress });
+    readResult = await readAndStore({ pack, next, work, workPrev, workAbs, toRead, prev, pool, maxBytes, skipped, onProgress: options.onProgress });
   } finally {
     resources.pool?.close();
   }

@@ -1,9 +1,8 @@
 // Reading and storing the content of the files a scan found new or changed (DESIGN §3): in batches
 // read ahead (on the walker's worker thread when there is one and much to read), into the scan's pack
-// when many (a first scan: 100,000 files must not become 100,000 store files) or as loose blobs when
-// few. The scan commits its pack (scan-pack.ts) before it records anything that references a blob.
+// when many (a first scan: 100,000 files must not become 100,000 store files) or, when few, loose
+// (scan-pack.ts: small new content inline in the scan's settle). The scan commits its pack (scan-pack.ts) before it records anything that references a blob.
 import { toCkptError } from '../errors.js';
-import type { WorkspaceContext } from '../context.js';
 import type { PackWriter } from '../storage/pack/pack-writer.js';
 import type { ScanPack } from './scan-pack.js';
 import { gitBlobId } from '../workspace/git-repo.js';
@@ -25,7 +24,6 @@ const PIPELINE = {
 } as const;
 
 export interface StoreContentInput {
-  ctx: WorkspaceContext;
   /** Where many files' content goes (committed by the caller). */
   pack: ScanPack;
   /** The index being built: hashes are set on it, vanished files marked KIND_GONE, failures skipped. */
@@ -56,7 +54,7 @@ export interface StoreContentResult {
  * dropped (KIND_GONE): the next scan sees its new state.
  */
 export async function readAndStore(input: StoreContentInput): Promise<StoreContentResult> {
-  const { ctx, pack, next, work, workPrev, workAbs, toRead, prev, pool, maxBytes, skipped, onProgress } = input;
+  const { pack, next, work, workPrev, workAbs, toRead, prev, pool, maxBytes, skipped, onProgress } = input;
   let hashed = 0;
   let stored = 0;
   let dirtyBytes = 0;
@@ -136,7 +134,7 @@ export async function readAndStore(input: StoreContentInput): Promise<StoreConte
       } else {
         for (let k = 0; k < slots.length; k++) {
           const offset = offsets[k] as number;
-          const r = await ctx.blobs.put(batch.data.subarray(offset, offset + (lengths[k] as number)));
+          const r = await pack.loose.put(batch.data.subarray(offset, offset + (lengths[k] as number)));
           next.setHash(slots[k] as number, HASH_SHA256, r.id);
           if (r.created) stored++;
         }

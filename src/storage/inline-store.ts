@@ -11,12 +11,12 @@ import { INLINE_MAX_BYTES, type InlineBlobs } from '../format/inline-blobs.js';
 import { decodeVerified, type BlobStore } from './blob-store.js';
 
 export interface InlineSink {
-  /** Content of new blobs up to INLINE_MAX_BYTES is kept for the event; other content goes to `blobs.put`. */
-  put(data: Uint8Array): Promise<{ id: string }>;
+  /** Content of new blobs up to INLINE_MAX_BYTES is kept for the event (`created`: new content), other content goes to `blobs.put`. */
+  put(data: Uint8Array): Promise<{ id: string; created?: boolean }>;
   /** The `inline` field for the event (undefined when nothing was kept). */
   inline(): InlineBlobs | undefined;
-  /** Stores what was kept in the blob store (durably); idempotent. */
-  spill(): Promise<void>;
+  /** Stores what was kept (or of it, what `only` selects) in the blob store (durably); idempotent. */
+  spill(only?: (id: string) => boolean): Promise<void>;
 }
 
 export function createInlineSink(blobs: BlobStore): InlineSink {
@@ -32,12 +32,14 @@ export function createInlineSink(blobs: BlobStore): InlineSink {
       // The fast setting (brotli q0: about the size of q1 on source text, in half the time): this is
       // the hook's wait; the blob store's copy, which readers use, is compressed as usual.
       const { codec, payload } = compress(data, 'auto', 'fast');
-      kept.set(id, { raw: data, b64: encodeBlob(data.length, codec, payload).toString('base64') });
-      return { id };
+      // A view into a bigger buffer (a scan's read batch) is copied: the spill must not keep the batch alive.
+      const raw = data.byteLength === data.buffer.byteLength ? data : data.slice();
+      kept.set(id, { raw, b64: encodeBlob(data.length, codec, payload).toString('base64') });
+      return { id, created: true };
     },
     inline: () => (kept.size > 0 ? Object.fromEntries([...kept].map(([id, k]) => [id, k.b64])) : undefined),
-    async spill() {
-      for (const { raw } of kept.values()) await blobs.put(raw);
+    async spill(only) {
+      for (const [id, { raw }] of kept) if (!only || only(id)) await blobs.put(raw);
     },
   };
 }

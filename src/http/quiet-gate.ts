@@ -1,0 +1,42 @@
+// When a daemon does the work that follows its answers (DESIGN §10 "Hooks at no cost"): the blob-store
+// copies of inline content and the owner-index rewrites are fsyncs on this process's event loop, and
+// an agent's tool call is a burst of hook requests (PreToolUse, the tool, PostToolUse, the next model
+// call) a few milliseconds apart. Work run inside the burst delays the next answer and competes with
+// the agent for the disk and the CPU; so queued work waits until no request has been in flight for
+// QUIET_MS (the model's next answer, a long tool), or at most MAX_WAIT_MS after it was queued (a fleet
+// that never pauses), or until the queue is drained. Nothing waits for durability: what is queued is
+// durable in the session log already.
+const QUIET_MS = 120;
+const MAX_WAIT_MS = 10_000;
+
+export interface QuietGate {
+  /** A request arrived / its response ended. */
+  busy(): void;
+  done(): void;
+  /** The queue's wait (session/after-call.ts): resolves once work queued at `since` may run. */
+  wait(since: number, hurry: () => boolean): Promise<void>;
+}
+
+export function createQuietGate(limits: { quietMs?: number; maxWaitMs?: number } = {}): QuietGate {
+  const quietMs = limits.quietMs ?? QUIET_MS;
+  const maxWaitMs = limits.maxWaitMs ?? MAX_WAIT_MS;
+  let inFlight = 0;
+  let lastDone = 0;
+  return {
+    busy: () => void inFlight++,
+    done() {
+      inFlight--;
+      lastDone = Date.now();
+    },
+    async wait(since, hurry) {
+      for (;;) {
+        const now = Date.now();
+        if (hurry() || now - since >= maxWaitMs) return;
+        const quietFor = inFlight > 0 ? 0 : now - lastDone;
+        if (quietFor >= quietMs) return;
+        // Polls only while work is queued: at most once per quiet period.
+        await new Promise((r) => setTimeout(r, Math.min(quietMs - quietFor, since + maxWaitMs - now)));
+      }
+    },
+  };
+}
