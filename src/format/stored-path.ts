@@ -30,6 +30,21 @@ export function isStoredPath(path: unknown): path is string {
   return !(path.endsWith('/.') || path.endsWith('/..') || path.includes('/./') || path.includes('/../'));
 }
 
+/** What no stored path may hold, in a NUL-joined list with a NUL before the first and after the last. */
+const BAD_IN_JOINED = ['\0\0', '\0/', '/\0', '//', '\0.\0', '\0..\0', '\0./', '\0../', '/.\0', '/..\0', '/./', '/../'];
+
+/**
+ * True when every path of `paths` — `joined` split at NUL — is a stored path (isStoredPath), checked
+ * on the joined text with a dozen native searches instead of a dozen per path: a scan index of a
+ * 100,000-file tree is checked this way at every scan. `paths` are the split pieces (for their lengths).
+ */
+export function allStoredPaths(joined: string, paths: readonly string[]): boolean {
+  for (let i = 0; i < paths.length; i++) if ((paths[i] as string).length > 65_536) return false;
+  const text = `\0${joined}\0`;
+  for (const bad of BAD_IN_JOINED) if (text.includes(bad)) return false;
+  return true;
+}
+
 /** The path itself, or LOG_CORRUPT naming it. */
 export function validateStoredPath(path: unknown, where: StoredWhere = {}): string {
   if (!isStoredPath(path)) throw corrupt(`recorded path ${JSON.stringify(path)} is not a clean workspace-relative path`, { ...where, path });

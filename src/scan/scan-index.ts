@@ -16,7 +16,7 @@
 // mtimes are ms as doubles (Node's lstat numbers): exact enough to detect a change to ~0.25 µs, and
 // entries modified close to the scan are re-hashed anyway (racily clean, see scan.ts).
 import { CkptError } from '../errors.js';
-import { isStoredPath } from '../format/stored-path.js';
+import { allStoredPaths, isStoredPath } from '../format/stored-path.js';
 
 export const KIND_FILE = 0;
 export const KIND_SYMLINK = 1;
@@ -298,10 +298,14 @@ export class ScanIndex {
     idx.hashKind = new Uint8Array(ab, o + layout.hashKind, n);
     idx.flags = new Uint8Array(ab, o + layout.flags, n);
     idx.hash = new Uint8Array(ab, o + layout.hash, n * HASH_BYTES);
-    idx.paths = n === 0 ? [] : buf.toString('utf8', layout.end, layout.end + pathsBytes).split('\0');
+    const joined = n === 0 ? '' : buf.toString('utf8', layout.end, layout.end + pathsBytes);
+    idx.paths = n === 0 ? [] : joined.split('\0');
     if (idx.paths.length !== n) throw bad('path count mismatch');
     // Every path is untrusted input: a forged `../x` would be stat'ed and recorded outside the root.
-    for (const p of idx.paths) if (!isStoredPath(p)) throw bad(`path ${JSON.stringify(p)} is not a clean workspace-relative path`);
+    // Checked on the joined text at once; the per-path check only names the offender.
+    if (n > 0 && !allStoredPaths(joined, idx.paths)) {
+      for (const p of idx.paths) if (!isStoredPath(p)) throw bad(`path ${JSON.stringify(p)} is not a clean workspace-relative path`);
+    }
     try {
       const extra = JSON.parse(buf.toString('utf8', layout.end + pathsBytes, layout.end + pathsBytes + extraBytes)) as {
         targets: [number, string][];
