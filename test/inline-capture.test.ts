@@ -147,6 +147,27 @@ describe('inline before-images', () => {
     expect(await verify(store.ctx)).toMatchObject({ ok: true, problems: [] });
   });
 
+  it('a watched scan of a path the agent wrote reads it without storing the settle\'s content again; a later change restores to it', async () => {
+    await writeFile(w('a.txt'), 'v0');
+    await session.scan();
+    await reopenDroppingCopies();
+    await session.capture(['a.txt'], { tool: 'Write' });
+    await writeFile(w('a.txt'), 'written by the agent');
+    const id = (await session.settle(['a.txt'])).files[0]!.blob!;
+    const watched = (paths: string[]) => session.scan({ tool: 'Bash', changedPaths: async () => new Set(paths), watchedOnly: true });
+    const same = await watched(['a.txt']);
+    expect(same?.files).toEqual([]);
+    expect(await ws.ctx.blobs.has(id)).toBe(false); // held inline by the settle: not copied in the scan's answer
+    expect(await verify(store.ctx)).toMatchObject({ ok: true, problems: [] });
+    await writeFile(w('a.txt'), 'then a shell command');
+    const changed = await watched(['a.txt']);
+    expect(changed?.files.map((f) => f.path)).toEqual(['a.txt']);
+    const r = await session.restore(changed!.tag!);
+    expect(r.restored).toEqual(['a.txt']);
+    expect(await readFile(w('a.txt'), 'utf8')).toBe('written by the agent');
+    expect(await verify(store.ctx)).toMatchObject({ ok: true, problems: [] });
+  });
+
   it('under a daemon, owner-index writes queued meanwhile become one rewrite, and readers see them before it', async () => {
     const queued: (() => Promise<void>)[] = [];
     store.ctx.options.defer = (work) => void queued.push(work);

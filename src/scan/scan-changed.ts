@@ -158,6 +158,7 @@ export async function scanChanged(session: SessionHandle, touched: ReadonlySet<s
     const read = await readAndStore({ pack, next, work, workPrev, workAbs, toRead, prev, pool: undefined, maxBytes, skipped, onProgress: options.onProgress });
 
     // ---- compare with what ckpt last knew ----
+    const recordedBlobs = new Set<string>();
     for (let w = 0; w < work.length; w++) {
       const i = work[w] as number;
       if (next.kind[i] === KIND_GONE) continue;
@@ -167,10 +168,12 @@ export async function scanChanged(session: SessionHandle, touched: ReadonlySet<s
       const change = compare(known, now, read.gitSha1.get(i));
       if (change === 'created' && now.image.state === 'skipped') continue;
       if (change) changes.push({ before: known, after: now.image, change });
+      // Touched, read, unchanged (an agent's write that ckpt settled): its content is the known image's.
+      else if (now.image.state === 'file' && now.image.blob !== undefined && known.image.state === 'file' && known.image.blob === now.image.blob) recordedBlobs.add(now.image.blob);
     }
 
     const warnings: string[] = [];
-    const recorded = await recordChanges({ session, changes, gitObjects, tool: options.tool ?? 'scan', pack, warnings });
+    const recorded = await recordChanges({ session, changes, gitObjects, tool: options.tool ?? 'scan', pack, warnings, recordedBlobs });
     return {
       tag: recorded.tag,
       ...(recorded.seq !== undefined ? { seq: recorded.seq } : {}),

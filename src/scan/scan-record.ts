@@ -24,6 +24,8 @@ export interface RecordInput {
   pack: ScanPack;
   /** Where failures of cache writes after the capture was recorded go. */
   warnings: string[];
+  /** Content read that earlier events record already (stored, or inline in that event): not stored again. */
+  recordedBlobs?: ReadonlySet<string>;
 }
 
 export interface RecordResult {
@@ -96,9 +98,9 @@ export async function recordChanges(input: RecordInput): Promise<RecordResult> {
   let seq: number | undefined;
   const { loose } = input.pack;
   // Content the settle will not carry (read, but no change of it recorded: the index may name it) is
-  // stored now, as a pack's would be.
+  // stored now, as a pack's would be — unless an earlier event records it already.
   const afterInline = files.length > 0 ? inlineOf(loose.inline(), after) : undefined;
-  await loose.spill((id) => !afterInline?.[id]);
+  await loose.spill((id) => !afterInline?.[id] && !input.recordedBlobs?.has(id));
   if (files.length > 0) {
     const { tool } = input;
     const { event } = await appendCapture(session, before, { tool, reason: 'scan', after, warnings: input.warnings, ...(afterInline ? { afterInline } : {}) });
