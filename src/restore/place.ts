@@ -3,16 +3,21 @@
 // emptied folders, create folders (replacing a file or symlink), rename each staged file or link over
 // its target (replacing an emptied folder), and fsync every touched folder. Idempotent, so recovery after a crash runs
 // exactly this again: an already-renamed entry is simply re-placed, an already-absent path is fine.
+// The checks and every other act are synchronous, in plan order. A rename whose staged file lies in
+// the target's own folder runs on the thread pool, several at once (DESIGN §10 "Restore speed"):
+// replacing a file waits on the file system's journal, and those waits overlap.
 import { constants, lstatSync, mkdirSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
-import { chmod, lstat, open } from 'node:fs/promises';
+import { chmod, lstat, open, rename } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import type { PlannedEntry, SkippedPath } from './plan-restore.js';
 import { WHY } from './plan-restore.js';
-import { checkParentChain, checkParentChainSync, fsyncDir, mapLimit } from './present.js';
+import { ancestorsOf, checkParentChain, checkParentChainSync, fsyncDir, mapLimit } from './present.js';
 import { ensureParents, unlinkIfPresent } from './stage.js';
 
 /** Touched folders fsynced at once (each holds a descriptor while its fsync is in flight). */
 const DIR_FLUSH_PARALLELISM = 64;
+/** Renames in flight on the thread pool at once. */
+const RENAME_PARALLELISM = 16;
 
 export interface PlaceOutcome {
   restored: string[];
@@ -26,21 +31,47 @@ export interface PlaceOutcome {
  * entry could not be staged — it is then reported as skipped).
  */
 export async function placeEntries(root: string, entries: readonly PlannedEntry[], staged: readonly (string | undefined)[]): Promise<PlaceOutcome> {
-  const out: PlaceOutcome = { restored: [], deleted: [], skipped: [] };
+  // Outcomes by entry, reported in plan order whatever order the renames finish in.
+  const outcomes: Outcome[] = new Array<Outcome>(entries.length);
   const touched = new Set<string>();
   const emptied: string[] = [];
   const folderModes: { path: string; mode: number }[] = [];
+  const renames = new Renames();
+  /** Past the point of no return an I/O failure on one path must not strand the others: it is
+   * reported, and the recovery capture still holds what was there. */
+  const failed = (i: number, err: unknown): Outcome => {
+    if (staged[i]) quietUnlink(staged[i]!);
+    return { skipped: { path: entries[i]!.path, why: `io: ${(err as NodeJS.ErrnoException).code ?? String(err)}` } };
+  };
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i]!;
+    // An entry beneath a path whose rename is still in flight waits for it: it must see what the
+    // earlier entries placed (a file there blocks it, as it would have in sequence).
+    if (renames.pendingBelow(entry.path)) await renames.drain();
     try {
-      await placeOne(root, entry, staged[i], out, touched, emptied);
-      if (entry.action === 'mkdir' && entry.mode !== undefined && out.restored.at(-1) === entry.path) folderModes.push({ path: entry.path, mode: entry.mode });
+      const placed = placeOne(root, entry, staged[i], touched, emptied);
+      if (placed instanceof Promise) {
+        await renames.add(
+          entry.path,
+          placed.then(
+            (o) => void (outcomes[i] = o),
+            (err: unknown) => void (outcomes[i] = failed(i, err)),
+          ),
+        );
+        continue;
+      }
+      outcomes[i] = placed;
+      if (entry.action === 'mkdir' && entry.mode !== undefined && 'restored' in placed) folderModes.push({ path: entry.path, mode: entry.mode });
     } catch (err) {
-      // Past the point of no return an I/O failure on one path must not strand the others: it is
-      // reported, and the recovery capture still holds what was there.
-      if (staged[i]) quietUnlink(staged[i]!);
-      out.skipped.push({ path: entry.path, why: `io: ${(err as NodeJS.ErrnoException).code ?? String(err)}` });
+      outcomes[i] = failed(i, err);
     }
+  }
+  await renames.drain();
+  const out: PlaceOutcome = { restored: [], deleted: [], skipped: [] };
+  for (const o of outcomes) {
+    if ('restored' in o) out.restored.push(o.restored);
+    else if ('deleted' in o) out.deleted.push(o.deleted);
+    else out.skipped.push(o.skipped);
   }
   // Deepest first, so a parent emptied by removing its child goes too.
   for (const dir of [...new Set(emptied)].sort((a, b) => b.split('/').length - a.split('/').length)) {
@@ -69,14 +100,39 @@ export async function placeEntries(root: string, entries: readonly PlannedEntry[
   return out;
 }
 
-async function placeOne(
-  root: string,
-  entry: PlannedEntry,
-  stagedPath: string | undefined,
-  out: PlaceOutcome,
-  touched: Set<string>,
-  emptied: string[],
-): Promise<void> {
+type Outcome = { restored: string } | { deleted: string } | { skipped: SkippedPath };
+
+/** Renames in flight (bounded), by target path. */
+class Renames {
+  private readonly inFlight = new Map<string, Promise<void>>();
+
+  /** Adds one (it never rejects); waits while the bound is reached. */
+  async add(path: string, done: Promise<void>): Promise<void> {
+    this.inFlight.set(path, done);
+    void done.then(() => this.inFlight.delete(path));
+    while (this.inFlight.size >= RENAME_PARALLELISM) await Promise.race(this.inFlight.values());
+  }
+
+  /** True when a rename into an ancestor of `path` is still in flight. */
+  pendingBelow(path: string): boolean {
+    if (this.inFlight.size === 0) return false;
+    return ancestorsOf(path).some((a) => this.inFlight.has(a));
+  }
+
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight.values());
+  }
+}
+
+/**
+ * Places one entry. Everything runs synchronously except a rename whose staged file lies in the
+ * target's own folder: it is returned as a promise (run on the thread pool). Such a rename cannot
+ * be turned outside the workspace by a folder swapped for a symlink after the check: source and
+ * target resolve through the same folder, so a swapped folder holds no staged file (ENOENT) unless
+ * whoever can write there put one. A rename into a folder made here (staged higher up) stays
+ * synchronous, right after its checks.
+ */
+function placeOne(root: string, entry: PlannedEntry, stagedPath: string | undefined, touched: Set<string>, emptied: string[]): Outcome | Promise<Outcome> {
   const abs = join(root, entry.path);
   // lstat the real parent chain right before acting: a symlink that replaced a folder since the
   // plan is never written through (a symlink that replaced the target itself is just replaced).
@@ -84,32 +140,25 @@ async function placeOne(
   const chain = checkParentChainSync(root, entry.path);
   if (!chain.ok) {
     if (stagedPath) unlinkIfPresent(stagedPath);
-    out.skipped.push({ path: entry.path, why: chain.why });
-    return;
+    return { skipped: { path: entry.path, why: chain.why } };
   }
   if (entry.action === 'delete') {
     if (chain.missing.length === 0) {
       const removed = removeEntry(abs);
       if (removed === 'not-empty') {
         // Something no capture recorded lives there (ignored or unscanned files): left alone.
-        out.skipped.push({ path: entry.path, why: 'present-unrecoverable: directory not empty' });
-        return;
+        return { skipped: { path: entry.path, why: 'present-unrecoverable: directory not empty' } };
       }
     }
     touched.add(dirname(abs));
-    out.deleted.push(entry.path);
     for (let d = dirname(entry.path), n = entry.newDirs ?? 0; n > 0 && d !== '.'; d = dirname(d), n--) emptied.push(d);
-    return;
+    return { deleted: entry.path };
   }
-  if (entry.action !== 'mkdir' && !stagedPath) {
-    out.skipped.push({ path: entry.path, why: 'not-staged' });
-    return;
-  }
+  if (entry.action !== 'mkdir' && !stagedPath) return { skipped: { path: entry.path, why: 'not-staged' } };
   // The chain was just checked: folders are created only when some are missing.
-  if (chain.missing.length > 0 && !(await ensureParents(root, entry.path, touched))) {
+  if (chain.missing.length > 0 && !ensureParents(root, entry.path, touched)) {
     if (stagedPath) unlinkIfPresent(stagedPath);
-    out.skipped.push({ path: entry.path, why: WHY.parentNotDirectory });
-    return;
+    return { skipped: { path: entry.path, why: WHY.parentNotDirectory } };
   }
   let info;
   try {
@@ -124,8 +173,7 @@ async function placeOne(
       mkdirSync(abs);
       touched.add(dirname(abs));
     }
-    out.restored.push(entry.path);
-    return;
+    return { restored: entry.path };
   }
   if (info?.isDirectory()) {
     // The folder's recorded content was deleted before (plan order); a folder still holding
@@ -136,14 +184,14 @@ async function placeOne(
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
       unlinkIfPresent(stagedPath!);
-      out.skipped.push({ path: entry.path, why: 'present-unrecoverable: directory not empty' });
-      return;
+      return { skipped: { path: entry.path, why: 'present-unrecoverable: directory not empty' } };
     }
   }
-  renameSync(stagedPath!, abs);
   touched.add(dirname(abs));
   touched.add(dirname(stagedPath!));
-  out.restored.push(entry.path);
+  if (chain.missing.length === 0 && dirname(stagedPath!) === dirname(abs)) return rename(stagedPath!, abs).then(() => ({ restored: entry.path }));
+  renameSync(stagedPath!, abs);
+  return { restored: entry.path };
 }
 
 /**

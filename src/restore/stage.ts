@@ -49,7 +49,7 @@ export async function stagingFolder(root: string, rel: string): Promise<string> 
  * Creates the missing parent folders of `rel`, one segment at a time, re-checking with lstat that no
  * symlink or file took a folder's place. Returns false (nothing written) when the chain is blocked.
  */
-export async function ensureParents(root: string, rel: string, created?: Set<string>): Promise<boolean> {
+export function ensureParents(root: string, rel: string, created?: Set<string>): boolean {
   for (const dir of ancestorsOf(rel)) {
     const abs = join(root, dir);
     let info = lstatSync(abs, { throwIfNoEntry: false });
