@@ -242,12 +242,22 @@ export function createEventLog(options: EventLogOptions): EventLog {
     }
   }
 
-  /** A transaction's view; it caches the tail after its own appends since nobody else can write meanwhile. */
+  /**
+   * A transaction's view; it caches the tail after its own appends since nobody else can write
+   * meanwhile — and, until its next append, the events of its last whole read: a restore reads the
+   * log for recovery, for the plan and for its capture's numbering (three decodes of the whole log).
+   * Each read returns its own array; the events are shared (nothing changes them once decoded).
+   */
   function makeTx(): EventLogTx {
     let known: number | undefined;
     let end: LogPosition | undefined;
+    let whole: EventBase[] | undefined;
     return {
-      read,
+      async read(readOptions) {
+        if (readOptions?.fromSeq !== undefined || readOptions?.types !== undefined) return read(readOptions);
+        whole ??= await read();
+        return [...whole];
+      },
       async lastSeq() {
         return known ?? (await readTail()).lastSeq;
       },
@@ -275,6 +285,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
         const stored = stamp(events, last + 1);
         const lines = encodeLines(stored);
         const data = Buffer.from(lines.join(''), 'utf8');
+        whole = undefined;
         await backend.append(key, data);
         known = last + stored.length;
         end = end && { seq: known, bytes: end.bytes + data.length, lastLine: lineEnd(data, data.length - 1).toString('utf8') };
