@@ -10,8 +10,12 @@ import { decodeStoredMetadata, foldMetadata, metadataDue, type SessionMetadata, 
 import { checkInfoPatch, type SessionInfoPatch } from './session-info.js';
 import { afterCommit } from './warnings.js';
 
-/** Releases a lock on the next turn of the event loop (the current call chain, which writes the answer, runs first). */
-const releaseSoon = (release: () => Promise<void>): void => void setImmediate(release);
+/**
+ * Under a server, a session's lock is kept for the next transaction of this process (an agent's
+ * PreToolUse and PostToolUse come milliseconds apart): released once unused for LINGER.idleMs, or
+ * after a use LINGER.maxMs after it was taken (a CLI waiting for it waits no longer than that).
+ */
+const LINGER = { idleMs: 200, maxMs: 1_000 };
 
 export function sessionKey(ctx: WorkspaceContext, id: string): string {
   return `${ctx.workspace.key}/sessions/${id}`;
@@ -48,8 +52,8 @@ export class SessionHandle {
    * Runs `fn` holding the session lock: read the log, decide, append — atomically with respect to
    * every other process. Metadata is rewritten before the lock is released when anything was appended
    * (also when `fn` throws after appending); a failure to rewrite it goes to `options.warnings`.
-   * Under a server (CkptOptions.defer is set) the lock is released on the event loop's next turn,
-   * after the answer is written: the release is not part of what a hook waits for.
+   * Under a server (CkptOptions.defer is set) the lock lingers for the next transaction (LINGER):
+   * neither taking nor releasing it is part of what a hook waits for, most of the time.
    */
   async transaction<T>(fn: (tx: EventLogTx) => Promise<T>, options: { warnings?: string[] } = {}): Promise<T> {
     return this.log.transaction(async (tx) => {
@@ -78,7 +82,7 @@ export class SessionHandle {
       // failure to rewrite it is a warning, not the operation's failure.
       if (appended.length > 0) await afterCommit(options.warnings, 'session metadata not updated', () => this.writeMetadata(appended));
       return result;
-    }, this.ctx.options.defer ? { releaseAfter: releaseSoon } : undefined);
+    }, this.ctx.options.defer ? { linger: LINGER } : undefined);
   }
 
   /** The metadata: metadata.json folded forward over the log's tail, or the whole log folded when it cannot be used. */

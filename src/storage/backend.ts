@@ -27,11 +27,13 @@ export interface LockOptions {
   /** How long to wait for the lock before failing with LOCKED (default 10 s). */
   timeoutMs?: number;
   /**
-   * Runs the release once `fn` has returned (its writes are durable by then) somewhere later, e.g.
-   * after an HTTP answer (the daemon's CkptOptions.defer); callers of this process wait for it as for
-   * the lock itself. Default: released before withLock returns. A backend may ignore it.
+   * Keeps the lock once `fn` has returned (its writes are durable by then) for the next caller in
+   * this process, releasing it after `idleMs` without use — or at the end of a use `maxMs` after it
+   * was taken (others waiting for it are not starved). A daemon's session locks (CkptOptions.defer):
+   * an agent's tool call takes its session's lock twice within milliseconds. Default: released
+   * before withLock returns. A backend may ignore it.
    */
-  releaseAfter?: (release: () => Promise<void>) => void;
+  linger?: { idleMs: number; maxMs: number };
 }
 
 export interface StoreBackend {

@@ -173,32 +173,26 @@ describe('fs backend specifics', () => {
     await expect(fs.lstat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
-  it('releaseAfter: the lock stays held until the deferred release runs (also after a failure); this process\'s next caller waits for it', async () => {
+  it('linger: the lock stays held after withLock, the next caller here takes it as it is, it goes after its idle time or at the end of a use past maxMs', async () => {
     const lock = path.join(dir, 'sessions/s3.ckpt-lock');
-    const later: (() => Promise<void>)[] = [];
-    const releaseAfter = (release: () => Promise<void>): void => void later.push(release);
-    expect(await b.withLock('sessions/s3', async () => 1, { releaseAfter })).toBe(1);
-    expect((await fs.lstat(lock)).isFile()).toBe(true);
-    let ran = false;
-    const next = b.withLock('sessions/s3', async () => {
-      ran = true;
-      throw new Error('boom');
-    }, { releaseAfter });
-    await new Promise((r) => setTimeout(r, 50));
-    expect([ran, later.length]).toEqual([false, 1]);
-    await later[0]!();
-    await expect(next).rejects.toThrow('boom');
-    expect([ran, later.length]).toEqual([true, 2]);
-    expect((await fs.lstat(lock)).isFile()).toBe(true);
-    await later[1]!();
+    const linger = { idleMs: 150, maxMs: 60_000 };
+    expect(await b.withLock('sessions/s3', async () => 1, { linger })).toBe(1);
+    const first = await fs.lstat(lock);
+    // Taken again (also by a call that fails, and one without linger): the same file, never remade.
+    await expect(b.withLock('sessions/s3', async () => Promise.reject(new Error('boom')), { linger })).rejects.toThrow('boom');
+    expect((await fs.lstat(lock)).ino).toBe(first.ino);
+    expect(await b.withLock('sessions/s3', async () => (await fs.lstat(lock)).ino, { linger })).toBe(first.ino);
+    await new Promise((r) => setTimeout(r, 300));
+    await expect(fs.lstat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
+    // A use that ends maxMs after the lock was taken releases it at once.
+    await b.withLock('sessions/s3', async () => new Promise((r) => setTimeout(r, 60)), { linger: { idleMs: 60_000, maxMs: 50 } });
     await expect(fs.lstat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('a release leaves alone a lock another holder took over meanwhile; a lock lost while held can still be taken over later', async () => {
     const lock = path.join(dir, 'sessions/s4.ckpt-lock');
-    const later: (() => Promise<void>)[] = [];
-    await b.withLock('sessions/s4', async () => 1, { releaseAfter: (release) => void later.push(release) });
-    // Before the deferred release runs, another holder takes the lock over (as after a stall past
+    await b.withLock('sessions/s4', async () => 1, { linger: { idleMs: 150, maxMs: 60_000 } });
+    // Before the lingering lock is released, another holder takes the lock over (as after a stall past
     // the stale limit): its own file stands there now. (Put in place by a rename, so that it cannot
     // get this one's inode number back within the same clock tick, as a takeover seconds later could not.)
     const takeOver = async (): Promise<void> => {
@@ -208,8 +202,11 @@ describe('fs backend specifics', () => {
       await fs.rename(`${lock}.other`, lock);
     };
     await takeOver();
-    await later[0]!();
-    expect((await fs.lstat(lock)).isFile()).toBe(true);
+    const theirs = (await fs.lstat(lock)).ino;
+    // This process's next caller does not take the lingering lock as it is: it waits for the other holder.
+    await expect(b.withLock('sessions/s4', async () => 1, { timeoutMs: 100 })).rejects.toMatchObject({ code: 'LOCKED' });
+    await new Promise((r) => setTimeout(r, 300)); // the idle release would have run by now
+    expect((await fs.lstat(lock)).ino).toBe(theirs);
     // Once that holder is gone for good (stale), this process takes the lock over and removes it on release.
     const old = new Date(Date.now() - 60_000);
     await fs.utimes(lock, old, old);

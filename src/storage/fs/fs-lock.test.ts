@@ -1,5 +1,5 @@
 // The file lock against a model (fast-check): random sequences of this process's locks (released at
-// once or deferred, as under a server) and of another holder's actions on the lock file — taking it
+// once or lingering, as under a server, until released) and of another holder's actions on the lock file — taking it
 // when free, taking this process's lock over (as after a stall past the stale limit), going stale,
 // letting go. After every step the lock file must be what the model says (absent, ours, or the
 // other holder's very file), and a lock call must succeed or fail (LOCKED) as the model says.
@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isCkptError } from '../../errors.js';
 import { createFsBackend } from './fs-backend.js';
+import { releaseLingeringLocks } from './fs-lock.js';
 
 type Op =
   | { kind: 'lock'; deferred: boolean }
@@ -34,7 +35,7 @@ describe('file lock (model-based)', () => {
           const file = path.join(dir, `${key}.ckpt-lock`);
           await fs.mkdir(path.dirname(file), { recursive: true });
           let state: FileState = 'none';
-          let pending: (() => Promise<void>) | undefined;
+          let lingering = false;
           let foreignIno: number | undefined;
           const foreignCreate = async (): Promise<void> => {
             await fs.writeFile(file, '', { flag: 'wx' });
@@ -43,26 +44,28 @@ describe('file lock (model-based)', () => {
           for (const o of ops) {
             switch (o.kind) {
               case 'lock': {
-                if (pending) continue; // this process's next caller would wait for the release
                 let inside: boolean | undefined;
                 const result = await backend
                   .withLock(key, async () => {
                     inside = (await fs.lstat(file)).isFile();
                     return 'ran';
-                  }, { timeoutMs: 100, ...(o.deferred ? { releaseAfter: (release) => void (pending = release) } : {}) })
+                  }, { timeoutMs: 100, ...(o.deferred ? { linger: { idleMs: 600_000, maxMs: 600_000 } } : {}) })
                   .catch((e: unknown) => (isCkptError(e, 'LOCKED') ? 'LOCKED' : Promise.reject(e)));
+                // A lingering lock taken over meanwhile is let go (never used as if still ours).
+                lingering = false;
                 if (state === 'foreign-fresh') {
                   expect(result).toBe('LOCKED');
                 } else {
                   expect([result, inside]).toEqual(['ran', true]);
                   state = o.deferred ? 'ours' : 'none';
+                  lingering = o.deferred;
                 }
                 break;
               }
               case 'release':
-                if (!pending) continue;
-                await pending();
-                pending = undefined;
+                if (!lingering) continue;
+                await releaseLingeringLocks();
+                lingering = false;
                 if (state === 'ours') state = 'none';
                 break;
               case 'foreignTake':
@@ -99,7 +102,7 @@ describe('file lock (model-based)', () => {
               if (state !== 'ours') expect(st!.ino).toBe(foreignIno);
             }
           }
-          await pending?.();
+          await releaseLingeringLocks();
         }),
         { numRuns: 40 },
       );

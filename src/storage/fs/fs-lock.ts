@@ -97,6 +97,57 @@ const lockFs = {
   realpath: (p: string, cb: Callback<string>) => cb(null, p),
 };
 
+/** A lock this process holds: its release, whether it was lost (taken over as stale), when it was taken. */
+interface Held {
+  release: () => Promise<void>;
+  state: { compromised?: Error };
+  since: number;
+}
+
+/**
+ * Locks kept past their withLock (`LockOptions.linger`), by path: the next caller in this process
+ * takes one as it is. Each is released once unused for its idle time; a use `maxMs` after the lock
+ * was taken releases it at its end (another process waiting for it is not starved by a busy daemon).
+ */
+const lingering = new Map<string, Held>();
+let exitHook: (() => void) | undefined;
+
+/** Whether the lock file at `p` is the one this process made (not taken over by another holder). */
+function stillOurs(p: string): boolean {
+  const mine = ownLocks.get(p);
+  const st = mine && lstatSync(p, { throwIfNoEntry: false });
+  return st !== undefined && st.ino === mine!.ino && st.birthtimeMs === mine!.birthtimeMs;
+}
+
+function linger(abs: string, held: Held, idleMs: number): void {
+  // A process that exits without closing its store leaves no lock a later process would wait out.
+  if (!exitHook) {
+    exitHook = () => {
+      for (const a of lingering.keys()) {
+        try {
+          removeLockPath(a + LOCK_SUFFIX);
+        } catch {
+          // gone already
+        }
+      }
+    };
+    process.once('exit', exitHook);
+  }
+  lingering.set(abs, held);
+  setTimeout(() => {
+    if (lingering.get(abs) !== held) return; // taken again meanwhile: that use decides
+    lingering.delete(abs);
+    void held.release().catch(() => {});
+  }, idleMs).unref();
+}
+
+/** Releases every lingering lock of this process now (a store closing). */
+export function releaseLingeringLocks(): Promise<void> {
+  const all = [...lingering.values()];
+  lingering.clear();
+  return Promise.all(all.map((h) => h.release().catch(() => {}))).then(() => {});
+}
+
 /**
  * Runs `fn` holding `<abs>.ckpt-lock`. In one process callers queue in memory first (fair, no disk
  * polling); across processes the lock file is polled with jittered backoff until the
@@ -111,8 +162,8 @@ export async function withFsLock<T>(
   opts: LockOptions & { timeoutMs: number },
   staleMs: number,
 ): Promise<T> {
-  const held = heldHere.getStore();
-  if (held?.has(abs)) throw new CkptError('INTERNAL', `nested withLock on ${key} would deadlock`, { key });
+  const inContext = heldHere.getStore();
+  if (inContext?.has(abs)) throw new CkptError('INTERNAL', `nested withLock on ${key} would deadlock`, { key });
   const deadline = Date.now() + opts.timeoutMs;
   const locked = (): CkptError =>
     new CkptError('LOCKED', `lock ${key} not acquired within ${opts.timeoutMs} ms`, { key, timeoutMs: opts.timeoutMs });
@@ -127,7 +178,6 @@ export async function withFsLock<T>(
     leave();
     if (queues.get(abs) === tail) queues.delete(abs);
   };
-  let releaseDeferred = false;
   try {
     if (prev) {
       let timer: NodeJS.Timeout | undefined;
@@ -137,13 +187,18 @@ export async function withFsLock<T>(
       if (turn === 'timeout') throw locked();
     }
 
-    let compromised: Error | undefined;
-    let release: (() => Promise<void>) | undefined;
-    for (let attempt = 0; !release; attempt++) {
+    // A lock this process kept after its last use (`linger`) is taken as it is — no file made or
+    // removed — while its file is still the one made for it (else it was taken over: let go of it).
+    const kept = lingering.get(abs);
+    if (kept) lingering.delete(abs);
+    const reuse = kept !== undefined && !kept.state.compromised && stillOurs(abs + LOCK_SUFFIX);
+    if (kept && !reuse) await kept.release().catch(() => {});
+    const held: Held = reuse ? kept : { release: undefined!, state: {}, since: Date.now() };
+    for (let attempt = 0; !held.release; attempt++) {
       try {
         // Direct calls, not the thread pool (see fs-io.ts, lockFs): taking a free lock is an open
         // and a stat. The lock's folder is made only when missing (ENOENT below), not checked on every call.
-        release = await lockfile.lock(abs, {
+        held.release = await lockfile.lock(abs, {
           fs: lockFs,
           realpath: false,
           lockfilePath: abs + LOCK_SUFFIX,
@@ -152,7 +207,7 @@ export async function withFsLock<T>(
           retries: 0,
           // Never crash the process: remember it and fail the caller once fn is done.
           onCompromised: (err) => {
-            compromised = err;
+            held.state.compromised = err;
           },
         });
       } catch (err) {
@@ -171,25 +226,20 @@ export async function withFsLock<T>(
       }
     }
     try {
-      const result = await heldHere.run(new Set([...(held ?? []), abs]), fn);
+      const result = await heldHere.run(new Set([...(inContext ?? []), abs]), fn);
+      const { compromised } = held.state;
       if (compromised) {
         throw new CkptError('LOCKED', `lock ${key} was lost while held: ${compromised.message}`, { key, compromised: true });
       }
       return result;
     } finally {
-      if (!compromised) {
-        // Released or taken over already when it fails: nothing of ours is left to undo.
-        const unlock = (): Promise<void> => release!().catch(() => {});
-        if (opts.releaseAfter) {
-          // This process's next caller waits for it in the queue, as for the lock itself.
-          releaseDeferred = true;
-          opts.releaseAfter(() => unlock().finally(leaveQueue));
-        } else {
-          await unlock();
-        }
+      // Released or taken over already when it fails: nothing of ours is left to undo.
+      if (!held.state.compromised) {
+        if (opts.linger && Date.now() - held.since < opts.linger.maxMs) linger(abs, held, opts.linger.idleMs);
+        else await held.release().catch(() => {});
       }
     }
   } finally {
-    if (!releaseDeferred) leaveQueue();
+    leaveQueue();
   }
 }
