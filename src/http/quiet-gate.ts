@@ -3,10 +3,12 @@
 // an agent's tool call is a burst of hook requests (PreToolUse, the tool, PostToolUse, the next model
 // call) a few milliseconds apart. Work run inside the burst delays the next answer and competes with
 // the agent for the disk and the CPU; so queued work waits until no request has been in flight for
-// QUIET_MS (the model's next answer, a long tool), or at most MAX_WAIT_MS after it was queued (a fleet
-// that never pauses), or until the queue is drained. Nothing waits for durability: what is queued is
-// durable in the session log already.
-const QUIET_MS = 120;
+// QUIET_MS (a model thinking, a long tool), or at most MAX_WAIT_MS after it was queued (a fleet that
+// never pauses), or until the queue is drained. QUIET_MS is above the gaps within a fast model's
+// burst: under the scripted model, Write's PostToolUse to Edit's PreToolUse (a Read and two model
+// answers between) took 120–170 ms, and a 120 ms threshold ran the work there. Nothing waits for
+// durability: what is queued is durable in the session log already.
+const QUIET_MS = 500;
 const MAX_WAIT_MS = 10_000;
 
 export interface QuietGate {
