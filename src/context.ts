@@ -32,9 +32,15 @@ export interface CkptOptions {
   /**
    * Runs work that may follow the answer of an operation (the blob-store copy of an inline capture).
    * Default: the store's own queue (`StoreContext.afterCall`). A daemon queues it behind its answer
-   * and drains the queue before stopping; setting this also defers its session locks' release.
+   * and drains the queue before stopping; setting this also makes its session locks linger.
    */
   defer?: (work: () => Promise<void>) => void;
+  /**
+   * Like `defer`, for work nothing another process reads depends on (the blob-store copy of a tool
+   * capture's inline before-images): a daemon runs it once no hook has been answered for a while
+   * (http/quiet-gate.ts), outside the agent's tool calls. Default: `defer`.
+   */
+  deferIdle?: (work: () => Promise<void>) => void;
 }
 
 /** Work run after an operation has answered, one item at a time (session/after-call.ts). */

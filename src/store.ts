@@ -162,6 +162,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     captureEnabled: options.captureEnabled ?? !isTruthy(process.env.CKPT_DISABLE),
     retention: options.retention,
     ...(options.defer ? { defer: options.defer } : {}),
+    ...(options.deferIdle ? { deferIdle: options.deferIdle } : {}),
   };
   let dir: string;
   let backend: StoreBackend;

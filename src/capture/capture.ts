@@ -158,12 +158,14 @@ export async function capture(session: SessionHandle, inputs: readonly string[],
 
 /**
  * The blob-store copy of the content `sink` kept inline in a committed event, after the answer: on a
- * daemon's queue (CkptOptions.defer), else on the store's (StoreContext.afterCall). The event's copy
+ * daemon's idle queue (CkptOptions.deferIdle: no index names a capture's before-image, and readers
+ * elsewhere read it from the event), else on the store's (StoreContext.afterCall). The event's copy
  * is durable already (DESIGN §4), so the copy is never the operation's wait nor its failure.
  */
 export function spillAfterCommit(session: SessionHandle, sink: InlineSink): void {
   if (!sink.inline()) return;
-  (session.ctx.options.defer ?? session.ctx.afterCall.add)(() => sink.spill());
+  const { deferIdle, defer } = session.ctx.options;
+  (deferIdle ?? defer ?? session.ctx.afterCall.add)(() => sink.spill());
 }
 
 /** How many ancestors of `rel` (below the root) do not exist: those a restore may remove again. */

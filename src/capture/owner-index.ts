@@ -59,7 +59,7 @@ export async function readOwners(session: SessionHandle, options: { spilled?: bo
   const pending = q?.batch ? [...q.batch] : [];
   await q?.last.catch(() => {});
   const owners = await readOwnersNow(session);
-  applyWrites(owners, pending, new Date().toISOString());
+  applyWrites(owners, pending);
   return owners;
 }
 
@@ -118,15 +118,16 @@ function validateOwners(owners: Record<string, unknown>, key: string): OwnerMap 
   return owners as OwnerMap;
 }
 
-/** What one session left: `images` as the present state of their paths. */
+/** What one session left: `images` as the present state of their paths, recorded at `at` (ISO time). */
 interface OwnerWrite {
   session: SessionHandle;
   images: readonly FileImage[];
+  at: string;
 }
 
 /** Records that `session` left `images` as the present state of their paths. */
 export function recordOwnership(session: SessionHandle, images: readonly FileImage[]): Promise<void> {
-  return writeOwners(session, [{ session, images }]);
+  return writeOwners(session, [{ session, images, at: new Date().toISOString() }]);
 }
 
 /** One read-modify-write of the index for several writes, in order (a later write of a path wins). */
@@ -135,17 +136,23 @@ async function writeOwners(at: SessionHandle, writes: readonly OwnerWrite[]): Pr
   const { backend } = at.ctx;
   await backend.withLock(`${at.ctx.workspace.key}/owners`, async () => {
     const owners = await readOwnersNow(at);
-    applyWrites(owners, writes, new Date().toISOString());
+    applyWrites(owners, writes);
     await backend.write(ownersKey(at), Buffer.from(JSON.stringify(owners)));
   });
 }
 
 const recorded = (image: FileImage): boolean => image.state !== 'skipped';
 
-function applyWrites(owners: OwnerMap, writes: readonly OwnerWrite[], at: string): void {
-  for (const { session, images } of writes) {
+/**
+ * Applies `writes` in order, each record only over an older one: a write queued behind a daemon's
+ * answers may be applied after another process (a CLI restore) recorded the path anew.
+ */
+function applyWrites(owners: OwnerMap, writes: readonly OwnerWrite[]): void {
+  for (const { session, images, at } of writes) {
     for (const image of images) {
       if (!recorded(image)) continue;
+      const had = owners[image.path];
+      if (had && had.at > at) continue;
       owners[image.path] = {
         session: session.id,
         state: imageKey(image) ?? 'unknown',
@@ -221,7 +228,8 @@ export async function recordOwnershipAfter(session: SessionHandle, images: reado
     // Runs the batch once, whoever comes first: the queue, or a reader of the index in this process.
     defer(() => runQueued(q));
   }
-  q.batch.push({ session, images, ...(first ? { first } : {}) });
+  // The time of the commit, not of the write: it orders this record against other processes' (applyWrites).
+  q.batch.push({ session, images, at: new Date().toISOString(), ...(first ? { first } : {}) });
 }
 
 /**

@@ -66,15 +66,21 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   await store.daemonCtx.backend.remove(FALLBACK_NOTE_KEY).catch(() => {});
   const state = createDaemonState(store, options.fullScan);
   const hub = await createEventHub(store, (err) => options.log?.(`event feed: ${escapeForLog((err as Error).message)}`));
-  // The store copy of inline content and the owner index run behind the answers, outside hook bursts.
+  // The owner index (and the store copy of what it names) follows each answer at once: other
+  // processes (a CLI restore, a scan in a child) read it. The store copy of a capture's inline
+  // content waits until no hook has been answered for a while (quiet-gate.ts).
   const quiet = createQuietGate();
-  const afterAnswer = createAfterCallQueue((err) => options.log?.(`after an answer: ${escapeForLog((err as Error).message)}`), quiet.wait);
+  const logAfter = (err: unknown): void => options.log?.(`after an answer: ${escapeForLog((err as Error).message)}`);
+  const afterAnswer = createAfterCallQueue(logAfter);
+  const whenIdle = createAfterCallQueue(logAfter, quiet.wait);
   store.ctx.options.defer = afterAnswer.add;
+  store.ctx.options.deferIdle = whenIdle.add;
   /** What start-up set up besides the server: the feed, the session cache, the after-answer queue. */
   const closeParts = (): void => {
     hub.close();
     state.close();
     delete store.ctx.options.defer;
+    delete store.ctx.options.deferIdle;
   };
   const streams = new Set<() => void>();
   const guard = createRequestGuard({ token, host: options.host, socket: options.socket !== undefined });
@@ -170,7 +176,8 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
         (server as { closeAllConnections?: () => void }).closeAllConnections?.();
         await closed;
         delete store.ctx.options.defer;
-        await afterAnswer.drain();
+        delete store.ctx.options.deferIdle;
+        await Promise.all([afterAnswer.drain(), whenIdle.drain()]);
         closeParts();
         await claim.release();
         if (options.socket) await unlink(options.socket).catch(() => {});
