@@ -194,6 +194,25 @@ describe('inline before-images', () => {
     expect(await verify(store.ctx)).toMatchObject({ ok: true, problems: [] });
   });
 
+  it('an owner record queued behind an answer never replaces a newer one another process wrote meanwhile', async () => {
+    const queued: (() => Promise<void>)[] = [];
+    store.ctx.options.defer = (work) => void queued.push(work);
+    await session.capture(['q.txt'], { tool: 'Write' });
+    await writeFile(w('q.txt'), 'by the agent');
+    await session.settle(['q.txt']); // its owner record waits in the queue
+    // Another process (a CLI restore) records the path anew, in place, before the queue runs.
+    const other = await openStore({ dir: dirs.store });
+    const otherSession = await (await other.openWorkspace(dirs.workspace)).create({ title: 'cli', baseline: false });
+    await new Promise((r) => setTimeout(r, 5));
+    await otherSession.capture(['q.txt'], { tool: 'Write' });
+    await writeFile(w('q.txt'), 'by the other process');
+    await otherSession.settle(['q.txt']);
+    await other.close();
+    for (const work of queued.splice(0)) await work();
+    const owners = JSON.parse(await readFile(join(dirs.store, 'workspaces', ws.id, 'owners.json'), 'utf8'));
+    expect(owners['q.txt'].session).toBe(otherSession.id);
+  });
+
   it('checks the log copy against its id: a forged one is BLOB_CORRUPT for readers and verify, and a restore changes nothing', async () => {
     store.ctx.options.defer = () => {};
     await writeFile(w('a.txt'), 'genuine');
