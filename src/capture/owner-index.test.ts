@@ -23,11 +23,11 @@ afterEach(async () => {
 });
 
 describe('owner index reads', () => {
-  it('reuse the decoded index only while the file is unchanged: a rewrite by another process is read, and a caller changing its copy changes nothing', async () => {
+  it('see a rewrite by another process, refuse a forged one, and give each caller its own map', async () => {
     const file = join(dirs.store, 'workspaces', ws.id, 'owners.json');
     await recordOwnership(session, [{ path: 'a.txt', state: 'absent' }]);
     expect(Object.keys(await readOwners(session))).toEqual(['a.txt']);
-    const again = await readOwners(session); // from the decoded index
+    const again = await readOwners(session);
     again['b.txt'] = { session: 'x', state: 'absent', at: 'now' };
     expect(Object.keys(await readOwners(session))).toEqual(['a.txt']);
     // Another process's write (same size, new content): seen.

@@ -63,32 +63,8 @@ export async function readOwners(session: SessionHandle, options: { spilled?: bo
   return owners;
 }
 
-/**
- * Decoded indexes of a local store by backend and key, reused while the file's size and mtime are
- * unchanged (it is replaced by a rename on every write): a daemon's scan after each shell tool reads
- * the index, and parsing and checking every record costs more than the scan's other work.
- */
-const decoded = new WeakMap<object, Map<string, { size: number; mtimeMs: number; owners: OwnerMap }>>();
-const DECODED_PER_BACKEND = 8;
-
 async function readOwnersNow(session: SessionHandle): Promise<OwnerMap> {
   const key = ownersKey(session);
-  const { backend } = session.ctx;
-  const cache = backend.kind === 'fs' ? (decoded.get(backend) ?? decoded.set(backend, new Map()).get(backend)!) : undefined;
-  const st = cache && (await backend.stat(key));
-  const hit = st && cache.get(key);
-  // A copy: callers change the map they get (in memory, or before writing it).
-  if (hit && hit.size === st.size && hit.mtimeMs === st.mtimeMs) return Object.assign(Object.create(null) as OwnerMap, hit.owners);
-  const owners = await readOwnersFile(session, key);
-  if (cache && st) {
-    cache.delete(key);
-    cache.set(key, { size: st.size, mtimeMs: st.mtimeMs, owners: Object.assign(Object.create(null) as OwnerMap, owners) });
-    if (cache.size > DECODED_PER_BACKEND) cache.delete(cache.keys().next().value as string);
-  }
-  return owners;
-}
-
-async function readOwnersFile(session: SessionHandle, key: string): Promise<OwnerMap> {
   const raw = await session.ctx.backend.read(key);
   const owners = Object.create(null) as OwnerMap;
   if (!raw) return owners;
