@@ -10,7 +10,6 @@ import { parseSize } from './format/size.js';
 import type { CkptOptions, StoreContext, WorkspaceContext } from './context.js';
 import type { StoreBackend } from './storage/backend.js';
 import { createFsBackend } from './storage/fs/fs-backend.js';
-import { releaseLingeringLocks } from './storage/fs/fs-lock.js';
 import { STORE_DIR_MODE, tightenStore } from './storage/fs/fs-private.js';
 import type { SharedBackend } from './storage/shared/shared-backend.js';
 import type { AppendListener } from './storage/shared/shared-notify.js';
@@ -183,7 +182,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
   try {
     await ensureStoreJson(backend);
   } catch (err) {
-    await sharedBackend?.close();
+    await backend.close?.();
     throw err;
   }
   const machine = shared ? await machineId() : undefined;
@@ -233,8 +232,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     ...(sharedBackend ? { subscribeAppends: (listener: AppendListener, onError?: (err: Error) => void) => sharedBackend.subscribe(listener, onError) } : {}),
     close: async () => {
       await ctx.afterCall.drain();
-      await releaseLingeringLocks();
-      await sharedBackend?.close();
+      await backend.close?.();
     },
     listWorkspaces,
     removeWorkspace: async (target) => {

@@ -3,39 +3,25 @@
 // 10,000 events. hook-capture: a PreToolUse Edit of a 16 KiB file vs `node -e 0` (the floor of any
 // Node hook). hook-scan: a PostToolUse Bash after one file changed in the bench tree vs shadow git
 // `add -A` + `commit` of the same change. Needs `npm run build` (the hook runs the built bundle).
-// CKPT_BENCH_OLD_BIN adds another build to hook-scan as a third series (see cli-scan.ts).
-import { spawn } from 'node:child_process';
+// CKPT_BENCH_OLD_BIN adds another build to hook-scan as a third series (built-cli.ts).
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { loadCkpt, need, REPO_ROOT, type CkptSession } from '../ckpt-api.js';
 import type { BenchContext } from '../context.js';
 import { shadowCheckpoint } from '../baselines/shadow-git.js';
 import { sourceText } from '../gen/source-text.js';
-import { measure, measureInterleaved, timed, type Sample } from '../measure.js';
+import { measure, measureInterleaved, type Sample } from '../measure.js';
 import { makeEntry, type Entry } from '../report.js';
 import { baselineSession, fmtMs, shadowRepo, writeRel } from './shared.js';
 import { startDaemon } from '../ops/daemon.js';
-import { BIN, copyStore, oldBin, oldExtra } from './cli-scan.js';
+import { BIN, copyStore, oldBin, oldExtra, spawnNode } from './built-cli.js';
 
 const SIZE = 16 * 1024;
 const EVENTS = 10_000;
 const AGENT_SESSION = 'bench-hook';
 
-/** Spawns `node args…` with `input` on stdin; resolves to its wall time (rejects on a non-zero exit or any stdout). */
-function spawnTimed(args: string[], input: string, env: NodeJS.ProcessEnv, cwd: string): Promise<number> {
-  return timed(
-    () =>
-      new Promise<void>((resolve, reject) => {
-        const child = spawn(process.execPath, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-        let out = '';
-        child.stdout.on('data', (d) => (out += d));
-        child.stderr.on('data', (d) => (out += d));
-        child.on('error', reject);
-        child.on('close', (code) => (code === 0 && out === '' ? resolve() : reject(new Error(`hook exited ${code}: ${out.slice(0, 300)}`))));
-        child.stdin.end(input);
-      }),
-  );
-}
+/** A hook process's wall time (it must exit 0 and print nothing). */
+const spawnTimed = (args: string[], input: string, env: NodeJS.ProcessEnv, cwd: string): Promise<number> => spawnNode(args, env, cwd, input, true).then((r) => r.ms);
 
 /** The store of the baseline session, holding a Claude session of EVENTS events (setup, unmeasured). */
 export async function hookStore(ctx: BenchContext): Promise<string> {

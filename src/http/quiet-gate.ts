@@ -1,13 +1,13 @@
-// When a daemon does the work that follows its answers (DESIGN §10 "Hooks at no cost"): the blob-store
-// copies of inline content and the owner-index rewrites are fsyncs on this process's event loop, and
-// an agent's tool call is a burst of hook requests (PreToolUse, the tool, PostToolUse, the next model
-// call) a few milliseconds apart. Work run inside the burst delays the next answer and competes with
-// the agent for the disk and the CPU; so queued work waits until no request has been in flight for
-// QUIET_MS (a model thinking, a long tool), or at most MAX_WAIT_MS after it was queued (a fleet that
-// never pauses), or until the queue is drained. QUIET_MS is above the gaps within a fast model's
-// burst: under the scripted model, Write's PostToolUse to Edit's PreToolUse (a Read and two model
-// answers between) took 120–170 ms, and a 120 ms threshold ran the work there. Nothing waits for
-// durability: what is queued is durable in the session log already.
+// When a daemon copies a tool capture's inline content to the blob store (CkptOptions.deferIdle, DESIGN
+// §10 "Hooks at no cost"): those copies are fsyncs on this process's event loop, and an agent's tool
+// call is a burst of hook requests (PreToolUse, the tool, PostToolUse, the next model call) a few
+// milliseconds apart. Work run inside the burst delays the next answer and competes with the agent
+// for the disk and the CPU; so queued work waits until no request has been in flight for QUIET_MS (a
+// model thinking, a long tool), or at most MAX_WAIT_MS after it was queued (a fleet that never
+// pauses), or until the queue is drained. QUIET_MS is above the gaps within a fast model's burst:
+// under the scripted model, Write's PostToolUse to Edit's PreToolUse (a Read and two model answers
+// between) took 120–170 ms, and a 120 ms threshold ran the work there. Nothing waits for durability:
+// what is queued is durable in the session log already, and no other process reads the copy first.
 const QUIET_MS = 500;
 const MAX_WAIT_MS = 10_000;
 

@@ -105,8 +105,8 @@ export async function recordChanges(input: RecordInput): Promise<RecordResult> {
     const { tool } = input;
     const { event } = await appendCapture(session, before, { tool, reason: 'scan', after, warnings: input.warnings, ...(afterInline ? { afterInline } : {}) });
     ({ tag, seq } = event);
-    // As after a settle: the store copy of the inline content, then the owner index (settle.ts).
-    await recordOwnershipAfter(session, after, input.warnings, () => loose.spill());
+    // As after a settle: the store copy of the content the settle carries, then the owner index (settle.ts).
+    await recordOwnershipAfter(session, after, input.warnings, afterInline ? () => loose.spill((id) => afterInline[id] !== undefined) : undefined);
   }
 
   return { tag, ...(seq !== undefined ? { seq } : {}), files, stored, lost };

@@ -1,7 +1,8 @@
 // Reading and storing the content of the files a scan found new or changed (DESIGN §3): in batches
 // read ahead (on the walker's worker thread when there is one and much to read), into the scan's pack
 // when many (a first scan: 100,000 files must not become 100,000 store files) or, when few, loose
-// (scan-pack.ts: small new content inline in the scan's settle). The scan commits its pack (scan-pack.ts) before it records anything that references a blob.
+// (small new content inline in the scan's settle). The scan commits its pack (scan-pack.ts) before it
+// records anything that references a blob.
 import { toCkptError } from '../errors.js';
 import type { PackWriter } from '../storage/pack/pack-writer.js';
 import type { ScanPack } from './scan-pack.js';

@@ -4,8 +4,8 @@
 // later event-loop turn: setImmediate runs after the current call chain, e.g. after an HTTP answer is
 // written), and can be drained (drain runs what is queued without waiting).
 // Every store has one (`StoreContext.afterCall`, drained by `store.close()`); `ckpt serve` runs its own
-// behind its answers, each item waiting until no hook is being answered (`CkptOptions.defer`,
-// http/quiet-gate.ts).
+// behind its answers (`CkptOptions.defer`) and a second one whose items wait until no hook is being
+// answered (`CkptOptions.deferIdle`, http/quiet-gate.ts).
 import type { AfterCallQueue } from '../context.js';
 
 const nextTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));

@@ -89,4 +89,6 @@ export interface StoreBackend {
    * (SIGKILL) is taken over. Fails with LOCKED when not acquired within the timeout.
    */
   withLock<T>(key: string, fn: () => Promise<T>, options?: LockOptions): Promise<T>;
+  /** Lets go of what the backend holds past its calls (lingering locks, connections); the store closing. */
+  close?(): Promise<void>;
 }

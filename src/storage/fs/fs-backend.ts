@@ -7,7 +7,7 @@ import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { CkptError, toCkptError } from '../../errors.js';
 import type { ObjectStat, StoreBackend } from '../backend.js';
-import { withFsLock } from './fs-lock.js';
+import { releaseLingeringLocks, withFsLock } from './fs-lock.js';
 import { createFsLeftovers } from './fs-leftovers.js';
 import { compareKeys, isInternalName, keySegments, TEMP_MARK } from '../store-key.js';
 import { walkFiles } from './fs-walk.js';
@@ -267,6 +267,8 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
       }
       return withFsLock(resolveKey(key), key, fn, { ...lockOptions, timeoutMs: lockOptions?.timeoutMs ?? defaultTimeoutMs }, staleMs);
     },
+
+    close: () => releaseLingeringLocks(root + path.sep),
   };
 }
 

@@ -10,7 +10,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isCkptError } from '../../errors.js';
 import { createFsBackend } from './fs-backend.js';
-import { releaseLingeringLocks } from './fs-lock.js';
 
 type Op =
   | { kind: 'lock'; deferred: boolean }
@@ -64,7 +63,7 @@ describe('file lock (model-based)', () => {
               }
               case 'release':
                 if (!lingering) continue;
-                await releaseLingeringLocks();
+                await backend.close!();
                 lingering = false;
                 if (state === 'ours') state = 'none';
                 break;
@@ -102,7 +101,7 @@ describe('file lock (model-based)', () => {
               if (state !== 'ours') expect(st!.ino).toBe(foreignIno);
             }
           }
-          await releaseLingeringLocks();
+          await backend.close!();
         }),
         { numRuns: 40 },
       );

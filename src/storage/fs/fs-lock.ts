@@ -149,11 +149,11 @@ function linger(abs: string, held: Held, idleMs: number): void {
   }, idleMs).unref();
 }
 
-/** Releases every lingering lock of this process now (a store closing). */
-export function releaseLingeringLocks(): Promise<void> {
-  const all = [...lingering.values()];
-  lingering.clear();
-  return Promise.all(all.map((h) => h.release().catch(() => {}))).then(() => {});
+/** Releases now the lingering locks of this process under `prefix` (a store closing). */
+export function releaseLingeringLocks(prefix: string): Promise<void> {
+  const mine = [...lingering].filter(([abs]) => abs.startsWith(prefix));
+  for (const [abs] of mine) lingering.delete(abs);
+  return Promise.all(mine.map(([, h]) => h.release().catch(() => {}))).then(() => {});
 }
 
 /**
