@@ -1,6 +1,6 @@
 // agent-tool-call (issue 28): what ckpt costs a tool call as the user feels it, under the real Claude
 // Code (the test:agents harness: Claude Code 2.1.328 from the npm registry, the scripted fake model).
-// One prompt of 24 tool calls (Write, Read, Edit, Bash, six times each, one call per model answer);
+// One prompt of 48 tool calls (Write, Read, Edit, Bash, twelve times each, one call per model answer);
 // a tool call's time is from the end of the fake model's answer holding it to Claude Code's next
 // request (the tool, its hooks, Claude Code's own work). Per hook setup, in fresh worlds, alternating
 // setups round by round (paired under the shared machine's load):
@@ -12,7 +12,8 @@
 //   command       `ckpt init claude --command` (the thin client forwarding to the daemon)
 //   fallback      `ckpt init claude --command` with CKPT_NO_DAEMON=1 (every event in-process)
 // The entry: ckpt = default's median overhead over no hooks for Write/Edit/Bash, baseline = noop-http's;
-// `per_tool` has every setup's median per tool and its overhead. Standalone:
+// `per_tool_*` has every setup's median per tool, its overhead, and its cost over noop-http paired
+// round by round. Standalone:
 // `npx tsx bench/figures/agent-tool-call.ts [rounds]` prints the JSON; CKPT_BENCH_SETUPS=noop-http,default
 // runs only the setups named (and none).
 import { createServer } from 'node:http';
@@ -36,12 +37,12 @@ function chosenSetups(): readonly Setup[] {
   return named ? SETUPS.filter((s) => s === 'none' || named.includes(s)) : SETUPS;
 }
 const TOOLS = ['Write', 'Read', 'Edit', 'Bash'] as const;
-const ROUNDS_OF_SIX = 6;
+const REPEATS = 12;
 
-/** The 24 steps: one call per model answer. */
+/** The 48 steps: one call per model answer. */
 function script(ws: string): Step[] {
   const steps: Step[] = [];
-  for (let i = 0; i < ROUNDS_OF_SIX; i++) {
+  for (let i = 0; i < REPEATS; i++) {
     const f = path.join(ws, `src/f${i}.txt`);
     // The edited text occurs once: Claude Code refuses an ambiguous Edit before any hook runs.
     steps.push([tool.write(f, `head ${i}\n${'line\n'.repeat(50)}`)], [tool.read(f)], [tool.edit(f, `head ${i}\n`, `HEAD ${i}\n`)], [tool.bash(`echo ${i} >> log.txt`)]);
@@ -106,6 +107,12 @@ export interface AgentToolCallResult {
   median: Record<Setup, Record<string, number>>;
   /** setup → tool → median minus no hooks. */
   overhead: Record<Setup, Record<string, number>>;
+  /**
+   * setup → tool → over the no-op HTTP hook, paired round by round: each round's median minus the
+   * same round's noop-http median, then the median and range of those differences over the rounds.
+   * Load drifts between rounds (the machine is shared) cancel out; the range says how far one round is from the next.
+   */
+  overNoopHttp?: Record<Setup, Record<string, { median: number; min: number; max: number }>>;
 }
 
 export async function measureAgentToolCall(rounds: number, log: (msg: string) => void): Promise<AgentToolCallResult> {
@@ -118,13 +125,17 @@ export async function measureAgentToolCall(rounds: number, log: (msg: string) =>
   const noopUrl = `http://127.0.0.1:${(noopServer.address() as AddressInfo).port}/hook`;
   const setups = chosenSetups();
   const all = Object.fromEntries(SETUPS.map((s) => [s, Object.fromEntries(TOOLS.map((t) => [t, [] as number[]]))])) as Record<Setup, Record<string, number[]>>;
+  /** round → setup → tool → that world's median. */
+  const perRound: Partial<Record<Setup, Record<string, number>>>[] = [];
   try {
     for (let round = 0; round < rounds; round++) {
       // Alternate the order round by round so that load drifts do not favour one setup.
       const order = round % 2 === 0 ? setups : [...setups].reverse();
+      perRound.push({});
       for (const setup of order) {
         const t = await runSetup(setup, bin, noopUrl);
         for (const tl of TOOLS) all[setup][tl]!.push(...t[tl]!);
+        perRound[round]![setup] = Object.fromEntries(TOOLS.map((tl) => [tl, median(t[tl]!)]));
         log(`  round ${round + 1} ${setup}: ${TOOLS.map((tl) => `${tl} ${median(t[tl]!).toFixed(0)} ms`).join(', ')}`);
       }
     }
@@ -133,7 +144,21 @@ export async function measureAgentToolCall(rounds: number, log: (msg: string) =>
   }
   const med = Object.fromEntries(SETUPS.map((s) => [s, Object.fromEntries(TOOLS.map((t) => [t, Math.round(median(all[s][t]!) * 10) / 10]))])) as AgentToolCallResult['median'];
   const overhead = Object.fromEntries(SETUPS.map((s) => [s, Object.fromEntries(TOOLS.map((t) => [t, Math.round((med[s][t]! - med.none[t]!) * 10) / 10]))])) as AgentToolCallResult['overhead'];
-  return { rounds, median: med, overhead };
+  const r1 = (x: number): number => Math.round(x * 10) / 10;
+  const overNoopHttp = setups.includes('noop-http')
+    ? (Object.fromEntries(
+        setups.map((s) => [
+          s,
+          Object.fromEntries(
+            TOOLS.map((t) => {
+              const d = perRound.map((r) => r[s]![t]! - r['noop-http']![t]!);
+              return [t, { median: r1(median(d)), min: r1(Math.min(...d)), max: r1(Math.max(...d)) }];
+            }),
+          ),
+        ]),
+      ) as AgentToolCallResult['overNoopHttp'])
+    : undefined;
+  return { rounds, median: med, overhead, ...(overNoopHttp ? { overNoopHttp } : {}) };
 }
 
 export async function agentToolCallFigure(ctx: BenchContext): Promise<Entry> {
@@ -151,7 +176,7 @@ export async function agentToolCallFigure(ctx: BenchContext): Promise<Entry> {
     baseline: 'a no-op HTTP hook (Write/Edit/Bash overhead over no hooks, real Claude Code)',
     base: r instanceof Error ? r : changing('noop-http'),
     goal: 'ckpt_ms ≤ baseline_ms + 10 (Write/Edit/Bash), Read ~0',
-    extra: r instanceof Error ? {} : { per_tool_median_ms: r.median, per_tool_overhead_ms: r.overhead, rounds: r.rounds },
+    extra: r instanceof Error ? {} : { per_tool_median_ms: r.median, per_tool_overhead_ms: r.overhead, ...(r.overNoopHttp ? { per_tool_over_noop_http_ms: r.overNoopHttp } : {}), rounds: r.rounds },
   });
 }
 
