@@ -193,6 +193,24 @@ describe('ckpt init claude: the default install (issue 28)', () => {
     expect(JSON.parse(await readFile(localFile, 'utf8'))).toEqual({});
   });
 
+  it('--dry-run with no daemon running says the real run starts one (HTTP hooks), starts none, writes nothing; --http --dry-run is no error', async () => {
+    const localFile = join(project, '.claude', 'settings.local.json');
+    for (const args of [['init', 'claude', '--dry-run'], ['init', 'claude', '--http', '--dry-run']]) {
+      const text = await ckpt(args);
+      expect(text.code, text.stderr).toBe(0);
+      expect(text.stdout).toContain(`no ckpt daemon runs for the store ${dirs.store} yet: without --dry-run, init starts one`);
+      expect(text.stdout).not.toContain('command hooks only');
+      expect(text.stdout).not.toContain('ckpt serve');
+      const json = (await ckpt([...args, '--json'])).json();
+      expect(json).toMatchObject({ dryRun: true, changed: true, file: localFile });
+      expect(json.notes).toEqual([expect.stringContaining('init starts one')]);
+    }
+    await expect(stat(join(dirs.store, 'daemon', 'daemon.json'))).rejects.toThrow();
+    await expect(stat(localFile)).rejects.toThrow();
+    // The real run does what the dry run said: HTTP hooks to the daemon it started.
+    expect((await ckpt(['init', 'claude', '--json'])).json().url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/hooks\/claude\?workspace=/);
+  });
+
   it('a daemon back on another port (its port taken): the next prompt hook re-points the HTTP hooks at it and says so once; its log holds no login code', async () => {
     expect((await ckpt(['init', 'claude', '--json'])).code).toBe(0);
     const localFile = join(project, '.claude', 'settings.local.json');

@@ -23,8 +23,8 @@ export const initCommand: CommandSpec = {
   use: 'init <agent>',
   description: `install ckpt's hooks into the agent's settings (${Object.keys(AGENTS).join(', ')}); --uninstall removes them`,
   options: [
-    ['--project', 'the project settings, shared with the team (default)'],
-    ['--local', "the project's local settings (not committed)"],
+    ['--project', 'the project settings, shared with the team (default, except for Claude Code)'],
+    ['--local', "the project's local settings, not committed (Claude Code's default: .claude/settings.local.json)"],
     ['--user', 'your user settings (every project)'],
     ['--http', "every event that can be one as an HTTP hook to this store's daemon (default: the per-tool-call events)"],
     ['--command', 'command hooks only (each forwards to the daemon when one runs)'],
@@ -47,12 +47,17 @@ export const initCommand: CommandSpec = {
     if ((o.http || hybrid) && !o.uninstall) {
       const store = await ctx.store();
       const daemon = o.dryRun ? await runningDaemon(store.daemonCtx) : await ensureDaemon(store, ctx.flags.store ? resolve(ctx.io.cwd, ctx.flags.store) : store.dir, ctx.io.env);
-      try {
-        http = await httpHooks(store, spec, scope, projectDir, daemon);
-      } catch (err) {
-        if (o.http) throw err;
-        // The default install without a reachable daemon (a unix socket, a shared store): command hooks only.
-        notes.push(`command hooks only: ${(err as Error).message}`);
+      if (o.dryRun && !daemon && wouldStartDaemon(store, ctx.io.env)) {
+        // The real run starts the daemon first: say so instead of predicting command hooks only.
+        notes.push(`no ckpt daemon runs for the store ${store.dir} yet: without --dry-run, init starts one and the ${o.http ? 'HTTP' : 'per-tool-call'} events become HTTP hooks to it`);
+      } else {
+        try {
+          http = await httpHooks(store, spec, scope, projectDir, daemon);
+        } catch (err) {
+          if (o.http) throw err;
+          // The default install without a reachable daemon (a unix socket, a shared store): command hooks only.
+          notes.push(`command hooks only: ${(err as Error).message}`);
+        }
       }
     }
     const installed = await installAgent({
@@ -93,14 +98,20 @@ const TOKEN_ENV = 'CKPT_DAEMON_TOKEN';
  */
 async function ensureDaemon(store: Store, storeDir: string, env: NodeJS.ProcessEnv): Promise<DaemonInfo | undefined> {
   const running = await runningDaemon(store.daemonCtx);
-  if (running || store.shared || !process.argv[1] || /^(1|true|yes|on)$/i.test(env.CKPT_NO_DAEMON ?? '')) return running;
-  startDaemon(storeDir, realpathSync(process.argv[1]), env, idleExitSeconds(env));
+  const script = process.argv[1];
+  if (running || !script || !wouldStartDaemon(store, env)) return running;
+  startDaemon(storeDir, realpathSync(script), env, idleExitSeconds(env));
   for (const until = Date.now() + 20_000; Date.now() < until; ) {
     await new Promise((r) => setTimeout(r, 100));
     const info = await runningDaemon(store.daemonCtx);
     if (info) return info;
   }
   return undefined;
+}
+
+/** Whether `ensureDaemon` starts a daemon when none runs (not for a shared store, nor with CKPT_NO_DAEMON). */
+function wouldStartDaemon(store: Store, env: NodeJS.ProcessEnv): boolean {
+  return !store.shared && Boolean(process.argv[1]) && !/^(1|true|yes|on)$/i.test(env.CKPT_NO_DAEMON ?? '');
 }
 
 /**
