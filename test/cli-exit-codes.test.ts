@@ -52,4 +52,11 @@ describe('exit codes', () => {
     expect(await failure(['--store', dirs.store, '--workspace', '', 'log'])).toBe('INVALID_ARGUMENT');
     expect(await failure(['--store', dirs.store, 'session', 'show', ''])).toBe('INVALID_ARGUMENT');
   });
+
+  it('an unknown agent in `ckpt hook` (the lean hook entry) prints its code as every command does, exit 2', async () => {
+    const text = await runCli(['--store', dirs.store, 'hook', 'nosuchagent'], { cwd: dirs.workspace, input: '{}' });
+    expect(text.code).toBe(2);
+    expect(text.stderr).toBe('error [INVALID_ARGUMENT] unknown agent "nosuchagent": known agents are claude, codex, copilot, cursor, gemini, opencode\n');
+    expect(await failure(['--store', dirs.store, 'hook', 'nosuchagent'])).toBe('INVALID_ARGUMENT');
+  });
 });

@@ -133,3 +133,22 @@ describe('readable output', () => {
     expect(JSON.parse((await ckpt(['show', '9', '--json'])).stderr).error.data).toEqual({ tag: '9', lastTurn: 1, lastSeq: 4 });
   });
 });
+
+describe('rewind (a new user trying the README)', () => {
+  it('prints the watermark in words: the message count only when the turn recorded one, never "? messages"', async () => {
+    await ckpt(['session', 'new', '--title', 'rewind']);
+    await ckpt(['turn', '--text', 'first']);
+    await writeFile(w('a.txt'), 'a\n');
+    await ckpt(['scan', '--tool', 'Bash']);
+    const plain = await ckpt(['rewind', '1']);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).toMatch(/^conversation watermark: turn 1$/m);
+    expect(plain.stdout).not.toContain('?');
+    expect((await ckpt(['rewind', '1', '--json'])).json().watermark).toEqual({ turn: 1, messageCount: null });
+
+    await ckpt(['turn', '--message-count', '12']);
+    await writeFile(w('b.txt'), 'b\n');
+    await ckpt(['scan', '--tool', 'Bash']);
+    expect((await ckpt(['rewind', '2'])).stdout).toMatch(/^conversation watermark: turn 2, 12 messages$/m);
+  });
+});

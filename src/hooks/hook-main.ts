@@ -28,7 +28,8 @@ export async function hookMain(args: HookArgs, io: HookMainIo): Promise<number> 
   try {
     spec = agentSpec(args.agent);
   } catch (err) {
-    io.stderr.write(`ckpt: ${(err as Error).message}\n`);
+    // As the CLI prints any error: code and message (an unknown agent is a usage error, exit 2).
+    io.stderr.write(`error [INVALID_ARGUMENT] ${(err as Error).message}\n`);
     return 2;
   }
   const outcome = await runHook({

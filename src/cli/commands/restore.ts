@@ -50,11 +50,17 @@ export function registerRestoreCommands(program: Command): void {
         // The restore is recorded in the fork with --fork: its undo tag is the fork's.
         const hint = undoHint(ctx, result.undo, result.forked || ctx.flags.session !== undefined ? result.session : undefined);
         out.result({ ...publicResult(result), watermark: result.watermark, session: result.session, ...(result.forked ? { forked: true } : {}) }, (r) =>
-          `${humanResult(r, hint)}\nconversation watermark: turn ${r.watermark.turn}, ${r.watermark.messageCount ?? '?'} messages${r.forked ? `\ncontinuing in fork ${r.session}` : ''}`,
+          `${humanResult(r, hint)}\n${watermarkLine(r.watermark)}${r.forked ? `\ncontinuing in fork ${r.session}` : ''}`,
         );
       },
     },
   ]);
+}
+
+/** The conversation's position after a rewind; the message count only when the turn recorded one (`turn --message-count`). */
+function watermarkLine(w: { turn: number; messageCount?: number | null }): string {
+  const count = typeof w.messageCount === 'number' ? `, ${w.messageCount} message${w.messageCount === 1 ? '' : 's'}` : '';
+  return `conversation watermark: turn ${w.turn}${count}`;
 }
 
 type RestoreRun<T> = (session: Session, tag: string, what: T, options: Pick<RestoreOptions, 'cwd' | 'force' | 'dryRun' | 'onProgress'>) => Promise<RestoreResult>;
