@@ -9,6 +9,7 @@ import { openStore, verify, type Store, type Workspace } from '../src/index.js';
 import type { Session } from '../src/api/session.js';
 import type { CaptureEvent } from '../src/format/event.js';
 import { INLINE_MAX_BYTES } from '../src/format/inline-blobs.js';
+import { catchUpOwners } from '../src/capture/owner-index.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 
 let dirs: TempDirs;
@@ -145,6 +146,35 @@ describe('inline before-images', () => {
     expect(r.restored).toEqual(['a.txt']);
     expect(await readFile(w('a.txt'), 'utf8')).toBe('changed by a shell command');
     expect(await verify(store.ctx)).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it('a scan settle whose carried content was forged: the next scan\'s before-image, verify and a restore refuse it (BLOB_CORRUPT), the workspace is untouched', async () => {
+    await writeFile(w('a.txt'), 'v0');
+    await session.scan();
+    await reopenDroppingCopies();
+    await writeFile(w('a.txt'), 'genuine, by a shell command');
+    const scan = await session.scan();
+    const id = scan.files[0]!.blob!;
+    // Swap the settle's record for a well-formed record of other content, under the same id.
+    await writeFile(w('other.txt'), 'forged!');
+    const other = await session.capture(['other.txt'], { tool: 'Edit' });
+    const lines = (await readFile(await logFile(), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const settle = lines.filter((e) => e.type === 'settle').find((e) => e.inline?.[id]);
+    const carrier = lines.filter((e) => e.type === 'capture').at(-1);
+    settle.inline[id] = carrier.inline[other.files[0]!.blob!];
+    await writeFile(await logFile(), `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    // The process is gone (the content it read with it); the next daemon catches the index up.
+    await reopenDroppingCopies();
+    await catchUpOwners(ws.ctx);
+
+    const v = await verify(store.ctx);
+    expect(v.ok).toBe(false);
+    expect(v.problems).toContainEqual(expect.objectContaining({ kind: 'blob_corrupt', where: 'inline', blob: id }));
+    await writeFile(w('a.txt'), 'edited by hand');
+    const next = await session.scan();
+    await expect(session.readFile(next.tag!, 'a.txt')).rejects.toMatchObject({ code: 'BLOB_CORRUPT' });
+    await expect(session.restore(next.tag!, { paths: ['a.txt'] })).rejects.toMatchObject({ code: 'BLOB_CORRUPT' });
+    expect(await readFile(w('a.txt'), 'utf8')).toBe('edited by hand');
   });
 
   it('a watched scan of a path the agent wrote reads it without storing the settle\'s content again; a later change restores to it', async () => {

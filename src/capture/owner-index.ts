@@ -6,7 +6,9 @@
 import { CkptError } from '../errors.js';
 import type { FileImage, NewEvent } from '../format/event.js';
 import { validateStoredPath } from '../format/stored-path.js';
-import type { SessionHandle } from '../session/session-handle.js';
+import type { WorkspaceContext } from '../context.js';
+import { SessionHandle } from '../session/session-handle.js';
+import { decodeInline } from '../storage/inline-store.js';
 import { sameImage } from '../workspace/read-image.js';
 import { afterCommit } from '../session/warnings.js';
 
@@ -39,8 +41,8 @@ export function imageKey(image: FileImage | null | undefined): string | null {
   return image.state;
 }
 
-function ownersKey(session: SessionHandle): string {
-  return `${session.ctx.workspace.key}/owners.json`;
+function ownersKey(ctx: WorkspaceContext): string {
+  return `${ctx.workspace.key}/owners.json`;
 }
 
 /**
@@ -54,18 +56,18 @@ export async function readOwners(session: SessionHandle, options: { spilled?: bo
   // writer's). Else the batch being written is waited for and the one not yet taken is applied to
   // what is read, not written: that is the queue's work, outside the agent's tool calls. Taken
   // before the read, so a batch the queue takes meanwhile is in the file or in `pending`.
-  const q = queuedWrites.get(session.ctx.backend)?.get(ownersKey(session));
+  const q = queuedWrites.get(session.ctx.backend)?.get(ownersKey(session.ctx));
   if (options.spilled && q) await runQueued(q).catch(() => {});
   const pending = q?.batch ? [...q.batch] : [];
   await q?.last.catch(() => {});
-  const owners = await readOwnersNow(session);
+  const owners = await readOwnersNow(session.ctx);
   applyWrites(owners, pending);
   return owners;
 }
 
-async function readOwnersNow(session: SessionHandle): Promise<OwnerMap> {
-  const key = ownersKey(session);
-  const raw = await session.ctx.backend.read(key);
+async function readOwnersNow(ctx: WorkspaceContext): Promise<OwnerMap> {
+  const key = ownersKey(ctx);
+  const raw = await ctx.backend.read(key);
   const owners = Object.create(null) as OwnerMap;
   if (!raw) return owners;
   let parsed: unknown;
@@ -96,24 +98,24 @@ function validateOwners(owners: Record<string, unknown>, key: string): OwnerMap 
 
 /** What one session left: `images` as the present state of their paths, recorded at `at` (ISO time). */
 interface OwnerWrite {
-  session: SessionHandle;
+  session: { id: string };
   images: readonly FileImage[];
   at: string;
 }
 
 /** Records that `session` left `images` as the present state of their paths. */
 export function recordOwnership(session: SessionHandle, images: readonly FileImage[]): Promise<void> {
-  return writeOwners(session, [{ session, images, at: new Date().toISOString() }]);
+  return writeOwners(session.ctx, [{ session, images, at: new Date().toISOString() }]);
 }
 
 /** One read-modify-write of the index for several writes, in order (a later write of a path wins). */
-async function writeOwners(at: SessionHandle, writes: readonly OwnerWrite[]): Promise<void> {
+async function writeOwners(ctx: WorkspaceContext, writes: readonly OwnerWrite[]): Promise<void> {
   if (!writes.some((w) => w.images.some(recorded))) return;
-  const { backend } = at.ctx;
-  await backend.withLock(`${at.ctx.workspace.key}/owners`, async () => {
-    const owners = await readOwnersNow(at);
+  const { backend } = ctx;
+  await backend.withLock(`${ctx.workspace.key}/owners`, async () => {
+    const owners = await readOwnersNow(ctx);
     applyWrites(owners, writes);
-    await backend.write(ownersKey(at), Buffer.from(JSON.stringify(owners)));
+    await backend.write(ownersKey(ctx), Buffer.from(JSON.stringify(owners)));
   });
 }
 
@@ -142,7 +144,7 @@ function applyWrites(owners: OwnerMap, writes: readonly OwnerWrite[]): void {
 
 /** Owner-index writes queued behind answers, per index: the batch not yet taken and the last batch's run. */
 interface Queued {
-  batch?: (OwnerWrite & { first?: () => Promise<void> })[];
+  batch?: (OwnerWrite & { ctx: WorkspaceContext; first?: () => Promise<void> })[];
   last: Promise<void>;
 }
 const queuedWrites = new WeakMap<object, Map<string, Queued>>();
@@ -150,7 +152,7 @@ const queuedWrites = new WeakMap<object, Map<string, Queued>>();
 function queuedFor(session: SessionHandle): Queued {
   let byKey = queuedWrites.get(session.ctx.backend);
   if (!byKey) queuedWrites.set(session.ctx.backend, (byKey = new Map()));
-  const key = ownersKey(session);
+  const key = ownersKey(session.ctx);
   let q = byKey.get(key);
   if (!q) byKey.set(key, (q = { last: Promise.resolve() }));
   return q;
@@ -178,7 +180,7 @@ function runQueued(q: Queued): Promise<void> {
           failed ??= err;
         }
       }
-      await writeOwners(batch[0]!.session, written);
+      await writeOwners(batch[0]!.ctx, written);
       if (failed !== undefined) throw failed;
     });
   return q.last;
@@ -205,7 +207,7 @@ export async function recordOwnershipAfter(session: SessionHandle, images: reado
     defer(() => runQueued(q));
   }
   // The time of the commit, not of the write: it orders this record against other processes' (applyWrites).
-  q.batch.push({ session, images, at: new Date().toISOString(), ...(first ? { first } : {}) });
+  q.batch.push({ ctx: session.ctx, session, images, at: new Date().toISOString(), ...(first ? { first } : {}) });
 }
 
 /**
@@ -236,3 +238,55 @@ export async function detectConflicts(session: SessionHandle, state: { known: Re
   }
   return conflicts;
 }
+
+/** Settles this much older than the index file are taken as in it (clocks, the file system's mtime granularity). */
+const CATCH_UP_SLACK_MS = 5_000;
+
+/**
+ * Brings the workspace's owner index up to its logs (DESIGN §10 "Hooks at no cost"): a daemon writes
+ * owner records after its answers, so one killed in between leaves settles in the logs that the index
+ * lacks — and a watched scan rewrites no scan index (the owner records carry its states), so the next
+ * scan would take such a path's older state for its before-image and a restore to it would put that
+ * older state back. The settles of the logs written since the index (less CATCH_UP_SLACK_MS) are
+ * applied as owner records with their events' times: a record already there from the same settle or a
+ * later one stays (applyWrites). Content a settle carries inline is stored first (owners.json names
+ * stored blobs); a log that cannot be read adds nothing. Returns the number of settles applied.
+ */
+export async function catchUpOwners(ctx: WorkspaceContext): Promise<number> {
+  const { backend } = ctx;
+  const since = ((await backend.stat(ownersKey(ctx)))?.mtimeMs ?? 0) - CATCH_UP_SLACK_MS;
+  const writes: OwnerWrite[] = [];
+  for (const id of await backend.children(`${ctx.workspace.key}/sessions`)) {
+    const session = new SessionHandle(ctx, id);
+    let settles;
+    try {
+      if (((await backend.stat(session.log.key))?.mtimeMs ?? -Infinity) < since) continue;
+      settles = await session.log.read({ types: SETTLE });
+    } catch {
+      continue; // an unreadable log adds nothing; the scan index and the other logs still count
+    }
+    for (const e of settles) {
+      if (Date.parse(e.at) < since) continue;
+      const images = e.files as FileImage[];
+      const inline = (e.inline ?? {}) as Record<string, string>;
+      for (const image of images) {
+        const b64 = image.blob === undefined ? undefined : inline[image.blob];
+        // Content that does not match its id (forged) is not stored, yet the record is applied: a
+        // scan then names that blob and reading it fails loudly (verify reports the index), where
+        // leaving the record out would let the next scan take the older state silently.
+        if (b64 === undefined || (await ctx.blobs.has(image.blob!))) continue;
+        let data;
+        try {
+          data = decodeInline(image.blob!, b64);
+        } catch {
+          continue;
+        }
+        await ctx.blobs.put(data);
+      }
+      writes.push({ session, images, at: e.at });
+    }
+  }
+  await writeOwners(ctx, writes);
+  return writes.length;
+}
+const SETTLE: ReadonlySet<string> = new Set(['settle']);

@@ -2,7 +2,7 @@
 // handle reads only what was appended to its log since its last read), and one touch tracker per
 // workspace that has been scanned through the daemon (watched scans).
 import { resolve } from 'node:path';
-import { agentSessionId, CkptError, createTouchTracker, isCkptError, recoverSession, type AgentLink, type AgentSessionResult, type ScanResult, type Session, type Store, type TouchTracker, type Workspace } from '../index.js';
+import { agentSessionId, catchUpOwners, CkptError, createTouchTracker, isCkptError, recoverSession, type AgentLink, type AgentSessionResult, type ScanResult, type Session, type Store, type TouchTracker, type Workspace } from '../index.js';
 
 const WORKSPACE_ID = /^[0-9a-f]{20}$/;
 
@@ -46,6 +46,8 @@ export function createDaemonState(store: Store, fullScan?: FullScan): DaemonStat
   const workspaces = new Map<string, Promise<Workspace>>();
   const sessions = new Map<string, Session>();
   const trackers = new Map<string, { tracker: TouchTracker; usedAt: number }>();
+  /** Per workspace, the owner index caught up with its logs (owner-index.ts catchUpOwners), once per daemon. */
+  const caughtUp = new Map<string, Promise<unknown>>();
   // A workspace not scanned through the daemon for a while stops being watched (inotify watches and
   // memory are per folder); its next scan is a full one and starts watching again.
   const sweep = setInterval(() => {
@@ -126,6 +128,11 @@ export function createDaemonState(store: Store, fullScan?: FullScan): DaemonStat
       // Another machine's workspace (shared store): the session refuses (WRONG_MACHINE) before any
       // watcher is started on a folder of this machine that merely has the same path.
       if (s.ctx.workspace.foreign) return s.scan({ tool: options.tool });
+      // Before this daemon's first scan of the workspace: records a killed daemon had not yet written
+      // after its answers would otherwise be missing from what the scan compares with.
+      let owners = caughtUp.get(s.ctx.workspace.id);
+      if (!owners) caughtUp.set(s.ctx.workspace.id, (owners = catchUpOwners(s.ctx).catch(() => 0)));
+      await owners;
       const tracker = state.tracker(await workspace(s.workspaceRoot));
       let res;
       try {

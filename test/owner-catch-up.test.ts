@@ -1,0 +1,104 @@
+// A daemon killed between its answer and the owner-index write that follows it (DESIGN §10 "Hooks at
+// no cost"): the settle is in the log, the owner record is not, and a watched scan rewrote no scan
+// index. The next daemon catches the index up with the logs before its first scan of the workspace,
+// so that scan's before-image is the state the log last recorded, not an older one.
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore, verify, type Store, type Workspace } from '../src/index.js';
+import type { Session } from '../src/api/session.js';
+import { catchUpOwners, readOwners } from '../src/capture/owner-index.js';
+import { createDaemonState } from '../src/http/daemon-state.js';
+import { makeTempDirs, type TempDirs } from './helpers/temp.js';
+
+let dirs: TempDirs;
+let store: Store;
+let ws: Workspace;
+let session: Session;
+const w = (rel: string) => join(dirs.workspace, rel);
+
+/** The store reopened; with `killed`, work after each answer is dropped (as by a daemon killed right after answering). */
+async function reopen(killed: boolean): Promise<void> {
+  await store.close();
+  store = await openStore({ dir: dirs.store, ...(killed ? { defer: () => {} } : {}) });
+  ws = await store.openWorkspace(dirs.workspace);
+  session = await ws.get(session.id);
+}
+
+beforeEach(async () => {
+  dirs = await makeTempDirs('ckpt-owner-catch-up-');
+  store = await openStore({ dir: dirs.store });
+  ws = await store.openWorkspace(dirs.workspace);
+  session = await ws.create({ title: 'catch-up', baseline: false });
+});
+afterEach(async () => {
+  await store.close();
+  await dirs.cleanup();
+});
+
+describe('owner index caught up with the logs', () => {
+  it("a daemon killed after answering a scan: the next daemon's first scan records the state the log holds, and a restore puts it back", async () => {
+    await writeFile(w('a.txt'), 'v0');
+    await session.scan();
+    await reopen(true);
+    await writeFile(w('a.txt'), 'by a shell command');
+    const lost = await session.scan(); // settle appended; its owner record and content copy dropped
+    expect(lost.files.map((f) => f.path)).toEqual(['a.txt']);
+    await reopen(false);
+    expect((await readOwners(session))['a.txt']).toBeUndefined();
+    await writeFile(w('a.txt'), 'edited by hand');
+    const state = createDaemonState(store);
+    try {
+      const next = await state.scan(session, { tool: 'Bash' });
+      expect(next.files.map((f) => f.path)).toEqual(['a.txt']);
+      expect((await session.readFile(next.tag!, 'a.txt')).content?.toString()).toBe('by a shell command');
+      // The record names content now in the blob store (owners.json names stored blobs only).
+      expect(await ws.ctx.blobs.has(lost.files[0]!.blob!)).toBe(true);
+      await session.restore(next.tag!);
+      expect(await readFile(w('a.txt'), 'utf8')).toBe('by a shell command');
+    } finally {
+      state.close();
+    }
+  });
+
+  it('applies only settles the index lacks: a newer record of another session stays, forged content is not stored', async () => {
+    await reopen(true);
+    await writeFile(w('a.txt'), 'mine');
+    await writeFile(w('b.txt'), 'mine too');
+    await session.capture(['a.txt', 'b.txt'], { tool: 'Write' });
+    await session.settle(['a.txt', 'b.txt']); // owner records dropped
+    await reopen(false);
+    const other = await ws.create({ title: 'other', baseline: false });
+    await new Promise((r) => setTimeout(r, 5));
+    await writeFile(w('b.txt'), 'theirs');
+    await other.capture(['b.txt'], { tool: 'Write' });
+    await other.settle(['b.txt']); // written at once: newer than the dropped record of b.txt
+    expect(await catchUpOwners(ws.ctx)).toBeGreaterThan(0);
+    const owners = await readOwners(session);
+    expect(owners['a.txt']).toMatchObject({ session: session.id });
+    expect(owners['b.txt']).toMatchObject({ session: other.id });
+    // Again: nothing changes (the records it wrote are the settles').
+    const before = await readFile(join(dirs.store, 'workspaces', ws.id, 'owners.json'), 'utf8');
+    await catchUpOwners(ws.ctx);
+    expect(await readFile(join(dirs.store, 'workspaces', ws.id, 'owners.json'), 'utf8')).toBe(before);
+
+    // A settle whose carried content does not match its id: applied, its content not stored (reading
+    // it fails loudly, and verify reports it, where leaving the record out would hide the state).
+    await reopen(true);
+    await writeFile(w('c.txt'), 'genuine');
+    await session.capture(['c.txt'], { tool: 'Write' });
+    const settled = await session.settle(['c.txt']);
+    const id = settled.files[0]!.blob!;
+    const log = join(dirs.store, 'workspaces', ws.id, 'sessions', session.id, 'events.jsonl');
+    const lines = (await readFile(log, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const settle = lines.filter((e) => e.type === 'settle').at(-1);
+    expect(settle.inline?.[id]).toBeDefined();
+    settle.inline[id] = lines.filter((e) => e.type === 'settle').at(-2).inline[Object.keys(lines.filter((e) => e.type === 'settle').at(-2).inline)[0]!];
+    await writeFile(log, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    await reopen(false);
+    await catchUpOwners(ws.ctx);
+    expect((await readOwners(session))['c.txt']).toMatchObject({ session: session.id, state: id });
+    expect(await ws.ctx.blobs.has(id)).toBe(false);
+    expect((await verify(store.ctx)).problems).toContainEqual(expect.objectContaining({ kind: 'blob_corrupt', where: 'inline', blob: id }));
+  });
+});
