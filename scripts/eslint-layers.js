@@ -29,7 +29,7 @@ export const LAYERS = {
   restore: { may: [...BELOW_OPS, 'capture', 'conversation', 'scan'] },
   history: { may: [...BELOW_OPS, 'capture', 'restore', 'scan'] },
   gc: { may: [...BELOW_OPS, 'storage/pack', 'scan'] },
-  daemon: { may: [...BELOW_OPS, 'storage/shared', 'scan', 'process-alive'] },
+  daemon: { may: [...BELOW_OPS, 'storage/shared', 'capture', 'scan', 'process-alive'] },
   api: { may: [...BELOW_OPS, 'capture', 'conversation', 'scan', 'restore', 'history', 'gc'], types: ['store'] },
   store: { may: [...BELOW_OPS, 'storage/fs', 'storage/shared', 'scan', 'restore', 'api'] },
   'locate-workspace': { may: ['errors', 'workspace', 'store'] },

@@ -2,10 +2,11 @@
 // no cost"): the settle is in the log, the owner record is not, and a watched scan rewrote no scan
 // index. The next daemon catches the index up with the logs before its first scan of the workspace,
 // so that scan's before-image is the state the log last recorded, not an older one.
-import { readFile, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore, verify, type Store, type Workspace } from '../src/index.js';
+import { openStore, scanViaDaemon, verify, type Store, type Workspace } from '../src/index.js';
 import type { Session } from '../src/api/session.js';
 import { catchUpOwners, readOwners } from '../src/capture/owner-index.js';
 import { createDaemonState } from '../src/http/daemon-state.js';
@@ -59,6 +60,23 @@ describe('owner index caught up with the logs', () => {
     } finally {
       state.close();
     }
+  });
+
+  it('no daemon came back yet: a scan in another process (the CLI, a fallback hook) catches up first when the dead daemon\'s claim is left', async () => {
+    await writeFile(w('a.txt'), 'v0');
+    await session.scan();
+    await reopen(true);
+    await writeFile(w('a.txt'), 'by a shell command');
+    await session.scan();
+    await reopen(false);
+    // The killed daemon's claim (its process gone): what `ckpt serve` leaves when killed.
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+    await mkdir(join(dirs.store, 'daemon'), { recursive: true, mode: 0o700 });
+    await writeFile(join(dirs.store, 'daemon', 'daemon.json'), JSON.stringify({ pid: Number(dead.stdout), url: 'http://127.0.0.1:9', host: '127.0.0.1', port: 9, startedAt: new Date().toISOString() }));
+    await writeFile(w('a.txt'), 'edited by hand');
+    expect(await scanViaDaemon(store, session, 'Bash', {})).toBeUndefined();
+    const next = await session.scan();
+    expect((await session.readFile(next.tag!, 'a.txt')).content?.toString()).toBe('by a shell command');
   });
 
   it('applies only settles the index lacks: a newer record of another session stays, forged content is not stored', async () => {

@@ -35,6 +35,12 @@ export async function runningDaemon(ctx: StoreContext): Promise<DaemonInfo | und
   return info && processAlive(info.pid) ? info : undefined;
 }
 
+/** True when the store's daemon died without releasing its claim (killed, or the machine went down). */
+export async function daemonDied(ctx: StoreContext): Promise<boolean> {
+  const info = await readClaim(ctx);
+  return info !== undefined && info.pid !== process.pid && !processAlive(info.pid);
+}
+
 /**
  * Claims the store for this process: LOCKED (with the running daemon's url and pid) when a live
  * process holds the claim; a claim left by a dead process is taken over. Returns the release.

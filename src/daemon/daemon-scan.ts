@@ -3,12 +3,15 @@
 // adapter that scans — `ckpt scan` and the command hooks (`ckpt hook <agent>` after a shell tool).
 // Any failure to reach the daemon (no daemon, a stale claim, a refused connection, a wrong token)
 // answers undefined and the caller scans in-process; an answer from the daemon — success or a ckpt
-// error — is the result. CKPT_NO_DAEMON=1 always answers undefined.
-import type { StoreContext } from '../context.js';
+// error — is the result. CKPT_NO_DAEMON=1 always answers undefined. After a daemon died, the owner
+// index is first caught up with the logs (owner-index.ts catchUpOwners): the in-process scan that
+// follows must not miss the records the daemon had not written yet.
+import type { StoreContext, WorkspaceContext } from '../context.js';
+import { catchUpOwners } from '../capture/owner-index.js';
 import { CkptError, type ErrorCode } from '../errors.js';
 import { scanResultOf } from '../scan/scan-json.js';
 import type { ScanResult } from '../scan/scan-types.js';
-import { daemonToken, runningDaemon } from './daemon-files.js';
+import { daemonDied, daemonToken, runningDaemon } from './daemon-files.js';
 
 const CONNECT_TIMEOUT_MS = 1000;
 
@@ -17,13 +20,17 @@ export type DaemonScanResult = ScanResult & { daemon: string };
 
 export async function scanViaDaemon(
   store: { daemonCtx: StoreContext },
-  session: { id: string; workspaceRoot: string },
+  session: { id: string; workspaceRoot: string; ctx: WorkspaceContext },
   tool: string,
   env: NodeJS.ProcessEnv,
 ): Promise<DaemonScanResult | undefined> {
   if (/^(1|true|yes|on)$/i.test(env.CKPT_NO_DAEMON ?? '')) return undefined;
   const daemon = await runningDaemon(store.daemonCtx);
-  if (!daemon || daemon.pid === process.pid) return undefined;
+  if (!daemon) {
+    if (await daemonDied(store.daemonCtx)) await catchUpOwners(session.ctx).catch(() => 0);
+    return undefined;
+  }
+  if (daemon.pid === process.pid) return undefined;
   const target = daemon.socket ? { socketPath: daemon.socket } : daemon.port !== undefined ? { host: daemon.host ?? '127.0.0.1', port: daemon.port } : undefined;
   if (!target) return undefined;
   const token = await daemonToken(store.daemonCtx);
