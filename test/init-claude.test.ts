@@ -289,3 +289,24 @@ describe('ckpt init claude: the default install (issue 28)', () => {
     expect((await ckpt(['init', 'claude', '--http', '--command'])).code).toBe(2);
   });
 });
+
+describe('ckpt init: which store the command hooks use', () => {
+  it('--store with a shared store URL is written into the hooks as it is (it was resolved as a folder path)', async () => {
+    const url = 'postgres://ckpt@127.0.0.1:1/ckpt?blobs=s3://team-ckpt';
+    const r = await runCli(['--store', url, 'init', 'claude', '--command', '--dry-run', '--json'], { cwd: project, env: { HOME: home } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json().command).toMatch(/ --store 'postgres:\/\/ckpt@127\.0\.0\.1:1\/ckpt\?blobs=s3:\/\/team-ckpt' hook claude --daemon$/);
+    // A folder is resolved against the working directory, as before.
+    const rel = await runCli(['--store', 'rel-store', 'init', 'claude', '--command', '--dry-run', '--json'], { cwd: project, env: { HOME: home } });
+    expect(rel.json().command).toContain(` --store ${join(project, 'rel-store')} hook claude`);
+  });
+
+  it('a store from $CKPT_HOME (no --store): a note says the hooks find it from the agent\'s environment', async () => {
+    const r = await runCli(['init', 'claude', '--command', '--dry-run', '--json'], { cwd: project, env: { HOME: home, CKPT_HOME: dirs.store, CKPT_STORE: '' } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json().command).not.toContain('--store');
+    expect(r.json().notes).toEqual([expect.stringContaining('the command hooks find the store from $CKPT_HOME as ckpt does: start Claude Code where it is set')]);
+    const withFlag = await runCli(['--store', dirs.store, 'init', 'claude', '--command', '--dry-run', '--json'], { cwd: project, env: { HOME: home, CKPT_HOME: dirs.store } });
+    expect(withFlag.json().notes).toBeUndefined();
+  });
+});

@@ -12,7 +12,7 @@ import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { pc } from '../colors.js';
-import { CkptError, hookCredential, hookKey, runningDaemon, type DaemonInfo, type Store } from '../../index.js';
+import { CkptError, hookCredential, hookKey, runningDaemon, storeLocation, type DaemonInfo, type Store } from '../../index.js';
 import { idleExitSeconds, startDaemon } from '../../hooks/client/hook-client.js';
 import { agentSpec, AGENTS } from '../../hooks/agents/index.js';
 import { installAgent, type InstallScope } from '../../hooks/install/install-agent.js';
@@ -42,11 +42,13 @@ export const initCommand: CommandSpec = {
     const hybrid = !o.http && !o.command && Boolean(spec.httpHooks && spec.settingsFiles.local) && (scopes[0] ?? 'local') === 'local';
     const scope: InstallScope = scopes[0] ?? ((o.http || hybrid) && spec.settingsFiles.local ? 'local' : 'project');
     const projectDir = resolve(ctx.io.cwd, ctx.flags.workspace ?? '.');
+    // --store as every command takes it: a folder against the working directory, a shared store URL as it is.
+    const storeArg = ctx.flags.store ? storeLocation(ctx.flags.store, ctx.io.cwd) : undefined;
     const notes: string[] = [];
     let http: Awaited<ReturnType<typeof httpHooks>> | undefined;
     if ((o.http || hybrid) && !o.uninstall) {
       const store = await ctx.store();
-      const daemon = o.dryRun ? await runningDaemon(store.daemonCtx) : await ensureDaemon(store, ctx.flags.store ? resolve(ctx.io.cwd, ctx.flags.store) : store.dir, ctx.io.env);
+      const daemon = o.dryRun ? await runningDaemon(store.daemonCtx) : await ensureDaemon(store, storeArg ?? store.dir, ctx.io.env);
       if (o.dryRun && !daemon && wouldStartDaemon(store, ctx.io.env)) {
         // The real run starts the daemon first: say so instead of predicting command hooks only.
         notes.push(`no ckpt daemon runs for the store ${store.dir} yet: without --dry-run, init starts one and the ${o.http ? 'HTTP' : 'per-tool-call'} events become HTTP hooks to it`);
@@ -60,13 +62,18 @@ export const initCommand: CommandSpec = {
         }
       }
     }
+    const envStore = !storeArg && !o.uninstall ? (['CKPT_STORE', 'CKPT_HOME'] as const).find((v) => ctx.io.env[v]) : undefined;
+    if (envStore) {
+      // The command hooks find their store as every command does: a variable set only for this init would not reach them.
+      notes.push(`the command hooks find the store from $${envStore} as ckpt does: start ${spec.displayName} where it is set, or run init with --store to write the store into them`);
+    }
     const installed = await installAgent({
       spec,
       scope,
       projectDir,
       ...(http ? { http, httpFor: (e) => !e.commandOnly && (o.http || Boolean(e.perToolCall)) } : {}),
       homeDir: ctx.io.env.HOME || homedir(),
-      ckptCommand: ckptCommandLine(ctx.flags.store ? resolve(ctx.io.cwd, ctx.flags.store) : undefined),
+      ckptCommand: ckptCommandLine(storeArg),
       dryRun: o.dryRun,
       uninstall: o.uninstall,
     });
