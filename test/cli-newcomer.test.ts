@@ -152,3 +152,31 @@ describe('rewind (a new user trying the README)', () => {
     expect((await ckpt(['rewind', '2'])).stdout).toMatch(/^conversation watermark: turn 2, 12 messages$/m);
   });
 });
+
+describe('read-only commands in a folder ckpt never recorded (a new user trying commands)', () => {
+  it('leave nothing in the store: no workspace appears in `workspace list` until a session is made; errors and texts as before', async () => {
+    const listed = async () => (await ckpt(['workspace', 'list', '--json'])).json().workspaces;
+    const status = await ckpt(['status', '--json']);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.json()).toMatchObject({ workspace: dirs.workspace, session: null });
+    for (const args of [['session', 'list'], ['session', 'tree'], ['conflicts'], ['log', '--all']]) {
+      const r = await ckpt([...args, '--json']);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+    }
+    expect((await ckpt(['session', 'list'])).stdout).toBe('no sessions in this workspace\n');
+    expect((await ckpt(['log', '--all'])).stdout).toBe('no checkpoints yet\n');
+    for (const args of [['log'], ['restore', '1'], ['diff', '1'], ['show', '1'], ['owner', 'a.txt'], ['cat', '1', 'a.txt'], ['turn'], ['scan'], ['capture', 'a.txt']]) {
+      const r = await ckpt(args);
+      expect(r.code, args.join(' ')).toBe(3);
+      expect(r.stderr).toBe(`error [SESSION_NOT_FOUND] no session in workspace ${dirs.workspace}; create one with 'ckpt session new'\n`);
+    }
+    const named = await ckpt(['--session', 'nope', 'log', '--json']);
+    expect(named.code).toBe(3);
+    expect(JSON.parse(named.stderr).error).toEqual({ code: 'SESSION_NOT_FOUND', message: `session "nope" not found in workspace ${dirs.workspace}`, data: { session: 'nope' } });
+    expect(await listed()).toEqual([]);
+
+    expect((await ckpt(['session', 'new'])).code).toBe(0);
+    expect((await listed()).map((w: { root: string }) => w.root)).toEqual([dirs.workspace]);
+    expect((await ckpt(['status', '--json'])).json().session).toEqual(expect.any(String));
+  });
+});

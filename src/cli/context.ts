@@ -2,7 +2,7 @@
 // session, the same way for every command. Without --workspace the workspace is found upward from
 // the current folder (locateWorkspace); --session takes an id or a unique prefix of one.
 import { resolve } from 'node:path';
-import { CkptError, defaultStoreDir, findSession, storeLocation, locateWorkspace, openStore, parseSize, type Session, type Store, type Workspace } from '../index.js';
+import { CkptError, defaultStoreDir, findSession, isCkptError, storeLocation, locateWorkspace, openStore, parseSize, type Session, type Store, type Workspace } from '../index.js';
 import type { CliIo } from './io.js';
 
 export interface GlobalFlags {
@@ -19,6 +19,12 @@ export interface CliContext {
   flags: GlobalFlags;
   store(): Promise<Store>;
   workspace(): Promise<Workspace>;
+  /**
+   * The workspace only if the store knows it already, without registering it (read-only commands:
+   * `status` or `session list` in a folder ckpt never recorded leaves nothing in the store); `root`
+   * either way.
+   */
+  knownWorkspace(): Promise<{ root: string; workspace?: Workspace }>;
   /** The session named by `id` (or a unique prefix), else by --session, else the workspace's most recently updated one. */
   session(id?: string): Promise<Session>;
 }
@@ -36,6 +42,8 @@ export function createCliContext(io: CliIo, flags: GlobalFlags): CliContext {
   checkNotEmpty('--session', flags.session);
   let store: Promise<Store> | undefined;
   let workspace: Promise<Workspace> | undefined;
+  let root: Promise<string> | undefined;
+  const workspaceRoot = () => (root ??= ctx.store().then(async (s) => (flags.workspace ? resolve(io.cwd, flags.workspace) : (await locateWorkspace(s, io.cwd)).root)));
   const ctx: CliContext = {
     io,
     flags,
@@ -49,12 +57,28 @@ export function createCliContext(io: CliIo, flags: GlobalFlags): CliContext {
         if (s.tightened > 0) io.stderr.write(`warning: the store ${s.dir} was readable by other users; made ${s.tightened} files and folders private (owner only)\n`);
         return s;
       })),
-    workspace: () =>
-      (workspace ??= ctx.store().then(async (s) => s.openWorkspace(flags.workspace ? resolve(io.cwd, flags.workspace) : (await locateWorkspace(s, io.cwd)).root))),
+    workspace: () => (workspace ??= ctx.store().then(async (s) => s.openWorkspace(await workspaceRoot()))),
+    knownWorkspace: async () => {
+      const dir = await workspaceRoot();
+      try {
+        await (await ctx.store()).openWorkspace(dir, { register: false });
+      } catch (err) {
+        if (!isCkptError(err, 'NOT_FOUND')) throw err;
+        return { root: typeof err.data.workspace === 'string' ? err.data.workspace : dir };
+      }
+      const ws = await ctx.workspace(); // known: opening it writes nothing
+      return { root: ws.root, workspace: ws };
+    },
     session: async (id) => {
-      const ws = await ctx.workspace();
       checkNotEmpty('session id', id);
+      // A session is only ever in a workspace the store knows: never register one to find none.
+      const { root: wsRoot, workspace: ws } = await ctx.knownWorkspace();
       const chosen = id ?? flags.session;
+      if (!ws) {
+        throw chosen !== undefined
+          ? new CkptError('SESSION_NOT_FOUND', `session ${JSON.stringify(chosen)} not found in workspace ${wsRoot}`, { session: chosen })
+          : new CkptError('SESSION_NOT_FOUND', `no session in workspace ${wsRoot}; create one with 'ckpt session new'`, { workspace: wsRoot });
+      }
       return chosen !== undefined ? findSession(ws, chosen) : ws.latest();
     },
   };

@@ -67,9 +67,9 @@ export function registerCheckpointCommands(program: Command): void {
       ],
       run: async ([opts], ctx, out) => {
         if ((opts as { all?: boolean }).all) {
-          const ws = await ctx.workspace();
+          const ws = (await ctx.knownWorkspace()).workspace;
           const checkpoints = [];
-          for (const meta of await ws.list()) for (const c of listCheckpoints(await (await ws.get(meta.id)).events())) checkpoints.push({ session: meta.id, ...c });
+          if (ws) for (const meta of await ws.list()) for (const c of listCheckpoints(await (await ws.get(meta.id)).events())) checkpoints.push({ session: meta.id, ...c });
           checkpoints.sort((a, b) => a.at.localeCompare(b.at) || a.session.localeCompare(b.session) || a.seq - b.seq);
           out.result({ checkpoints }, (v) =>
             v.checkpoints.length === 0 ? 'no checkpoints yet' : v.checkpoints.map((c) => `${c.at}  ${shortSessionId(c.session)}  ${c.tag.padEnd(7)} ${c.tool.padEnd(10)} ${c.files.map((f) => f.path).join(', ')}`).join('\n'),

@@ -41,8 +41,8 @@ export function registerInspectCommands(program: Command): void {
       use: 'conflicts',
       description: 'paths one session found written by another session of the workspace since it recorded them',
       run: async (_args, ctx, out) => {
-        const ws = await ctx.workspace();
-        const conflicts = ctx.flags.session ? await (await ctx.session()).conflicts() : await workspaceConflicts(ws);
+        const ws = (await ctx.knownWorkspace()).workspace;
+        const conflicts = ctx.flags.session ? await (await ctx.session()).conflicts() : ws ? await workspaceConflicts(ws) : [];
         out.result({ conflicts }, (r) =>
           r.conflicts.length === 0
             ? 'no conflicts'

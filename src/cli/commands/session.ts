@@ -40,7 +40,8 @@ export function registerSessionCommands(program: Command): void {
       run: async ([opts], ctx, out) => {
         const { kind, parent, resumable, ...rest } = opts as { kind?: SessionFilter['kind']; parent?: string; resumable?: boolean } & Record<string, string>;
         if (kind !== undefined && !['root', 'fork', 'child'].includes(kind)) throw new CkptError('INVALID_ARGUMENT', `--kind must be root, fork or child, not ${JSON.stringify(kind)}`);
-        const sessions = await (await ctx.workspace()).list({ kind, parent, ...(resumable ? { resumable: true } : {}), ...infoFrom(rest) });
+        const ws = (await ctx.knownWorkspace()).workspace;
+        const sessions = ws ? await ws.list({ kind, parent, ...(resumable ? { resumable: true } : {}), ...infoFrom(rest) }) : [];
         out.result({ sessions }, (r) => (r.sessions.length === 0 ? 'no sessions in this workspace' : r.sessions.map(line).join('\n')));
       },
     },
@@ -57,7 +58,8 @@ export function registerSessionCommands(program: Command): void {
       use: 'tree',
       description: "the workspace's sessions under their parents (children and forks)",
       run: async (_args, ctx, out) => {
-        const tree = await (await ctx.workspace()).tree();
+        const ws = (await ctx.knownWorkspace()).workspace;
+        const tree = ws ? await ws.tree() : [];
         out.result({ tree }, (r) => (r.tree.length === 0 ? 'no sessions in this workspace' : treeLines(r.tree, '').join('\n')));
       },
     },

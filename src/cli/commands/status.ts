@@ -14,11 +14,11 @@ export const statusCommand: CommandSpec = {
   run: async ([opts], ctx, out) => {
     const { limit } = opts as { limit: string };
     if (!/^(0|[1-9][0-9]{0,8})$/.test(limit)) throw new CkptError('INVALID_ARGUMENT', `--limit must be a non-negative integer, got ${JSON.stringify(limit)}`, { limit });
-    const ws = await ctx.workspace();
-    if (ctx.flags.session === undefined && (await ws.list()).length === 0) {
+    const { root, workspace: ws } = await ctx.knownWorkspace();
+    if (ctx.flags.session === undefined && (!ws || (await ws.list()).length === 0)) {
       const next = commandHint(ctx, ['session', 'new', '--title', 'my task']);
       const init = commandHint(ctx, ['init', 'claude']);
-      out.result({ workspace: ws.root, session: null, next }, (r) =>
+      out.result({ workspace: root, session: null, next }, (r) =>
         [
           `workspace ${r.workspace}`,
           `no session yet: ckpt has recorded nothing here.`,
