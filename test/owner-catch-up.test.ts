@@ -9,7 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, scanViaDaemon, verify, type Store, type Workspace } from '../src/index.js';
 import type { Session } from '../src/api/session.js';
 import { catchUpOwners, readOwners } from '../src/capture/owner-index.js';
-import { createDaemonState } from '../src/http/daemon-state.js';
+import { startDaemon } from '../src/http/daemon.js';
+import { createClient } from './helpers/http.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 
 let dirs: TempDirs;
@@ -24,6 +25,13 @@ async function reopen(killed: boolean): Promise<void> {
   store = await openStore({ dir: dirs.store, ...(killed ? { defer: () => {} } : {}) });
   ws = await store.openWorkspace(dirs.workspace);
   session = await ws.get(session.id);
+}
+
+/** The claim a killed `ckpt serve` leaves: its process gone. */
+async function deadClaim(): Promise<void> {
+  const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+  await mkdir(join(dirs.store, 'daemon'), { recursive: true, mode: 0o700 });
+  await writeFile(join(dirs.store, 'daemon', 'daemon.json'), JSON.stringify({ pid: Number(dead.stdout), url: 'http://127.0.0.1:9', host: '127.0.0.1', port: 9, startedAt: new Date().toISOString() }));
 }
 
 beforeEach(async () => {
@@ -48,17 +56,20 @@ describe('owner index caught up with the logs', () => {
     await reopen(false);
     expect((await readOwners(session))['a.txt']).toBeUndefined();
     await writeFile(w('a.txt'), 'edited by hand');
-    const state = createDaemonState(store);
+    // The killed daemon's claim (its process gone), then the next daemon on the store.
+    await deadClaim();
+    const daemon = await startDaemon({ store, version: 'test' });
     try {
-      const next = await state.scan(session, { tool: 'Bash' });
+      const r = await createClient(daemon.url, daemon.token).call('POST', `/sessions/${session.id}/scan`, { body: { workspace: dirs.workspace, tool: 'Bash' } });
+      const next = r.json() as { tag: string; files: { path: string }[] };
       expect(next.files.map((f) => f.path)).toEqual(['a.txt']);
-      expect((await session.readFile(next.tag!, 'a.txt')).content?.toString()).toBe('by a shell command');
+      expect((await session.readFile(next.tag, 'a.txt')).content?.toString()).toBe('by a shell command');
       // The record names content now in the blob store (owners.json names stored blobs only).
       expect(await ws.ctx.blobs.has(lost.files[0]!.blob!)).toBe(true);
-      await session.restore(next.tag!);
+      await session.restore(next.tag);
       expect(await readFile(w('a.txt'), 'utf8')).toBe('by a shell command');
     } finally {
-      state.close();
+      await daemon.close();
     }
   });
 
@@ -69,10 +80,7 @@ describe('owner index caught up with the logs', () => {
     await writeFile(w('a.txt'), 'by a shell command');
     await session.scan();
     await reopen(false);
-    // The killed daemon's claim (its process gone): what `ckpt serve` leaves when killed.
-    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
-    await mkdir(join(dirs.store, 'daemon'), { recursive: true, mode: 0o700 });
-    await writeFile(join(dirs.store, 'daemon', 'daemon.json'), JSON.stringify({ pid: Number(dead.stdout), url: 'http://127.0.0.1:9', host: '127.0.0.1', port: 9, startedAt: new Date().toISOString() }));
+    await deadClaim();
     await writeFile(w('a.txt'), 'edited by hand');
     expect(await scanViaDaemon(store, session, 'Bash', {})).toBeUndefined();
     const next = await session.scan();

@@ -42,11 +42,22 @@ export interface DaemonState {
  */
 export type FullScan = (session: Session, tool: string) => Promise<ScanResult>;
 
-export function createDaemonState(store: Store, fullScan?: FullScan): DaemonState {
+export interface DaemonStateOptions {
+  fullScan?: FullScan;
+  /**
+   * The daemon before this one was killed: its owner-index writes after its last answers may be
+   * missing, so each workspace's index is caught up with its logs before this daemon's first scan
+   * of it (owner-index.ts catchUpOwners). After a clean stop there is nothing to catch up.
+   */
+  afterCrash?: boolean;
+}
+
+export function createDaemonState(store: Store, options: DaemonStateOptions = {}): DaemonState {
+  const { fullScan, afterCrash } = options;
   const workspaces = new Map<string, Promise<Workspace>>();
   const sessions = new Map<string, Session>();
   const trackers = new Map<string, { tracker: TouchTracker; usedAt: number }>();
-  /** Per workspace, the owner index caught up with its logs (owner-index.ts catchUpOwners), once per daemon. */
+  /** Per workspace, the owner index caught up with its logs after a crash (options.afterCrash), once per daemon. */
   const caughtUp = new Map<string, Promise<unknown>>();
   // A workspace not scanned through the daemon for a while stops being watched (inotify watches and
   // memory are per folder); its next scan is a full one and starts watching again.
@@ -128,11 +139,13 @@ export function createDaemonState(store: Store, fullScan?: FullScan): DaemonStat
       // Another machine's workspace (shared store): the session refuses (WRONG_MACHINE) before any
       // watcher is started on a folder of this machine that merely has the same path.
       if (s.ctx.workspace.foreign) return s.scan({ tool: options.tool });
-      // Before this daemon's first scan of the workspace: records a killed daemon had not yet written
-      // after its answers would otherwise be missing from what the scan compares with.
-      let owners = caughtUp.get(s.ctx.workspace.id);
-      if (!owners) caughtUp.set(s.ctx.workspace.id, (owners = catchUpOwners(s.ctx).catch(() => 0)));
-      await owners;
+      // After a crash, before this daemon's first scan of the workspace: records the killed daemon had
+      // not yet written after its answers would otherwise be missing from what the scan compares with.
+      if (afterCrash) {
+        let owners = caughtUp.get(s.ctx.workspace.id);
+        if (!owners) caughtUp.set(s.ctx.workspace.id, (owners = catchUpOwners(s.ctx).catch(() => 0)));
+        await owners;
+      }
       const tracker = state.tracker(await workspace(s.workspaceRoot));
       let res;
       try {
