@@ -1,10 +1,12 @@
+import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDirs, type TempDirs } from '../../test/helpers/temp.js';
 import { openStore, type Store, type Workspace } from '../store.js';
 import type { Session } from '../api/session.js';
-import { readOwners, recordOwnership } from './owner-index.js';
+import type { FileImage } from '../format/event.js';
+import { readOwners, recordOwnership, recordOwnershipAfter } from './owner-index.js';
 
 let dirs: TempDirs;
 let store: Store;
@@ -38,5 +40,32 @@ describe('owner index reads', () => {
     // A forged record is refused, not served from what was read before.
     await writeFile(file, JSON.stringify({ '../x': { session: 's', state: 'absent', at: 'now' } }));
     await expect(readOwners(session)).rejects.toMatchObject({ code: 'LOG_CORRUPT' });
+  });
+});
+
+describe('owner index under a daemon (queued writes)', () => {
+  it('a spilled read orders a write queued while it runs after itself: it never names a blob not yet stored', async () => {
+    // Found by the model test (test/owner-index-model.ts): the spilled read took the batch queued
+    // meanwhile into its result, a record whose content was still only inline (and whose copy may fail).
+    const queue: (() => Promise<void>)[] = [];
+    store.ctx.options.defer = (work) => void queue.push(work);
+    const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
+    const file = (path: string, s: string): FileImage => ({ path, state: 'file', blob: sha(s), bytes: s.length });
+    const copy = (s: string) => async (): Promise<void> => void (await store.ctx.blobs.put(Buffer.from(s)));
+    try {
+      await recordOwnershipAfter(session, [file('a.txt', 'one')], undefined, copy('one'));
+      const read = readOwners(session, { spilled: true });
+      await recordOwnershipAfter(session, [file('b.txt', 'two')], undefined, copy('two'));
+      expect(Object.keys(await read)).toEqual(['a.txt']);
+      expect(await store.ctx.blobs.has(sha('one'))).toBe(true);
+      // A plain read sees the queued write without running it; a spilled one runs it first.
+      expect(Object.keys(await readOwners(session)).sort()).toEqual(['a.txt', 'b.txt']);
+      expect(await store.ctx.blobs.has(sha('two'))).toBe(false);
+      expect(Object.keys(await readOwners(session, { spilled: true })).sort()).toEqual(['a.txt', 'b.txt']);
+      expect(await store.ctx.blobs.has(sha('two'))).toBe(true);
+      while (queue.length > 0) await queue.shift()!();
+    } finally {
+      delete store.ctx.options.defer;
+    }
   });
 });

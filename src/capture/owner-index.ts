@@ -55,10 +55,12 @@ export async function readOwners(session: SessionHandle, options: { spilled?: bo
   // log) they are run now, by this reader when the queue has not run them yet (a failure is the
   // writer's). Else the batch being written is waited for and the one not yet taken is applied to
   // what is read, not written: that is the queue's work, outside the agent's tool calls. Taken
-  // before the read, so a batch the queue takes meanwhile is in the file or in `pending`.
+  // before the read, so a batch the queue takes meanwhile is in the file or in `pending`. Taken
+  // before any await: a write queued once the read is under way is ordered after it (a spilled read
+  // applying one would name a blob its copy has not stored yet, or a record whose copy then fails).
   const q = queuedWrites.get(session.ctx.backend)?.get(ownersKey(session.ctx));
+  const pending = !options.spilled && q?.batch ? [...q.batch] : [];
   if (options.spilled && q) await runQueued(q).catch(() => {});
-  const pending = q?.batch ? [...q.batch] : [];
   await q?.last.catch(() => {});
   const owners = await readOwnersNow(session.ctx);
   applyWrites(owners, pending);
