@@ -205,6 +205,20 @@ describe('ckpt mcp: tools', () => {
     expect((await mcp.fails('rewind', { tag: turn, token: p.token })).code).toBe('TOKEN_INVALID');
   });
 
+  it('a rewind to a turn that recorded no message count says so in words (no "? messages"), preview and result', async () => {
+    await mcp.ok('turn', { text: 'no count' });
+    const turn = String((await mcp.ok('session_show', {})).turns);
+    await writeFile(w('nc.txt'), 'nc\n');
+    await mcp.ok('checkpoint', {});
+    const preview = await mcp.call('restore_preview', { operation: 'rewind', tag: turn });
+    expect(textOf(preview)).toContain(`conversation goes back to turn ${turn}\n`);
+    expect(textOf(preview)).not.toContain('?');
+    const token = (preview.structuredContent as { token: string }).token;
+    const done = textOf(await mcp.call('rewind', { tag: turn, token }));
+    expect(done).toContain(`conversation watermark: turn ${turn}; `);
+    expect(done).not.toContain('? messages');
+  });
+
   it('checkpoints a shell command by scanning, and forks and lists sessions', async () => {
     const first = await mcp.ok('checkpoint', {});
     expect(first.kind).toBe('scan');

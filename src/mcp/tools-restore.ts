@@ -149,7 +149,7 @@ export function registerRestoreTools(server: McpServer, ctx: McpContext): void {
       const session = await ctx.session(args.session);
       const request = requestFor(ctx, session, 'rewind', args.tag, [], args.force, args.fork);
       const { result: r, by } = await confirmed(server, ctx, args.token, request, (o) => session.rewind(args.tag, { fork: args.fork, force: args.force, ...o }));
-      const lines = [resultText(r), ...confirmedText(by), `conversation watermark: turn ${r.watermark.turn}, ${r.watermark.messageCount ?? '?'} messages; ${r.hidden.length} conversation entries hidden`];
+      const lines = [resultText(r), ...confirmedText(by), `conversation watermark: ${watermarkText(r.watermark)}; ${r.hidden.length} conversation entries hidden`];
       if (r.userMessage?.text) lines.push(`the user's message of that turn: ${r.userMessage.text}`);
       if (r.forked) lines.push(`continuing in fork ${r.session}`);
       return ok(
@@ -280,7 +280,7 @@ function previewText(p: PreviewView): string {
   for (const s of p.skipped) lines.push(`  skip   ${s.path} (${s.why})`);
   if (p.plan.length === 0) lines.push('  nothing to change');
   if (p.unchanged) lines.push(`  ${p.unchanged} path(s) already as at ${p.to}`);
-  if (p.watermark) lines.push(`  conversation goes back to turn ${p.watermark.turn} (${p.watermark.messageCount ?? '?'} messages)`);
+  if (p.watermark) lines.push(`  conversation goes back to ${watermarkText(p.watermark)}`);
   if (p.wouldRefuse) lines.push(`Running it would be refused with DRIFT: ${p.wouldRefuse.paths.join(', ')} changed since ckpt last recorded them. Preview with force=true only if the user agrees to overwrite them (their present content is kept for undo).`);
   const args = { tag: p.to, ...(p.operation === 'undo' ? { path: p.paths[0] } : p.paths.length ? { paths: p.paths } : {}), ...(p.fork ? { fork: true } : {}), ...(p.force ? { force: true } : {}), token: p.token };
   lines.push(`Show this plan to the user. Only if they confirm, call ${p.operation} with ${JSON.stringify(args)} (valid until ${p.expiresAt}, and only while nothing changes).`);
@@ -295,4 +295,9 @@ function resultText(r: RestoreResult): string {
   if (r.drift.length) lines.push(`  overwrote ${r.drift.length} drifted path(s); their content is in the undo checkpoint`);
   lines.push(r.undo ? `to undo this restore: restore_preview with tag ${r.undo}, then restore` : 'nothing changed');
   return lines.join('\n');
+}
+
+/** `turn N` and, when that turn recorded it, `(M messages)`: never a "?" for a count the agent did not give. */
+function watermarkText(w: { turn: number; messageCount: number | null }): string {
+  return `turn ${w.turn}${w.messageCount === null ? '' : ` (${w.messageCount} message${w.messageCount === 1 ? '' : 's'})`}`;
 }
