@@ -5,11 +5,12 @@
 // failing after writing: PostToolUseFailure), hand edits followed by a prompt, restores to any earlier
 // turn (each compared with the model, and some undone), and forks at an earlier turn whose restores
 // must give that turn's snapshot (then undone). Fast in `npm test`; CKPT_PROPERTY_RUNS for more.
+import { spawnSync } from 'node:child_process';
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { openStore } from '../src/store.js';
+import { openStore, type Store } from '../src/store.js';
 import { runHook } from '../src/hooks/run-hook.js';
 import { claude } from '../src/hooks/agents/claude.js';
 import { agentSessionId } from '../src/session/agent-link.js';
@@ -29,7 +30,9 @@ type Op =
   | { kind: 'restore'; back: number; undo: boolean }
   | { kind: 'fork'; back: number; to: number }
   | { kind: 'clear' }
-  | { kind: 'hand-mid'; op: FsOp; content: string };
+  | { kind: 'hand-mid'; op: FsOp; content: string }
+  | { kind: 'after-answers' }
+  | { kind: 'kill' };
 
 const fsOp: fc.Arbitrary<FsOp> = fc.oneof(
   fc.record({ kind: fc.constant('write' as const), path: fc.constantFrom(...PATHS), content: fc.constantFrom(...CONTENTS) }),
@@ -46,6 +49,14 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: 'clear' as const }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('hand-mid' as const), op: fsOp, content: fc.constantFrom(...CONTENTS) }) },
 );
+
+/** Daemon mode: the work queued behind answers runs (the daemon's queue), or the daemon is killed first. */
+const daemonOp = fc.oneof(
+  { weight: 12, arbitrary: op },
+  { weight: 2, arbitrary: fc.constant({ kind: 'after-answers' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'kill' as const }) },
+);
+
 
 const RUNS = Number(process.env.CKPT_PROPERTY_RUNS ?? 5);
 
@@ -66,106 +77,138 @@ async function apply(root: string, o: FsOp): Promise<void> {
 
 describe('the hook promise: restore N is the workspace at prompt N', () => {
   it('holds for random agent calls, failing tools, hand edits, restores and forks', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(op, { minLength: 4, maxLength: 14 }), async (ops) => {
-        const dirs = await makeTempDirs('ckpt-promise-');
-        try {
-          const root = dirs.workspace;
-          const env = { CLAUDE_PROJECT_DIR: root, CKPT_NO_DAEMON: '1' };
-          // `/clear` starts a new Claude session (a new ckpt session continuing the one before).
-          let s = claudeSession(root, sessionUuid(0));
-          const hook = async (event: Record<string, unknown>) => {
-            const data = Buffer.from(JSON.stringify(event));
-            const r = await runHook({ spec: claude, input: { data, tooLarge: false, bytes: data.length }, env, storeDir: dirs.store });
-            expect({ code: r.exitCode, out: r.stdout }, JSON.stringify(event)).toEqual({ code: 0, out: '' });
-          };
-          await writeFile(join(root, 'a.txt'), 'start\n');
-          await hook(ev.sessionStart(s));
-          const store = await openStore({ dir: dirs.store, retention: false });
-          const ws = await store.openWorkspace(root);
-          let sid = agentSessionId('claude', s.session_id);
-          // Every prompt of every session, in order: the tree right before it, its session and turn.
-          const model: { tree: Record<string, TreeEntry>; sid: string; turn: number }[] = [];
-          const prompt = async () => {
-            model.push({ tree: await treeOf(root), sid, turn: model.filter((m) => m.sid === sid).length + 1 });
-            await hook(ev.userPromptSubmit(s, `prompt ${model.length}`));
-          };
-          let call = 0;
-          // Paths an agent Write recorded in the current session (what ckpt knows of them).
-          let written = new Set<string>();
-          const agentWrite = async (path: string, content: string) => {
-            const id = `toolu_${++call}`;
-            const input = { file_path: join(root, path), content };
-            await hook(ev.preToolUse(s, 'Write', input, id));
-            await apply(root, { kind: 'write', path, content });
-            await hook(ev.postToolUse(s, 'Write', input, id, { filePath: input.file_path }));
-            written.add(path);
-          };
-          for (const o of ops) {
-            // Sessions are ordered by the time of their events (ms): keep two ops apart.
-            await new Promise((r) => setTimeout(r, 2));
-            if (o.kind === 'prompt') {
-              await prompt();
-            } else if (o.kind === 'clear') {
-              s = claudeSession(root, sessionUuid(Number(s.session_id.slice(-4)) + 1));
-              sid = agentSessionId('claude', s.session_id);
-              written = new Set();
-              await hook(ev.sessionStart(s, 'clear'));
-            } else if (o.kind === 'agent-write') {
-              await agentWrite(o.path, o.content);
-            } else if (o.kind === 'hand-mid') {
-              // A hand edit during a turn, then the agent writes the same path: the hand edit is the
-              // user's, recorded before the tool's capture, so restore N still gives prompt N's tree.
-              // Only paths ckpt recorded in this session are covered (see DESIGN "Hand edits during a turn").
-              if (written.has(o.op.path)) {
-                await apply(root, o.op);
-                await agentWrite(o.op.path, o.content);
-              }
-            } else if (o.kind === 'bash') {
-              const id = `toolu_${++call}`;
-              const input = { command: JSON.stringify(o.ops), description: 'effects' };
-              await hook(ev.preToolUse(s, 'Bash', input, id));
-              for (const f of o.ops) await apply(root, f);
-              await hook(o.fails ? ev.postToolUseFailure(s, 'Bash', input, id, 'Exit code 1') : ev.postToolUse(s, 'Bash', input, id, { stdout: '' }));
-            } else if (o.kind === 'hand') {
-              // Hand edits between prompts: the user edits, then sends the next prompt.
-              for (const f of o.ops) await apply(root, f);
-              await prompt();
-            } else if (o.kind === 'restore' && model.length > 0) {
-              // Any earlier prompt, of this session or of one before a /clear.
-              const to = model[Math.max(0, model.length - 1 - o.back)]!;
-              const session = await ws.get(to.sid);
-              const before = await treeOf(root);
-              const r = await session.restore(String(to.turn), { force: true });
-              expect(await treeOf(root), `restore ${to.turn} in ${to.sid}`).toEqual(to.tree);
-              if (o.undo && r.undo) {
-                await session.restore(r.undo, { force: true });
-                expect(await treeOf(root), `undo of restore ${to.turn} in ${to.sid}`).toEqual(before);
-              }
-            } else if (o.kind === 'fork') {
-              const mine = model.filter((m) => m.sid === sid);
-              if (mine.length > 0) {
-                const n = Math.max(1, mine.length - o.back);
-                const before = await treeOf(root);
-                const fork = await ws.fork(sid, { atTag: String(n) });
-                const m = Math.max(1, n - o.to);
-                const r = await fork.restore(String(m), { force: true });
-                expect(await treeOf(root), `restore ${m} in a fork at ${n}`).toEqual(mine[m - 1]!.tree);
-                if (r.undo) await fork.restore(r.undo, { force: true });
-                expect(await treeOf(root), `undo in the fork at ${n}`).toEqual(before);
-              }
-            }
-          }
-          // Finally every prompt of every session restores exactly, newest to oldest.
-          for (const to of [...model].reverse()) {
-            await (await ws.get(to.sid)).restore(String(to.turn), { force: true });
-            expect(await treeOf(root), `final restore ${to.turn} in ${to.sid}`).toEqual(to.tree);
-          }
-        } finally {
-          await dirs.cleanup();
-        }
-      }),
-      { numRuns: RUNS },
-    );
+    await fc.assert(fc.asyncProperty(fc.array(op, { minLength: 4, maxLength: 14 }), (ops) => runWorld(ops, false)), { numRuns: RUNS });
+  }, 120_000);
+
+  // Hooks answered by a daemon's store (CkptOptions.defer): owner records and content copies follow
+  // the answers, run at random points or lost when the daemon is killed — after which scans by other
+  // processes (its claim left, its process gone) catch the owner index up with the logs first.
+  it('holds under a daemon whose work after its answers runs late or is lost to a kill', async () => {
+    await fc.assert(fc.asyncProperty(fc.array(daemonOp, { minLength: 4, maxLength: 16 }), (ops) => runWorld(ops, true)), { numRuns: RUNS });
   }, 120_000);
 });
+
+async function runWorld(ops: readonly Op[], daemon: boolean): Promise<void> {
+  const dirs = await makeTempDirs('ckpt-promise-');
+  let daemonStore: Store | undefined;
+  try {
+    const root = dirs.workspace;
+    // Daemon mode: no CKPT_NO_DAEMON, so that a scan finds a killed daemon's claim (scanViaDaemon).
+    const env: Record<string, string> = daemon ? { CLAUDE_PROJECT_DIR: root } : { CLAUDE_PROJECT_DIR: root, CKPT_NO_DAEMON: '1' };
+    // The daemon's store. What follows each answer (`defer`: owner records and the copies they name)
+    // runs right after it, as in the daemon — unless the daemon is killed first (the next op is a
+    // kill); what waits for a quiet daemon (`deferIdle`: tool captures' content copies) runs only at
+    // an `after-answers` op, late, or is lost to a kill.
+    let soon: (() => Promise<void>)[] = [];
+    let idle: (() => Promise<void>)[] = [];
+    let killNext = false;
+    const openDaemonStore = () => openStore({ dir: dirs.store, retention: false, defer: (work) => void soon.push(work), deferIdle: (work) => void idle.push(work) });
+    daemonStore = daemon ? await openDaemonStore() : undefined;
+    // `/clear` starts a new Claude session (a new ckpt session continuing the one before).
+    let s = claudeSession(root, sessionUuid(0));
+    const hook = async (event: Record<string, unknown>) => {
+      const data = Buffer.from(JSON.stringify(event));
+      const r = await runHook({ spec: claude, input: { data, tooLarge: false, bytes: data.length }, env, storeDir: dirs.store, ...(daemonStore ? { store: daemonStore } : {}) });
+      expect({ code: r.exitCode, out: r.stdout }, JSON.stringify(event)).toEqual({ code: 0, out: '' });
+      if (!killNext) for (const work of soon.splice(0)) await work();
+    };
+    await writeFile(join(root, 'a.txt'), 'start\n');
+    await hook(ev.sessionStart(s));
+    const store = await openStore({ dir: dirs.store, retention: false });
+    const ws = await store.openWorkspace(root);
+    let sid = agentSessionId('claude', s.session_id);
+    // Every prompt of every session, in order: the tree right before it, its session and turn.
+    const model: { tree: Record<string, TreeEntry>; sid: string; turn: number }[] = [];
+    const prompt = async () => {
+      model.push({ tree: await treeOf(root), sid, turn: model.filter((m) => m.sid === sid).length + 1 });
+      await hook(ev.userPromptSubmit(s, `prompt ${model.length}`));
+    };
+    let call = 0;
+    // Paths an agent Write recorded in the current session (what ckpt knows of them).
+    let written = new Set<string>();
+    const agentWrite = async (path: string, content: string) => {
+      const id = `toolu_${++call}`;
+      const input = { file_path: join(root, path), content };
+      await hook(ev.preToolUse(s, 'Write', input, id));
+      await apply(root, { kind: 'write', path, content });
+      await hook(ev.postToolUse(s, 'Write', input, id, { filePath: input.file_path }));
+      written.add(path);
+    };
+    for (const [i, o] of ops.entries()) {
+      killNext = ops[i + 1]?.kind === 'kill';
+      // Sessions are ordered by the time of their events (ms): keep two ops apart.
+      await new Promise((r) => setTimeout(r, 2));
+      if (o.kind === 'after-answers') {
+        for (const work of idle.splice(0)) await work();
+      } else if (o.kind === 'kill') {
+        if (!daemonStore) continue;
+        // What it had not done after its answers is lost; its claim stays behind, its process gone.
+        soon = [];
+        idle = [];
+        await daemonStore.close();
+        const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+        await mkdir(join(dirs.store, 'daemon'), { recursive: true, mode: 0o700 });
+        await writeFile(join(dirs.store, 'daemon', 'daemon.json'), JSON.stringify({ pid: Number(dead.stdout), url: 'http://127.0.0.1:9', port: 9, startedAt: new Date().toISOString() }));
+        daemonStore = await openDaemonStore();
+      } else if (o.kind === 'prompt') {
+        await prompt();
+      } else if (o.kind === 'clear') {
+        s = claudeSession(root, sessionUuid(Number(s.session_id.slice(-4)) + 1));
+        sid = agentSessionId('claude', s.session_id);
+        written = new Set();
+        await hook(ev.sessionStart(s, 'clear'));
+      } else if (o.kind === 'agent-write') {
+        await agentWrite(o.path, o.content);
+      } else if (o.kind === 'hand-mid') {
+        // A hand edit during a turn, then the agent writes the same path: the hand edit is the
+        // user's, recorded before the tool's capture, so restore N still gives prompt N's tree.
+        // Only paths ckpt recorded in this session are covered (see DESIGN "Hand edits during a turn").
+        if (written.has(o.op.path)) {
+          await apply(root, o.op);
+          await agentWrite(o.op.path, o.content);
+        }
+      } else if (o.kind === 'bash') {
+        const id = `toolu_${++call}`;
+        const input = { command: JSON.stringify(o.ops), description: 'effects' };
+        await hook(ev.preToolUse(s, 'Bash', input, id));
+        for (const f of o.ops) await apply(root, f);
+        await hook(o.fails ? ev.postToolUseFailure(s, 'Bash', input, id, 'Exit code 1') : ev.postToolUse(s, 'Bash', input, id, { stdout: '' }));
+      } else if (o.kind === 'hand') {
+        // Hand edits between prompts: the user edits, then sends the next prompt.
+        for (const f of o.ops) await apply(root, f);
+        await prompt();
+      } else if (o.kind === 'restore' && model.length > 0) {
+        // Any earlier prompt, of this session or of one before a /clear.
+        const to = model[Math.max(0, model.length - 1 - o.back)]!;
+        const session = await ws.get(to.sid);
+        const before = await treeOf(root);
+        const r = await session.restore(String(to.turn), { force: true });
+        expect(await treeOf(root), `restore ${to.turn} in ${to.sid}`).toEqual(to.tree);
+        if (o.undo && r.undo) {
+          await session.restore(r.undo, { force: true });
+          expect(await treeOf(root), `undo of restore ${to.turn} in ${to.sid}`).toEqual(before);
+        }
+      } else if (o.kind === 'fork') {
+        const mine = model.filter((m) => m.sid === sid);
+        if (mine.length > 0) {
+          const n = Math.max(1, mine.length - o.back);
+          const before = await treeOf(root);
+          const fork = await ws.fork(sid, { atTag: String(n) });
+          const m = Math.max(1, n - o.to);
+          const r = await fork.restore(String(m), { force: true });
+          expect(await treeOf(root), `restore ${m} in a fork at ${n}`).toEqual(mine[m - 1]!.tree);
+          if (r.undo) await fork.restore(r.undo, { force: true });
+          expect(await treeOf(root), `undo in the fork at ${n}`).toEqual(before);
+        }
+      }
+    }
+    // Finally every prompt of every session restores exactly, newest to oldest.
+    for (const to of [...model].reverse()) {
+      await (await ws.get(to.sid)).restore(String(to.turn), { force: true });
+      expect(await treeOf(root), `final restore ${to.turn} in ${to.sid}`).toEqual(to.tree);
+    }
+  } finally {
+    await daemonStore?.close();
+    await dirs.cleanup();
+  }
+}

@@ -243,6 +243,20 @@ describe('inline before-images', () => {
     expect(owners['q.txt'].session).toBe(otherSession.id);
   });
 
+  it('a fork of a session whose inline content has no store copy yet (a daemon\'s quiet queue, or a kill) stores it from the log and restores it', async () => {
+    await reopenDroppingCopies();
+    await writeFile(w('a.txt'), 'by hand, never stored');
+    const cap = await session.capture(['a.txt'], { tool: 'Edit' });
+    await writeFile(w('a.txt'), 'by the agent');
+    await session.settle(['a.txt']);
+    const id = cap.files[0]!.blob!;
+    expect(await ws.ctx.blobs.has(id)).toBe(false);
+    const fork = await ws.fork(session.id);
+    expect(await ws.ctx.blobs.has(id)).toBe(true);
+    await fork.restore(cap.tag!, { force: true });
+    expect(await readFile(w('a.txt'), 'utf8')).toBe('by hand, never stored');
+  });
+
   it('checks the log copy against its id: a forged one is BLOB_CORRUPT for readers and verify, and a restore changes nothing', async () => {
     store.ctx.options.defer = () => {};
     await writeFile(w('a.txt'), 'genuine');

@@ -6,6 +6,8 @@ import { CkptError } from '../errors.js';
 import { afterCommit } from './warnings.js';
 import { encodeEvent, type EventBase, type SessionKind } from '../format/event.js';
 import { isBlobId } from '../format/stored-path.js';
+import { inlineRecords } from '../format/inline-blobs.js';
+import { spillInline } from '../storage/inline-store.js';
 import type { WorkspaceContext } from '../context.js';
 import type { SessionMetadata } from './metadata.js';
 import { SessionHandle, sessionKey } from './session-handle.js';
@@ -290,6 +292,9 @@ async function freshenReferenced(ctx: WorkspaceContext, parent: SessionHandle, c
     }
     if (e.type === 'restore_committed') add((e.result as { resultBlob?: unknown } | undefined)?.resultBlob);
   }
+  // Content the parent's events carry inline whose store copy has not run yet (it follows a daemon's
+  // answers, or was lost with a killed daemon) is stored from the log's verified copy, as a restore does.
+  await spillInline(ctx.blobs, inlineRecords(live), ids);
   for (const id of ids) {
     if (await ctx.blobs.freshen(id)) continue;
     if ((await parent.log.lastSeq()) === 0) throw new CkptError('SESSION_NOT_FOUND', `session ${parent.id} was removed while it was being forked`, { session: parent.id });
