@@ -250,6 +250,22 @@ async function tick(r: Real): Promise<void> {
   while (Date.now() <= r.lastHi) await new Promise((res) => setTimeout(res, 1));
 }
 
+/**
+ * An A write's images and its `first`: content not carried inline is stored before the record (as a
+ * settle does); inline content is copied by `first`, which may fail (a full disk): then that write is
+ * not recorded.
+ */
+async function prepareWrite(specs: Spec[], firstKind: First, r: Real): Promise<{ images: FileImage[]; first?: () => Promise<void> }> {
+  const images = specs.map((s) => toImage(s, r.tag));
+  const contents = fileContents(specs, r.tag);
+  const store = async (): Promise<void> => {
+    for (const c of contents) await r.store.ctx.blobs.put(Buffer.from(c));
+  };
+  if (firstKind === 'none') await store();
+  const first = firstKind === 'ok' ? store : firstKind === 'fail' ? () => Promise.reject(new Error('copy failed')) : undefined;
+  return { images, ...(first ? { first } : {}) };
+}
+
 /** Runs the queue's first item; whether it rejected (the daemon's queue logs that). */
 async function runItem(r: Real): Promise<boolean | undefined> {
   const item = r.items.shift();
@@ -275,15 +291,7 @@ class ARecord implements Cmd {
   ) {}
   check = (): boolean => true;
   async run(m: Model, r: Real): Promise<void> {
-    const images = this.specs.map((s) => toImage(s, r.tag));
-    const contents = fileContents(this.specs, r.tag);
-    const store = async (): Promise<void> => {
-      for (const c of contents) await r.store.ctx.blobs.put(Buffer.from(c));
-    };
-    // Content not carried inline is stored before the record (as a settle does); inline content is
-    // copied by `first`, which may fail (a full disk): then that write is not recorded.
-    if (this.first === 'none') await store();
-    const first = this.first === 'ok' ? store : this.first === 'fail' ? () => Promise.reject(new Error('copy failed')) : undefined;
+    const { images, first } = await prepareWrite(this.specs, this.first, r);
     const warnings: string[] = [];
     const session = r.sessions[this.who];
     await tick(r);
@@ -411,13 +419,7 @@ class AReadWhileQueued implements Cmd {
   ) {}
   check = (): boolean => true;
   async run(m: Model, r: Real): Promise<void> {
-    const images = this.specs.map((s) => toImage(s, r.tag));
-    const contents = fileContents(this.specs, r.tag);
-    const store = async (): Promise<void> => {
-      for (const c of contents) await r.store.ctx.blobs.put(Buffer.from(c));
-    };
-    if (this.first === 'none') await store();
-    const first = this.first === 'ok' ? store : this.first === 'fail' ? () => Promise.reject(new Error('copy failed')) : undefined;
+    const { images, first } = await prepareWrite(this.specs, this.first, r);
     const session = r.sessions[this.who];
     await tick(r);
     const read = readA(r, this.spilled);
