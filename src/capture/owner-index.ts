@@ -2,7 +2,8 @@
 // and the state it left. It survives restarts (workspaces/<wid>/owners.json, written atomically under
 // its own lock) and lets a capture in one session notice that another session changed a path since.
 // A cache written after the commit point: under a daemon (CkptOptions.defer) behind the answers,
-// writes queued meanwhile coalesced into one rewrite, and this process's readers seeing them.
+// writes queued meanwhile coalesced into one rewrite, and this process's readers seeing them; after
+// a daemon was killed, caught up with the settles of the logs (catchUpOwners).
 import { CkptError } from '../errors.js';
 import type { FileImage, NewEvent } from '../format/event.js';
 import { validateStoredPath } from '../format/stored-path.js';
