@@ -102,6 +102,7 @@ async function runWorld(ops: readonly Op[], daemon: boolean): Promise<void> {
     let soon: (() => Promise<void>)[] = [];
     let idle: (() => Promise<void>)[] = [];
     let killNext = false;
+    let daemonStarted = Date.now();
     const openDaemonStore = () => openStore({ dir: dirs.store, retention: false, defer: (work) => void soon.push(work), deferIdle: (work) => void idle.push(work) });
     daemonStore = daemon ? await openDaemonStore() : undefined;
     // `/clear` starts a new Claude session (a new ckpt session continuing the one before).
@@ -148,7 +149,8 @@ async function runWorld(ops: readonly Op[], daemon: boolean): Promise<void> {
         await daemonStore.close();
         const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
         await mkdir(join(dirs.store, 'daemon'), { recursive: true, mode: 0o700 });
-        await writeFile(join(dirs.store, 'daemon', 'daemon.json'), JSON.stringify({ pid: Number(dead.stdout), url: 'http://127.0.0.1:9', port: 9, startedAt: new Date().toISOString() }));
+        await writeFile(join(dirs.store, 'daemon', 'daemon.json'), JSON.stringify({ pid: Number(dead.stdout), url: 'http://127.0.0.1:9', port: 9, startedAt: new Date(daemonStarted).toISOString() }));
+        daemonStarted = Date.now();
         daemonStore = await openDaemonStore();
       } else if (o.kind === 'prompt') {
         await prompt();

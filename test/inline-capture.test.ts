@@ -165,7 +165,7 @@ describe('inline before-images', () => {
     await writeFile(await logFile(), `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
     // The process is gone (the content it read with it); the next daemon catches the index up.
     await reopenDroppingCopies();
-    await catchUpOwners(ws.ctx);
+    await catchUpOwners(ws.ctx, Date.now() - 60_000);
 
     const v = await verify(store.ctx);
     expect(v.ok).toBe(false);

@@ -3,7 +3,7 @@
 // index. The next daemon catches the index up with the logs before its first scan of the workspace,
 // so that scan's before-image is the state the log last recorded, not an older one.
 import { spawnSync } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, scanViaDaemon, verify, type Store, type Workspace } from '../src/index.js';
@@ -17,6 +17,7 @@ let dirs: TempDirs;
 let store: Store;
 let ws: Workspace;
 let session: Session;
+let started: number;
 const w = (rel: string) => join(dirs.workspace, rel);
 
 /** The store reopened; with `killed`, work after each answer is dropped (as by a daemon killed right after answering). */
@@ -27,14 +28,15 @@ async function reopen(killed: boolean): Promise<void> {
   session = await ws.get(session.id);
 }
 
-/** The claim a killed `ckpt serve` leaves: its process gone. */
+/** The claim a killed `ckpt serve` leaves: its process gone, started when the test did. */
 async function deadClaim(): Promise<void> {
   const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
   await mkdir(join(dirs.store, 'daemon'), { recursive: true, mode: 0o700 });
-  await writeFile(join(dirs.store, 'daemon', 'daemon.json'), JSON.stringify({ pid: Number(dead.stdout), url: 'http://127.0.0.1:9', host: '127.0.0.1', port: 9, startedAt: new Date().toISOString() }));
+  await writeFile(join(dirs.store, 'daemon', 'daemon.json'), JSON.stringify({ pid: Number(dead.stdout), url: 'http://127.0.0.1:9', host: '127.0.0.1', port: 9, startedAt: new Date(started).toISOString() }));
 }
 
 beforeEach(async () => {
+  started = Date.now();
   dirs = await makeTempDirs('ckpt-owner-catch-up-');
   store = await openStore({ dir: dirs.store });
   ws = await store.openWorkspace(dirs.workspace);
@@ -56,6 +58,13 @@ describe('owner index caught up with the logs', () => {
     await reopen(false);
     expect((await readOwners(session))['a.txt']).toBeUndefined();
     await writeFile(w('a.txt'), 'edited by hand');
+    // Meanwhile another process rewrote the index (a record of another path), much later.
+    const cli = await ws.create({ title: 'cli', baseline: false });
+    await writeFile(w('b.txt'), 'b');
+    await cli.capture(['b.txt'], { tool: 'Write' });
+    await cli.settle(['b.txt']);
+    const later = new Date(Date.now() + 60_000);
+    await utimes(join(dirs.store, 'workspaces', ws.id, 'owners.json'), later, later);
     // The killed daemon's claim (its process gone), then the next daemon on the store.
     await deadClaim();
     const daemon = await startDaemon({ store, version: 'test' });
@@ -99,13 +108,13 @@ describe('owner index caught up with the logs', () => {
     await writeFile(w('b.txt'), 'theirs');
     await other.capture(['b.txt'], { tool: 'Write' });
     await other.settle(['b.txt']); // written at once: newer than the dropped record of b.txt
-    expect(await catchUpOwners(ws.ctx)).toBeGreaterThan(0);
+    expect(await catchUpOwners(ws.ctx, started)).toBeGreaterThan(0);
     const owners = await readOwners(session);
     expect(owners['a.txt']).toMatchObject({ session: session.id });
     expect(owners['b.txt']).toMatchObject({ session: other.id });
     // Again: nothing changes (the records it wrote are the settles').
     const before = await readFile(join(dirs.store, 'workspaces', ws.id, 'owners.json'), 'utf8');
-    await catchUpOwners(ws.ctx);
+    await catchUpOwners(ws.ctx, started);
     expect(await readFile(join(dirs.store, 'workspaces', ws.id, 'owners.json'), 'utf8')).toBe(before);
 
     // A settle whose carried content does not match its id: applied, its content not stored (reading
@@ -122,7 +131,7 @@ describe('owner index caught up with the logs', () => {
     settle.inline[id] = lines.filter((e) => e.type === 'settle').at(-2).inline[Object.keys(lines.filter((e) => e.type === 'settle').at(-2).inline)[0]!];
     await writeFile(log, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
     await reopen(false);
-    await catchUpOwners(ws.ctx);
+    await catchUpOwners(ws.ctx, started);
     expect((await readOwners(session))['c.txt']).toMatchObject({ session: session.id, state: id });
     expect(await ws.ctx.blobs.has(id)).toBe(false);
     expect((await verify(store.ctx)).problems).toContainEqual(expect.objectContaining({ kind: 'blob_corrupt', where: 'inline', blob: id }));

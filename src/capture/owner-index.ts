@@ -242,7 +242,7 @@ export async function detectConflicts(session: SessionHandle, state: { known: Re
   return conflicts;
 }
 
-/** Settles this much older than the index file are taken as in it (clocks, the file system's mtime granularity). */
+/** Settles are caught up from this long before the given time on (clocks, the file system's mtime granularity). */
 const CATCH_UP_SLACK_MS = 5_000;
 
 /**
@@ -250,14 +250,14 @@ const CATCH_UP_SLACK_MS = 5_000;
  * owner records after its answers, so one killed in between leaves settles in the logs that the index
  * lacks — and a watched scan rewrites no scan index (the owner records carry its states), so the next
  * scan would take such a path's older state for its before-image and a restore to it would put that
- * older state back. The settles of the logs written since the index (less CATCH_UP_SLACK_MS) are
- * applied as owner records with their events' times: a record already there from the same settle or a
+ * older state back. The settles made since `sinceMs` (the killed daemon's start, less
+ * CATCH_UP_SLACK_MS) are applied as owner records with their events' times: a record already there from the same settle or a
  * later one stays (applyWrites). Content a settle carries inline is stored first (owners.json names
  * stored blobs); a log that cannot be read adds nothing. Returns the number of settles applied.
  */
-export async function catchUpOwners(ctx: WorkspaceContext): Promise<number> {
+export async function catchUpOwners(ctx: WorkspaceContext, sinceMs: number): Promise<number> {
   const { backend } = ctx;
-  const since = ((await backend.stat(ownersKey(ctx)))?.mtimeMs ?? 0) - CATCH_UP_SLACK_MS;
+  const since = sinceMs - CATCH_UP_SLACK_MS;
   const writes: OwnerWrite[] = [];
   for (const id of await backend.children(`${ctx.workspace.key}/sessions`)) {
     const session = new SessionHandle(ctx, id);

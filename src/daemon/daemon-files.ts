@@ -35,10 +35,15 @@ export async function runningDaemon(ctx: StoreContext): Promise<DaemonInfo | und
   return info && processAlive(info.pid) ? info : undefined;
 }
 
-/** True when the store's daemon died without releasing its claim (killed, or the machine went down). */
-export async function daemonDied(ctx: StoreContext): Promise<boolean> {
+/**
+ * When the store's daemon died without releasing its claim (killed, or the machine went down): the
+ * time it started, in ms (0 when its claim does not say), else undefined.
+ */
+export async function deadDaemonSince(ctx: StoreContext): Promise<number | undefined> {
   const info = await readClaim(ctx);
-  return info !== undefined && info.pid !== process.pid && !processAlive(info.pid);
+  if (info === undefined || info.pid === process.pid || processAlive(info.pid)) return undefined;
+  const started = typeof info.startedAt === 'string' ? Date.parse(info.startedAt) : NaN;
+  return Number.isFinite(started) ? started : 0;
 }
 
 /**

@@ -11,7 +11,7 @@ import { catchUpOwners } from '../capture/owner-index.js';
 import { CkptError, type ErrorCode } from '../errors.js';
 import { scanResultOf } from '../scan/scan-json.js';
 import type { ScanResult } from '../scan/scan-types.js';
-import { daemonDied, daemonToken, runningDaemon } from './daemon-files.js';
+import { deadDaemonSince, daemonToken, runningDaemon } from './daemon-files.js';
 
 const CONNECT_TIMEOUT_MS = 1000;
 
@@ -27,7 +27,8 @@ export async function scanViaDaemon(
   if (/^(1|true|yes|on)$/i.test(env.CKPT_NO_DAEMON ?? '')) return undefined;
   const daemon = await runningDaemon(store.daemonCtx);
   if (!daemon) {
-    if (await daemonDied(store.daemonCtx)) await catchUpOwners(session.ctx).catch(() => 0);
+    const died = await deadDaemonSince(store.daemonCtx);
+    if (died !== undefined) await catchUpOwners(session.ctx, died).catch(() => 0);
     return undefined;
   }
   if (daemon.pid === process.pid) return undefined;

@@ -45,11 +45,12 @@ export type FullScan = (session: Session, tool: string) => Promise<ScanResult>;
 export interface DaemonStateOptions {
   fullScan?: FullScan;
   /**
-   * The daemon before this one was killed: its owner-index writes after its last answers may be
-   * missing, so each workspace's index is caught up with its logs before this daemon's first scan
-   * of it (owner-index.ts catchUpOwners). After a clean stop there is nothing to catch up.
+   * The daemon before this one was killed; its start (ms): its owner-index writes after its answers
+   * may be missing, so each workspace's index is caught up with the settles since then before this
+   * daemon's first scan of it (owner-index.ts catchUpOwners). After a clean stop there is nothing to
+   * catch up.
    */
-  afterCrash?: boolean;
+  afterCrash?: number;
 }
 
 export function createDaemonState(store: Store, options: DaemonStateOptions = {}): DaemonState {
@@ -141,9 +142,9 @@ export function createDaemonState(store: Store, options: DaemonStateOptions = {}
       if (s.ctx.workspace.foreign) return s.scan({ tool: options.tool });
       // After a crash, before this daemon's first scan of the workspace: records the killed daemon had
       // not yet written after its answers would otherwise be missing from what the scan compares with.
-      if (afterCrash) {
+      if (afterCrash !== undefined) {
         let owners = caughtUp.get(s.ctx.workspace.id);
-        if (!owners) caughtUp.set(s.ctx.workspace.id, (owners = catchUpOwners(s.ctx).catch(() => 0)));
+        if (!owners) caughtUp.set(s.ctx.workspace.id, (owners = catchUpOwners(s.ctx, afterCrash).catch(() => 0)));
         await owners;
       }
       const tracker = state.tracker(await workspace(s.workspaceRoot));
