@@ -28,6 +28,7 @@ import { stopStoreDaemon } from '../../test/agents/harness/stop-store-daemon.js'
 import { runCli } from '../../test/helpers/cli.js';
 import type { BenchContext } from '../context.js';
 import { makeEntry, type Entry } from '../report.js';
+import { flushIo } from '../proc.js';
 
 export const SETUPS = ['none', 'noop-http', 'noop-command', 'default', 'http', 'command', 'fallback'] as const;
 type Setup = (typeof SETUPS)[number];
@@ -37,6 +38,8 @@ function chosenSetups(): readonly Setup[] {
   return named ? SETUPS.filter((s) => s === 'none' || named.includes(s)) : SETUPS;
 }
 const TOOLS = ['Write', 'Read', 'Edit', 'Bash'] as const;
+/** Pause before each world, after flushing the writes of the one before. */
+const SETTLE_MS = 1_000;
 const REPEATS = 12;
 
 /** The 48 steps: one call per model answer. */
@@ -133,6 +136,10 @@ export async function measureAgentToolCall(rounds: number, log: (msg: string) =>
       const order = round % 2 === 0 ? setups : [...setups].reverse();
       perRound.push({});
       for (const setup of order) {
+        // Each world starts on a settled machine: the writes a heavier setup before it left (the
+        // fallback's in-process hooks) are flushed first, else they land in the next world's calls.
+        await flushIo();
+        await new Promise((r) => setTimeout(r, SETTLE_MS));
         const t = await runSetup(setup, bin, noopUrl);
         for (const tl of TOOLS) all[setup][tl]!.push(...t[tl]!);
         perRound[round]![setup] = Object.fromEntries(TOOLS.map((tl) => [tl, median(t[tl]!)]));
