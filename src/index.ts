@@ -46,7 +46,7 @@ export type { FileAtTag } from './history/file-at.js';
 export type { ScanOptions, ScanResult, ScanChange } from './scan/index.js';
 export { scan } from './scan/index.js';
 export { hasBaseline, ensureBaseline } from './scan/baseline.js';
-export { catchUpOwners } from './capture/owner-index.js';
+export { catchUpOwners, catchUpOwnersOnce } from './capture/owner-index.js';
 export { agentSessionId, type AgentLink } from './session/agent-link.js';
 export { restore, undoPath, rewind, planRestore, recoverSession } from './restore/index.js';
 export { exportSession, type ExportOptions, type ExportEntry, type ExportPlan, type ExportResult } from './api/export-session.js';

@@ -94,6 +94,19 @@ describe('owner index caught up with the logs', () => {
     expect(await scanViaDaemon(store, session, 'Bash', {})).toBeUndefined();
     const next = await session.scan();
     expect((await session.readFile(next.tag!, 'a.txt')).content?.toString()).toBe('by a shell command');
+
+    // Once per dead daemon: the next scans do not read the logs again while its claim stays (a record
+    // dropped from the index now stays dropped), a later daemon's death catches up anew.
+    const index = join(dirs.store, 'workspaces', ws.id, 'owners.json');
+    const owners = JSON.parse(await readFile(index, 'utf8')) as Record<string, unknown>;
+    delete owners['a.txt'];
+    await writeFile(index, JSON.stringify(owners));
+    expect(await scanViaDaemon(store, session, 'Bash', {})).toBeUndefined();
+    expect((await readOwners(session))['a.txt']).toBeUndefined();
+    started += 1000;
+    await deadClaim();
+    expect(await scanViaDaemon(store, session, 'Bash', {})).toBeUndefined();
+    expect((await readOwners(session))['a.txt']).toMatchObject({ session: session.id });
   });
 
   it('applies only settles the index lacks: a newer record of another session stays, forged content is not stored', async () => {

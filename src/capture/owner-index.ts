@@ -293,3 +293,19 @@ export async function catchUpOwners(ctx: WorkspaceContext, sinceMs: number): Pro
   return writes.length;
 }
 const SETTLE: ReadonlySet<string> = new Set(['settle']);
+
+/** Marks a workspace's owner index as caught up after the daemon that started at the given time died. */
+const caughtUpKey = (ctx: WorkspaceContext): string => `${ctx.workspace.key}/owners-caught-up`;
+
+/**
+ * catchUpOwners once per killed daemon and workspace: its claim stays until a daemon starts again, and
+ * meanwhile every in-process scan (a CLI scan, a fallback hook) would read the recent logs anew. The
+ * mark is written after the index (a crash in between catches up again; applying twice changes
+ * nothing). A claim that does not say when its daemon started (sinceMs 0) is caught up every time.
+ */
+export async function catchUpOwnersOnce(ctx: WorkspaceContext, sinceMs: number): Promise<void> {
+  const mark = Buffer.from(`${sinceMs}\n`);
+  if (sinceMs > 0 && (await ctx.backend.read(caughtUpKey(ctx)).catch(() => undefined))?.equals(mark)) return;
+  await catchUpOwners(ctx, sinceMs);
+  if (sinceMs > 0) await ctx.backend.write(caughtUpKey(ctx), mark);
+}

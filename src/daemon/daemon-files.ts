@@ -29,21 +29,27 @@ export function daemonToken(ctx: StoreContext): Promise<string> {
   return storeSecret(ctx.backend, DAEMON_TOKEN_KEY, `the daemon token file ${DAEMON_TOKEN_KEY} is malformed; delete it to make a new one`);
 }
 
-/** The daemon serving the store, when its process is alive. */
-export async function runningDaemon(ctx: StoreContext): Promise<DaemonInfo | undefined> {
+/**
+ * The store's daemon claim in one read: `running` when its process is alive; `deadSince` when it died
+ * without releasing the claim (killed, or the machine went down) — the time it started, in ms (0 when
+ * its claim does not say).
+ */
+export async function daemonClaim(ctx: StoreContext): Promise<{ running?: DaemonInfo; deadSince?: number }> {
   const info = await readClaim(ctx);
-  return info && processAlive(info.pid) ? info : undefined;
+  if (info === undefined) return {};
+  if (info.pid === process.pid || processAlive(info.pid)) return { running: info };
+  const started = typeof info.startedAt === 'string' ? Date.parse(info.startedAt) : NaN;
+  return { deadSince: Number.isFinite(started) ? started : 0 };
 }
 
-/**
- * When the store's daemon died without releasing its claim (killed, or the machine went down): the
- * time it started, in ms (0 when its claim does not say), else undefined.
- */
+/** The daemon serving the store, when its process is alive. */
+export async function runningDaemon(ctx: StoreContext): Promise<DaemonInfo | undefined> {
+  return (await daemonClaim(ctx)).running;
+}
+
+/** When the store's daemon died without releasing its claim: the time it started (daemonClaim). */
 export async function deadDaemonSince(ctx: StoreContext): Promise<number | undefined> {
-  const info = await readClaim(ctx);
-  if (info === undefined || info.pid === process.pid || processAlive(info.pid)) return undefined;
-  const started = typeof info.startedAt === 'string' ? Date.parse(info.startedAt) : NaN;
-  return Number.isFinite(started) ? started : 0;
+  return (await daemonClaim(ctx)).deadSince;
 }
 
 /**

@@ -4,14 +4,14 @@
 // Any failure to reach the daemon (no daemon, a stale claim, a refused connection, a wrong token)
 // answers undefined and the caller scans in-process; an answer from the daemon — success or a ckpt
 // error — is the result. CKPT_NO_DAEMON=1 always answers undefined. After a daemon died, the owner
-// index is first caught up with the logs (owner-index.ts catchUpOwners): the in-process scan that
+// index is first caught up with the logs, once per dead daemon (owner-index.ts catchUpOwnersOnce): the in-process scan that
 // follows must not miss the records the daemon had not written yet.
 import type { StoreContext, WorkspaceContext } from '../context.js';
-import { catchUpOwners } from '../capture/owner-index.js';
+import { catchUpOwnersOnce } from '../capture/owner-index.js';
 import { CkptError, type ErrorCode } from '../errors.js';
 import { scanResultOf } from '../scan/scan-json.js';
 import type { ScanResult } from '../scan/scan-types.js';
-import { deadDaemonSince, daemonToken, runningDaemon } from './daemon-files.js';
+import { daemonClaim, daemonToken } from './daemon-files.js';
 
 const CONNECT_TIMEOUT_MS = 1000;
 
@@ -25,10 +25,9 @@ export async function scanViaDaemon(
   env: NodeJS.ProcessEnv,
 ): Promise<DaemonScanResult | undefined> {
   if (/^(1|true|yes|on)$/i.test(env.CKPT_NO_DAEMON ?? '')) return undefined;
-  const daemon = await runningDaemon(store.daemonCtx);
+  const { running: daemon, deadSince } = await daemonClaim(store.daemonCtx);
   if (!daemon) {
-    const died = await deadDaemonSince(store.daemonCtx);
-    if (died !== undefined) await catchUpOwners(session.ctx, died).catch(() => 0);
+    if (deadSince !== undefined) await catchUpOwnersOnce(session.ctx, deadSince).catch(() => {});
     return undefined;
   }
   if (daemon.pid === process.pid) return undefined;

@@ -2,7 +2,7 @@
 // handle reads only what was appended to its log since its last read), and one touch tracker per
 // workspace that has been scanned through the daemon (watched scans).
 import { resolve } from 'node:path';
-import { agentSessionId, catchUpOwners, CkptError, createTouchTracker, isCkptError, recoverSession, type AgentLink, type AgentSessionResult, type ScanResult, type Session, type Store, type TouchTracker, type Workspace } from '../index.js';
+import { agentSessionId, catchUpOwnersOnce, CkptError, createTouchTracker, isCkptError, recoverSession, type AgentLink, type AgentSessionResult, type ScanResult, type Session, type Store, type TouchTracker, type Workspace } from '../index.js';
 
 const WORKSPACE_ID = /^[0-9a-f]{20}$/;
 
@@ -144,7 +144,7 @@ export function createDaemonState(store: Store, options: DaemonStateOptions = {}
       // not yet written after its answers would otherwise be missing from what the scan compares with.
       if (afterCrash !== undefined) {
         let owners = caughtUp.get(s.ctx.workspace.id);
-        if (!owners) caughtUp.set(s.ctx.workspace.id, (owners = catchUpOwners(s.ctx, afterCrash).catch(() => 0)));
+        if (!owners) caughtUp.set(s.ctx.workspace.id, (owners = catchUpOwnersOnce(s.ctx, afterCrash).catch(() => {})));
         await owners;
       }
       const tracker = state.tracker(await workspace(s.workspaceRoot));
