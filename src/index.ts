@@ -10,7 +10,7 @@
 //   await session.scan({ tool: 'Bash' });                          // after a shell command
 //   const result = await session.restore('1');                   // undo turn 1; result.undo undoes the restore
 
-export { openStore, fsyncOnThreadPool, defaultStoreDir, storeLocation, sharedDaemonDir, type OpenStoreOptions, type Store, type Workspace, type AgentSessionResult, type WorkspaceForkOptions, type WorkspaceInfo } from './store.js';
+export { openStore, defaultStoreDir, storeLocation, sharedDaemonDir, type OpenStoreOptions, type Store, type Workspace, type AgentSessionResult, type WorkspaceForkOptions, type WorkspaceInfo } from './store.js';
 export { isSharedStoreUrl, redactUrl } from './storage/shared/store-url.js';
 export { storeSecret } from './storage/store-secret.js';
 export { machineId } from './workspace/machine-id.js';

@@ -27,9 +27,6 @@ import { createAfterCallQueue } from './session/after-call.js';
 import type { CreateSessionOptions } from './session/session-store.js';
 import { resolveWorkspace } from './workspace/workspace-id.js';
 
-/** A daemon's switch: this process's store fsyncs wait on the thread pool (storage/fs/fs-io.ts). */
-export { fsyncOnThreadPool } from './storage/fs/fs-io.js';
-
 export const STORE_FORMAT = 1;
 export const DEFAULT_MAX_BLOB_BYTES = 16 * 1024 * 1024;
 

@@ -110,7 +110,7 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
           fs.rmSync(tmp, { force: true });
           throw err;
         }
-        if (durable) await fsyncDir(path.dirname(abs));
+        if (durable) fsyncDir(path.dirname(abs));
       } catch (err) {
         throw toCkptError(err, `write ${key}`);
       }
@@ -138,7 +138,7 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
             fs.rmSync(tmp, { force: true });
           } catch {}
         }
-        if (created) await fsyncDir(path.dirname(abs));
+        if (created) fsyncDir(path.dirname(abs));
         return created;
       } catch (err) {
         throw toCkptError(err, `create ${key}`);
@@ -176,7 +176,7 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
           } catch {}
           throw err;
         }
-        if (!existed) await fsyncDir(path.dirname(abs));
+        if (!existed) fsyncDir(path.dirname(abs));
       } catch (err) {
         throw toCkptError(err, `append ${key}`);
       } finally {

@@ -7,9 +7,6 @@
 // a row: measured, the hops were most of a capture's time. Called directly they cost what the kernel
 // costs. Data over the cap (a large blob or pack) still goes through the pool, so one big write never
 // holds the daemon's event loop for long; a metadata call (stat, open, rename, mkdir) is always direct.
-// A daemon moves its fsyncs to the pool (fsyncOnThreadPool): an fsync waits for the disk (1–20 ms),
-// and a synchronous one held the event loop while the next hook request of the agent's tool-call
-// burst waited behind the previous answer's after-work (DESIGN §10 "Hooks at no cost").
 import * as fs from 'node:fs';
 import { promisify } from 'node:util';
 
@@ -23,19 +20,6 @@ const readAsync = (fd: number, buf: Uint8Array, offset: number, length: number, 
   new Promise((resolve, reject) => fs.read(fd, buf, offset, length, position, (err, n) => (err ? reject(err) : resolve(n))));
 const fsyncAsync = promisify(fs.fsync);
 
-/** Whether small fsyncs run on the thread pool too (a daemon), not on the calling thread. */
-let fsyncOnPool = false;
-/** From now on this process's fsyncs wait on the thread pool, leaving the event loop free (a daemon serving requests). */
-export function fsyncOnThreadPool(): void {
-  fsyncOnPool = true;
-}
-
-/** fsync of `fd`: direct for a small write unless fsyncs run on the pool. */
-function syncFd(fd: number, small: boolean): void | Promise<void> {
-  if (small && !fsyncOnPool) fs.fsyncSync(fd);
-  else return fsyncAsync(fd);
-}
-
 export const errnoOf = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | undefined)?.code;
 export const isMissing = (err: unknown): boolean => errnoOf(err) === 'ENOENT' || errnoOf(err) === 'ENOTDIR';
 
@@ -45,7 +29,9 @@ export async function writeAllAndSync(fd: number, data: Uint8Array, sync = true)
   for (let done = 0; done < data.length; ) {
     done += direct ? fs.writeSync(fd, data, done, data.length - done) : await writeAsync(fd, data, done, data.length - done);
   }
-  if (sync) await syncFd(fd, direct);
+  if (!sync) return;
+  if (direct) fs.fsyncSync(fd);
+  else await fsyncAsync(fd);
 }
 
 /** Fills `buf` from `position` until it is full or the file ends; the bytes read. */
@@ -133,28 +119,13 @@ export function freshenIfFile(abs: string): boolean {
   }
 }
 
-/** fsync of a folder (its entries: a rename, a new file), on the pool when fsyncs run there. */
-export async function fsyncDir(dir: string): Promise<void> {
-  const fd = fs.openSync(dir, C.O_RDONLY);
-  try {
-    await syncFd(fd, true);
-  } catch (err) {
-    if (!refusedOnFolders(err)) throw err;
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/** Some filesystems refuse fsync on directories; the rename itself has happened. */
-const refusedOnFolders = (err: unknown): boolean => errnoOf(err) === 'EINVAL' || errnoOf(err) === 'EISDIR';
-
-/** fsyncDir on the calling thread: for code that must stay synchronous (making the store's folders). */
-export function fsyncDirSync(dir: string): void {
+export function fsyncDir(dir: string): void {
   const fd = fs.openSync(dir, C.O_RDONLY);
   try {
     fs.fsyncSync(fd);
   } catch (err) {
-    if (!refusedOnFolders(err)) throw err;
+    // Some filesystems refuse fsync on directories; the rename itself has happened.
+    if (errnoOf(err) !== 'EINVAL' && errnoOf(err) !== 'EISDIR') throw err;
   } finally {
     fs.closeSync(fd);
   }

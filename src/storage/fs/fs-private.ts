@@ -10,7 +10,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CkptError } from '../../errors.js';
-import { errnoOf, fsyncDirSync } from './fs-io.js';
+import { errnoOf, fsyncDir } from './fs-io.js';
 
 /** Every file the store writes: owner read/write only. */
 export const STORE_FILE_MODE = 0o600;
@@ -56,7 +56,7 @@ export function walkStoreDirs(root: string, dir: string, create: boolean): boole
       if (!again.isDirectory()) throw notFolder(root, at, again);
       continue;
     }
-    fsyncDirSync(parent);
+    fsyncDir(parent);
   }
   return true;
 }
