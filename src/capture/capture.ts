@@ -15,7 +15,7 @@ import { resolveBeneath } from '../workspace/resolve-path.js';
 import { withWarnings } from '../session/warnings.js';
 import { createInlineSink, type InlineSink } from '../storage/inline-store.js';
 import type { InlineBlobs } from '../format/inline-blobs.js';
-import { detectConflicts } from './owner-index.js';
+import { detectConflicts, ownerReader } from './owner-index.js';
 import { outsideChanges } from './outside-change.js';
 
 export interface CaptureOptions {
@@ -122,14 +122,16 @@ export async function appendCapture(
   return session.transaction(async (tx) => {
     // The hot state (persisted snapshot + the log's tail), not a replay of the whole log: hooks call this per tool call.
     const state = await loadHotState(session, tx);
-    const outside = fields.outside ? await outsideChanges(session, state.known, images) : undefined;
+    // One read of the owner index for both checks (a hand edit found before the tool's write needs both).
+    const owners = ownerReader(session);
+    const outside = fields.outside ? await outsideChanges(session, state.known, images, owners) : undefined;
     const first: NewEvent[] = [];
     if (outside) {
       const user = nextCaptureEvent(state, outside.before, { tool: OUTSIDE_TOOL, reason: `changed outside the agent before ${fields.tool}` });
       first.push(user, { type: 'settle', tag: user.tag, files: outside.after });
     }
     const event = nextCaptureEvent({ turn: state.turn, nextK: state.nextK + (outside ? 1 : 0) }, images, fields);
-    const conflicts = await detectConflicts(session, state, images);
+    const conflicts = await detectConflicts(session, state, images, owners);
     const settle = fields.after ? [{ type: 'settle', tag: event.tag, files: fields.after, ...(fields.afterInline ? { inline: fields.afterInline } : {}) }] : [];
     const stored = await appendWithHotState(session, tx, [...first, event, ...conflicts, ...settle]);
     return { event: stored[first.length] as CaptureEvent, conflicts: conflicts.map((c) => ({ path: c.path as string, otherSession: c.otherSession as string })) };

@@ -8,7 +8,7 @@
 import type { FileImage } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { sameImage } from '../workspace/read-image.js';
-import { ownerImage, readOwners } from './owner-index.js';
+import { ownerImage, readOwners, type ReadOwners } from './owner-index.js';
 
 export interface OutsideChanges {
   /** What ckpt last recorded of each changed path (the before-images of the user's capture). */
@@ -28,6 +28,7 @@ export async function outsideChanges(
   session: SessionHandle,
   known: ReadonlyMap<string, FileImage | null>,
   images: readonly FileImage[],
+  read: ReadOwners = (options) => readOwners(session, options),
 ): Promise<OutsideChanges | undefined> {
   const candidates = images.filter((i) => {
     const k = known.get(i.path);
@@ -35,7 +36,7 @@ export async function outsideChanges(
   });
   if (candidates.length === 0) return undefined;
   // spilled: a before-image taken from the index must be restorable from the blob store (checked below).
-  const owners = await readOwners(session, { spilled: true });
+  const owners = await read({ spilled: true });
   const out: OutsideChanges = { before: [], after: [] };
   for (const present of candidates) {
     const o = Object.hasOwn(owners, present.path) ? owners[present.path] : undefined;

@@ -68,6 +68,24 @@ export async function readOwners(session: SessionHandle, options: { spilled?: bo
   return owners;
 }
 
+/** How a caller reads the owner map (readOwners, or one read shared by several steps: ownerReader). */
+export type ReadOwners = (options?: { spilled?: boolean }) => Promise<OwnerMap>;
+
+/**
+ * readOwners for one critical section (a capture's outside-change check, then its conflict check):
+ * the index is read once, not once per step. A spilled read serves both kinds of caller (its records
+ * are the queued writes run, where the other applies them unwritten); a spilled request after an
+ * unspilled read reads again. The caller must not change the map.
+ */
+export function ownerReader(session: SessionHandle): ReadOwners {
+  let read: { spilled: boolean; owners: Promise<OwnerMap> } | undefined;
+  return (options = {}) => {
+    const spilled = options.spilled === true;
+    if (!read || (spilled && !read.spilled)) read = { spilled, owners: readOwners(session, options) };
+    return read.owners;
+  };
+}
+
 async function readOwnersNow(ctx: WorkspaceContext): Promise<OwnerMap> {
   const key = ownersKey(ctx);
   const raw = await ctx.backend.read(key);
@@ -218,13 +236,18 @@ export async function recordOwnershipAfter(session: SessionHandle, images: reado
  * whose present state differs from what this session last recorded. Listeners in this process are
  * notified; the returned events are appended with the capture.
  */
-export async function detectConflicts(session: SessionHandle, state: { known: ReadonlyMap<string, FileImage | null> }, images: readonly FileImage[]): Promise<NewEvent[]> {
+export async function detectConflicts(
+  session: SessionHandle,
+  state: { known: ReadonlyMap<string, FileImage | null> },
+  images: readonly FileImage[],
+  read: ReadOwners = (options) => readOwners(session, options),
+): Promise<NewEvent[]> {
   const candidates = images.filter((i) => {
     const k = state.known.get(i.path);
     return k && i.state !== 'skipped' && !sameImage(k, i);
   });
   if (candidates.length === 0) return [];
-  const owners = await readOwners(session);
+  const owners = await read();
   const conflicts: NewEvent[] = [];
   for (const image of candidates) {
     const owner = owners[image.path];

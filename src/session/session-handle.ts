@@ -16,6 +16,14 @@ import { afterCommit } from './warnings.js';
  * after a use LINGER.maxMs after it was taken (a CLI waiting for it waits no longer than that).
  */
 const LINGER = { idleMs: 200, maxMs: 1_000 };
+/**
+ * Elsewhere (a library caller, the CLI) the lock is kept briefly for this process's next transaction:
+ * a capture's settle, or the next capture of an in-process agent loop, milliseconds later, takes no
+ * lock file (an O_CREAT|O_EXCL create and an unlink per transaction: ~0.1 ms quiet, over 1 ms while
+ * the file system's journal is busy). Short, so another process (a hook, the CLI) waits at most
+ * idleMs for a lock this process is not using, and maxMs for one it keeps using.
+ */
+const LINGER_LIBRARY = { idleMs: 25, maxMs: 250 };
 
 export function sessionKey(ctx: WorkspaceContext, id: string): string {
   return `${ctx.workspace.key}/sessions/${id}`;
@@ -52,8 +60,9 @@ export class SessionHandle {
    * Runs `fn` holding the session lock: read the log, decide, append — atomically with respect to
    * every other process. Metadata is rewritten before the lock is released when anything was appended
    * (also when `fn` throws after appending); a failure to rewrite it goes to `options.warnings`.
-   * Under a server (CkptOptions.defer is set) the lock lingers for the next transaction (LINGER):
-   * neither taking nor releasing it is part of what a hook waits for, most of the time.
+   * The lock lingers for this process's next transaction — under a server (CkptOptions.defer is
+   * set) for long (LINGER: neither taking nor releasing it is part of what a hook waits for, most of
+   * the time), else briefly (LINGER_LIBRARY).
    */
   async transaction<T>(fn: (tx: EventLogTx) => Promise<T>, options: { warnings?: string[] } = {}): Promise<T> {
     return this.log.transaction(async (tx) => {
@@ -82,7 +91,7 @@ export class SessionHandle {
       // failure to rewrite it is a warning, not the operation's failure.
       if (appended.length > 0) await afterCommit(options.warnings, 'session metadata not updated', () => this.writeMetadata(appended));
       return result;
-    }, this.ctx.options.defer ? { linger: LINGER } : undefined);
+    }, { linger: this.ctx.options.defer ? LINGER : LINGER_LIBRARY });
   }
 
   /** The metadata: metadata.json folded forward over the log's tail, or the whole log folded when it cannot be used. */

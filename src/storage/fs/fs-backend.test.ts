@@ -178,11 +178,15 @@ describe('fs backend specifics', () => {
     const linger = { idleMs: 150, maxMs: 60_000 };
     expect(await b.withLock('sessions/s3', async () => 1, { linger })).toBe(1);
     const first = await fs.lstat(lock);
-    // Taken again (also by a call that fails, and one without linger): the same file, never remade.
-    await expect(b.withLock('sessions/s3', async () => Promise.reject(new Error('boom')), { linger })).rejects.toThrow('boom');
-    expect((await fs.lstat(lock)).ino).toBe(first.ino);
+    // Taken again: the same file, never remade.
     expect(await b.withLock('sessions/s3', async () => (await fs.lstat(lock)).ino, { linger })).toBe(first.ino);
     await new Promise((r) => setTimeout(r, 300));
+    await expect(fs.lstat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
+    // A use that fails takes it as it is too, and releases it (a writer refused because its session
+    // was removed meanwhile must not leave a lock in the removed session's folder).
+    await b.withLock('sessions/s3', async () => 1, { linger });
+    const again = await fs.lstat(lock);
+    await expect(b.withLock('sessions/s3', async () => { expect((await fs.lstat(lock)).ino).toBe(again.ino); throw new Error('boom'); }, { linger })).rejects.toThrow('boom');
     await expect(fs.lstat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
     // A use that ends maxMs after the lock was taken releases it at once.
     await b.withLock('sessions/s3', async () => new Promise((r) => setTimeout(r, 60)), { linger: { idleMs: 60_000, maxMs: 50 } });

@@ -233,17 +233,20 @@ export async function withFsLock<T>(
         await sleep(wait);
       }
     }
+    let done = false;
     try {
       const result = CHECK_NESTING ? await heldHere.run(new Set([...(inContext ?? []), abs]), fn) : await fn();
       const { compromised } = held.state;
       if (compromised) {
         throw new CkptError('LOCKED', `lock ${key} was lost while held: ${compromised.message}`, { key, compromised: true });
       }
+      done = true;
       return result;
     } finally {
-      // Released or taken over already when it fails: nothing of ours is left to undo.
+      // Released or taken over already when it fails: nothing of ours is left to undo. A use that
+      // failed does not linger (a writer refused because its session was removed leaves no lock).
       if (!held.state.compromised) {
-        if (opts.linger && Date.now() - held.since < opts.linger.maxMs) linger(abs, held, opts.linger.idleMs);
+        if (done && opts.linger && Date.now() - held.since < opts.linger.maxMs) linger(abs, held, opts.linger.idleMs);
         else await held.release().catch(() => {});
       }
     }
