@@ -3,7 +3,8 @@
 // One prompt of 48 tool calls (Write, Read, Edit, Bash, twelve times each, one call per model answer);
 // a tool call's time is from the end of the fake model's answer holding it to Claude Code's next
 // request (the tool, its hooks, Claude Code's own work). Per hook setup, in fresh worlds, alternating
-// setups round by round (paired under the shared machine's load):
+// setups round by round (paired under the shared machine's load); the goal's three setups (none,
+// noop-http, default) in a rotation of their own, the rest in a second one (measureAgentToolCall):
 //   none          no hooks
 //   noop-http     HTTP PreToolUse/PostToolUse(Failure) hooks (matcher *) to a server answering {}
 //   noop-command  command hooks (matcher *) running `node -e 0`
@@ -14,7 +15,7 @@
 // The entry: ckpt = default's median overhead over no hooks for Write/Edit/Bash, baseline = noop-http's;
 // `per_tool_*` has every setup's median per tool, its overhead, and its cost over noop-http paired
 // round by round. Standalone:
-// `npx tsx bench/figures/agent-tool-call.ts [rounds]` prints the JSON; CKPT_BENCH_SETUPS=noop-http,default
+// `npx tsx bench/figures/agent-tool-call.ts [rounds] [goal rounds]` prints the JSON; CKPT_BENCH_SETUPS=noop-http,default
 // runs only the setups named (and none).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -105,7 +106,10 @@ const median = (xs: number[]): number => {
 };
 
 export interface AgentToolCallResult {
+  /** Rounds of the setups beside the goal's. */
   rounds: number;
+  /** Rounds of the goal's setups (none, noop-http, default). */
+  goalRounds: number;
   /** setup → tool → median ms of a tool call. */
   median: Record<Setup, Record<string, number>>;
   /** setup → tool → median minus no hooks. */
@@ -118,42 +122,34 @@ export interface AgentToolCallResult {
   overNoopHttp?: Record<Setup, Record<string, { median: number; min: number; max: number }>>;
 }
 
-export async function measureAgentToolCall(rounds: number, log: (msg: string) => void): Promise<AgentToolCallResult> {
-  const bin = await ensureAgent('claude', log);
-  const noopServer = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
-  });
-  await new Promise<void>((r) => noopServer.listen(0, '127.0.0.1', r));
-  const noopUrl = `http://127.0.0.1:${(noopServer.address() as AddressInfo).port}/hook`;
-  const setups = chosenSetups();
-  const all = Object.fromEntries(SETUPS.map((s) => [s, Object.fromEntries(TOOLS.map((t) => [t, [] as number[]]))])) as Record<Setup, Record<string, number[]>>;
+/** The setups the goal compares: measured in their own rotation (see measureAgentToolCall). */
+const GOAL_SETUPS: readonly Setup[] = ['none', 'noop-http', 'default'];
+
+/** One rotation: `rounds` rounds of `setups` in fresh worlds, the order reversed every other round. */
+async function rotation(setups: readonly Setup[], rounds: number, bin: string, noopUrl: string, log: (msg: string) => void, label: string) {
+  const all = Object.fromEntries(setups.map((s) => [s, Object.fromEntries(TOOLS.map((t) => [t, [] as number[]]))])) as Record<Setup, Record<string, number[]>>;
   /** round → setup → tool → that world's median. */
   const perRound: Partial<Record<Setup, Record<string, number>>>[] = [];
-  try {
-    for (let round = 0; round < rounds; round++) {
-      // Alternate the order round by round so that load drifts do not favour one setup.
-      const order = round % 2 === 0 ? setups : [...setups].reverse();
-      perRound.push({});
-      for (const setup of order) {
-        // Each world starts on a settled machine: the writes a heavier setup before it left (the
-        // fallback's in-process hooks) are flushed first, else they land in the next world's calls.
-        await flushIo();
-        await new Promise((r) => setTimeout(r, SETTLE_MS));
-        const t = await runSetup(setup, bin, noopUrl);
-        for (const tl of TOOLS) all[setup][tl]!.push(...t[tl]!);
-        perRound[round]![setup] = Object.fromEntries(TOOLS.map((tl) => [tl, median(t[tl]!)]));
-        log(`  round ${round + 1} ${setup}: ${TOOLS.map((tl) => `${tl} ${median(t[tl]!).toFixed(0)} ms`).join(', ')}`);
-      }
+  for (let round = 0; round < rounds; round++) {
+    // Alternate the order round by round so that load drifts do not favour one setup.
+    const order = round % 2 === 0 ? setups : [...setups].reverse();
+    perRound.push({});
+    for (const setup of order) {
+      // Each world starts on a settled machine: the writes a heavier setup before it left (the
+      // fallback's in-process hooks) are flushed first, else they land in the next world's calls.
+      await flushIo();
+      await new Promise((r) => setTimeout(r, SETTLE_MS));
+      const t = await runSetup(setup, bin, noopUrl);
+      for (const tl of TOOLS) all[setup][tl]!.push(...t[tl]!);
+      perRound[round]![setup] = Object.fromEntries(TOOLS.map((tl) => [tl, median(t[tl]!)]));
+      log(`  ${label} round ${round + 1} ${setup}: ${TOOLS.map((tl) => `${tl} ${median(t[tl]!).toFixed(0)} ms`).join(', ')}`);
     }
-  } finally {
-    noopServer.close();
   }
-  const med = Object.fromEntries(SETUPS.map((s) => [s, Object.fromEntries(TOOLS.map((t) => [t, Math.round(median(all[s][t]!) * 10) / 10]))])) as AgentToolCallResult['median'];
-  const overhead = Object.fromEntries(SETUPS.map((s) => [s, Object.fromEntries(TOOLS.map((t) => [t, Math.round((med[s][t]! - med.none[t]!) * 10) / 10]))])) as AgentToolCallResult['overhead'];
   const r1 = (x: number): number => Math.round(x * 10) / 10;
+  const med = Object.fromEntries(setups.map((s) => [s, Object.fromEntries(TOOLS.map((t) => [t, r1(median(all[s][t]!))]))]));
+  const overhead = Object.fromEntries(setups.map((s) => [s, Object.fromEntries(TOOLS.map((t) => [t, r1(med[s]![t]! - med.none![t]!)]))]));
   const overNoopHttp = setups.includes('noop-http')
-    ? (Object.fromEntries(
+    ? Object.fromEntries(
         setups.map((s) => [
           s,
           Object.fromEntries(
@@ -163,15 +159,45 @@ export async function measureAgentToolCall(rounds: number, log: (msg: string) =>
             }),
           ),
         ]),
-      ) as AgentToolCallResult['overNoopHttp'])
+      )
     : undefined;
-  return { rounds, median: med, overhead, ...(overNoopHttp ? { overNoopHttp } : {}) };
+  return { median: med, overhead, overNoopHttp };
+}
+
+/**
+ * The goal's setups (no hooks, the no-op HTTP hook, the default install) run `goalRounds` rounds in a
+ * rotation of their own; the other setups `rounds` rounds in a second rotation with no hooks and the
+ * no-op hook beside them (their overheads are over that rotation's worlds). Two rotations because a
+ * world's calls depend on the worlds before it: with the command-hook setups (hundreds of Node
+ * processes per world) in the same rotation, the same per-call hooks (default and --http) differed
+ * by 10–20 ms from run to run, more than the goal's margin.
+ */
+export async function measureAgentToolCall(rounds: number, log: (msg: string) => void, goalRounds = rounds): Promise<AgentToolCallResult> {
+  const bin = await ensureAgent('claude', log);
+  const noopServer = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((r) => noopServer.listen(0, '127.0.0.1', r));
+  const noopUrl = `http://127.0.0.1:${(noopServer.address() as AddressInfo).port}/hook`;
+  const setups = chosenSetups();
+  try {
+    const goal = await rotation(GOAL_SETUPS.filter((s) => setups.includes(s)), goalRounds, bin, noopUrl, log, 'goal');
+    const rest = setups.filter((s) => !GOAL_SETUPS.includes(s));
+    const others = rest.length ? await rotation([...GOAL_SETUPS.filter((s) => s !== 'default' && setups.includes(s)), ...rest], rounds, bin, noopUrl, log, 'others') : undefined;
+    const pick = <T,>(a: Record<string, T>, b: Record<string, T> | undefined): Record<Setup, T> =>
+      Object.fromEntries(SETUPS.map((s) => [s, GOAL_SETUPS.includes(s) ? a[s] : b?.[s]]).filter(([, v]) => v !== undefined)) as Record<Setup, T>;
+    const overNoopHttp = goal.overNoopHttp ? pick(goal.overNoopHttp, others?.overNoopHttp) : undefined;
+    return { rounds, goalRounds, median: pick(goal.median, others?.median), overhead: pick(goal.overhead, others?.overhead), ...(overNoopHttp ? { overNoopHttp } : {}) };
+  } finally {
+    noopServer.close();
+  }
 }
 
 export async function agentToolCallFigure(ctx: BenchContext): Promise<Entry> {
   let r: AgentToolCallResult | Error;
   try {
-    r = await measureAgentToolCall(ctx.quick ? 1 : 2, ctx.log);
+    r = await measureAgentToolCall(ctx.quick ? 1 : 2, ctx.log, ctx.quick ? 2 : 6);
   } catch (err) {
     r = err instanceof Error ? err : new Error(String(err));
   }
@@ -183,12 +209,12 @@ export async function agentToolCallFigure(ctx: BenchContext): Promise<Entry> {
     baseline: 'a no-op HTTP hook (Write/Edit/Bash overhead over no hooks, real Claude Code)',
     base: r instanceof Error ? r : changing('noop-http'),
     goal: 'ckpt_ms ≤ baseline_ms + 10 (Write/Edit/Bash), Read ~0',
-    extra: r instanceof Error ? {} : { per_tool_median_ms: r.median, per_tool_overhead_ms: r.overhead, ...(r.overNoopHttp ? { per_tool_over_noop_http_ms: r.overNoopHttp } : {}), rounds: r.rounds },
+    extra: r instanceof Error ? {} : { per_tool_median_ms: r.median, per_tool_overhead_ms: r.overhead, ...(r.overNoopHttp ? { per_tool_over_noop_http_ms: r.overNoopHttp } : {}), rounds: r.rounds, goal_rounds: r.goalRounds },
   });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const rounds = Number(process.argv[2] ?? 2);
-  const r = await measureAgentToolCall(rounds, (m) => process.stderr.write(`${m}\n`));
+  const r = await measureAgentToolCall(rounds, (m) => process.stderr.write(`${m}\n`), Number(process.argv[3] ?? rounds));
   process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
 }
