@@ -309,4 +309,13 @@ describe('ckpt init: which store the command hooks use', () => {
     const withFlag = await runCli(['--store', dirs.store, 'init', 'claude', '--command', '--dry-run', '--json'], { cwd: project, env: { HOME: home, CKPT_HOME: dirs.store } });
     expect(withFlag.json().notes).toBeUndefined();
   });
+
+  it('a store from $CKPT_HOME with HTTP hooks (the default install): the command hooks are pinned to the store whose daemon the HTTP hooks name', async () => {
+    const r = await runCli(['init', 'claude', '--json'], { cwd: project, env: { HOME: home, CKPT_HOME: dirs.store, CKPT_STORE: '', CKPT_DAEMON_IDLE_EXIT: '60' } });
+    expect(r.code, r.stderr).toBe(0);
+    const hooks = JSON.parse(await readFile(r.json().file, 'utf8')).hooks;
+    expect(hooks.PreToolUse[0].hooks[0].type).toBe('http');
+    expect(hooks.SessionStart[0].hooks[0].command).toContain(` --store ${dirs.store} hook claude`);
+    expect(r.json().notes).toEqual([expect.stringContaining(`the hooks use the store ${dirs.store} (from $CKPT_HOME)`)]);
+  });
 });

@@ -63,7 +63,12 @@ export const initCommand: CommandSpec = {
       }
     }
     const envStore = !storeArg && !o.uninstall ? (['CKPT_STORE', 'CKPT_HOME'] as const).find((v) => ctx.io.env[v]) : undefined;
-    if (envStore) {
+    // HTTP hooks post to this store's daemon: the command hooks beside them must use the same store,
+    // not the one the agent's environment names (one session would be split across two stores).
+    const pinned = storeArg ?? (envStore && http ? (await ctx.store()).dir : undefined);
+    if (envStore && http) {
+      notes.push(`the hooks use the store ${pinned} (from $${envStore}), written into the command hooks: its daemon serves the HTTP hooks`);
+    } else if (envStore) {
       // The command hooks find their store as every command does: a variable set only for this init would not reach them.
       notes.push(`the command hooks find the store from $${envStore} as ckpt does: start ${spec.displayName} where it is set, or run init with --store to write the store into them`);
     }
@@ -73,7 +78,7 @@ export const initCommand: CommandSpec = {
       projectDir,
       ...(http ? { http, httpFor: (e) => !e.commandOnly && (o.http || Boolean(e.perToolCall)) } : {}),
       homeDir: ctx.io.env.HOME || homedir(),
-      ckptCommand: ckptCommandLine(storeArg),
+      ckptCommand: ckptCommandLine(pinned),
       dryRun: o.dryRun,
       uninstall: o.uninstall,
     });
