@@ -94,13 +94,25 @@ function baseResult(options: ApplyRestoreOptions, entries: readonly PlannedEntry
  * read through the symlink. A file whose bytes the plan kept and that is unchanged since is stored
  * from them, not read again.
  */
-async function readRecoveryImages(session: SessionHandle, entries: readonly PlannedEntry[], kept?: KeptContent): Promise<FileImage[]> {
+async function readRecoveryImages(
+  session: SessionHandle,
+  entries: readonly PlannedEntry[],
+  kept?: KeptContent,
+  present?: ReadonlyMap<string, PresentImage>,
+): Promise<FileImage[]> {
   const slices: PlannedEntry[][] = [];
   for (let i = 0; i < entries.length; i += RECOVERY_SLICE) slices.push(entries.slice(i, i + RECOVERY_SLICE));
   const root = session.workspaceRoot;
   // Compressed on this thread: worker start-up would cost more than a restore's worth of brotli level 0.
   const writer = entries.length >= RECOVERY_PACK_MIN ? session.ctx.blobs.createPackWriter({ threads: 0 }) : undefined;
   const sink = writer ? { put: (data: Uint8Array) => writer.add(data) } : undefined;
+  // Kept bytes were hashed by the plan's read (the present image's blob id is their sha256): into a
+  // pack, content the store already holds is only freshened, as the writer would after hashing again.
+  const storeKept = async (data: Buffer, image: PresentImage | undefined): Promise<string> => {
+    const id = image?.state === 'file' && image.bytes === data.length ? image.blob : undefined;
+    if (writer && id && (await session.ctx.blobs.freshen(id, 'throttled'))) return id;
+    return (await (sink ?? session.ctx.blobs).put(data)).id;
+  };
   try {
     const images = await mapLimit(slices, 8, async (slice) => {
       // The parent chain is checked again (it may have changed since the plan): content reached
@@ -112,7 +124,7 @@ async function readRecoveryImages(session: SessionHandle, entries: readonly Plan
         if (!chains[k]!.ok) continue;
         const file = kept?.take(e.path, join(root, e.path));
         if (!file) unread.push(e);
-        else byPath.set(e.path, { path: e.path, state: 'file', blob: (await (sink ?? session.ctx.blobs).put(file.data)).id, bytes: file.data.length, mode: file.mode });
+        else byPath.set(e.path, { path: e.path, state: 'file', blob: await storeKept(file.data, present?.get(e.path)), bytes: file.data.length, mode: file.mode });
       }
       const read = await readImages(session, unread.map((e) => ({ rel: e.path, abs: join(root, e.path) })), sink);
       for (const img of read) byPath.set(img.path, img);
@@ -143,7 +155,7 @@ export async function applyRestore(session: SessionHandle, tx: EventLogTx, optio
   if (plan.entries.length === 0) return baseResult(options, [], [...plan.skipped], [...plan.drift]);
 
   // Recovery capture: the present content of every planned path, stored durably before any change.
-  const recovery = await readRecoveryImages(session, plan.entries, options.kept);
+  const recovery = await readRecoveryImages(session, plan.entries, options.kept, options.present);
   const entries: PlannedEntry[] = [];
   const skipped = [...plan.skipped];
   const drift = [...plan.drift];
@@ -189,7 +201,7 @@ export async function applyRestore(session: SessionHandle, tx: EventLogTx, optio
   // The point of no return: from here on, a crash is finished from this plan on the next open.
   // A big plan goes into a blob (durable before this line is appended), referenced by id.
   await tx.append([{ type: 'restore_started', id, to: options.to, recovery: undo, ...(await planFields(session.ctx.blobs, entries)) }]);
-  const placed = await placeEntries(root, staged.entries, staged.staged);
+  const placed = await placeEntries(root, id, staged.entries, staged.staged);
   const result: RestoreResult = {
     to: options.to,
     restored: placed.restored,

@@ -97,7 +97,7 @@ async function finish(session: SessionHandle, tx: EventLogTx, started: RestoreSt
   // Leftovers of the interrupted run are replaced by fresh stages: their content may be partial.
   await removeStaged(root, paths, started.id);
   const staged = await stageAll({ root, blobs: session.ctx.blobs, id: started.id }, entries, 'lenient');
-  const placed = await placeEntries(root, staged.entries, staged.staged);
+  const placed = await placeEntries(root, started.id, staged.entries, staged.staged);
   await removeStaged(root, paths, started.id);
   const result = {
     to: started.to,

@@ -15,9 +15,10 @@ import { STAGE_MARK } from '../workspace/stage-name.js';
 
 /**
  * The staging file of entry `index` of restore `id` (name kept short: NAME_MAX is 255 bytes), in
- * `folder` (workspace-relative; default: beside the target).
+ * `folder` (workspace-relative; default: beside the target). Placing moves a deleted file to the
+ * name of index `d<i>` before unlinking it (place.ts).
  */
-export function stagePath(root: string, rel: string, id: string, index: number, folder: string = dirname(rel)): string {
+export function stagePath(root: string, rel: string, id: string, index: number | string, folder: string = dirname(rel)): string {
   const name = basename(rel);
   const short = Buffer.byteLength(name) > 120 ? Buffer.from(name).subarray(0, 120).toString('utf8').replace(/\uFFFD+$/, '') : name;
   return join(root, folder, `.${short}${STAGE_MARK}${id}-${index}`);
@@ -112,9 +113,8 @@ export async function stageEntry(ctx: StageContext, entry: PlannedEntry, index: 
   const data = await ctx.blobs.get(entry.blob);
   // The folder is looked at after the read, right before the writes (nothing waits in between).
   const staged = stagePath(ctx.root, entry.path, ctx.id, index, await stagingFolder(ctx.root, entry.path));
-  unlinkIfPresent(staged);
   const mode = (entry.mode ?? 0o644) & 0o7777;
-  const fd = openSync(staged, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  const fd = createExclusive(staged);
   try {
     for (let off = 0; off < data.length; ) off += writeSync(fd, data, off, data.length - off);
     // chmod on the descriptor: exact mode whatever the umask (and read-only modes still get written first).
@@ -125,6 +125,22 @@ export async function stageEntry(ctx: StageContext, entry: PlannedEntry, index: 
     throw err;
   }
   return { path: staged, fd };
+}
+
+/**
+ * Creates `abs` (never following a symlink there) for writing. A leftover of the same name (a
+ * staging file of an interrupted run of this restore) is replaced: unlinked, then created again.
+ * The create comes first: a name that is almost never there costs no failed unlink per file.
+ */
+function createExclusive(abs: string): number {
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+  try {
+    return openSync(abs, flags, 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  unlinkIfPresent(abs);
+  return openSync(abs, flags, 0o600);
 }
 
 const fsyncFd = (fd: number): Promise<void> => new Promise((resolve, reject) => fsync(fd, (err) => (err ? reject(err) : resolve())));
