@@ -31,6 +31,8 @@ async function forge(events: Record<string, unknown>[]): Promise<void> {
 async function listing(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    // A session lock is no state: it lingers a few ms after a use in this process (DESIGN §10).
+    if (entry.name.endsWith('.ckpt-lock')) continue;
     const p = join(entry.parentPath, entry.name);
     out[p] = entry.isFile() ? await readFile(p, 'utf8') : entry.isDirectory() ? 'dir' : 'other';
   }
