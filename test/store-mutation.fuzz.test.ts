@@ -43,6 +43,7 @@ beforeAll(async () => {
   const r = await s.restore('2');
   await s.restore(r.undo!);
   await ws.fork('main', { atSeq: 4 });
+  await store.close(); // its lingering session locks released: cp must not race their removal
   template = { store: join(dirs.base, 'store-template'), workspace: join(dirs.base, 'ws-template') };
   await cp(dirs.store, template.store, { recursive: true });
   await cp(ws0, template.workspace, { recursive: true, verbatimSymlinks: true });

@@ -24,7 +24,9 @@ export function oldBin(): string | undefined {
 export async function copyStore(ctx: BenchContext, storeDir: string, label: string): Promise<string> {
   const dir = path.join(ctx.runDir, `store-copy-${label}`);
   await fsp.rm(dir, { recursive: true, force: true });
-  await fsp.cp(storeDir, dir, { recursive: true, verbatimSymlinks: true });
+  // Session locks are left out: one this process holds may linger (and vanish mid-copy), and a
+  // copied one would make the other build wait for its stale takeover.
+  await fsp.cp(storeDir, dir, { recursive: true, verbatimSymlinks: true, filter: (src) => !src.endsWith('.ckpt-lock') });
   return dir;
 }
 
