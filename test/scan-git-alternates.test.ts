@@ -176,6 +176,34 @@ describe('git alternates and packs', () => {
   });
 });
 
+describe('git checkouts in a packed repository', () => {
+  it('the previous versions are copied out of delta chains that pass through the files the scan just read', async () => {
+    const w = await world();
+    const src = join(w.dirs.base, 'src');
+    sourceRepo(src, VERSIONS);
+    git(src, 'gc', '-q', '--aggressive'); // the newest versions whole, older ones deltas on them
+    git(w.root, 'clone', '-q', '--no-local', src, '.');
+    git(w.root, 'checkout', '-q', 'HEAD~2');
+    settle(w);
+    const before = await treeOf(w.root);
+    expect(await scan(w.session)).toMatchObject({ baseline: true, gitReferenced: 4, hashed: 0 });
+    git(w.root, 'checkout', '-q', '-f', 'main');
+    const r = await scan(w.session, { tool: 'Bash' });
+    expect(r.warnings).toBeUndefined();
+    expect(r.skipped).toEqual([]);
+    expect(r.files.map((f) => [f.path, f.change])).toEqual([
+      ['a.txt', 'modified'],
+      ['d.txt', 'modified'],
+      ['src/b.txt', 'modified'],
+      ['src/deep/c.txt', 'modified'],
+    ]);
+    const cap = (await w.session.events()).filter((e): e is CaptureEvent => e.type === 'capture').at(-1)!;
+    expect(cap.files.map((f) => f.state)).toEqual(['file', 'file', 'file', 'file']);
+    await restore(w.session, r.tag!, {});
+    expect(await treeOf(w.root)).toEqual(before);
+  });
+});
+
 describe('git object store', () => {
   it('reads every blob of packed repositories (offset and ref deltas) byte for byte as git does', async () => {
     const w = await world();
@@ -200,6 +228,34 @@ describe('git object store', () => {
       expect(objects.hasHex('0'.repeat(40))).toBe(false);
       expect(await objects.readBlob('0'.repeat(40))).toBeUndefined();
     }
+  });
+
+  it('a seeded blob ends the delta chains through it: older versions are rebuilt from it, not from the pack', async () => {
+    const w = await world();
+    const src = join(w.dirs.base, 'src');
+    sourceRepo(src, VERSIONS);
+    git(src, 'gc', '-q', '--aggressive');
+    const packDir = join(src, git(src, 'rev-parse', '--git-path', 'objects/pack').trim());
+    const name = readdirSync(packDir).find((n) => n.endsWith('.pack'))!;
+    // verify-pack rows: id type size size-in-pack offset [depth base-id]
+    const rows = git(src, 'verify-pack', '-v', join(packDir, name.replace(/\.pack$/, '.idx')))
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/));
+    const delta = rows.find((r) => r[1] === 'blob' && r.length >= 7)!;
+    const [oldOid, baseOid] = [delta[0]!, delta[6]!];
+    const base = rows.find((r) => r[0] === baseOid)!;
+    const want = execFileSync('git', ['cat-file', 'blob', oldOid], { cwd: src });
+    const baseData = execFileSync('git', ['cat-file', 'blob', baseOid], { cwd: src });
+    // The base's bytes in the pack damaged: only the seed can rebuild the older version now.
+    const bytes = readFileSync(join(packDir, name));
+    const [size, offset] = [Number(base[3]), Number(base[4])];
+    for (let k = offset + 2; k < offset + size; k++) bytes[k] = (bytes[k] as number) ^ 0x55;
+    writeFileSync(join(packDir, name), bytes);
+    expect(openGitObjects(join(src, '.git')).readBlobs([oldOid])[0]).toBeUndefined();
+    const seeded = openGitObjects(join(src, '.git'));
+    expect(seeded.seedBlob(baseOid, baseData)).toBe(true);
+    expect(seeded.seedBlob('0'.repeat(40), Buffer.from('not in git'))).toBe(false);
+    expect(seeded.readBlobs([oldOid])[0]?.equals(want)).toBe(true);
   });
 
   it('a corrupt pack yields no content (never wrong content)', async () => {

@@ -22,10 +22,15 @@ export interface GitCopy {
   stored: number;
 }
 
-export async function copyGitBlobs(ctx: WorkspaceContext, objects: GitObjects | undefined, oids: Iterable<string>, pack: ScanPack): Promise<GitCopy> {
+/**
+ * Copies blobs `oids` out of git's object store. `seeds` is content the scan just read, by git blob
+ * id: a delta chain that passes through one of them is rebuilt from it (GitObjects.seedBlob).
+ */
+export async function copyGitBlobs(ctx: WorkspaceContext, objects: GitObjects | undefined, oids: Iterable<string>, pack: ScanPack, seeds?: ReadonlyMap<string, Buffer>): Promise<GitCopy> {
   const out: GitCopy = { copied: new Map(), tooLarge: new Set(), stored: 0 };
   const unique = [...new Set(oids)];
   if (!objects || unique.length === 0) return out;
+  for (const [oid, data] of seeds ?? []) objects.seedBlob(oid, data);
   const maxBytes = ctx.options.maxBlobBytes;
   const inFlight: Promise<void>[] = [];
   try {

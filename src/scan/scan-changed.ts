@@ -173,7 +173,7 @@ export async function scanChanged(session: SessionHandle, touched: ReadonlySet<s
     }
 
     const warnings: string[] = [];
-    const recorded = await recordChanges({ session, changes, gitObjects, tool: options.tool ?? 'scan', pack, warnings, recordedBlobs });
+    const recorded = await recordChanges({ session, changes, gitObjects, tool: options.tool ?? 'scan', pack, warnings, recordedBlobs, gitSeeds: read.gitSeeds });
     return {
       tag: recorded.tag,
       ...(recorded.seq !== undefined ? { seq: recorded.seq } : {}),

@@ -24,6 +24,8 @@ export interface RecordInput {
   pack: ScanPack;
   /** Where failures of cache writes after the capture was recorded go. */
   warnings: string[];
+  /** Content the scan read whose git blob id it knows (store-content.ts gitSeeds): shortens git reads. */
+  gitSeeds?: ReadonlyMap<string, Buffer>;
   /** Content read that earlier events record already (stored, or inline in that event): not stored again. */
   recordedBlobs?: ReadonlySet<string>;
 }
@@ -51,7 +53,7 @@ export async function recordChanges(input: RecordInput): Promise<RecordResult> {
     const gitOids = changes.flatMap((c) => (c.before.gitOid !== undefined ? [c.before.gitOid] : []));
     const needsGit = gitOids.length > 0 || changes.some((c) => c.afterGitOid !== undefined);
     const objects = needsGit ? input.gitObjects() : undefined;
-    const git = await copyGitBlobs(ctx, objects, gitOids, input.pack);
+    const git = await copyGitBlobs(ctx, objects, gitOids, input.pack, input.gitSeeds);
     stored += git.stored;
     for (const c of changes) {
       let image = c.before.image;

@@ -156,7 +156,7 @@ async function scanLocked(session: SessionHandle, options: ScanOptions, t0: numb
   } finally {
     resources.pool?.close();
   }
-  const { hashed, gitSha1, dirtyBytes } = readResult;
+  const { hashed, gitSha1, gitSeeds, dirtyBytes } = readResult;
   let { stored } = readResult;
 
   // ---- compare with what ckpt last knew ----
@@ -164,7 +164,7 @@ async function scanLocked(session: SessionHandle, options: ScanOptions, t0: numb
 
   // ---- record: before-images, one capture + its settle ----
   const warnings = [...(opened.objects?.problems ?? [])];
-  const recorded = await recordChanges({ session, changes, gitObjects: objects, tool: options.tool ?? 'scan', pack, warnings });
+  const recorded = await recordChanges({ session, changes, gitObjects: objects, tool: options.tool ?? 'scan', pack, warnings, gitSeeds });
   stored += recorded.stored;
   const { tag, seq, files } = recorded;
   skipped.push(...recorded.lost);

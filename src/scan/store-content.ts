@@ -18,6 +18,8 @@ const PIPELINE = {
   /** Files per read batch, and bytes. */
   batchFiles: 256,
   batchBytes: 2 * 1024 * 1024,
+  /** Bytes of changed files' content kept to seed git's delta chains (git-objects.ts seedBlob). */
+  gitSeedBytes: 32 * 1024 * 1024,
   /** Batches read ahead of the one being stored. */
   readAhead: 3,
   /** Read batches in flight on the pack writer (hashed and compressed on its worker threads). */
@@ -48,6 +50,12 @@ export interface StoreContentResult {
   dirtyBytes: number;
   /** Git blob ids of files whose previous content is a git reference (slot of `next` -> id). */
   gitSha1: Map<number, string>;
+  /**
+   * The content of such files whose blob id changed (git blob id -> bytes, up to a byte budget): after
+   * a checkout or pull their new blob is often on the delta chain of the previous one, which the scan
+   * then copies out of git's packs (git-copy.ts) — the chain stops at content already in memory.
+   */
+  gitSeeds: Map<string, Buffer>;
 }
 
 /**
@@ -60,6 +68,8 @@ export async function readAndStore(input: StoreContentInput): Promise<StoreConte
   let stored = 0;
   let dirtyBytes = 0;
   const gitSha1 = new Map<number, string>();
+  const gitSeeds = new Map<string, Buffer>();
+  let seedBytes = 0;
   const bulk = toRead.length >= PACK_THRESHOLD;
   const writer: PackWriter | undefined = bulk ? pack.writer() : undefined;
   const batches: { from: number; to: number }[] = [];
@@ -115,7 +125,16 @@ export async function readAndStore(input: StoreContentInput): Promise<StoreConte
         // A file written while it was read (its size moved): the stored stat must not vouch for this content.
         if (len !== next.size[i]) next.flags[i] = FLAG_STAT_UNKNOWN;
         const p = workPrev[w] as number;
-        if (p >= 0 && prev!.hashKind[p] === HASH_GIT) gitSha1.set(i, gitBlobId(batch.data.subarray(offset, offset + len)));
+        if (p >= 0 && prev!.hashKind[p] === HASH_GIT) {
+          const content = batch.data.subarray(offset, offset + len);
+          const oid = gitBlobId(content);
+          gitSha1.set(i, oid);
+          // A copy: the batch's buffer is handed over to the pack writer's thread below.
+          if (seedBytes + len <= PIPELINE.gitSeedBytes && oid !== prev!.hashHex(p)) {
+            gitSeeds.set(oid, Buffer.from(content));
+            seedBytes += len;
+          }
+        }
         slots.push(i);
         offsets.push(offset);
         lengths.push(len);
@@ -147,5 +166,5 @@ export async function readAndStore(input: StoreContentInput): Promise<StoreConte
     await pack.abort();
     throw toCkptError(err, 'scanning');
   }
-  return { hashed, stored, dirtyBytes, gitSha1 };
+  return { hashed, stored, dirtyBytes, gitSha1, gitSeeds };
 }

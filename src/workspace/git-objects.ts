@@ -28,6 +28,12 @@ export interface GitObjects {
   readBlob(oid: string): Promise<Buffer | undefined>;
   /** readBlob of each of `oids` (in that order), with every pack file opened once for the batch. */
   readBlobs(oids: readonly string[]): (Buffer | undefined)[];
+  /**
+   * Hands over the content of blob `oid` that the caller holds and has hashed to that id (a file the
+   * scan just read): reads whose delta chain passes through it stop there (DESIGN §10 "Scans").
+   * Kept for the life of this object. False when no pack holds the blob.
+   */
+  seedBlob(oid: string, data: Buffer): boolean;
 }
 
 /** The object store of the repository whose common git folder is `commondir`. */
@@ -59,6 +65,13 @@ export function openGitObjects(commondir: string): GitObjects {
       return Promise.resolve(readBlobs([oid])[0]);
     },
     readBlobs,
+    seedBlob(oid, data) {
+      const raw = rawOid(oid);
+      if (!raw) return false;
+      let seeded = false;
+      for (const s of stores) if (s.seed(raw, { type: 'blob', data })) seeded = true;
+      return seeded;
+    },
   };
 
   function readBlobs(oids: readonly string[]): (Buffer | undefined)[] {
@@ -185,6 +198,13 @@ class ObjectDir {
       this.loose.set(fan, names);
     }
     return names.size > 0 && names.has(Buffer.from(bytes.subarray(offset + 1, offset + 20)).toString('hex'));
+  }
+
+  /** Seeds every pack here that holds object `raw` (GitPack.seed). */
+  seed(raw: Buffer, obj: GitObject): boolean {
+    let seeded = false;
+    for (const p of this.packList()) if (p.seed(raw, obj)) seeded = true;
+    return seeded;
   }
 
   /** Closes the pack files reads left open. */

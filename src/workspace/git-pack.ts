@@ -28,6 +28,8 @@ export class GitPack {
   private sortedOffsets: Float64Array | undefined;
   private readonly bases = new Map<number, GitObject>();
   private baseBytes = 0;
+  /** Objects whose content the caller already holds (verified by their id), by pack offset: never evicted. */
+  private readonly seeds = new Map<number, GitObject>();
 
   private constructor(
     private readonly packPath: string,
@@ -104,6 +106,18 @@ export class GitPack {
     return this.readAt(this.fd, at, external, 0);
   }
 
+  /**
+   * Gives this pack the content of object `raw` (20 bytes), which the caller has and has verified
+   * against that id: a delta chain that reaches it stops there instead of inflating the rest of the
+   * chain. False when the object is not in this pack.
+   */
+  seed(raw: Uint8Array, obj: GitObject): boolean {
+    const k = this.find(raw, 0);
+    if (k < 0) return false;
+    this.seeds.set(this.offsets()[k] as number, obj);
+    return true;
+  }
+
   /** Closes the pack file a read left open (reads of a batch share it); the next read opens it again. */
   close(): void {
     if (this.fd === undefined) return;
@@ -114,6 +128,8 @@ export class GitPack {
   private fd: number | undefined;
 
   private readAt(fd: number, at: number, external: (raw: Buffer) => GitObject | undefined, depth: number): GitObject {
+    const seeded = this.seeds.get(at);
+    if (seeded) return seeded;
     const cached = this.bases.get(at);
     if (cached) {
       this.bases.delete(at); // most recently used last
