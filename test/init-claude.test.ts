@@ -1,6 +1,7 @@
 // `ckpt init claude` (issue 11): merges ckpt's hooks into Claude Code settings files and takes exactly
 // those out again — idempotent, keeping every other hook, setting and the file's formatting, atomic,
 // refusing (unchanged) a file that is not JSON. Real files in temp folders, the real CLI.
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -57,8 +58,10 @@ describe('ckpt init claude', () => {
     const again = await ckpt(['init', 'claude', '--project', '--json']);
     expect(again.json()).toMatchObject({ changed: false, changes: [] });
     expect(await readFile(projectFile())).toEqual(bytes);
-    expect((await ckpt(['init', 'claude', '--project', '--uninstall', '--json'])).json()).toMatchObject({ changed: true });
-    expect(JSON.parse(await readFile(projectFile(), 'utf8'))).toEqual({});
+    const removed = (await ckpt(['init', 'claude', '--project', '--uninstall', '--json'])).json();
+    expect(removed).toMatchObject({ changed: true });
+    expect(removed.changes.at(-1)).toBe('removed the file (nothing else was in it)');
+    expect(existsSync(projectFile())).toBe(false);
   });
 
   it('says which ckpt the hooks run (this checkout, its version, as package.json says)', async () => {
@@ -189,8 +192,8 @@ describe('ckpt init claude: the default install (issue 28)', () => {
     expect((await post(`${claim.url}/sessions/${session.id}/scan`, credential, JSON.stringify({ workspace: realProject }))).status).toBe(401);
     expect((await post(r.json().url, credential.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')))).status).toBe(401);
 
-    expect((await ckpt(['init', 'claude', '--uninstall', '--json'])).json().changes).toHaveLength(EVENTS.length);
-    expect(JSON.parse(await readFile(localFile, 'utf8'))).toEqual({});
+    expect((await ckpt(['init', 'claude', '--uninstall', '--json'])).json().changes).toHaveLength(EVENTS.length + 1);
+    expect(existsSync(localFile)).toBe(false);
   });
 
   it('--dry-run with no daemon running says the real run starts one (HTTP hooks), starts none, writes nothing; --http --dry-run is no error', async () => {

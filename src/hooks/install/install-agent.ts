@@ -77,14 +77,19 @@ export async function installAgent(options: InstallOptions): Promise<InstallResu
           scope === 'local' ? undefined : spec.flatHook?.version?.[scope],
         )
       : installHooks(parsed.value, installEntries(spec), { type: 'command', command }, spec.name, file, options.http ? { type: 'http', ...options.http } : undefined, options.httpFor);
-  const next = formatSettings({ value: merged.value, style: parsed.style });
+  // An uninstall that leaves nothing but an empty object removes the file (ckpt's install made it,
+  // or it held nothing): `{}` left behind would be clutter in the project.
+  const empty = options.uninstall && Object.keys(merged.value).length === 0;
+  const next = empty ? undefined : formatSettings({ value: merged.value, style: parsed.style });
   const changed = merged.changes.length > 0 && next !== text;
-  if (changed && !options.dryRun) {
+  const changes = empty && changed ? [...merged.changes, 'removed the file (nothing else was in it)'] : merged.changes;
+  if (changed && !options.dryRun && next === undefined) await rm(file, { force: true });
+  else if (changed && !options.dryRun && next !== undefined) {
     await mkdir(dirname(file), { recursive: true });
     const mode = text === undefined ? undefined : (await stat(file)).mode & 0o777;
     await writeFileAtomic(file, next, { fsync: true, ...(mode !== undefined ? { mode } : {}) });
   }
-  return { file, scope, command, ...(options.http ? { url: options.http.url, headers: options.http.headers } : {}), changed, changes: merged.changes, dryRun: Boolean(options.dryRun), uninstall: Boolean(options.uninstall) };
+  return { file, scope, command, ...(options.http ? { url: options.http.url, headers: options.http.headers } : {}), changed, changes, dryRun: Boolean(options.dryRun), uninstall: Boolean(options.uninstall) };
 }
 
 /** opencode: ckpt's plugin file, written whole (install/opencode-plugin.ts); another file of that name is refused. */
