@@ -47,11 +47,6 @@ export async function runningDaemon(ctx: StoreContext): Promise<DaemonInfo | und
   return (await daemonClaim(ctx)).running;
 }
 
-/** When the store's daemon died without releasing its claim: the time it started (daemonClaim). */
-export async function deadDaemonSince(ctx: StoreContext): Promise<number | undefined> {
-  return (await daemonClaim(ctx)).deadSince;
-}
-
 /**
  * Claims the store for this process: LOCKED (with the running daemon's url and pid) when a live
  * process holds the claim; a claim left by a dead process is taken over. Returns the release.
@@ -76,12 +71,16 @@ export async function claimDaemon(ctx: StoreContext, info: Omit<DaemonInfo, 'pid
   };
 }
 
-/** Checks, before listening, that no live daemon holds the store (the claim itself is written once the address is known). */
-export async function assertNoDaemon(ctx: StoreContext): Promise<void> {
-  const current = await runningDaemon(ctx);
-  if (current && current.pid !== process.pid) {
-    throw new CkptError('LOCKED', `a ckpt daemon already serves this store at ${current.url} (pid ${current.pid})`, { url: current.url, pid: current.pid });
+/**
+ * Checks, before listening, that no live daemon holds the store (the claim itself is written once the
+ * address is known). Returns when a daemon before this one died holding it (daemonClaim's deadSince).
+ */
+export async function assertNoDaemon(ctx: StoreContext): Promise<{ deadSince?: number }> {
+  const { running, deadSince } = await daemonClaim(ctx);
+  if (running && running.pid !== process.pid) {
+    throw new CkptError('LOCKED', `a ckpt daemon already serves this store at ${running.url} (pid ${running.pid})`, { url: running.url, pid: running.pid });
   }
+  return deadSince === undefined ? {} : { deadSince };
 }
 
 /**

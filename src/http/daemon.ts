@@ -6,7 +6,7 @@ import { chmod, lstat, unlink } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
-import { assertNoDaemon, claimDaemon, CkptError, deadDaemonSince, createAfterCallQueue, daemonToken, hookKey, lastDaemonPort, type DaemonInfo, type Store } from '../index.js';
+import { assertNoDaemon, claimDaemon, CkptError, createAfterCallQueue, daemonToken, hookKey, lastDaemonPort, type DaemonInfo, type Store } from '../index.js';
 import { createApp } from './app.js';
 import { createDaemonState, type FullScan } from './daemon-state.js';
 import { createEventHub } from './event-hub.js';
@@ -59,9 +59,8 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     }
     options.log?.(`WARNING: listening on ${host}, beyond this machine: the bearer token, the web cookie and every file the API serves cross the network in clear text (no TLS). Use 127.0.0.1 and an SSH tunnel instead where you can.`);
   }
-  await assertNoDaemon(store.daemonCtx);
-  // The daemon before this one was killed (its claim is left): owner records of its answers may be missing.
-  const afterCrash = await deadDaemonSince(store.daemonCtx);
+  // A daemon before this one was killed (its claim is left): owner records of its answers may be missing.
+  const { deadSince: afterCrash } = await assertNoDaemon(store.daemonCtx);
   const token = await daemonToken(store.daemonCtx);
   const hookKeyText = await hookKey(store.daemonCtx);
   // A new daemon: the next time the hooks cannot reach one, their fallback says so again (hook-client.ts).
