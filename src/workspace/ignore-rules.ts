@@ -6,7 +6,7 @@
 // nothing below an ignored folder can be re-included). The same rules apply to every scan.
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
-import ignore, { type Ignore } from 'ignore';
+import { createIgnoreMatcher, type IgnoreMatcher } from './ignore-matcher.js';
 import { isStageName } from './stage-name.js';
 
 /** git's core.ignorecase default: true where filesystems are case-insensitive by default. */
@@ -24,7 +24,7 @@ export interface RuleFrame {
   readonly base: string;
   /** Prefix prepended to workspace paths for this matcher (ancestor folders above the root). */
   readonly prefix: string;
-  readonly matcher: Ignore | undefined;
+  readonly matcher: IgnoreMatcher | undefined;
   /** True when some frame of the chain has a matcher: otherwise no path needs testing. */
   readonly active: boolean;
 }
@@ -130,10 +130,10 @@ export function createIgnoreRules(options: IgnoreRulesOptions): IgnoreRules {
   function makeFrame(parent: RuleFrame | undefined, base: string, prefix: string, texts: readonly (string | undefined)[]): RuleFrame {
     // Only texts with a rule count: comment-only files (git's default info/exclude) test nothing.
     const present = texts.filter((t): t is string => t !== undefined && hasRules(t));
-    // One string: `add()` splits a string into lines, but takes each element of an array as one pattern.
+    // One text: the matcher splits it into lines (ignore-matcher.ts).
     // Case-sensitive as git is on a case-sensitive filesystem (core.ignorecase false): the package's
     // default would make `*.[aos]` ignore `sha1ppc.S`, whose changes would then go unrecorded.
-    const matcher = present.length > 0 ? ignore({ allowRelativePaths: true, ignorecase: IGNORE_CASE }).add(present.join('\n')) : undefined;
+    const matcher = present.length > 0 ? createIgnoreMatcher(present.join('\n'), IGNORE_CASE) : undefined;
     return { parent, base, prefix, matcher, active: matcher !== undefined || (parent?.active ?? false) };
   }
 
