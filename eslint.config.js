@@ -23,6 +23,12 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', URL: 'readonly' } },
   },
   {
+    // bin/ is CommonJS (bin/package.json): a hook process never starts the ES module loader.
+    files: ['bin/**/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly', __filename: 'readonly', console: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['src/**/*.ts'],
     ignores: ADAPTERS.map((a) => `src/${a}/**`),
     rules: { 'no-restricted-imports': ['error', { patterns: ADAPTERS.map((a) => ({ group: [`**/${a}/**`], message: 'the core never imports an adapter (DESIGN §8)' })) }] },

@@ -5,35 +5,53 @@
 // answers does it load the lean in-process hook entry. A scan (`ckpt [global flags] scan [--tool T]`)
 // runs the lean scan entry, which loads the scan command only. Everything else runs the whole CLI: the esbuild
 // bundle (dist/bundle/, built by `npm run build`) when present, else tsc's dist/.
+// This file is CommonJS (bin/package.json): a hook runs the build's CommonJS copies of the hook client
+// and the in-process hook (hook-client.cjs, hook-main.cjs), so that a hook process never starts Node's
+// ES module loader — ~50 ms less CPU per in-process hook on Node 20 (DESIGN §10 "The hook path in
+// CommonJS"). The rest of the CLI is ES modules, loaded with import().
 // Node ≥ 22.1 can also cache compiled code (feature-detected; Node 20 has no such cache).
-import { existsSync } from 'node:fs';
-import module from 'node:module';
+'use strict';
+const { existsSync } = require('node:fs');
+const module_ = require('node:module');
+const { join } = require('node:path');
+const { pathToFileURL } = require('node:url');
 
-module.enableCompileCache?.();
+module_.enableCompileCache?.();
 const argv = process.argv.slice(2);
-const bundle = new URL('../dist/bundle/', import.meta.url);
-const bundled = existsSync(new URL('main.js', bundle));
-const code = (bundleFile, distFile) => (bundled ? new URL(bundleFile, bundle).href : new URL(`../dist/${distFile}`, import.meta.url).href);
-if (argv.includes('hook')) {
-  const { hookClient, parseHookArgs } = await import(code('hook-client.js', 'hooks/client/hook-client.js'));
-  const args = parseHookArgs(argv);
-  if (args) {
-    const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
-    const answer = await hookClient(args, { ...io, script: decodeURIComponent(new URL(import.meta.url).pathname) });
-    if ('exitCode' in answer) process.exitCode = answer.exitCode;
-    else {
-      const { hookMain } = await import(code('hook-main.js', 'hooks/hook-main.js'));
-      process.exitCode = await hookMain(args, { ...io, input: answer.input, ...(answer.note ? { note: answer.note } : {}) });
+const bundle = join(__dirname, '..', 'dist', 'bundle');
+const bundled = existsSync(join(bundle, 'main.js'));
+const code = (bundleFile, distFile) => pathToFileURL(bundled ? join(bundle, bundleFile) : join(__dirname, '..', 'dist', distFile)).href;
+// A build from before the CommonJS hook entries (a clone pulled but not rebuilt) has the ESM ones only.
+const hookCjs = bundled && existsSync(join(bundle, 'hook-client.cjs')) && existsSync(join(bundle, 'hook-main.cjs'));
+
+async function run() {
+  if (argv.includes('hook')) {
+    const { hookClient, parseHookArgs } = hookCjs ? require(join(bundle, 'hook-client.cjs')) : await import(code('hook-client.js', 'hooks/client/hook-client.js'));
+    const args = parseHookArgs(argv);
+    if (args) {
+      const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
+      const answer = await hookClient(args, { ...io, script: __filename });
+      if ('exitCode' in answer) process.exitCode = answer.exitCode;
+      else {
+        const { hookMain } = hookCjs ? require(join(bundle, 'hook-main.cjs')) : await import(code('hook-main.js', 'hooks/hook-main.js'));
+        process.exitCode = await hookMain(args, { ...io, input: answer.input, ...(answer.note ? { note: answer.note } : {}) });
+      }
     }
   }
+  // A build from before the scan entry existed (a clone pulled but not rebuilt) runs the whole CLI.
+  const scanEntry = argv.includes('scan') ? code('scan-main.js', 'cli/scan-main.js') : undefined;
+  if (process.exitCode === undefined && scanEntry && existsSync(new URL(scanEntry))) {
+    const { isScanCall, scanMain } = await import(scanEntry);
+    if (isScanCall(argv)) process.exitCode = await scanMain(argv);
+  }
+  if (process.exitCode === undefined) {
+    const { main } = await import(code('main.js', 'cli/main.js'));
+    process.exitCode = await main(argv);
+  }
 }
-// A build from before the scan entry existed (a clone pulled but not rebuilt) runs the whole CLI.
-const scanEntry = argv.includes('scan') ? code('scan-main.js', 'cli/scan-main.js') : undefined;
-if (process.exitCode === undefined && scanEntry && existsSync(new URL(scanEntry))) {
-  const { isScanCall, scanMain } = await import(scanEntry);
-  if (isScanCall(argv)) process.exitCode = await scanMain(argv);
-}
-if (process.exitCode === undefined) {
-  const { main } = await import(code('main.js', 'cli/main.js'));
-  process.exitCode = await main(argv);
-}
+
+// As an uncaught error at the top level of an ES module would: printed, exit 1.
+run().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});
