@@ -1,13 +1,13 @@
 // `npm run build` last step: bundles the CLI with esbuild so that a process — an agent hook runs one
 // per tool call — loads a few files instead of hundreds of modules. Three entries share chunks:
 // `hook-client.js` (the thin hook client: Node built-ins only, forwards to the daemon), `hook-main.js`
-// (the lean in-process `ckpt hook <agent>` path; both also built as standalone CommonJS files,
-// `hook-client.cjs` and `hook-main.cjs`, which bin/ckpt.js loads), `scan-main.js` (the lean `ckpt … scan` path) and
+// (the lean in-process `ckpt hook <agent>` path; these two and scan-main are also built as
+// standalone CommonJS files, `*.cjs`, which bin/ckpt.js loads), `scan-main.js` (the lean `ckpt … scan` path) and
 // `main.js` (the whole CLI); code loaded on demand (the shared-store driver) stays in its own chunk.
 //
 // A rebuild never pulls files from under a running ckpt (DESIGN §10 "Build output"): each build goes
 // to its own folder dist/builds/<id>/ (bundle/ + a copy of the web page's web/), and the stable entries
-// dist/bundle/main.js, hook-main.js, scan-main.js, hook-client.js, hook-client.cjs and hook-main.cjs — one-line re-exports of the current build — are
+// dist/bundle/main.js, hook-main.js, scan-main.js, hook-client.js and the .cjs copies — one-line re-exports of the current build — are
 // swapped in atomically (rename) once the build is whole. A process resolves the entry once, then
 // loads chunks (also lazily, much later) from its own build's folder, which later builds leave in
 // place: a build is removed only once it is neither among the KEEP newest nor younger than KEEP_MS (1 h).
@@ -58,14 +58,14 @@ await build({
   },
   logLevel: 'warning',
 });
-// The hook path is also built as two standalone CommonJS files, `hook-client.cjs` and `hook-main.cjs`
-// (the in-process hook), which bin/ckpt.js (CommonJS) requires: a hook process then never starts
-// Node's ES module loader (DESIGN §10 "The hook path in CommonJS"). The shared-store drivers' packages
-// stay outside them, required from node_modules only when a shared store is opened, as the ESM build
-// loads their chunk only then.
+// The hook path and the scan entry are also built as standalone CommonJS files, `hook-client.cjs`,
+// `hook-main.cjs` (the in-process hook) and `scan-main.cjs`, which bin/ckpt.js (CommonJS) requires: a
+// hook or scan process then never starts Node's ES module loader (DESIGN §10 "The hook path in
+// CommonJS"). The shared-store drivers' packages stay outside them, required from node_modules only
+// when a shared store is opened, as the ESM build loads their chunk only then.
 await build({
   absWorkingDir: root,
-  entryPoints: { 'hook-client': 'src/hooks/client/hook-client.ts', 'hook-main': 'src/hooks/hook-main.ts' },
+  entryPoints: { 'hook-client': 'src/hooks/client/hook-client.ts', 'hook-main': 'src/hooks/hook-main.ts', 'scan-main': 'src/cli/scan-main.ts' },
   outdir: `${dir}/bundle`,
   outExtension: { '.js': '.cjs' },
   bundle: true,
@@ -83,7 +83,7 @@ await cp(`${root}dist/web`, `${dir}/web`, { recursive: true });
 
 // The swap: each entry is written beside itself and renamed over the old one.
 await mkdir(entries, { recursive: true });
-const ENTRIES = ['main.js', 'hook-main.js', 'scan-main.js', 'hook-client.js', 'hook-client.cjs', 'hook-main.cjs'];
+const ENTRIES = ['main.js', 'hook-main.js', 'scan-main.js', 'hook-client.js', 'hook-client.cjs', 'hook-main.cjs', 'scan-main.cjs'];
 for (const name of ENTRIES) {
   const tmp = `${entries}/.${name}.${id}.tmp`;
   const target = `../builds/${id}/bundle/${name}`;
