@@ -18,6 +18,7 @@ import { machineId } from './workspace/machine-id.js';
 import { createBlobStore } from './storage/blob-store.js';
 import { createSessionStore, type ForkOptions, type SessionStore } from './session/session-store.js';
 import { resolveTagSeq } from './session/positions.js';
+import { findSession } from './session/find-session.js';
 import { Session } from './api/session.js';
 import { recoverSession } from './restore/recover.js';
 import { otherHistories, recordForkPoint } from './restore/fork-record.js';
@@ -315,11 +316,11 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
         openAgentSession,
         fork: async (id, forkOptions = {}) => {
           const { fromWorkspace, atTag, ...rest } = forkOptions;
-          const atSeqOf = async (from: Pick<SessionStore, 'get'>): Promise<number | undefined> =>
-            atTag === undefined ? rest.atSeq : resolveTagSeq(await (await from.get(id)).events(), atTag);
+          const atSeqOf = async (from: Pick<SessionStore, 'get'>, full: string): Promise<number | undefined> =>
+            atTag === undefined ? rest.atSeq : resolveTagSeq(await (await from.get(full)).events(), atTag);
           if (fromWorkspace === undefined || fromWorkspace === identity.id) {
             const parentEvents = await (await sessions.get(id)).events();
-            const atSeq = (await atSeqOf(sessions)) ?? parentEvents.at(-1)?.seq ?? 0;
+            const atSeq = (await atSeqOf(sessions, id)) ?? parentEvents.at(-1)?.seq ?? 0;
             const fork = await sessions.fork(id, { ...rest, atSeq });
             // The files are left as they are; what differs from the fork point is recorded (DESIGN §10 "Forks").
             await recordForkPoint({ fork, parentEvents, atSeq, others: await otherHistories(fork, [id]) });
@@ -330,7 +331,9 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
           // Read-only use of the other workspace: its sessions are only read, its folder never touched.
           const sctx: WorkspaceContext = { ...ctx, workspace: { id: source.id, root: source.root, key: `workspaces/${source.id}` } };
           const from = createSessionStore(sctx);
-          return sessions.fork(id, { ...rest, atSeq: await atSeqOf(from), from: { sessions: from, workspace: source.id } });
+          // A unique prefix names the other workspace's session too, as `--session` does here.
+          const full = (await findSession(from, id)).id;
+          return sessions.fork(full, { ...rest, atSeq: await atSeqOf(from, full), from: { sessions: from, workspace: source.id } });
         },
         // Opening a session finishes (or abandons) an interrupted restore before anything else (DESIGN §4).
         get: async (id) => recoverSession(await sessions.get(id)),

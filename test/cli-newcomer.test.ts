@@ -2,7 +2,7 @@
 // git and docker take short hashes), commands that say which session and workspace they show, a
 // fork that says it became the default, `status` before any session, and output in words — `show`,
 // deletes, renames and links in `log` and `diff`, a missing tag in turns. The real CLI, real files.
-import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cli.js';
@@ -178,5 +178,36 @@ describe('read-only commands in a folder ckpt never recorded (a new user trying 
     expect((await ckpt(['session', 'new'])).code).toBe(0);
     expect((await listed()).map((w: { root: string }) => w.root)).toEqual([dirs.workspace]);
     expect((await ckpt(['status', '--json'])).json().session).toEqual(expect.any(String));
+  });
+});
+
+describe('a session of another workspace (README "Sharing a store": session fork SESSION --from-workspace WID)', () => {
+  it('is named by a unique prefix there too; the fork says this folder was left alone and how to get the tree', async () => {
+    await ckpt(['session', 'new', '--id', A]);
+    await ckpt(['turn', '--text', 'first']);
+    await writeFile(w('a.txt'), 'a1\n');
+    await ckpt(['scan', '--tool', 'Bash']);
+    await ckpt(['turn', '--text', 'second']);
+    const wid = (await ckpt(['workspace', 'list', '--json'])).json().workspaces[0].id as string;
+    const other = join(dirs.base, 'other');
+    await mkdir(other);
+
+    const fork = await ckpt(['session', 'fork', 'e460', '--from-workspace', wid], other);
+    expect(fork.code, fork.stderr).toBe(0);
+    expect(fork.stdout).toContain(`forked e460fbc0 at @`);
+    expect(fork.stdout).toContain(`the files here were left as they are (the history is of workspace ${wid} ${dirs.workspace})`);
+    expect(fork.stdout).not.toContain('the workspace is as it was');
+    expect(fork.stdout).toContain(`The original, e460fbc0, stays in workspace ${wid}`);
+    const json = await ckpt(['session', 'fork', 'e460f', '--from-workspace', wid, '--at', '2', '--json'], other);
+    expect(json.json().session.forkedFrom).toMatchObject({ session: A, workspace: wid });
+    // An unknown prefix there is still not found (exit 3).
+    expect((await ckpt(['session', 'fork', 'zzz', '--from-workspace', wid], other)).code).toBe(3);
+
+    // The command the fork names (the original's tree, from this folder) writes the tree of the tag into a new folder.
+    const tree = join(dirs.base, 'tree');
+    expect(fork.stdout).toMatch(/ckpt export e460fbc0 @\d+ DIR writes the whole tree/);
+    const exported = await ckpt(['export', 'e460fbc0', '2', tree], other);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(await readFile(join(tree, 'a.txt'), 'utf8')).toBe('a1\n');
   });
 });
