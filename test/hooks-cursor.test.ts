@@ -5,6 +5,7 @@
 // older shell and file events (beforeShellExecution / afterShellExecution, afterFileEdit) that Cursor
 // 1.7–2.3 and the cursor-agent CLI send instead. Every hook answers JSON (`{}`) with exit 0; hostile
 // payloads record nothing.
+import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -106,6 +107,9 @@ it('init: .cursor/hooks.json keeps the user hooks and formatting; idempotent; dr
   const user = await ckpt(['init', 'cursor', '--user', '--json']);
   expect(user.json()).toMatchObject({ file: join(home(), '.cursor', 'hooks.json'), changed: true });
   expect(JSON.parse(await readFile(join(home(), '.cursor', 'hooks.json'), 'utf8')).version).toBe(1);
+  // A file init made: the uninstall leaves no `{"version": 1}` behind, it removes the file.
+  expect((await ckpt(['init', 'cursor', '--user', '--uninstall', '--json'])).json().changes).toContain('removed the file (nothing else was in it)');
+  expect(existsSync(join(home(), '.cursor', 'hooks.json'))).toBe(false);
 });
 
 it('Cursor 2.x, through the daemon: a prompt starts a turn with its text; a named file is captured before, every tool scanned after; the turn restores exactly', async () => {

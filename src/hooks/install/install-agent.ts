@@ -78,8 +78,12 @@ export async function installAgent(options: InstallOptions): Promise<InstallResu
         )
       : installHooks(parsed.value, installEntries(spec), { type: 'command', command }, spec.name, file, options.http ? { type: 'http', ...options.http } : undefined, options.httpFor);
   // An uninstall that leaves nothing but an empty object removes the file (ckpt's install made it,
-  // or it held nothing): `{}` left behind would be clutter in the project.
-  const empty = options.uninstall && Object.keys(merged.value).length === 0;
+  // or it held nothing): `{}` left behind would be clutter in the project. So does one left with only
+  // the format `version` an install of this scope sets (Cursor, Copilot): a hook file without hooks.
+  const version = scope === 'local' ? undefined : spec.flatHook?.version?.[scope];
+  const keys = Object.keys(merged.value);
+  const empty =
+    options.uninstall && (keys.length === 0 || (spec.install === 'flat-hooks-json' && version !== undefined && keys.length === 1 && merged.value.version === version));
   const next = empty ? undefined : formatSettings({ value: merged.value, style: parsed.style });
   const changed = merged.changes.length > 0 && next !== text;
   const changes = empty && changed ? [...merged.changes, 'removed the file (nothing else was in it)'] : merged.changes;
