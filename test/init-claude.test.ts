@@ -142,6 +142,22 @@ describe('ckpt init claude', () => {
     expect(hooks.PreToolUse).toEqual([{ matcher: TOOL_MATCHER, hooks: [{ type: 'command', command: user.command }] }]);
     expect((await ckpt(['init', 'claude', '--user', '--local'])).code).toBe(2);
   });
+
+  it("says when ckpt's hooks are also in another of Claude Code's files (both would run: every event recorded twice)", async () => {
+    const local = join(project, '.claude', 'settings.local.json');
+    const first = (await ckpt(['init', 'claude', '--local', '--command', '--json'])).json();
+    expect(first.notes ?? []).not.toContainEqual(expect.stringContaining('also in'));
+    // The README's old advice: plain --command, which writes the shared file and leaves the local one.
+    expect((await ckpt(['init', 'claude', '--command'])).stdout).toContain(`note: ckpt's Claude Code hooks are also in ${local}`);
+    const shared = await ckpt(['init', 'claude', '--command', '--json']);
+    expect(shared.json().file).toBe(join(project, '.claude', 'settings.json'));
+    expect(shared.json().notes).toContainEqual(
+      `ckpt's Claude Code hooks are also in ${local}: Claude Code runs both, so every event would be recorded twice; remove them there with \`ckpt init claude --local --uninstall\``,
+    );
+    // Removed there, the note is gone; an uninstall never says it.
+    expect((await ckpt(['init', 'claude', '--local', '--uninstall', '--json'])).json().notes ?? []).toEqual([]);
+    expect((await ckpt(['init', 'claude', '--command', '--json'])).json().notes ?? []).not.toContainEqual(expect.stringContaining('also in'));
+  });
 });
 
 describe('ckpt init claude: the default install (issue 28)', () => {

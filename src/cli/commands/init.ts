@@ -82,6 +82,7 @@ export const initCommand: CommandSpec = {
       dryRun: o.dryRun,
       uninstall: o.uninstall,
     });
+    if (!o.uninstall) notes.push(...(await alsoInstalled(spec, scope, installed.file, projectDir, ctx.io.env.HOME || homedir())));
     const r = { ...installed, ...(installed.url && !hybrid ? {} : { ckpt: whichCkpt() }), ...(notes.length ? { notes } : {}) };
     out.result(r, (v) => {
       const verb = v.dryRun ? 'would change' : 'changed';
@@ -100,6 +101,25 @@ export const initCommand: CommandSpec = {
     });
   },
 };
+
+/**
+ * Notes for ckpt's hooks of the same agent in its other settings files: the agent runs the hooks of
+ * every file, so each event would be recorded twice (a prompt would start two turns).
+ */
+async function alsoInstalled(spec: ReturnType<typeof agentSpec>, scope: InstallScope, file: string, projectDir: string, homeDir: string): Promise<string[]> {
+  const notes: string[] = [];
+  for (const other of ['local', 'project', 'user'] as const) {
+    if (other === scope || (other === 'local' && !spec.settingsFiles.local)) continue;
+    // A dry-run uninstall there: "would change" means ckpt's hooks are in that file.
+    const there = await installAgent({ spec, scope: other, projectDir, homeDir, ckptCommand: 'ckpt', dryRun: true, uninstall: true }).catch(() => undefined);
+    if (there?.changed && there.file !== file) {
+      notes.push(
+        `ckpt's ${spec.displayName} hooks are also in ${there.file}: ${spec.displayName} runs both, so every event would be recorded twice; remove them there with \`ckpt init ${spec.name} --${other} --uninstall\``,
+      );
+    }
+  }
+  return notes;
+}
 
 /** The environment variable the HTTP hooks read the daemon's bearer token from (Claude Code's allowedEnvVars). */
 const TOKEN_ENV = 'CKPT_DAEMON_TOKEN';
