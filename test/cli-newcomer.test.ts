@@ -151,6 +151,22 @@ describe('rewind (a new user trying the README)', () => {
     await ckpt(['scan', '--tool', 'Bash']);
     expect((await ckpt(['rewind', '2'])).stdout).toMatch(/^conversation watermark: turn 2, 12 messages$/m);
   });
+
+  it('rewind --fork says the fork is now the default session and how to name the original, as session fork does', async () => {
+    await ckpt(['session', 'new', '--id', A]);
+    await ckpt(['turn', '--text', 'first']);
+    await writeFile(w('a.txt'), 'a\n');
+    await ckpt(['scan', '--tool', 'Bash']);
+    const r = await ckpt(['rewind', '1', '--fork']);
+    expect(r.code, r.stderr).toBe(0);
+    const fork = /^continuing in fork (\S+)$/m.exec(r.stdout)![1]!;
+    expect(r.stdout).toContain(`the fork ${fork.slice(-8)} is now the default session: commands without --session act on it`);
+    const back = /To work on the original, name it: (.+)$/m.exec(r.stdout)![1]!;
+    expect(back).toMatch(/--session e460fbc0 log$/);
+    expect((await ckpt(['status', '--json'])).json().session).toBe(fork);
+    const original = await runCli(back.split(' ').slice(2), { cwd: dirs.workspace });
+    expect(original.stdout.split('\n')[0]).toContain('session e460fbc0');
+  });
 });
 
 describe('read-only commands in a folder ckpt never recorded (a new user trying commands)', () => {

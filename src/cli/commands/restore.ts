@@ -5,7 +5,7 @@
 import { createInterface } from 'node:readline';
 import { Option, type Command } from 'commander';
 import { pc } from '../colors.js';
-import { restore, rewind, undoPath, type RestoreOptions, type RestoreResult, type Session } from '../../index.js';
+import { restore, rewind, shortSessionId, undoPath, type RestoreOptions, type RestoreResult, type Session } from '../../index.js';
 import { addCommands, type CommandSpec, type OptionSpec } from '../command-table.js';
 import type { CliContext } from '../context.js';
 import { CliExit, EXIT_CANCELLED } from '../exit.js';
@@ -50,11 +50,18 @@ export function registerRestoreCommands(program: Command): void {
         // The restore is recorded in the fork with --fork: its undo tag is the fork's.
         const hint = undoHint(ctx, result.undo, result.forked || ctx.flags.session !== undefined ? result.session : undefined);
         out.result({ ...publicResult(result), watermark: result.watermark, session: result.session, ...(result.forked ? { forked: true } : {}) }, (r) =>
-          `${humanResult(r, hint)}\n${watermarkLine(r.watermark)}${r.forked ? `\ncontinuing in fork ${r.session}` : ''}`,
+          `${humanResult(r, hint)}\n${watermarkLine(r.watermark)}${r.forked ? `\ncontinuing in fork ${r.session}\n${forkDefaultLine(ctx, r.session, session.id)}` : ''}`,
         );
       },
     },
   ]);
+}
+
+/** After `rewind --fork`: the fork is now the default session (the one updated last), as `session fork` says too. */
+function forkDefaultLine(ctx: CliContext, fork: string, original: string): string {
+  return pc.yellow(
+    `the fork ${shortSessionId(fork)} is now the default session: commands without --session act on it. To work on the original, name it: ${commandHint(ctx, ['--session', shortSessionId(original), 'log'])}`,
+  );
 }
 
 /** The conversation's position after a rewind; the message count only when the turn recorded one (`turn --message-count`). */
