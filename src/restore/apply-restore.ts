@@ -5,6 +5,7 @@
 //   removed) → `restore_committed`.
 // A crash before `restore_started` is undone on the next open, one after it is finished (recover.ts).
 import { randomBytes } from 'node:crypto';
+import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { CkptError } from '../errors.js';
 import type { CaptureEvent, EventBase, FileImage } from '../format/event.js';
@@ -138,6 +139,17 @@ async function readRecoveryImages(
   }
 }
 
+/**
+ * A folder the plan only implied (no mode recorded: a parent of a recorded file) is owned with the
+ * mode it has now, as a scan finds it: the next scan's record of the folder then does not depend on
+ * whether it compares against this owner record or a newer scan index (found by the restore model test).
+ */
+function withFolderMode(root: string, image: FileImage): FileImage {
+  if (image.state !== 'dir' || image.mode !== undefined) return image;
+  const info = lstatSync(join(root, image.path), { throwIfNoEntry: false });
+  return info?.isDirectory() ? { ...image, mode: info.mode & 0o7777 } : image;
+}
+
 /** The present image the plan was made from; a blocked chain the plan frees counts as absent. */
 function plannedPresent(present: ReadonlyMap<string, PresentImage>, path: string): FileImage | undefined {
   const p = present.get(path);
@@ -222,7 +234,7 @@ export async function applyRestore(session: SessionHandle, tx: EventLogTx, optio
   // This session wrote these paths now: other sessions' captures can detect conflicts with it.
   const done = new Set([...placed.restored, ...placed.deleted]);
   await afterCommit(options.warnings, 'owner index not updated', () =>
-    recordOwnership(session, staged.entries.filter((e) => done.has(e.path)).map(imageOfPlanEntry)),
+    recordOwnership(session, staged.entries.filter((e) => done.has(e.path)).map((e) => withFolderMode(root, imageOfPlanEntry(e)))),
   );
   return result;
 }
