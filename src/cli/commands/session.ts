@@ -131,20 +131,19 @@ export function registerSessionCommands(program: Command): void {
         // the original is named in its own workspace, not here.
         const otherWs = meta.forkedFrom?.workspace !== undefined && meta.forkedFrom.workspace !== ws.id ? meta.forkedFrom.workspace : undefined;
         const otherRoot = otherWs === undefined ? undefined : (await (await ctx.store()).listWorkspaces()).find((w) => w.id === otherWs)?.root;
-        const short = (id: string) => shortSessionId(id);
         out.result({ session: meta, workspace: record ? { left: true, differs: record.files.length, tag: record.tag } : { left: true, differs: 0 } }, (r) =>
           [
-            `forked ${short(r.session.forkedFrom?.session ?? '')} at ${where} into ${pc.bold(short(r.session.id))}  ${pc.dim(r.session.id)}`,
+            `forked ${shortSessionId(r.session.forkedFrom?.session ?? '')} at ${where} into ${pc.bold(shortSessionId(r.session.id))}  ${pc.dim(r.session.id)}`,
             otherWs !== undefined
               ? `the files here were left as they are (the history is of workspace ${otherWs}${otherRoot ? ` ${otherRoot}` : ''}): ` +
-                `ckpt restore TAG --force puts back the paths recorded after TAG; ckpt export ${short(r.session.forkedFrom?.session ?? '')} ${where} DIR writes the whole tree of ${where} into a new folder`
+                `ckpt restore TAG --force puts back the paths recorded after TAG; ckpt export ${shortSessionId(r.session.forkedFrom?.session ?? '')} ${where} DIR writes the whole tree of ${where} into a new folder`
               : record
-                ? `the files were left as they are: ${record.files.length} path(s) differ from ${where} (later work of the parent or other sessions, recorded in the fork as ${record.tag}); to put them back: ckpt --session ${short(r.session.id)} restore ${where}`
+                ? `the files were left as they are: ${record.files.length} path(s) differ from ${where} (later work of the parent or other sessions, recorded in the fork as ${record.tag}); to put them back: ckpt --session ${shortSessionId(r.session.id)} restore ${where}`
                 : `the workspace is as it was at ${where}`,
-            pc.yellow(`the fork ${short(r.session.id)} is now the default session: commands without --session act on it`),
+            pc.yellow(`the fork ${shortSessionId(r.session.id)} is now the default session: commands without --session act on it`),
             pc.yellow(
               otherWs !== undefined
-                ? `(the default is the session updated last). The original, ${short(r.session.forkedFrom?.session ?? '')}, stays in workspace ${otherWs}`
+                ? `(the default is the session updated last). The original, ${shortSessionId(r.session.forkedFrom?.session ?? '')}, stays in workspace ${otherWs}`
                 : `(the default is the session updated last). To work on the original, name it: ${hint}`,
             ),
           ].join('\n'),

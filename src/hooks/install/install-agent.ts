@@ -63,6 +63,8 @@ export async function installAgent(options: InstallOptions): Promise<InstallResu
   }
   if (spec.install === 'opencode-plugin') return installPluginFile(options, file, command, text);
   const parsed = parseSettings(text, file);
+  // The format `version` a flat hook file of this scope carries (Cursor, Copilot).
+  const version = scope === 'local' ? undefined : spec.flatHook?.version?.[scope];
   const merged: MergeResult = options.uninstall
     ? spec.install === 'flat-hooks-json'
       ? uninstallFlatHooks(parsed.value, spec.name, file)
@@ -74,13 +76,12 @@ export async function installAgent(options: InstallOptions): Promise<InstallResu
           spec.flatHook?.fields(command) ?? { type: 'command', command },
           spec.name,
           file,
-          scope === 'local' ? undefined : spec.flatHook?.version?.[scope],
+          version,
         )
       : installHooks(parsed.value, installEntries(spec), { type: 'command', command }, spec.name, file, options.http ? { type: 'http', ...options.http } : undefined, options.httpFor);
   // An uninstall that leaves nothing but an empty object removes the file (ckpt's install made it,
   // or it held nothing): `{}` left behind would be clutter in the project. So does one left with only
-  // the format `version` an install of this scope sets (Cursor, Copilot): a hook file without hooks.
-  const version = scope === 'local' ? undefined : spec.flatHook?.version?.[scope];
+  // the format `version` an install of this scope sets: a hook file without hooks.
   const keys = Object.keys(merged.value);
   const empty =
     options.uninstall && (keys.length === 0 || (spec.install === 'flat-hooks-json' && version !== undefined && keys.length === 1 && merged.value.version === version));
