@@ -1,4 +1,4 @@
-// Progress reports of long operations: the scan's read-and-store phase and a restore's staging.
+// Progress reports of long operations: the scan's read-and-store phase and a restore's read and write phases.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -29,7 +29,7 @@ it('reports storing progress up to the number of files read', async () => {
   expect(quiet).toEqual([]);
 });
 
-it('a restore reports staging progress up to the number of files written', async () => {
+it('a restore reports reading, then writing progress up to the number of files written', async () => {
   for (let i = 0; i < 20; i++) await writeFile(join(dirs.workspace, `g${i}.txt`), `v1 ${i}\n`);
   const paths = Array.from({ length: 20 }, (_, i) => `g${i}.txt`);
   await session.turn();
@@ -39,6 +39,9 @@ it('a restore reports staging progress up to the number of files written', async
   const seen: { phase: string; done: number; total: number }[] = [];
   const r = await session.restore('1', { onProgress: (p) => seen.push(p) });
   expect(r.restored).toHaveLength(20);
-  expect(seen.map((p) => p.done)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
-  expect(seen.every((p) => p.phase === 'staging' && p.total === 20)).toBe(true);
+  const upTo20 = Array.from({ length: 20 }, (_, i) => i + 1);
+  expect(seen.filter((p) => p.phase === 'reading').map((p) => p.done)).toEqual(upTo20);
+  expect(seen.filter((p) => p.phase === 'writing').map((p) => p.done)).toEqual(upTo20);
+  expect(seen.every((p) => p.total === 20)).toBe(true);
+  expect(seen.findIndex((p) => p.phase === 'writing')).toBe(20);
 });

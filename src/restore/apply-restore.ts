@@ -1,8 +1,9 @@
 // The journaled apply of a restore plan (DESIGN §4), run inside the session's transaction:
-//   drift gate → recovery capture (tool `restore`, carrying `restoreId`) → stage every target beside
-//   it (blob reads happen here: a corrupt blob aborts with nothing changed) → `restore_started`
-//   (the point of no return) → place (rename/unlink/symlink, folder fsyncs, emptied folders
-//   removed) → `restore_committed`.
+//   drift gate → the present content of every planned path stored, and every blob the plan writes
+//   read, at once (a corrupt blob fails with nothing recorded or changed) → recovery capture (tool
+//   `restore`, carrying `restoreId`) → `restore_started` (the point of no return) → place (write
+//   beside and rename, unlink, symlink; file and folder fsyncs, emptied folders removed) →
+//   `restore_committed`.
 // A crash before `restore_started` is undone on the next open, one after it is finished (recover.ts).
 import { randomBytes } from 'node:crypto';
 import { lstatSync } from 'node:fs';
@@ -20,7 +21,7 @@ import { sameImage } from '../workspace/read-image.js';
 import { placeEntries } from './place.js';
 import { checkParentChain, mapLimit } from './present.js';
 import { summarizePlan, type PlannedEntry, type PresentImage, type RestorePlan, type SkippedPath } from './plan-restore.js';
-import { stageAll } from './stage-all.js';
+import { readPlanContent, type ContentSource } from './plan-content.js';
 import type { KeptContent } from './kept-content.js';
 import { inlineRecords } from '../format/inline-blobs.js';
 import { spillInline } from '../storage/inline-store.js';
@@ -59,7 +60,7 @@ export interface ApplyRestoreOptions {
   dryRun?: boolean;
   /** Reason recorded on the recovery capture, e.g. `restore to 3`. */
   reason: string;
-  /** Called as files are staged (the long part of a big restore), for progress bars. */
+  /** Called as the plan's content is read and as entries are placed (a big restore's long parts), for progress bars. */
   onProgress?: (progress: { phase: string; done: number; total: number }) => void;
   /** Where failures after the point of no return go (the restore happened: they are not its error). */
   warnings?: string[];
@@ -139,6 +140,14 @@ async function readRecoveryImages(
   }
 }
 
+/** Both results once both have settled (nothing is left running); the first one's failure first. */
+async function settleBoth<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
+  const [ra, rb] = await Promise.allSettled([a, b]);
+  if (ra.status === 'rejected') throw ra.reason;
+  if (rb.status === 'rejected') throw rb.reason;
+  return [ra.value, rb.value];
+}
+
 /**
  * A folder the plan only implied (no mode recorded: a parent of a recorded file) is owned with the
  * mode it has now, as a scan finds it: the next scan's record of the folder then does not depend on
@@ -166,9 +175,16 @@ export async function applyRestore(session: SessionHandle, tx: EventLogTx, optio
   if (plan.drift.length > 0 && !options.force) throw driftError(options.to, plan.drift);
   if (plan.entries.length === 0) return baseResult(options, [], [...plan.skipped], [...plan.drift]);
 
-  // Recovery capture: the present content of every planned path, stored durably before any change.
-  const recovery = await readRecoveryImages(session, plan.entries, options.kept, options.present);
+  const { blobs } = session.ctx;
+  const events = await tx.read();
+  // The plan names blobs that reading its content — and recovery after a crash — take from the blob
+  // store: a capture's inline content is copied there first (format/inline-blobs.ts).
+  await spillInline(blobs, inlineRecords([...events, ...(options.sources ?? [])]), plan.entries.map((e) => e.blob));
+  // The recovery capture's content (the present content of every planned path, stored durably before
+  // any change) and the plan's, read at once: a blob that cannot be read fails with nothing recorded.
+  const [recovery, planContent] = await settleBoth(readRecoveryImages(session, plan.entries, options.kept, options.present), readPlanContent(blobs, plan.entries, options.onProgress));
   const entries: PlannedEntry[] = [];
+  const inPlan: number[] = [];
   const skipped = [...plan.skipped];
   const drift = [...plan.drift];
   const changedMeanwhile: string[] = [];
@@ -183,37 +199,22 @@ export async function applyRestore(session: SessionHandle, tx: EventLogTx, optio
       if (!drift.includes(entry.path)) drift.push(entry.path);
     }
     entries.push(entry);
+    inPlan.push(i);
   });
   if (changedMeanwhile.length > 0 && !options.force) throw driftError(options.to, changedMeanwhile);
   if (entries.length === 0) return baseResult(options, [], skipped, drift);
   const recoveryImages = recovery.filter((r) => r.state !== 'skipped');
 
   const id = randomBytes(8).toString('hex');
-  const events = await tx.read();
-  const state = replay(events);
-  // The plan names blobs that staging — and recovery after a crash — read from the blob store: a
-  // capture's inline content is copied there first (format/inline-blobs.ts).
-  await spillInline(session.ctx.blobs, inlineRecords([...events, ...(options.sources ?? [])]), entries.map((e) => e.blob));
-  // Staging creates no folder (it stages in the deepest existing one): an abandoned restore only
-  // leaves staging files, which recovery finds by the restore id.
-  const captureEvent = nextCaptureEvent(state, recoveryImages, { tool: 'restore', reason: options.reason, extra: { restoreId: id } });
+  const captureEvent = nextCaptureEvent(replay(events), recoveryImages, { tool: 'restore', reason: options.reason, extra: { restoreId: id } });
   const [stored] = (await tx.append([captureEvent])) as CaptureEvent[];
   const undo = stored!.tag;
-
-  const ctx = { root, blobs: session.ctx.blobs, id };
-  let staged;
-  try {
-    staged = await stageAll(ctx, entries, 'strict', options.onProgress);
-  } catch (err) {
-    const code = err instanceof CkptError ? err.code : 'INTERNAL';
-    await tx.append([{ type: 'restore_aborted', id, reason: code }]);
-    throw err;
-  }
+  const content: ContentSource = (i) => planContent(inPlan[i]!);
 
   // The point of no return: from here on, a crash is finished from this plan on the next open.
   // A big plan goes into a blob (durable before this line is appended), referenced by id.
   await tx.append([{ type: 'restore_started', id, to: options.to, recovery: undo, ...(await planFields(session.ctx.blobs, entries)) }]);
-  const placed = await placeEntries(root, id, staged.entries, staged.staged);
+  const placed = await placeEntries(root, id, entries, content, options.onProgress);
   const result: RestoreResult = {
     to: options.to,
     restored: placed.restored,
@@ -234,7 +235,7 @@ export async function applyRestore(session: SessionHandle, tx: EventLogTx, optio
   // This session wrote these paths now: other sessions' captures can detect conflicts with it.
   const done = new Set([...placed.restored, ...placed.deleted]);
   await afterCommit(options.warnings, 'owner index not updated', () =>
-    recordOwnership(session, staged.entries.filter((e) => done.has(e.path)).map((e) => withFolderMode(root, imageOfPlanEntry(e)))),
+    recordOwnership(session, entries.filter((e) => done.has(e.path)).map((e) => withFolderMode(root, imageOfPlanEntry(e)))),
   );
   return result;
 }

@@ -1,24 +1,28 @@
-// Placing a staged restore (DESIGN §4 step 4), after the point of no return, in plan order (deletes
-// deepest first, then folders, files and symlinks shallowest first): unlink deleted paths and remove
-// emptied folders, create folders (replacing a file or symlink), rename each staged file or link over
-// its target (replacing an emptied folder), and fsync every touched folder. Idempotent, so recovery after a crash runs
-// exactly this again: an already-renamed entry is simply re-placed, an already-absent path is fine.
-// The checks and every other act are synchronous, in plan order. A rename whose staged file lies in
-// the target's own folder, and the unlink of a deleted file moved aside in its own folder, run on the
-// thread pool, several at once (DESIGN §10 "Restore speed"): freeing a replaced or deleted file waits
-// on the file system's journal, and those waits overlap.
-import { constants, lstatSync, mkdirSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
-import { chmod, lstat, open, rename, unlink } from 'node:fs/promises';
+// Placing a restore (DESIGN §4 step 4), after the point of no return, in plan order (deletes deepest
+// first, then folders, files and symlinks shallowest first): unlink deleted paths and remove emptied
+// folders, create folders (replacing a file or symlink), write each file or link to a staging name
+// beside its target and rename it over the target at once (replacing an emptied folder), then fsync
+// every written file and touched folder. Idempotent, so recovery after a crash runs exactly this
+// again from the store: an already-placed entry is simply placed again, an already-absent path is fine.
+// The checks and every act are synchronous, in plan order, except the unlink of a deleted file moved
+// aside in its own folder, and the fsyncs: they run on the thread pool, several at once (DESIGN §10
+// "Restore speed"), because they wait on the file system's journal and those waits overlap.
+import { closeSync, constants, fchmodSync, lstatSync, mkdirSync, renameSync, rmdirSync, symlinkSync, unlinkSync, writeSync } from 'node:fs';
+import { chmod, lstat, open, unlink } from 'node:fs/promises';
+import { CkptError, isCkptError } from '../errors.js';
 import { dirname, join, relative } from 'node:path';
 import type { PlannedEntry, SkippedPath } from './plan-restore.js';
 import { WHY } from './plan-restore.js';
 import { ancestorsOf, checkParentChain, checkParentChainSync, fsyncDir, mapLimit } from './present.js';
-import { ensureParents, stagePath, unlinkIfPresent } from './stage.js';
+import type { ContentSource } from './plan-content.js';
+import { createExclusive, ensureParents, flushAndClose, stagePath, unlinkIfPresent } from './stage.js';
 
 /** Touched folders fsynced at once (each holds a descriptor while its fsync is in flight). */
 const DIR_FLUSH_PARALLELISM = 64;
-/** Renames (and unlinks of deleted files) in flight on the thread pool at once. */
-const RENAME_PARALLELISM = 16;
+/** Unlinks of deleted files in flight on the thread pool at once. */
+const UNLINK_PARALLELISM = 16;
+/** Written files whose fsyncs are issued together, while the next are written (bounds the open descriptors). */
+const FLUSH_GROUP = 256;
 
 export interface PlaceOutcome {
   restored: string[];
@@ -28,47 +32,58 @@ export interface PlaceOutcome {
 }
 
 /**
- * Places `entries` of restore `id`; `staged[i]` is the staging path of entry i (undefined for
- * deletes, or when the entry could not be staged — it is then reported as skipped).
+ * Places `entries` of restore `id`, taking each write's bytes from `content` (a failure to get them
+ * skips that entry, as an I/O failure does). `onProgress` counts the entries placed.
  */
-export async function placeEntries(root: string, id: string, entries: readonly PlannedEntry[], staged: readonly (string | undefined)[]): Promise<PlaceOutcome> {
-  // Outcomes by entry, reported in plan order whatever order the renames finish in.
+export async function placeEntries(
+  root: string,
+  id: string,
+  entries: readonly PlannedEntry[],
+  content: ContentSource,
+  onProgress?: (progress: { phase: string; done: number; total: number }) => void,
+): Promise<PlaceOutcome> {
+  // Outcomes by entry, reported in plan order whatever order the unlinks and fsyncs finish in.
   const outcomes: Outcome[] = new Array<Outcome>(entries.length);
   const touched = new Set<string>();
   const emptied: string[] = [];
   const folderModes: { path: string; mode: number }[] = [];
-  const renames = new Renames();
-  /** Past the point of no return an I/O failure on one path must not strand the others: it is
-   * reported, and the recovery capture still holds what was there. */
-  const failed = (i: number, err: unknown): Outcome => {
-    if (staged[i]) quietUnlink(staged[i]!);
-    return { skipped: { path: entries[i]!.path, why: `io: ${(err as NodeJS.ErrnoException).code ?? String(err)}` } };
-  };
+  const unlinks = new Unlinks();
+  /** Past the point of no return a failure on one path must not strand the others: it is reported,
+   * and the recovery capture still holds what was there. */
+  const failed = (i: number, err: unknown): Outcome => ({ skipped: { path: entries[i]!.path, why: whyFailed(err) } });
+  const flushes = new Flushes((i, err) => (outcomes[i] = failed(i, err)));
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i]!;
-    // An entry beneath a path whose rename is still in flight waits for it: it must see what the
-    // earlier entries placed (a file there blocks it, as it would have in sequence). So does an
-    // entry that may remove a folder a deleted file's unlink is still emptying.
-    if (renames.pendingAround(entry.path)) await renames.drain();
+    // An entry beneath a deleted path whose unlink is still in flight waits for it, and so does an
+    // entry that may remove a folder such an unlink is still emptying: each sees what the earlier
+    // entries did, as in sequence.
+    if (unlinks.pendingAround(entry.path)) await unlinks.drain();
     try {
-      const placed = placeOne(root, entry, staged[i], touched, emptied, () => stagePath(root, entry.path, id, `d${i}`));
+      // The bytes first: nothing waits between an entry's checks and its acts.
+      const data = entry.action === 'write' ? await content(i) : undefined;
+      const placed = placeOne(root, entry, data, stagePath(root, entry.path, id, i), touched, emptied, () => stagePath(root, entry.path, id, `d${i}`));
       if (placed instanceof Promise) {
-        await renames.add(
+        await unlinks.add(
           entry.path,
           placed.then(
             (o) => void (outcomes[i] = o),
             (err: unknown) => void (outcomes[i] = failed(i, err)),
           ),
         );
-        continue;
+      } else if ('fd' in placed) {
+        outcomes[i] = { restored: entry.path };
+        await flushes.add(i, placed.fd);
+      } else {
+        outcomes[i] = placed;
+        if (entry.action === 'mkdir' && entry.mode !== undefined && 'restored' in placed) folderModes.push({ path: entry.path, mode: entry.mode });
       }
-      outcomes[i] = placed;
-      if (entry.action === 'mkdir' && entry.mode !== undefined && 'restored' in placed) folderModes.push({ path: entry.path, mode: entry.mode });
     } catch (err) {
       outcomes[i] = failed(i, err);
     }
+    onProgress?.({ phase: 'writing', done: i + 1, total: entries.length });
   }
-  await renames.drain();
+  await unlinks.drain();
+  await flushes.drain();
   const out: PlaceOutcome = { restored: [], deleted: [], skipped: [] };
   for (const o of outcomes) {
     if ('restored' in o) out.restored.push(o.restored);
@@ -89,7 +104,7 @@ export async function placeEntries(root: string, id: string, entries: readonly P
     try {
       await setFolderMode(root, path, mode);
     } catch (err) {
-      out.skipped.push({ path, why: `io: ${(err as NodeJS.ErrnoException).code ?? String(err)} (folder mode)` });
+      out.skipped.push({ path, why: `${whyFailed(err)} (folder mode)` });
     }
   }
   // A touched folder that a later entry removed or replaced (by a file or a symlink) is not one any
@@ -104,18 +119,23 @@ export async function placeEntries(root: string, id: string, entries: readonly P
 
 type Outcome = { restored: string } | { deleted: string } | { skipped: SkippedPath };
 
-/** Renames and unlinks in flight (bounded), by target path (a deleted file's: its temporary name). */
-class Renames {
+/** Why an entry was skipped: `io: <errno>`, or the store's error code (a blob that cannot be read any more). */
+function whyFailed(err: unknown): string {
+  return isCkptError(err) ? err.code.toLowerCase().replace(/_/g, '-') : `io: ${(err as NodeJS.ErrnoException).code ?? String(err)}`;
+}
+
+/** Unlinks of deleted files in flight (bounded), by the deleted path. */
+class Unlinks {
   private readonly inFlight = new Map<string, Promise<void>>();
 
   /** Adds one (it never rejects); waits while the bound is reached. */
   async add(path: string, done: Promise<void>): Promise<void> {
     this.inFlight.set(path, done);
     void done.then(() => this.inFlight.delete(path));
-    while (this.inFlight.size >= RENAME_PARALLELISM) await Promise.race(this.inFlight.values());
+    while (this.inFlight.size >= UNLINK_PARALLELISM) await Promise.race(this.inFlight.values());
   }
 
-  /** True when a rename or unlink of an ancestor of `path`, or of a path inside it, is still in flight. */
+  /** True when an unlink of an ancestor of `path`, or of a path inside it, is still in flight. */
   pendingAround(path: string): boolean {
     if (this.inFlight.size === 0) return false;
     const inside = `${path}/`;
@@ -129,31 +149,62 @@ class Renames {
 }
 
 /**
- * Places one entry. Everything runs synchronously except a rename whose staged file lies in the
- * target's own folder and the unlink of a deleted file (first renamed, synchronously, to a staging
- * name beside it: `deletedName`): they are returned as a promise (run on the thread pool). Neither
- * can be turned outside the workspace by a folder swapped for a symlink after the check: both names
- * resolve through the same folder, so a swapped folder holds no such file (ENOENT) unless whoever
- * can write there put one. A rename into a folder made here (staged higher up) stays synchronous,
- * right after its checks.
+ * The fsyncs of written files, issued a group at a time while the next files are written (renamed
+ * into place first: the rename over an existing file starts its write-back, so the fsync that
+ * follows finds little left to do). A failed fsync reports its entry through `onFail`.
+ */
+class Flushes {
+  private group: { i: number; fd: number }[] = [];
+  private readonly inFlight: Promise<void>[] = [];
+
+  constructor(private readonly onFail: (i: number, err: unknown) => void) {}
+
+  async add(i: number, fd: number): Promise<void> {
+    this.group.push({ i, fd });
+    if (this.group.length < FLUSH_GROUP) return;
+    this.issue();
+    // At most two groups open at once: the descriptors stay bounded.
+    if (this.inFlight.length > 1) await this.inFlight.shift();
+  }
+
+  async drain(): Promise<void> {
+    this.issue();
+    await Promise.all(this.inFlight.splice(0));
+  }
+
+  private issue(): void {
+    const group = this.group;
+    this.group = [];
+    if (group.length === 0) return;
+    this.inFlight.push(
+      Promise.all(group.map(({ i, fd }) => flushAndClose(fd).catch((err: unknown) => this.onFail(i, err)))).then(() => {}),
+    );
+  }
+}
+
+/**
+ * Places one entry. Everything runs synchronously except the unlink of a deleted file (first renamed,
+ * synchronously, to a staging name beside it: `deletedName`), returned as a promise (run on the
+ * thread pool): it cannot be turned outside the workspace by a folder swapped for a symlink after
+ * the check, since both names resolve through the same folder, so a swapped folder holds no such
+ * file (ENOENT) unless whoever can write there put one. A written file is returned with its open
+ * descriptor (its fsync is owed); a failure before its rename leaves the target as it was.
  */
 function placeOne(
   root: string,
   entry: PlannedEntry,
-  stagedPath: string | undefined,
+  data: Buffer | undefined,
+  stagedPath: string,
   touched: Set<string>,
   emptied: string[],
   deletedName: () => string,
-): Outcome | Promise<Outcome> {
+): Outcome | { fd: number } | Promise<Outcome> {
   const abs = join(root, entry.path);
   // lstat the real parent chain right before acting: a symlink that replaced a folder since the
   // plan is never written through (a symlink that replaced the target itself is just replaced).
   // Entries run in plan order, so a file or symlink the plan replaces by a folder is gone by now.
   const chain = checkParentChainSync(root, entry.path);
-  if (!chain.ok) {
-    if (stagedPath) unlinkIfPresent(stagedPath);
-    return { skipped: { path: entry.path, why: chain.why } };
-  }
+  if (!chain.ok) return { skipped: { path: entry.path, why: chain.why } };
   if (entry.action === 'delete') {
     let removed: ReturnType<typeof removeEntry> = 'removed';
     if (chain.missing.length === 0) {
@@ -167,19 +218,10 @@ function placeOne(
     for (let d = dirname(entry.path), n = entry.newDirs ?? 0; n > 0 && d !== '.'; d = dirname(d), n--) emptied.push(d);
     return removed === 'removed' ? { deleted: entry.path } : removed.then(() => ({ deleted: entry.path }));
   }
-  if (entry.action !== 'mkdir' && !stagedPath) return { skipped: { path: entry.path, why: 'not-staged' } };
   // The chain was just checked: folders are created only when some are missing.
-  if (chain.missing.length > 0 && !ensureParents(root, entry.path, touched)) {
-    if (stagedPath) unlinkIfPresent(stagedPath);
-    return { skipped: { path: entry.path, why: WHY.parentNotDirectory } };
-  }
-  let info;
-  try {
-    info = lstatSync(abs, { throwIfNoEntry: false });
-  } catch {
-    info = undefined;
-  }
+  if (chain.missing.length > 0 && !ensureParents(root, entry.path, touched)) return { skipped: { path: entry.path, why: WHY.parentNotDirectory } };
   if (entry.action === 'mkdir') {
+    const info = lstatSync(abs, { throwIfNoEntry: false });
     if (!info?.isDirectory()) {
       // A file or symlink there is in the recovery capture: replaced by the folder.
       if (info) unlinkSync(abs);
@@ -188,23 +230,62 @@ function placeOne(
     }
     return { restored: entry.path };
   }
-  if (info?.isDirectory()) {
-    // The folder's recorded content was deleted before (plan order); a folder still holding
-    // something no capture recorded is never removed wholesale.
-    try {
-      rmdirSync(abs);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
-      unlinkIfPresent(stagedPath!);
+  const fd = writeStaged(entry, data, stagedPath);
+  try {
+    if (lstatSync(abs, { throwIfNoEntry: false })?.isDirectory() && !removeEmptiedFolder(abs)) {
+      if (fd !== undefined) closeSync(fd);
+      unlinkIfPresent(stagedPath);
       return { skipped: { path: entry.path, why: 'present-unrecoverable: directory not empty' } };
     }
+    renameSync(stagedPath, abs);
+  } catch (err) {
+    if (fd !== undefined) closeSync(fd);
+    quietUnlink(stagedPath);
+    throw err;
   }
   touched.add(dirname(abs));
-  touched.add(dirname(stagedPath!));
-  if (chain.missing.length === 0 && dirname(stagedPath!) === dirname(abs)) return rename(stagedPath!, abs).then(() => ({ restored: entry.path }));
-  renameSync(stagedPath!, abs);
-  return { restored: entry.path };
+  return fd === undefined ? { restored: entry.path } : { fd };
+}
+
+/**
+ * Writes a file (exact mode, whatever the umask; a read-only mode is set after the bytes) or a
+ * symlink at its staging name; returns the file's descriptor, still open for its fsync. A leftover
+ * of the same name (an interrupted run of this restore) is replaced.
+ */
+function writeStaged(entry: PlannedEntry, data: Buffer | undefined, stagedPath: string): number | undefined {
+  if (entry.action === 'symlink') {
+    if (typeof entry.target !== 'string') throw new CkptError('INTERNAL', `plan entry ${entry.path} has no link target`);
+    unlinkIfPresent(stagedPath);
+    // A symlink is all metadata: its folder's fsync makes it durable.
+    symlinkSync(entry.target, stagedPath);
+    return undefined;
+  }
+  if (!data) throw new CkptError('INTERNAL', `plan entry ${entry.path} has no content`);
+  const fd = createExclusive(stagedPath);
+  try {
+    for (let off = 0; off < data.length; ) off += writeSync(fd, data, off, data.length - off);
+    fchmodSync(fd, (entry.mode ?? 0o644) & 0o7777);
+  } catch (err) {
+    closeSync(fd);
+    quietUnlink(stagedPath);
+    throw err;
+  }
+  return fd;
+}
+
+/**
+ * Removes the folder a file or symlink replaces. Its recorded content was deleted before (plan
+ * order); false when it still holds something no capture recorded: never removed wholesale.
+ */
+function removeEmptiedFolder(abs: string): boolean {
+  try {
+    rmdirSync(abs);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
+    return false;
+  }
 }
 
 /**

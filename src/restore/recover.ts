@@ -1,10 +1,10 @@
 // Recovery of interrupted restores (DESIGN §4), run when a session is opened and before any restore:
 // - `restore_started` without `restore_committed`: the point of no return was passed, so the restore
-//   is finished from its journaled plan (re-staged from blobs, placed again — idempotent) and
-//   committed;
+//   is finished from its journaled plan (placed again from the store — idempotent) and committed;
 // - a recovery capture carrying a `restoreId` with neither `restore_started` nor `restore_aborted`:
-//   the process died while staging; its staging files and the folders staging created are removed
-//   and `restore_aborted` is appended. The workspace is then exactly as before that restore.
+//   the process died before its point of no return; `restore_aborted` is appended (and what older
+//   versions staged before that point is removed: their staging files and the folders they made).
+//   The workspace is then exactly as before that restore.
 import type { CaptureEvent, EventBase, RestoreStartedEvent } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { loadPlans, planOf, resultFields } from '../session/restore-plans.js';
@@ -12,8 +12,8 @@ import { loadHotState, rememberedHotState } from '../session/hot-snapshot.js';
 import type { EventLogTx } from '../storage/event-log.js';
 import { placeEntries } from './place.js';
 import type { PlannedEntry } from './plan-restore.js';
+import { storeContent } from './plan-content.js';
 import { removeEmptyFolders, removeStaged } from './stage.js';
-import { stageAll } from './stage-all.js';
 
 export interface RecoveryReport {
   /** Ids of restores finished from their plan. */
@@ -94,16 +94,14 @@ async function finish(session: SessionHandle, tx: EventLogTx, started: RestoreSt
   const root = session.workspaceRoot;
   const entries = planOf(started) as PlannedEntry[];
   const paths = entries.map((e) => e.path);
-  // Leftovers of the interrupted run are replaced by fresh stages: their content may be partial.
+  // Leftovers of the interrupted run are written again from the store: their content may be partial.
   await removeStaged(root, paths, started.id);
-  const staged = await stageAll({ root, blobs: session.ctx.blobs, id: started.id }, entries, 'lenient');
-  const placed = await placeEntries(root, started.id, staged.entries, staged.staged);
-  await removeStaged(root, paths, started.id);
+  const placed = await placeEntries(root, started.id, entries, storeContent(session.ctx.blobs, entries));
   const result = {
     to: started.to,
     restored: placed.restored,
     deleted: placed.deleted,
-    skipped: [...staged.failed, ...placed.skipped],
+    skipped: placed.skipped,
     drift: [],
     undo: started.recovery,
     id: started.id,
