@@ -203,6 +203,13 @@ describe('ckpt mcp: tools', () => {
     await expect(read('u2.txt')).rejects.toMatchObject({ code: 'ENOENT' });
     // A rewind token is not a restore token.
     expect((await mcp.fails('rewind', { tag: turn, token: p.token })).code).toBe('TOKEN_INVALID');
+    // A rewind into a fork says which session tools without `session` act on now (as the CLI does).
+    const fp = await mcp.ok('restore_preview', { operation: 'rewind', tag: turn, fork: true });
+    const fr = await mcp.call('rewind', { tag: turn, token: fp.token, fork: true });
+    expect(fr.structuredContent).toMatchObject({ forked: true });
+    const fork = (fr.structuredContent as { session: string }).session;
+    expect(textOf(fr)).toContain(`continuing in fork ${fork}: it is now the default session, tools without a session act on it`);
+    expect((await mcp.ok('session_show', {})).session.id).toBe(fork);
   });
 
   it('a rewind to a turn that recorded no message count says so in words (no "? messages"), preview and result', async () => {
@@ -231,7 +238,9 @@ describe('ckpt mcp: tools', () => {
     const fork = await mcp.ok('session_fork', { at: '1', title: 'alt' });
     expect(fork.session).toMatchObject({ kind: 'fork', parent: parent.id, title: 'alt' });
     const tree = await mcp.ok('session_tree', {});
-    expect(tree.nodes).toContainEqual(expect.objectContaining({ id: fork.session.id, depth: 1, parent: parent.id }));
+    // The parent is the default session: the fork the rewind test made, itself one level down.
+    const depth = tree.nodes.find((n: { id: string }) => n.id === parent.id).depth;
+    expect(tree.nodes).toContainEqual(expect.objectContaining({ id: fork.session.id, depth: depth + 1, parent: parent.id }));
     const list = await mcp.ok('session_list', {});
     expect(list.sessions.map((s: { id: string }) => s.id)).toEqual(expect.arrayContaining([parent.id, fork.session.id]));
   });

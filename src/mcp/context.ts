@@ -14,6 +14,8 @@ export interface McpContext {
    * person approved them through the client (elicitation accepted), never on the token alone.
    */
   requirePerson: boolean;
+  /** The server's default session (`ckpt mcp --session`), if it was given one. */
+  defaultSession?: string;
   /** The session named by `id`, else the server's default (--session), else the newest of the workspace. */
   session(id?: string): Promise<Session>;
 }
@@ -24,6 +26,7 @@ export function createMcpContext(options: { workspace: Workspace; confirmer: Con
     workspace,
     confirmer: options.confirmer,
     requirePerson: Boolean(options.requirePerson),
+    defaultSession: options.defaultSession,
     session: async (id) => {
       const chosen = id ?? options.defaultSession;
       if (chosen) return workspace.get(chosen);

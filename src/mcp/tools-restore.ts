@@ -151,13 +151,20 @@ export function registerRestoreTools(server: McpServer, ctx: McpContext): void {
       const { result: r, by } = await confirmed(server, ctx, args.token, request, (o) => session.rewind(args.tag, { fork: args.fork, force: args.force, ...o }));
       const lines = [resultText(r), ...confirmedText(by), `conversation watermark: ${watermarkText(r.watermark)}; ${r.hidden.length} conversation entries hidden`];
       if (r.userMessage?.text) lines.push(`the user's message of that turn: ${r.userMessage.text}`);
-      if (r.forked) lines.push(`continuing in fork ${r.session}`);
+      if (r.forked) lines.push(forkText(ctx, r.session));
       return ok(
         { ...publicResult(r.session, r), watermark: r.watermark, forked: Boolean(r.forked), userMessage: publicMessage(r.userMessage), hidden: r.hidden.length },
         lines.join('\n'),
       );
     },
   );
+}
+
+/** After a rewind with fork: which session tools without `session` now act on (as the CLI says). */
+function forkText(ctx: McpContext, fork: string): string {
+  return ctx.defaultSession
+    ? `continuing in fork ${fork}; this server's default session is still ${ctx.defaultSession} (--session): pass session="${fork}" to work on the fork`
+    : `continuing in fork ${fork}: it is now the default session, tools without a session act on it`;
 }
 
 /** How long a user has to answer the confirmation the client shows them. */

@@ -12,6 +12,7 @@ import { CliExit, EXIT_CANCELLED } from '../exit.js';
 import { progressBar, type Progress } from '../progress.js';
 import { commandHint } from '../hint.js';
 import type { CliIo, Output } from '../io.js';
+import { counted } from '../counted.js';
 
 interface RestoreFlags {
   dryRun?: boolean;
@@ -66,7 +67,7 @@ function forkDefaultLine(ctx: CliContext, fork: string, original: string): strin
 
 /** The conversation's position after a rewind; the message count only when the turn recorded one (`turn --message-count`). */
 function watermarkLine(w: { turn: number; messageCount?: number | null }): string {
-  const count = typeof w.messageCount === 'number' ? `, ${w.messageCount} message${w.messageCount === 1 ? '' : 's'}` : '';
+  const count = typeof w.messageCount === 'number' ? `, ${counted(w.messageCount, 'message')}` : '';
   return `conversation watermark: turn ${w.turn}${count}`;
 }
 

@@ -5,6 +5,7 @@ import { pc } from '../colors.js';
 import { CkptError, publicScanResult, scan, scanViaDaemon } from '../../index.js';
 import type { CommandSpec } from '../command-table.js';
 import { progressBar } from '../progress.js';
+import { counted } from '../counted.js';
 
 export const scanCommand: CommandSpec = {
   use: 'scan',
@@ -50,5 +51,5 @@ export function parseCount(text: string, flag = '--message-count'): number {
 }
 
 function scannedText(n: number): string {
-  return `${n} file${n === 1 ? '' : 's'} scanned`;
+  return `${counted(n, 'file')} scanned`;
 }

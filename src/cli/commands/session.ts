@@ -5,6 +5,7 @@ import { CkptError, isCkptError, relativeTime, resolveTagSeq, sessionSize, short
 import { addCommands, type OptionSpec } from '../command-table.js';
 import { commandHint } from '../hint.js';
 import { sizeLine } from './maintenance.js';
+import { counted } from '../counted.js';
 
 export function registerSessionCommands(program: Command): void {
   const session = program.command('session').description('create, list, inspect, fork and remove sessions');
@@ -95,7 +96,7 @@ export function registerSessionCommands(program: Command): void {
           [
             line(r.session),
             `  kind ${r.session.kind}${r.session.parent ? `, parent ${r.session.parent}` : ''}`,
-            `  ${r.turns} turns, ${r.captures} captures, ${r.session.eventCount} events`,
+            `  ${counted(r.turns, 'turn')}, ${counted(r.captures, 'capture')}, ${counted(r.session.eventCount, 'event')}`,
             `  ${sizeLine(r.size)}`,
           ].join('\n'),
         );
@@ -198,5 +199,5 @@ function treeLines(nodes: readonly SessionTreeNode[], indent: string): string[] 
 function line(m: SessionMetadata): string {
   const short = shortSessionId(m.id);
   const id = short === m.id ? '' : `  ${pc.dim(m.id)}`;
-  return `${pc.bold(short)}  ${m.kind.padEnd(5)}  ${relativeTime(m.updatedAt).padEnd(11)}  ${m.eventCount} events${m.title ? `  ${m.title}` : ''}${id}`;
+  return `${pc.bold(short)}  ${m.kind.padEnd(5)}  ${relativeTime(m.updatedAt).padEnd(11)}  ${counted(m.eventCount, 'event')}${m.title ? `  ${m.title}` : ''}${id}`;
 }
