@@ -225,5 +225,12 @@ describe('a session of another workspace (README "Sharing a store": session fork
     const exported = await ckpt(['export', 'e460fbc0', '2', tree], other);
     expect(exported.code, exported.stderr).toBe(0);
     expect(await readFile(join(tree, 'a.txt'), 'utf8')).toBe('a1\n');
+    // The fork's own tag at its fork point names the same tree: exported from the original's workspace.
+    const forkId = json.json().session.id as string;
+    const forkTree = join(dirs.base, 'fork-tree');
+    const fromFork = await ckpt(['export', forkId, '2', forkTree, '--json'], other);
+    expect(fromFork.code, fromFork.stderr).toBe(0);
+    expect(fromFork.json()).toMatchObject({ session: A, workspace: wid, files: 1 });
+    expect(await readFile(join(forkTree, 'a.txt'), 'utf8')).toBe('a1\n');
   });
 });
