@@ -21,7 +21,7 @@ import { resolveTagSeq } from './session/positions.js';
 import { findSession } from './session/find-session.js';
 import { Session } from './api/session.js';
 import { recoverSession } from './restore/recover.js';
-import { otherHistories, recordForkPoint } from './restore/fork-record.js';
+import { forkPointRecord, otherHistories } from './restore/fork-record.js';
 import { ensureBaseline } from './scan/baseline.js';
 import { agentSessionId, type AgentLink } from './session/agent-link.js';
 import { createAfterCallQueue } from './session/after-call.js';
@@ -319,12 +319,12 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
           const atSeqOf = async (from: Pick<SessionStore, 'get'>, full: string): Promise<number | undefined> =>
             atTag === undefined ? rest.atSeq : resolveTagSeq(await (await from.get(full)).events(), atTag);
           if (fromWorkspace === undefined || fromWorkspace === identity.id) {
-            const parentEvents = await (await sessions.get(id)).events();
+            const parent = await sessions.get(id);
+            const parentEvents = await parent.events();
             const atSeq = (await atSeqOf(sessions, id)) ?? parentEvents.at(-1)?.seq ?? 0;
-            const fork = await sessions.fork(id, { ...rest, atSeq });
-            // The files are left as they are; what differs from the fork point is recorded (DESIGN §10 "Forks").
-            await recordForkPoint({ fork, parentEvents, atSeq, others: await otherHistories(fork, [id]) });
-            return fork;
+            // The files are left as they are; what differs from the fork point is recorded with the fork (DESIGN §10 "Forks").
+            const record = await forkPointRecord({ parent, parentEvents, atSeq, others: await otherHistories(parent) });
+            return sessions.fork(id, { ...rest, atSeq, record });
           }
           const source = (await listWorkspaces()).find((w) => w.id === fromWorkspace);
           if (!source) throw new CkptError('NOT_FOUND', `no workspace ${JSON.stringify(fromWorkspace)} in the store ${dir}`, { workspace: fromWorkspace });

@@ -6,11 +6,14 @@
 // (after-images) — only paths whose present differs. Restore, diff and status in the fork then see
 // those paths like any recorded change: `restore T` puts the fork point back exactly, with the usual
 // recovery capture, and drift is judged against what the workspace held at the fork.
-import { appendCapture, readImages } from '../capture/capture.js';
+// The record is computed before the fork exists and written in the fork's own create (ForkOptions.record):
+// a fork killed half-way leaves no fork, never one that believes the workspace is at its fork point.
+import { nextCaptureEvent, readImages } from '../capture/capture.js';
 import { inlineRecords } from '../format/inline-blobs.js';
-import type { CaptureEvent, EventBase, FileImage } from '../format/event.js';
+import type { CaptureEvent, EventBase, FileImage, NewEvent } from '../format/event.js';
 import { isStoredPath } from '../format/stored-path.js';
 import { imagesAt } from '../session/positions.js';
+import { replay } from '../session/replay.js';
 import { FORK_TOOL } from '../session/workspace-timeline.js';
 import { createSessionStore } from '../session/session-store.js';
 import type { SessionHandle } from '../session/session-handle.js';
@@ -19,23 +22,18 @@ import { sameImage } from '../workspace/read-image.js';
 import { readPresentImages } from './present.js';
 
 export interface ForkRecordInput {
-  fork: SessionHandle;
-  /** The parent's whole history and the seq the fork was made at. */
+  /** The parent (any handle of the fork's workspace: its root, options and blob store). */
+  parent: SessionHandle;
+  /** The parent's whole history and the seq the fork is made at. */
   parentEvents: readonly EventBase[];
   atSeq: number;
-  /** Every other session's history in the workspace (not the parent's, not the fork's). */
+  /** Every other session's history in the workspace (not the parent's). */
   others: readonly (readonly EventBase[])[];
 }
 
-export interface ForkRecord {
-  /** Tag of the fork's capture, or null when the workspace still holds the fork point. */
-  tag: string | null;
-  /** Paths that differ from the fork point (the capture's paths). */
-  paths: string[];
-}
-
-export async function recordForkPoint(input: ForkRecordInput): Promise<ForkRecord> {
-  const { fork, parentEvents, atSeq } = input;
+/** The fork-point record for a fork about to be made: a capture and its settle, or none when the workspace still holds the fork point. */
+export async function forkPointRecord(input: ForkRecordInput): Promise<NewEvent[]> {
+  const { parent, parentEvents, atSeq } = input;
   const forkAt = parentEvents.find((e) => e.seq === atSeq)?.at ?? '';
   // Captures after the fork point, in the order they happened: the parent's by seq, then every other
   // session's captured after the fork point's time (copies of the parent's events in other forks
@@ -43,35 +41,39 @@ export async function recordForkPoint(input: ForkRecordInput): Promise<ForkRecor
   const later: { at: string; rank: number; seq: number; c: CaptureEvent }[] = [];
   for (const e of parentEvents) if (e.type === 'capture' && e.seq > atSeq) later.push({ at: e.at, rank: 0, seq: e.seq, c: e as CaptureEvent });
   for (const events of input.others) for (const e of events) if (e.type === 'capture' && e.at > forkAt) later.push({ at: e.at, rank: 1, seq: e.seq, c: e as CaptureEvent });
-  if (later.length === 0) return { tag: null, paths: [] };
+  if (later.length === 0) return [];
   later.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.rank - b.rank || a.seq - b.seq));
   // The earliest capture after the point holds each path's image at the point (DESIGN §2 "Restore to a tag").
   const atPoint = imagesAt(later.map((l, i) => ({ ...l.c, seq: i + 1 })), 0);
   const candidates = [...atPoint.values()].filter((img) => !img.implied && img.state !== 'skipped' && isStoredPath(img.path));
-  const root = fork.workspaceRoot;
-  const present = await readPresentImages(root, candidates.map((c) => c.path), fork.ctx.options.maxBlobBytes);
+  const root = parent.workspaceRoot;
+  const present = await readPresentImages(root, candidates.map((c) => c.path), parent.ctx.options.maxBlobBytes);
   const changed = candidates.filter((img) => {
     const now = present.get(img.path);
     return now !== undefined && now.state !== 'skipped' && !sameImage(img, now);
   });
-  if (changed.length === 0) return { tag: null, paths: [] };
+  if (changed.length === 0) return [];
   changed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  // The before-images' content must be in the store (a source event may hold it inline only).
+  // Every image's content is in the store before the fork's log names it (a source event may hold it inline only).
   const sources = [parentEvents, ...input.others].flat();
-  await spillInline(fork.ctx.blobs, inlineRecords(sources), changed.map((c) => c.blob));
-  for (const c of changed) if (c.blob !== undefined) await fork.ctx.blobs.freshen(c.blob);
+  await spillInline(parent.ctx.blobs, inlineRecords(sources), changed.map((c) => c.blob));
+  for (const c of changed) if (c.blob !== undefined) await parent.ctx.blobs.freshen(c.blob);
   const before: FileImage[] = changed.map(({ implied: _implied, ...img }) => img);
-  const after = await readImages(fork, changed.map((c) => ({ rel: c.path, abs: `${root}/${c.path}` })));
-  const { event } = await appendCapture(fork, before, { tool: FORK_TOOL, reason: `workspace at fork: ${changed.length} path(s) differ from the fork point`, after });
-  return { tag: event.tag, paths: changed.map((c) => c.path) };
+  const after = await readImages(parent, changed.map((c) => ({ rel: c.path, abs: `${root}/${c.path}` })));
+  // Tagged as a capture appended to the copied history would be: next in its last turn.
+  const capture = nextCaptureEvent(replay(parentEvents.filter((e) => e.seq <= atSeq)), before, {
+    tool: FORK_TOOL,
+    reason: `workspace at fork: ${changed.length} path(s) differ from the fork point`,
+  });
+  return [capture, { type: 'settle', tag: capture.tag, files: after }];
 }
 
-/** Every other session's history in the fork's workspace (the parent and the fork left out). */
-export async function otherHistories(fork: SessionHandle, exclude: readonly string[]): Promise<EventBase[][]> {
-  const sessions = createSessionStore(fork.ctx);
+/** Every other session's history in the workspace of `parent` (the parent left out). */
+export async function otherHistories(parent: SessionHandle): Promise<EventBase[][]> {
+  const sessions = createSessionStore(parent.ctx);
   const out: EventBase[][] = [];
   for (const meta of await sessions.list()) {
-    if (meta.id === fork.id || exclude.includes(meta.id)) continue;
+    if (meta.id === parent.id) continue;
     try {
       out.push(await (await sessions.get(meta.id)).events());
     } catch {

@@ -7,7 +7,7 @@ import type { EventBase, TurnEvent } from '../format/event.js';
 import { hiddenByRewind, type EventRef } from '../conversation/index.js';
 import { resolveTagSeq } from '../session/positions.js';
 import type { SessionHandle } from '../session/session-handle.js';
-import { recordForkPoint } from './fork-record.js';
+import { forkPointRecord } from './fork-record.js';
 import { createSessionStore } from '../session/session-store.js';
 import { withWarnings } from '../session/warnings.js';
 import { driftError, type RestoreResult } from './apply-restore.js';
@@ -96,11 +96,12 @@ async function rewindFork(session: SessionHandle, tag: string, options: RewindOp
   const { plan, present } = await planAgainstWorkspace(session, events, tag);
   await options.checkPlan?.({ plan, present, lastSeq });
   if (plan.drift.length > 0 && !options.force) throw driftError(tag, plan.drift);
-  const fork = await createSessionStore(session.ctx).fork(session.id, { atSeq: Math.max(1, toSeq) });
-  // What the workspace holds beyond the fork point is recorded first, so the restore's recovery
-  // capture is not the earliest record after the point (a later `restore T` in the fork is exact).
-  // The parent's history only: the rewind itself is planned from it.
-  await recordForkPoint({ fork, parentEvents: events, atSeq: Math.max(1, toSeq), others: [] });
+  // What the workspace holds beyond the fork point is recorded with the fork, so the restore's
+  // recovery capture is not the earliest record after the point (a later `restore T` in the fork is
+  // exact). The parent's history only: the rewind itself is planned from it.
+  const atSeq = Math.max(1, toSeq);
+  const record = await forkPointRecord({ parent: session, parentEvents: events, atSeq, others: [] });
+  const fork = await createSessionStore(session.ctx).fork(session.id, { atSeq, record });
   const warnings: string[] = [];
   const result = await fork.transaction(
     (tx) => restoreInTx(fork, tx, { tag, events, owner: session.id, force: options.force, checkPlan: options.checkPlan, lastSeq, reason: `rewind to ${tag} (fork of ${session.id})`, warnings }),

@@ -4,7 +4,7 @@
 // Session facade (src/api/), without this layer knowing about either's operations.
 import { CkptError } from '../errors.js';
 import { afterCommit } from './warnings.js';
-import { encodeEvent, type EventBase, type SessionKind } from '../format/event.js';
+import { encodeEvent, type EventBase, type NewEvent, type SessionKind } from '../format/event.js';
 import { isBlobId } from '../format/stored-path.js';
 import { inlineRecords } from '../format/inline-blobs.js';
 import { spillInline } from '../storage/inline-store.js';
@@ -47,6 +47,11 @@ export interface ForkOptions {
    * its events are copied here, blobs shared; the fork has no parent here and `forkedFrom.workspace`.
    */
   from?: { sessions: Pick<SessionStore<SessionHandle>, 'get'>; workspace: string };
+  /**
+   * Events recorded after the copied ones in the same create (the fork-point record, DESIGN §10
+   * "Forks see the whole workspace"): a fork killed while being made leaves no fork, never one without them.
+   */
+  record?: readonly NewEvent[];
 }
 
 export interface SessionTreeNode {
@@ -84,10 +89,12 @@ export function createSessionStore<S extends SessionHandle>(
   const sessionsKey = `${ctx.workspace.key}/sessions`;
 
   /** Creates the log with its first event via create-if-absent, which makes ids exclusive across processes. */
-  async function createWithEvents(id: string, first: Omit<EventBase, 'v' | 'seq' | 'at'>, copied: EventBase[] = []): Promise<S> {
+  async function createWithEvents(id: string, first: Omit<EventBase, 'v' | 'seq' | 'at'>, copied: EventBase[] = [], record: readonly NewEvent[] = []): Promise<S> {
     assertSessionId(id);
     const at = new Date().toISOString();
-    const lines = [encodeEvent({ ...first, v: 1, seq: 1, at } as EventBase), ...copied.map((e) => encodeEvent(e))];
+    const last = copied.at(-1)?.seq ?? 1;
+    const added = record.map((e, i) => ({ ...e, v: 1, seq: last + 1 + i, at }) as EventBase);
+    const lines = [encodeEvent({ ...first, v: 1, seq: 1, at } as EventBase), ...[...copied, ...added].map((e) => encodeEvent(e))];
     const created = await backend.create(`${sessionKey(ctx, id)}/events.jsonl`, Buffer.from(lines.join('')));
     if (!created) throw new CkptError('INVALID_ARGUMENT', `session ${id} already exists`, { id });
     const session = make(ctx, id);
@@ -198,7 +205,7 @@ export function createSessionStore<S extends SessionHandle>(
       // A fork runs the same agent in the same place; it is not the agent's session the parent was tied to.
       const info = pick(parentMeta, INHERITED_INFO);
       if (Object.keys(info).length > 0) first.info = info;
-      return createWithEvents(options.id ?? generateSessionId(), first, copied);
+      return createWithEvents(options.id ?? generateSessionId(), first, copied, options.record);
     },
     lineage,
     tree: async () => {

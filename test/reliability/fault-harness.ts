@@ -163,13 +163,23 @@ export interface CaseOutcome {
  * which only GC removes (by age: a live writer's temp file must never be taken), and checks that a
  * `gc --grace 0s` removes them.
  */
-export async function checkAfter(dirs: ScenarioDirs, b: Baseline, label: string, killed: boolean, skippedIo: ReadonlySet<string>, tempsAllowed = killed): Promise<string[]> {
+export async function checkAfter(
+  dirs: ScenarioDirs,
+  b: Baseline,
+  label: string,
+  killed: boolean,
+  skippedIo: ReadonlySet<string>,
+  tempsAllowed = killed,
+  check?: Scenario['check'],
+): Promise<string[]> {
   const failures: string[] = [];
   if (killed) ageLocks(dirs.store);
   const next = await runCkpt(dirs, ['scan']);
   if (next.code !== 0) failures.push(`${label}: the next command (scan) failed with exit ${next.code}: ${next.stderr.trim().slice(0, 300)}`);
   const state = checkState(snapshotTree(dirs.workspace), b, skippedIo);
   if (state) failures.push(`${label}: after the next command, ${state}`);
+  const broken = await check?.(dirs);
+  if (broken) failures.push(`${label}: after the next command, ${broken}`);
   const staging = findNames(dirs.workspace, isStagingName);
   if (staging.length) failures.push(`${label}: staging files left in the workspace: ${staging.join(', ')}`);
   // A lock whose holder died (or whose release failed) is left until the next command that needs it
@@ -217,7 +227,7 @@ export async function errorCase(base: string, scenario: Scenario, b: Baseline, s
     if (state && run.code === 0) failures.push(`${at}: right after the command, ${state}`);
     // A temp file may stay only when the fault hit its own removal (cleanup): then it is GC's, by age.
     const cleanupFault = /(^|\.)(unlink|rm)(Sync)?$/.test(run.report.fired.op) && run.report.fired.path.includes('.ckpt-tmp-');
-    failures.push(...(await checkAfter(dirs, b, at, false, skippedIo, cleanupFault)));
+    failures.push(...(await checkAfter(dirs, b, at, false, skippedIo, cleanupFault, scenario.check)));
     return { fired: true, failures };
   } finally {
     rmSync(dirs.dir, { recursive: true, force: true });
@@ -249,7 +259,7 @@ export async function killCase(
       recoveryFired = again.signal === 'SIGKILL';
       if (!recoveryFired && again.code !== 0) return { fired: true, recoveryFired, failures: [`${label}: the next command failed with exit ${again.code}: ${again.stderr.trim().slice(0, 300)}`] };
     }
-    return { fired: true, recoveryFired, failures: await checkAfter(dirs, b, label, true, new Set()) };
+    return { fired: true, recoveryFired, failures: await checkAfter(dirs, b, label, true, new Set(), true, scenario.check) };
   } finally {
     rmSync(dirs.dir, { recursive: true, force: true });
   }

@@ -16,6 +16,8 @@ export interface Scenario {
   setup(dirs: ScenarioDirs): Promise<void>;
   /** CLI arguments (after the global --store/--workspace/--json). */
   args: string[];
+  /** A store invariant of this operation, checked after the next command: a failure, or undefined. */
+  check?(dirs: ScenarioDirs): Promise<string | undefined>;
 }
 
 export const MAIN = 'main-session';
@@ -37,6 +39,22 @@ async function withSession<T>(dirs: ScenarioDirs, fn: (s: Session, open: (id: st
     const ws = await store.openWorkspace(dirs.workspace);
     const s = await ws.create({ id: MAIN, title: 'reliability', baseline });
     return await fn(s, (id, b = true) => ws.create({ id, baseline: b }));
+  } finally {
+    await store.close();
+  }
+}
+
+/** Every session but MAIN is a fork whose log holds the capture recording the workspace at its fork point. */
+async function forksHoldTheirRecord(dirs: ScenarioDirs): Promise<string | undefined> {
+  const store = await openStore({ dir: dirs.store });
+  try {
+    const ws = await store.openWorkspace(dirs.workspace);
+    for (const meta of await ws.list()) {
+      if (meta.id === MAIN) continue;
+      const events = await (await ws.get(meta.id)).events();
+      if (!events.some((e) => e.type === 'capture' && e.tool === 'fork')) return `fork ${meta.id} exists without its fork-point record (${events.length} events)`;
+    }
+    return undefined;
   } finally {
     await store.close();
   }
@@ -142,7 +160,8 @@ export const SCENARIOS: Scenario[] = [
   },
   { name: 'undo', setup: restoreSetup, args: ['undo', '1', 'a.txt'] },
   { name: 'rewind', setup: restoreSetup, args: ['rewind', '2', '--yes'] },
-  { name: 'fork', setup: restoreSetup, args: ['session', 'fork', MAIN, '--at', '2', '--title', 'forked'] },
+  // A fork is made with its fork-point record or not at all (a fork without it believes the workspace is at its fork point).
+  { name: 'fork', setup: restoreSetup, args: ['session', 'fork', MAIN, '--at', '2', '--title', 'forked'], check: forksHoldTheirRecord },
   { name: 'prune', setup: restoreSetup, args: ['prune', '--keep-turns', '1'] },
   {
     name: 'gc',
