@@ -323,7 +323,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
             const parentEvents = await parent.events();
             const atSeq = (await atSeqOf(sessions, id)) ?? parentEvents.at(-1)?.seq ?? 0;
             // The files are left as they are; what differs from the fork point is recorded with the fork (DESIGN §10 "Forks").
-            const record = await forkPointRecord({ parent, parentEvents, atSeq, others: await otherHistories(parent) });
+            const record = async () => forkPointRecord({ parent, parentEvents, atSeq, others: await otherHistories(parent) });
             return sessions.fork(id, { ...rest, atSeq, record });
           }
           const source = (await listWorkspaces()).find((w) => w.id === fromWorkspace);

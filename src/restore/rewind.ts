@@ -100,7 +100,7 @@ async function rewindFork(session: SessionHandle, tag: string, options: RewindOp
   // recovery capture is not the earliest record after the point (a later `restore T` in the fork is
   // exact). The parent's history only: the rewind itself is planned from it.
   const atSeq = Math.max(1, toSeq);
-  const record = await forkPointRecord({ parent: session, parentEvents: events, atSeq, others: [] });
+  const record = () => forkPointRecord({ parent: session, parentEvents: events, atSeq, others: [] });
   const fork = await createSessionStore(session.ctx).fork(session.id, { atSeq, record });
   const warnings: string[] = [];
   const result = await fork.transaction(

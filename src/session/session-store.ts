@@ -49,9 +49,10 @@ export interface ForkOptions {
   from?: { sessions: Pick<SessionStore<SessionHandle>, 'get'>; workspace: string };
   /**
    * Events recorded after the copied ones in the same create (the fork-point record, DESIGN §10
-   * "Forks see the whole workspace"): a fork killed while being made leaves no fork, never one without them.
+   * "Forks see the whole workspace"): a fork killed while being made leaves no fork, never one
+   * without them. Called once the fork point is validated, so a refused fork stores nothing.
    */
-  record?: readonly NewEvent[];
+  record?: () => Promise<readonly NewEvent[]>;
 }
 
 export interface SessionTreeNode {
@@ -205,7 +206,7 @@ export function createSessionStore<S extends SessionHandle>(
       // A fork runs the same agent in the same place; it is not the agent's session the parent was tied to.
       const info = pick(parentMeta, INHERITED_INFO);
       if (Object.keys(info).length > 0) first.info = info;
-      return createWithEvents(options.id ?? generateSessionId(), first, copied, options.record);
+      return createWithEvents(options.id ?? generateSessionId(), first, copied, await options.record?.());
     },
     lineage,
     tree: async () => {
