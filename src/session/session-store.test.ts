@@ -3,6 +3,8 @@ import { useLibWorld } from '../../test/helpers/lib-session.js';
 import fc from 'fast-check';
 import type { Workspace } from '../store.js';
 import { foldMetadata, METADATA_LAG } from './metadata.js';
+import { createSessionStore } from './session-store.js';
+import type { NewEvent } from '../format/event.js';
 
 let ws: Workspace;
 useLibWorld('ckpt-test-', (world) => ({ ws } = world), { session: false });
@@ -64,6 +66,24 @@ describe('session store', () => {
     expect(tree[0]!.children[0]!.children[0]!.session.id).toBe(child.id);
     await expect(ws.fork(root.id, { atSeq: 99 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     await expect(ws.create({ kind: 'child' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
+
+  it('writes a fork-point record in the fork\'s own create, after the copied events, asked for only once the point is valid', async () => {
+    const root = await ws.create({ title: 'root' });
+    await root.append([{ type: 'message', n: 1 }, { type: 'message', n: 2 }]);
+    const sessions = createSessionStore(ws.ctx);
+    let asked = 0;
+    const record = async (): Promise<NewEvent[]> => {
+      asked++;
+      return [{ type: 'note', k: 1 }, { type: 'note', k: 2 }];
+    };
+    await expect(sessions.fork(root.id, { atSeq: 99, record })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(asked).toBe(0);
+    const fork = await sessions.fork(root.id, { atSeq: 2, record });
+    expect(asked).toBe(1);
+    const events = await fork.events();
+    expect(events.map((e) => [e.seq, e.type])).toEqual([[1, 'session'], [2, 'message'], [3, 'note'], [4, 'note']]);
+    expect(events[2]!.at).toBe(events[0]!.at);
   });
 
   it('removes a session and its folder', async () => {
