@@ -67,20 +67,22 @@ function isObject(value: unknown): value is Record<string, unknown> {
 export function validateFileImage(value: unknown, where: StoredWhere = {}): FileImage {
   if (!isObject(value)) throw corrupt('a recorded file is not an object', where);
   validateStoredPath(value.path, where);
-  const at = { ...where, path: value.path };
-  if (typeof value.state !== 'string' || !FILE_STATES.has(value.state)) throw corrupt(`unknown state ${JSON.stringify(value.state)}`, at);
-  if (value.state === 'file' && !isBlobId(value.blob)) throw corrupt(`file image without a valid blob id`, at);
-  if (value.blob !== undefined && !isBlobId(value.blob)) throw corrupt(`invalid blob id ${JSON.stringify(value.blob)}`, at);
-  if (value.state === 'symlink' && typeof value.target !== 'string') throw corrupt('symlink image without a target', at);
+  // Where a failure points (built only then: a log decode validates every image of its history).
+  const at = (): StoredWhere => ({ ...where, path: value.path });
+  if (typeof value.state !== 'string' || !FILE_STATES.has(value.state)) throw corrupt(`unknown state ${JSON.stringify(value.state)}`, at());
+  if (value.blob === undefined ? value.state === 'file' : !isBlobId(value.blob)) {
+    throw corrupt(value.state === 'file' ? 'file image without a valid blob id' : `invalid blob id ${JSON.stringify(value.blob)}`, at());
+  }
+  if (value.state === 'symlink' && typeof value.target !== 'string') throw corrupt('symlink image without a target', at());
   validateModeAndNewDirs(value, at);
   return value as unknown as FileImage;
 }
 
 /** The fields a file image and a plan entry share: the mode, and how many folders the path brought. */
-function validateModeAndNewDirs(value: Record<string, unknown>, at: StoredWhere): void {
-  if (!isMode(value.mode)) throw corrupt(`invalid mode ${JSON.stringify(value.mode)}`, at);
+function validateModeAndNewDirs(value: Record<string, unknown>, at: () => StoredWhere): void {
+  if (!isMode(value.mode)) throw corrupt(`invalid mode ${JSON.stringify(value.mode)}`, at());
   if (value.newDirs !== undefined && !(Number.isSafeInteger(value.newDirs) && (value.newDirs as number) >= 0)) {
-    throw corrupt(`invalid newDirs ${JSON.stringify(value.newDirs)}`, at);
+    throw corrupt(`invalid newDirs ${JSON.stringify(value.newDirs)}`, at());
   }
 }
 
@@ -94,10 +96,10 @@ export function validateFileImages(value: unknown, where: StoredWhere = {}): Fil
 export function validatePlanEntry(value: unknown, where: StoredWhere = {}): RestorePlanEntry {
   if (!isObject(value)) throw corrupt('a plan entry is not an object', where);
   validateStoredPath(value.path, where);
-  const at = { ...where, path: value.path };
-  if (typeof value.action !== 'string' || !PLAN_ACTIONS.has(value.action)) throw corrupt(`unknown plan action ${JSON.stringify(value.action)}`, at);
-  if (value.action === 'write' && !isBlobId(value.blob)) throw corrupt('write entry without a valid blob id', at);
-  if (value.action === 'symlink' && typeof value.target !== 'string') throw corrupt('symlink entry without a target', at);
+  const at = (): StoredWhere => ({ ...where, path: value.path });
+  if (typeof value.action !== 'string' || !PLAN_ACTIONS.has(value.action)) throw corrupt(`unknown plan action ${JSON.stringify(value.action)}`, at());
+  if (value.action === 'write' && !isBlobId(value.blob)) throw corrupt('write entry without a valid blob id', at());
+  if (value.action === 'symlink' && typeof value.target !== 'string') throw corrupt('symlink entry without a target', at());
   validateModeAndNewDirs(value, at);
   return value as unknown as RestorePlanEntry;
 }
