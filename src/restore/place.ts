@@ -187,7 +187,7 @@ class Flushes {
 
 /**
  * Places one entry. Everything runs synchronously except the unlink of a deleted file (first renamed,
- * synchronously, to a staging name beside it: `deletedName`), returned as a promise (run on the
+ * synchronously, to a staging name beside it: `asideName`), returned as a promise (run on the
  * thread pool): it cannot be turned outside the workspace by a folder swapped for a symlink after
  * the check, since both names resolve through the same folder, so a swapped folder holds no such
  * file (ENOENT) unless whoever can write there put one. A written file is returned with its open
@@ -341,12 +341,12 @@ async function setFolderMode(root: string, path: string, mode: number): Promise<
 
 /**
  * Removes an empty folder, or a file or symlink (never followed); a missing path is fine. A file or
- * symlink is renamed to `deletedName()` in its own folder right away and unlinked from there on the
+ * symlink is renamed to `asideName()` in its own folder right away and unlinked from there on the
  * thread pool (the promise; a failure rejects): freeing a file's blocks waits on the file system's
  * journal, and those waits overlap (87 deletes: 65–170 ms one after the other, 18–28 ms this way).
  * Its name is a staging name of this restore: scans ignore it, and recovery removes a leftover.
  */
-function removeEntry(abs: string, deletedName: () => string): 'removed' | 'not-empty' | Promise<void> {
+function removeEntry(abs: string, asideName: () => string): 'removed' | 'not-empty' | Promise<void> {
   let info;
   try {
     info = lstatSync(abs, { throwIfNoEntry: false });
@@ -358,7 +358,7 @@ function removeEntry(abs: string, deletedName: () => string): 'removed' | 'not-e
   let moved: string | undefined;
   try {
     if (info.isDirectory()) rmdirSync(abs);
-    else renameSync(abs, (moved = deletedName()));
+    else renameSync(abs, (moved = asideName()));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return 'removed';
