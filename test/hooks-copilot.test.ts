@@ -153,8 +153,8 @@ it('the installed command line exits 0 when ckpt itself crashes, and keeps stric
   const env: NodeJS.ProcessEnv = { ...process.env, COPILOT_PROJECT_DIR: dirs.workspace };
   delete env.CKPT_HOME;
   const payload = JSON.stringify(pre('Edit', { path: 'a.txt' }));
-  // ckpt gone (node exits 1 on a missing script): the tool call still runs.
-  const broken = line.replace(/\S*ckpt\.js'?/, join(dirs.base, 'no-such-ckpt.js'));
+  // ckpt gone (sh exits 127 on a missing script, node 1): the tool call still runs.
+  const broken = line.replace(/\S*ckpt(?:\.js|-hook\.sh)'?/, join(dirs.base, 'no-such-ckpt'));
   expect(broken).not.toBe(line);
   expect((await runShell(broken, { cwd: dirs.workspace, env, input: payload })).code).toBe(0);
   expect((await runShell(`sh -c 'exit 1' ${line.slice(line.indexOf(' ||'))}`, { cwd: dirs.workspace, env, input: '' })).code).toBe(0);

@@ -53,7 +53,7 @@ describe('ckpt init claude', () => {
     const written = JSON.parse(await readFile(projectFile(), 'utf8'));
     expect(Object.keys(written.hooks)).toEqual(EVENTS);
     expect(written.hooks.PreToolUse).toEqual([{ matcher: TOOL_MATCHER, hooks: [{ type: 'command', command: r.json().command }] }]);
-    expect(r.json().command).toMatch(/ckpt\.js --store \S+ hook claude --daemon$/);
+    expect(r.json().command).toMatch(/^\S+\/bin\/ckpt-hook\.sh \S+ --store \S+ hook claude --daemon$/);
     const bytes = await readFile(projectFile());
     const again = await ckpt(['init', 'claude', '--project', '--json']);
     expect(again.json()).toMatchObject({ changed: false, changes: [] });
@@ -69,7 +69,8 @@ describe('ckpt init claude', () => {
     const pkg = JSON.parse(await readFile(join(repo, 'package.json'), 'utf8'));
     const r = await ckpt(['init', 'claude', '--project', '--json']);
     expect(r.json().ckpt).toEqual({ version: pkg.version, dir: await realpath(repo), from: 'checkout' });
-    expect(r.json().command).toContain(join(await realpath(repo), 'bin', 'ckpt.js'));
+    // The shell hook client beside this checkout's bin/ckpt.js, with node's absolute path.
+    expect(r.json().command).toContain(`${join(await realpath(repo), 'bin', 'ckpt-hook.sh')} ${process.execPath} `);
     await ckpt(['init', 'claude', '--project', '--uninstall']);
     const text = await ckpt(['init', 'claude', '--project']);
     expect(text.stdout).toContain(`runs:    ckpt ${pkg.version}, the source checkout ${await realpath(repo)} (rebuilding it is safe`);

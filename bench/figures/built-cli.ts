@@ -30,21 +30,28 @@ export async function copyStore(ctx: BenchContext, storeDir: string, label: stri
   return dir;
 }
 
+export const SH_CLIENT = path.join(REPO_ROOT, 'bin', 'ckpt-hook.sh');
+
 /**
  * Spawns `node args…` with `input` on stdin; resolves to its wall time and stdout. Rejects on a
  * non-zero exit or any output on stderr — and, with `silent` (a hook answers nothing), on stdout.
  */
 export function spawnNode(args: string[], env: NodeJS.ProcessEnv, cwd: string, input = '', silent = false): Promise<{ ms: number; out: string }> {
+  return spawnProgram(process.execPath, args, env, cwd, input, silent);
+}
+
+/** spawnNode for any program (the shell hook client). */
+export function spawnProgram(program: string, args: string[], env: NodeJS.ProcessEnv, cwd: string, input = '', silent = false): Promise<{ ms: number; out: string }> {
   let out = '';
   return timed(
     () =>
       new Promise<void>((resolve, reject) => {
-        const child = spawn(process.execPath, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+        const child = spawn(program, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
         let err = '';
         child.stdout.on('data', (d) => (out += d));
         child.stderr.on('data', (d) => (err += d));
         child.on('error', reject);
-        child.on('close', (code) => (code === 0 && err === '' && !(silent && out !== '') ? resolve() : reject(new Error(`${path.basename(args[0] ?? 'node')} exited ${code}: ${(err || out).slice(0, 300)}`))));
+        child.on('close', (code) => (code === 0 && err === '' && !(silent && out !== '') ? resolve() : reject(new Error(`${path.basename(program === process.execPath ? (args[0] ?? 'node') : program)} exited ${code}: ${(err || out).slice(0, 300)}`))));
         child.stdin.end(input);
       }),
   ).then((ms) => ({ ms, out }));

@@ -14,7 +14,7 @@ import { measure, measureInterleaved, type Sample } from '../measure.js';
 import { makeEntry, type Entry } from '../report.js';
 import { baselineSession, fmtMs, shadowRepo, writeRel } from './shared.js';
 import { startDaemon } from '../ops/daemon.js';
-import { BIN, copyStore, oldBin, oldExtra, spawnNode } from './built-cli.js';
+import { BIN, copyStore, oldBin, oldExtra, SH_CLIENT, spawnNode, spawnProgram } from './built-cli.js';
 
 const SIZE = 16 * 1024;
 const EVENTS = 10_000;
@@ -110,9 +110,10 @@ export function hookScanFigure(ctx: BenchContext): Promise<Entry> {
 }
 
 /**
- * hook-scan-daemon (issue 28): the same hook process with the store's daemon running, as the default
- * install has it — the thin client forwards the event and the daemon's watched scan looks only at the
- * touched path. The daemon's RSS after the runs is reported too.
+ * hook-scan-daemon (issue 28): the same hook with the store's daemon running, as `ckpt init` installs
+ * a command hook — the shell client (bin/ckpt-hook.sh) forwards the event with curl and the daemon's
+ * watched scan looks only at the touched path. The Node thin client (`ckpt hook claude`) is a second
+ * series (`node_client_ms`). The daemon's RSS after the runs is reported too.
  */
 export function hookScanDaemonFigure(ctx: BenchContext): Promise<Entry> {
   return hookScan(ctx, true);
@@ -137,7 +138,11 @@ async function hookScan(ctx: BenchContext, withDaemon: boolean): Promise<Entry> 
   const change = (key: string, i: number): Promise<void> => writeRel(ctx, rel, Buffer.concat([original, Buffer.from(`// hook edit ${key} ${i}\n`)]));
   const hookRun = (key: string, bin: string, dir: string) => async (i: number) => {
     await change(key, i);
-    const ms = await spawnTimed([bin, '--store', dir, 'hook', 'claude'], hookEvent(ctx, 'PostToolUse', 'Bash', { command: 'make gen', description: 'regenerate' }, i), hookEnv(ctx), ctx.tree.root);
+    const event = hookEvent(ctx, 'PostToolUse', 'Bash', { command: 'make gen', description: 'regenerate' }, i);
+    const args = ['--store', dir, 'hook', 'claude'];
+    const ms = await (bin === SH_CLIENT
+      ? spawnProgram(SH_CLIENT, [process.execPath, ...args], hookEnv(ctx), ctx.tree.root, event, true).then((r) => r.ms)
+      : spawnTimed([bin, ...args], event, hookEnv(ctx), ctx.tree.root));
     ctx.log(`  hook-scan${withDaemon ? '-daemon' : ''} ${key} #${i}: ${fmtMs(ms)}`);
     return ms;
   };
@@ -145,8 +150,9 @@ async function hookScan(ctx: BenchContext, withDaemon: boolean): Promise<Entry> 
   let r;
   try {
     r = await measureInterleaved(ctx.heavy, {
-      ckpt: typeof store === 'string' ? hookRun('ckpt', BIN, store) : undefined,
+      ckpt: typeof store === 'string' ? hookRun('ckpt', withDaemon ? SH_CLIENT : BIN, store) : undefined,
       old: old && oldStore ? hookRun('old', old, oldStore) : undefined,
+      nodeClient: withDaemon && typeof store === 'string' ? hookRun('node-client', BIN, store) : undefined,
       git: async (i: number) => {
         await change('git', i);
         const ms = await shadowCheckpoint(repo);
@@ -169,6 +175,7 @@ async function hookScan(ctx: BenchContext, withDaemon: boolean): Promise<Entry> 
       tree_files: ctx.tree.files,
       ...(mem ? { daemon_rss_mb: Math.round(mem.rss / 1e5) / 10, daemon_peak_rss_mb: Math.round(mem.peak / 1e5) / 10 } : {}),
       ...(old ? oldExtra(old, r.old, r.git) : {}),
+      ...(r.nodeClient && !(r.nodeClient instanceof Error) ? { node_client_ms: Math.round(r.nodeClient.median * 100) / 100 } : {}),
     },
   });
 }

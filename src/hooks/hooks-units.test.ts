@@ -22,10 +22,10 @@ describe('hook adapter units', () => {
   });
 
   it("recognises ckpt's hook commands, and no one else's", () => {
-    for (const c of ['/usr/bin/node /opt/ckpt/bin/ckpt.js hook claude', '/usr/bin/node /opt/ckpt/bin/ckpt.js hook claude --daemon', "'/a b/node' '/x y/bin/ckpt.js' --store '/s t' hook claude", 'npx -y ckpt hook claude', 'ckpt hook claude']) {
+    for (const c of ['/usr/bin/node /opt/ckpt/bin/ckpt.js hook claude', '/usr/bin/node /opt/ckpt/bin/ckpt.js hook claude --daemon', "'/a b/node' '/x y/bin/ckpt.js' --store '/s t' hook claude", 'npx -y ckpt hook claude', 'ckpt hook claude', '/opt/ckpt/bin/ckpt-hook.sh /usr/bin/node hook claude --daemon', "'/x y/bin/ckpt-hook.sh' '/a b/node' --store '/s t' hook claude --daemon"]) {
       expect(isCkptHookCommand(c, 'claude'), c).toBe(true);
     }
-    for (const c of ['npx prettier --write', 'ckpt hook gemini', 'echo hook claude', '/bin/mckpt hook claudex', 42]) {
+    for (const c of ['npx prettier --write', 'ckpt hook gemini', 'echo hook claude', '/bin/mckpt hook claudex', '/opt/ckpt/bin/ckpt-hook.sh /usr/bin/node hook gemini', 42]) {
       expect(isCkptHookCommand(c, 'claude'), String(c)).toBe(false);
     }
   });

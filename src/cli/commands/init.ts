@@ -7,10 +7,10 @@
 // HTTP hook; --command (and the shared --project / --user files) installs command hooks only, whose
 // thin client forwards to the daemon when it runs. --http --user keeps the daemon's token in
 // $CKPT_DAEMON_TOKEN (a user file serves every workspace, a credential names one).
-import { existsSync, realpathSync } from 'node:fs';
+import { accessSync, constants, existsSync, realpathSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { pc } from '../colors.js';
 import { CkptError, hookCredential, hookKey, runningDaemon, storeLocation, type DaemonInfo, type Store } from '../../index.js';
 import { idleExitSeconds, startDaemon } from '../../hooks/client/hook-client.js';
@@ -186,14 +186,29 @@ function describeCkpt(c: HookCkpt): string {
 }
 
 /**
- * The shell command that runs this very ckpt from any folder: node's absolute path and this ckpt's
- * entry script, or `npx -y ckpt` when it runs from npx's cache (which may be cleaned). `--store` is
- * carried over when it was given.
+ * The shell command that runs this very ckpt's hooks from any folder: the shell hook client
+ * (bin/ckpt-hook.sh, DESIGN §10 "The shell hook client") with node's absolute path where it can run, else node's absolute path and this ckpt's entry script; `npx -y ckpt` when it runs from
+ * npx's cache (which may be cleaned). `--store` is carried over when it was given.
  */
 function ckptCommandLine(store: string | undefined): string {
   const script = process.argv[1] ? realpathSync(process.argv[1]) : undefined;
-  const base = !script || /[\\/]_npx[\\/]/.test(script) ? 'npx -y ckpt' : `${shellQuote(process.execPath)} ${shellQuote(script)}`;
+  let base = 'npx -y ckpt';
+  if (script && !/[\\/]_npx[\\/]/.test(script)) {
+    const shClient = join(dirname(script), 'ckpt-hook.sh');
+    // Run as a program, never as `sh FILE`: a missing FILE makes dash exit 2, which blocks the tool call.
+    base = process.platform !== 'win32' && existsSync('/bin/sh') && executable(shClient) ? `${shellQuote(shClient)} ${shellQuote(process.execPath)}` : `${shellQuote(process.execPath)} ${shellQuote(script)}`;
+  }
   return store ? `${base} --store ${shellQuote(store)}` : base;
+}
+
+/** False on a noexec mount too (access(2) checks it): such a script would never run. */
+function executable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function shellQuote(s: string): string {

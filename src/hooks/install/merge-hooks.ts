@@ -30,9 +30,9 @@ type Hook = { type?: unknown; command?: unknown; url?: unknown; [k: string]: unk
 /** The fields of the hook ckpt installs: `{type: 'command', command}` or `{type: 'http', url, headers, …}`. */
 export type HookFields = { type: 'command'; command: string } | { type: 'http'; url: string; [k: string]: unknown };
 
-/** True for a hook command that runs `ckpt hook <agent>` (any install location or flags). */
+/** True for a hook command that runs `ckpt hook <agent>` (any install location or flags; node's or the shell client). */
 export function isCkptHookCommand(command: unknown, agent: string): boolean {
-  return typeof command === 'string' && new RegExp(`ckpt(?:\\.js)?'?(?:\\s+--?[\\w-]+(?:[ =](?:'[^']*'|\\S+))?)*\\s+hook\\s+${agent}(?:\\s|$)`).test(command);
+  return typeof command === 'string' && new RegExp(`ckpt(?:\\.js|-hook\\.sh'?\\s+(?:'[^']*'|\\S+))?'?(?:\\s+--?[\\w-]+(?:[ =](?:'[^']*'|\\S+))?)*\\s+hook\\s+${agent}(?:\\s|$)`).test(command);
 }
 
 /** True for an HTTP hook that posts to a ckpt daemon's `/hooks/<agent>` on this machine. */
