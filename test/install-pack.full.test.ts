@@ -44,7 +44,8 @@ describe('ckpt installed from the packed tarball', () => {
     expect(r.status, r.stderr).toBe(0);
     const result = JSON.parse(r.stdout);
     expect(result.ckpt).toMatchObject({ from: 'package', dir: installed });
-    expect(result.command).toMatch(new RegExp(`^${process.execPath} ${join(installed, 'bin', 'ckpt.js')} hook claude\\b`));
+    // The shell hook client of the installed package (still executable after pack and install), run by node's absolute path.
+    expect(result.command).toMatch(new RegExp(`^${join(installed, 'bin', 'ckpt-hook.sh')} ${process.execPath} hook claude\\b`));
     expect(result.command).not.toContain(repo);
     const settings = JSON.parse(await readFile(result.file, 'utf8'));
     const hook = settings.hooks.UserPromptSubmit[0].hooks[0].command as string;
