@@ -10,7 +10,7 @@
 //   noop-command  command hooks (matcher *) running `node -e 0`
 //   default       `ckpt init claude` (per-tool-call HTTP hooks with the credential, read-only tools skipped)
 //   http          `ckpt init claude --http`
-//   command       `ckpt init claude --command` (the thin client forwarding to the daemon)
+//   command       `ckpt init claude --command` (the shell hook client posting to the daemon with curl)
 //   fallback      `ckpt init claude --command` with CKPT_NO_DAEMON=1 (every event in-process)
 // The entry: ckpt = default's median overhead over no hooks for Write/Edit/Bash, baseline = noop-http's;
 // `per_tool_*` has every setup's median per tool, its overhead, and its cost over noop-http paired
