@@ -5,7 +5,7 @@
 // started here, and again on demand by the once-per-prompt command hooks — carrying a hook-only
 // credential of this workspace (no token to export). --http makes every event that can be one an
 // HTTP hook; --command (and the shared --project / --user files) installs command hooks only, whose
-// thin client forwards to the daemon when it runs. --http --user keeps the daemon's token in
+// client (the shell one where it can run) forwards to the daemon when it runs. --http --user keeps the daemon's token in
 // $CKPT_DAEMON_TOKEN (a user file serves every workspace, a credential names one).
 import { accessSync, constants, existsSync, realpathSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
@@ -187,8 +187,9 @@ function describeCkpt(c: HookCkpt): string {
 
 /**
  * The shell command that runs this very ckpt's hooks from any folder: the shell hook client
- * (bin/ckpt-hook.sh, DESIGN §10 "The shell hook client") with node's absolute path where it can run, else node's absolute path and this ckpt's entry script; `npx -y ckpt` when it runs from
- * npx's cache (which may be cleaned). `--store` is carried over when it was given.
+ * (bin/ckpt-hook.sh, DESIGN §10 "The shell hook client") with node's absolute path where it can run,
+ * else node's absolute path and this ckpt's entry script; `npx -y ckpt` when it runs from npx's cache
+ * (which may be cleaned). `--store` is carried over when it was given.
  */
 function ckptCommandLine(store: string | undefined): string {
   const script = process.argv[1] ? realpathSync(process.argv[1]) : undefined;
