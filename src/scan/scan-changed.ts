@@ -22,7 +22,7 @@ import { rootRulesText } from '../workspace/walk.js';
 import { compare, imageOfSlot, newerOwnerImages, notRacy, type Known, type SkippedList } from './known.js';
 import type { Change } from './scan-compare.js';
 import { KIND_DIR, KIND_FILE, KIND_GONE, KIND_SYMLINK, ScanIndex } from './scan-index.js';
-import { loadIndex, scanIndexKey } from './scan-persist.js';
+import { loadIndexCached } from './scan-persist.js';
 import { recordChanges } from './scan-record.js';
 import { createScanPack } from './scan-pack.js';
 import type { ScanOptions, ScanResult } from './scan-types.js';
@@ -33,29 +33,6 @@ import { contentPass } from './content-pass.js';
 export const MAX_WATCHED_CANDIDATES = 4096;
 const RACY_MS = 2_000;
 const RULE_FILES: ReadonlySet<string> = new Set(IGNORE_FILE_NAMES);
-
-/**
- * Decoded scan indexes (with their path maps, built on first lookup) of the last few workspaces,
- * reused while the file is unchanged: decoding a 100k-entry index and mapping its paths costs more
- * than the watched scan itself. Only the watched scan (a long-lived daemon) fills it.
- */
-const indexCache = new Map<string, { size: number; mtimeMs: number; index: ScanIndex }>();
-const INDEX_CACHE_ENTRIES = 4;
-
-async function loadIndexCached(session: SessionHandle): Promise<ScanIndex | undefined> {
-  const key = scanIndexKey(session);
-  const cacheKey = `${session.ctx.dir}\0${key}`;
-  const st = await session.ctx.backend.stat(key);
-  const cached = indexCache.get(cacheKey);
-  if (st && cached && cached.size === st.size && cached.mtimeMs === st.mtimeMs) return cached.index;
-  indexCache.delete(cacheKey);
-  const { index } = await loadIndex(session);
-  if (index && st) {
-    indexCache.set(cacheKey, { size: st.size, mtimeMs: st.mtimeMs, index });
-    while (indexCache.size > INDEX_CACHE_ENTRIES) indexCache.delete(indexCache.keys().next().value as string);
-  }
-  return index;
-}
 
 /** Thrown inside to give up on the watched scan. */
 class Decline extends Error {}
@@ -69,7 +46,7 @@ export async function scanChanged(session: SessionHandle, touched: ReadonlySet<s
   const root = ctx.workspace.root;
   const maxBytes = ctx.options.maxBlobBytes;
   const startMs = Date.now();
-  const prev = await loadIndexCached(session);
+  const prev = (await loadIndexCached(session, 'stat')).index;
   if (!prev || prev.unbaselined.length > 0) return undefined;
   const rules = createIgnoreRules({ root, storeDir: ctx.dir, extra: options.ignore });
   if (prev.rules.get('') !== rootRulesText(rules)) return undefined;

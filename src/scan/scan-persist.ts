@@ -1,6 +1,8 @@
-// The scan index of a workspace on disk: loading it (a corrupt one is rebuilt as a new baseline) and
-// deciding whether this scan rewrites it (skipped when only a few paths were re-read: owner records
-// carry those changes, saving the write of a large index).
+// The scan index of a workspace on disk: loading it (a corrupt one is rebuilt as a new baseline), the
+// decoded indexes this process keeps while their file is unchanged, and deciding whether this scan
+// rewrites it (skipped when only a few paths were re-read: owner records carry those changes, saving
+// the write of a large index).
+import { createHash } from 'node:crypto';
 import { isCkptError } from '../errors.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { ScanIndex } from './scan-index.js';
@@ -16,13 +18,64 @@ export function scanIndexKey(session: SessionHandle): string {
 /** The index, or undefined; `corrupt` when one exists but cannot be decoded (it is rebuilt as a new baseline). */
 export async function loadIndex(session: SessionHandle): Promise<{ index?: ScanIndex; corrupt?: true }> {
   const raw = await session.ctx.backend.read(scanIndexKey(session));
-  if (!raw) return {};
+  return raw ? decodeIndex(raw) : {};
+}
+
+function decodeIndex(raw: Buffer): { index?: ScanIndex; corrupt?: true } {
   try {
     return { index: ScanIndex.decode(raw) };
   } catch (err) {
     if (isCkptError(err, 'LOG_CORRUPT')) return { corrupt: true };
     throw err;
   }
+}
+
+/**
+ * Decoded scan indexes of the last few workspaces, kept while their file is unchanged: decoding (and
+ * checking) a 100k-entry index costs a full scan ~40–80 ms and more than a watched scan itself.
+ * Scans only read them (the next index is a new object), so one copy serves every scan of the process.
+ * `size`/`mtimeMs` are the file's stat when it was read (the watched scan's key); `sha` is the
+ * sha256 of its bytes (the full scan's key).
+ */
+const indexCache = new Map<string, { size: number; mtimeMs: number; sha: string; index: ScanIndex }>();
+const INDEX_CACHE_ENTRIES = 4;
+
+function remember(cacheKey: string, entry: { size: number; mtimeMs: number; sha: string; index: ScanIndex }): void {
+  indexCache.delete(cacheKey);
+  indexCache.set(cacheKey, entry);
+  while (indexCache.size > INDEX_CACHE_ENTRIES) indexCache.delete(indexCache.keys().next().value as string);
+}
+
+/**
+ * The index for a scan, read from the store every time but decoded only when its bytes differ from
+ * the last decoded ones (same sha256): exact whoever wrote it meanwhile. The result is shared: a
+ * caller must not change it. `stat`: only the file's size and mtime are compared (no read), for the
+ * watched scan of a long-lived daemon, where reading a large index would cost more than the scan.
+ */
+export async function loadIndexCached(session: SessionHandle, by: 'bytes' | 'stat'): Promise<{ index?: ScanIndex; corrupt?: true }> {
+  const key = scanIndexKey(session);
+  const cacheKey = `${session.ctx.dir}\0${key}`;
+  // Stat before the read: a file replaced in between leaves a key older than the bytes (a miss later), never the reverse.
+  const st = await session.ctx.backend.stat(key);
+  const cached = indexCache.get(cacheKey);
+  if (by === 'stat' && st && cached && cached.size === st.size && cached.mtimeMs === st.mtimeMs) return { index: cached.index };
+  const raw = await session.ctx.backend.read(key);
+  if (!raw) {
+    indexCache.delete(cacheKey);
+    return {};
+  }
+  const sha = createHash('sha256').update(raw).digest('hex');
+  // A stat of other bytes than those read (replaced in between) never matches a later stat.
+  const stat = st && st.size === raw.length ? st : { size: -1, mtimeMs: -1 };
+  if (cached?.sha === sha) {
+    remember(cacheKey, { ...stat, sha, index: cached.index });
+    return { index: cached.index };
+  }
+  // Dropped first: the old index can then be collected while the new one is built (a daemon's peak memory).
+  indexCache.delete(cacheKey);
+  const decoded = decodeIndex(raw);
+  if (decoded.index) remember(cacheKey, { ...stat, sha, index: decoded.index });
+  return decoded;
 }
 
 export interface PersistInput {

@@ -22,7 +22,7 @@ import { newerOwnerImages } from './known.js';
 import { KIND_SKIPPED, type ScanIndex } from './scan-index.js';
 import { contentPass } from './content-pass.js';
 import { compareWithKnown } from './scan-compare.js';
-import { loadIndex, persistIndex } from './scan-persist.js';
+import { loadIndexCached, persistIndex } from './scan-persist.js';
 import { afterCommit } from '../session/warnings.js';
 import { recordChanges } from './scan-record.js';
 import type { ScanOptions, ScanResult } from './scan-types.js';
@@ -84,7 +84,7 @@ async function scanLocked(session: SessionHandle, options: ScanOptions, t0: numb
   const root = ctx.workspace.root;
   const maxBytes = ctx.options.maxBlobBytes;
   const startMs = Date.now();
-  const loaded = await loadIndex(session);
+  const loaded = await loadIndexCached(session, 'bytes');
   const prev = loaded.index;
   const baseline = prev === undefined;
   if (options.onlyBaseline && !baseline) {
