@@ -68,8 +68,8 @@ fi
 # The daemon's claim (a live process on a loopback port) and the store's token.
 claim= token=
 [ -f "$store/daemon/daemon.json" ] && [ -f "$store/daemon/token" ] || node_client "$@"
-IFS= read -r claim <"$store/daemon/daemon.json" || :
-IFS= read -r token <"$store/daemon/token" || :
+IFS= read -r claim 2>/dev/null <"$store/daemon/daemon.json" || :
+IFS= read -r token 2>/dev/null <"$store/daemon/token" || :
 case $claim in *'"socket"'*) node_client "$@" ;; esac
 pid=${claim#*'"pid":'}
 pid=${pid%%[!0-9]*}
