@@ -12,7 +12,11 @@
 # The daemon's token never appears on a command line: curl reads it from a config on fd 3. curl skips
 # ~/.curlrc (-q) and every proxy (--noproxy): the token goes to the claimed loopback port only, and
 # only while the claiming process lives.
+# `A && B || C` throughout means: C (the Node client) when any test fails.
+# shellcheck disable=SC2015
 LC_ALL=C
+# Exit 1, never the shell's 2 of a failed `shift`: a hook's exit 2 blocks the tool call.
+[ $# -ge 1 ] || { echo 'usage: ckpt-hook.sh NODE [--store DIR] hook AGENT [--daemon]' >&2; exit 1; }
 node=$1
 shift
 case $0 in */*) ckpt_js=${0%/*}/ckpt.js ;; *) ckpt_js=./ckpt.js ;; esac
@@ -66,7 +70,7 @@ else
 fi
 
 # The daemon's claim (a live process on a loopback port) and the store's token.
-claim= token=
+claim='' token=''
 [ -f "$store/daemon/daemon.json" ] && [ -f "$store/daemon/token" ] || node_client "$@"
 IFS= read -r claim 2>/dev/null <"$store/daemon/daemon.json" || :
 IFS= read -r token 2>/dev/null <"$store/daemon/token" || :

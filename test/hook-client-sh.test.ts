@@ -3,7 +3,7 @@
 // alone (its node argument is a path that does not exist), never put the token on a command line,
 // and ignore the user's proxy and ~/.curlrc. Without a daemon, curl, or a 200 it must hand the same
 // event to the Node client, which records it in-process. Real daemon on a loopback port.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -133,5 +133,12 @@ describe('the shell hook client', () => {
     const listed = /for name in ([A-Z_ ]+); do/.exec(text)![1]!.split(' ');
     expect(new Set(listed)).toEqual(new Set(Object.values(AGENTS).flatMap((a) => a.projectDirEnv)));
     expect(/case \$agent in ([a-z|]+)\) printf '\{\}\\n'/.exec(text)![1]!.split('|')).toEqual([...JSON_ANSWER_AGENTS]);
+  });
+
+  // .ci/run installs shellcheck; a developer without it sees this test skipped, never passed.
+  it.skipIf(spawnSync('shellcheck', ['--version']).status !== 0)('is POSIX sh that shellcheck passes', () => {
+    const r = spawnSync('shellcheck', ['-s', 'sh', SH_CLIENT], { encoding: 'utf8' });
+    expect(r.stdout + r.stderr).toBe('');
+    expect(r.status).toBe(0);
   });
 });
