@@ -56,6 +56,8 @@ function runSh(args: string[], input: unknown, extraEnv: NodeJS.ProcessEnv = {})
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, stdout, stderr }));
+    // A client that hands over before reading (here to a node that does not exist) may close stdin first.
+    child.stdin.on('error', () => {});
     child.stdin.end(typeof input === 'string' ? input : JSON.stringify(input));
   });
 }
