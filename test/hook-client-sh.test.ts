@@ -3,8 +3,8 @@
 // alone (its node argument is a path that does not exist), never put the token on a command line,
 // and ignore the user's proxy and ~/.curlrc. Without a daemon, curl, or a 200 it must hand the same
 // event to the Node client, which records it in-process. Real daemon on a loopback port.
-import { spawn, spawnSync } from 'node:child_process';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { chmod, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { openStore, type Store } from '../src/store.js';
 import { AGENTS } from '../src/hooks/agents/index.js';
 import { JSON_ANSWER_AGENTS } from '../src/hooks/client/hook-client.js';
 import { claudeEvents as ev, claudeSession } from './fixtures/claude-events.js';
+import { runShell } from './helpers/agent-hooks.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 
 const SH_CLIENT = fileURLToPath(new URL('../bin/ckpt-hook.sh', import.meta.url));
@@ -47,19 +48,10 @@ afterEach(async () => {
   await dirs.cleanup();
 });
 
-function runSh(args: string[], input: unknown, extraEnv: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(SH_CLIENT, args, { cwd: ws, env: { ...env, ...extraEnv }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-    // A client that hands over before reading (here to a node that does not exist) may close stdin first.
-    child.stdin.on('error', () => {});
-    child.stdin.end(typeof input === 'string' ? input : JSON.stringify(input));
-  });
+/** The client as an agent runs its command hook (helpers/agent-hooks.ts runShell: `sh -c`, the event on stdin). */
+function runSh(args: string[], input: unknown, extraEnv: NodeJS.ProcessEnv = {}) {
+  const command = [SH_CLIENT, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  return runShell(command, { cwd: ws, env: { ...env, ...extraEnv }, input: typeof input === 'string' ? input : JSON.stringify(input) });
 }
 
 const checkpoints = async (externalId: string) => {
@@ -111,8 +103,11 @@ describe('the shell hook client', () => {
     const args = [process.execPath, '--store', storeDir, 'hook', 'claude'];
     const edit = (n: number) => ev.preToolUse(s, 'Write', { file_path: join(ws, `f${n}.txt`), content: 'x' }, `toolu_${n}`);
     expect((await runSh(args, ev.sessionStart(s))).code).toBe(0);
-    // No curl on PATH.
-    expect((await runSh(args, edit(1), { PATH: '/nonexistent' })).code).toBe(0);
+    // No curl on PATH (only the sh that runs the command).
+    const shOnly = join(dirs.base, 'sh-only');
+    await mkdir(shOnly);
+    await symlink('/bin/sh', join(shOnly, 'sh'));
+    expect((await runSh(args, edit(1), { PATH: shOnly })).code).toBe(0);
     // Strict mode is the Node client's.
     expect((await runSh(args, edit(2), { CKPT_HOOK_STRICT: '1' })).code).toBe(0);
     // A token the daemon refuses (401): in-process, not posted again.
