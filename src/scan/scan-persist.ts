@@ -2,7 +2,6 @@
 // decoded indexes this process keeps while their file is unchanged, and deciding whether this scan
 // rewrites it (skipped when only a few paths were re-read: owner records carry those changes, saving
 // the write of a large index).
-import { createHash } from 'node:crypto';
 import { isCkptError } from '../errors.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { ScanIndex } from './scan-index.js';
@@ -34,13 +33,19 @@ function decodeIndex(raw: Buffer): { index?: ScanIndex; corrupt?: true } {
  * Decoded scan indexes of the last few workspaces, kept while their file is unchanged: decoding (and
  * checking) a 100k-entry index costs a full scan ~40–80 ms and more than a watched scan itself.
  * Scans only read them (the next index is a new object), so one copy serves every scan of the process.
- * `size`/`mtimeMs` are the file's stat when it was read (the watched scan's key); `sha` is the
- * sha256 of its bytes (the full scan's key).
+ * `size`/`mtimeMs` are the file's stat when it was read (the watched scan's key); `raw` its bytes (the
+ * full scan's key), which cost little to keep: a large index's decoded columns are views of them.
  */
-const indexCache = new Map<string, { size: number; mtimeMs: number; sha: string; index: ScanIndex }>();
+const indexCache = new Map<string, IndexEntry>();
+interface IndexEntry {
+  size: number;
+  mtimeMs: number;
+  raw: Buffer;
+  index: ScanIndex;
+}
 const INDEX_CACHE_ENTRIES = 4;
 
-function remember(cacheKey: string, entry: { size: number; mtimeMs: number; sha: string; index: ScanIndex }): void {
+function remember(cacheKey: string, entry: IndexEntry): void {
   indexCache.delete(cacheKey);
   indexCache.set(cacheKey, entry);
   while (indexCache.size > INDEX_CACHE_ENTRIES) indexCache.delete(indexCache.keys().next().value as string);
@@ -48,8 +53,9 @@ function remember(cacheKey: string, entry: { size: number; mtimeMs: number; sha:
 
 /**
  * The index for a scan, read from the store every time but decoded only when its bytes differ from
- * the last decoded ones (same sha256): exact whoever wrote it meanwhile. The result is shared: a
- * caller must not change it. `stat`: only the file's size and mtime are compared (no read), for the
+ * the last decoded ones (compared whole, ~1 ms for 10 MB): exact whoever wrote it meanwhile, and a
+ * process that never scans twice pays nothing for it. The result is shared: a caller must not
+ * change it. `stat`: only the file's size and mtime are compared (no read), for the
  * watched scan of a long-lived daemon, where reading a large index would cost more than the scan.
  */
 export async function loadIndexCached(session: SessionHandle, by: 'bytes' | 'stat'): Promise<{ index?: ScanIndex; corrupt?: true }> {
@@ -64,17 +70,16 @@ export async function loadIndexCached(session: SessionHandle, by: 'bytes' | 'sta
     indexCache.delete(cacheKey);
     return {};
   }
-  const sha = createHash('sha256').update(raw).digest('hex');
   // A stat of other bytes than those read (replaced in between) never matches a later stat.
   const stat = st && st.size === raw.length ? st : { size: -1, mtimeMs: -1 };
-  if (cached?.sha === sha) {
-    remember(cacheKey, { ...stat, sha, index: cached.index });
+  if (cached?.raw.equals(raw)) {
+    remember(cacheKey, { ...stat, raw: cached.raw, index: cached.index });
     return { index: cached.index };
   }
   // Dropped first: the old index can then be collected while the new one is built (a daemon's peak memory).
   indexCache.delete(cacheKey);
   const decoded = decodeIndex(raw);
-  if (decoded.index) remember(cacheKey, { ...stat, sha, index: decoded.index });
+  if (decoded.index) remember(cacheKey, { ...stat, raw, index: decoded.index });
   return decoded;
 }
 
