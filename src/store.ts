@@ -23,6 +23,7 @@ import { Session } from './api/session.js';
 import { recoverSession } from './restore/recover.js';
 import { forkPointRecord, otherHistories } from './restore/fork-record.js';
 import { ensureBaseline } from './scan/baseline.js';
+import { forgetScanIndexes } from './scan/scan-persist.js';
 import { agentSessionId, type AgentLink } from './session/agent-link.js';
 import { createAfterCallQueue } from './session/after-call.js';
 import type { CreateSessionOptions } from './session/session-store.js';
@@ -233,6 +234,8 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     ...(sharedBackend ? { subscribeAppends: (listener: AppendListener, onError?: (err: Error) => void) => sharedBackend.subscribe(listener, onError) } : {}),
     close: async () => {
       await ctx.afterCall.drain();
+      forgetScanIndexes(backend);
+      forgetScanIndexes(daemonCtx.backend);
       await backend.close?.();
     },
     listWorkspaces,

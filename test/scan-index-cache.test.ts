@@ -41,3 +41,21 @@ it('decoded once while the bytes stay; bytes of the same size and mtime are read
   await w.write('c.txt', 'c');
   expect((await scan(w.session)).files.map((f) => f.path)).toContain('c.txt');
 });
+
+it("a store's close drops its decoded indexes; another store's stay", async () => {
+  const [a, b] = [await world(), await world()];
+  for (const w of [a, b]) {
+    for (let i = 0; i < 80; i++) await w.write(`f${i}.txt`, `${i}`);
+    await scan(w.session);
+  }
+  const keptA = (await loadIndexCached(a.session, 'bytes')).index;
+  const keptB = (await loadIndexCached(b.session, 'bytes')).index;
+  expect(keptA).toBeDefined();
+  expect((await loadIndexCached(a.session, 'bytes')).index).toBe(keptA);
+  await a.store.close();
+  // Decoded again: the closed store's copy was let go (read here through its handle, which still works on files).
+  const after = (await loadIndexCached(a.session, 'bytes')).index;
+  expect(after).not.toBe(keptA);
+  expect(after?.count).toBe(keptA?.count);
+  expect((await loadIndexCached(b.session, 'bytes')).index).toBe(keptB);
+});

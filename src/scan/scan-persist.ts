@@ -4,6 +4,7 @@
 // the write of a large index).
 import { isCkptError } from '../errors.js';
 import type { SessionHandle } from '../session/session-handle.js';
+import type { StoreBackend } from '../storage/backend.js';
 import { ScanIndex } from './scan-index.js';
 
 /** Below this many re-read paths the index is left as is (owner records carry the changes). */
@@ -51,6 +52,22 @@ function remember(cacheKey: string, entry: IndexEntry): void {
   while (indexCache.size > INDEX_CACHE_ENTRIES) indexCache.delete(indexCache.keys().next().value as string);
 }
 
+/** Each open store's backend gets a number for the cache key: a shared store has no folder to name it by. */
+const backendIds = new WeakMap<StoreBackend, number>();
+let nextBackendId = 0;
+function cacheKeyOf(backend: StoreBackend, key: string): string {
+  let id = backendIds.get(backend);
+  if (id === undefined) backendIds.set(backend, (id = nextBackendId++));
+  return `${id}\0${key}`;
+}
+
+/** Drops the decoded indexes read through `backend` (its store's close): a library process that opened and closed stores keeps none. */
+export function forgetScanIndexes(backend: StoreBackend): void {
+  const id = backendIds.get(backend);
+  if (id === undefined) return;
+  for (const key of [...indexCache.keys()]) if (key.startsWith(`${id}\0`)) indexCache.delete(key);
+}
+
 /**
  * The index for a scan, read from the store every time but decoded only when its bytes differ from
  * the last decoded ones (compared whole, ~1 ms for 10 MB): exact whoever wrote it meanwhile, and a
@@ -60,7 +77,7 @@ function remember(cacheKey: string, entry: IndexEntry): void {
  */
 export async function loadIndexCached(session: SessionHandle, by: 'bytes' | 'stat'): Promise<{ index?: ScanIndex; corrupt?: true }> {
   const key = scanIndexKey(session);
-  const cacheKey = `${session.ctx.dir}\0${key}`;
+  const cacheKey = cacheKeyOf(session.ctx.backend, key);
   // Stat before the read: a file replaced in between leaves a key older than the bytes (a miss later), never the reverse.
   const st = await session.ctx.backend.stat(key);
   const cached = indexCache.get(cacheKey);
