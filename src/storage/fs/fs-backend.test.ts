@@ -131,6 +131,35 @@ describe('fs backend specifics', () => {
     }
   });
 
+  it('touch freshens only a real file beneath real folders, never through a planted symlink', async () => {
+    const outside = path.join(dir, '..', `${path.basename(dir)}-touch-outside`);
+    await fs.mkdir(outside, { recursive: true });
+    try {
+      const old = new Date(Date.now() - 3_600_000);
+      await fs.writeFile(path.join(outside, 'cd'), 'secret');
+      await fs.utimes(path.join(outside, 'cd'), old, old);
+      await fs.mkdir(path.join(dir, 'blobs'));
+      await fs.symlink(outside, path.join(dir, 'blobs', 'ab'));
+      // A folder that is a symlink: refused (or missing), and the file it leads to keeps its mtime.
+      const through = await b.touch('blobs/ab/cd').catch((e: unknown) => e);
+      expect(through === false || isCkptError(through, 'FORBIDDEN')).toBe(true);
+      expect(await b.touch('blobs/ab/missing')).toBe(false);
+      // A symlink at the key itself is not a file.
+      await fs.mkdir(path.join(dir, 'blobs', 'ef'));
+      await fs.symlink(path.join(outside, 'cd'), path.join(dir, 'blobs', 'ef', 'gh'));
+      expect(await b.touch('blobs/ef/gh')).toBe(false);
+      expect((await fs.stat(path.join(outside, 'cd'))).mtimeMs).toBe(old.getTime());
+      // A real file is freshened.
+      await b.write('blobs/ef/ij', Buffer.from('x'));
+      await fs.utimes(path.join(dir, 'blobs', 'ef', 'ij'), old, old);
+      expect(await b.touch('blobs/ef/ij')).toBe(true);
+      expect((await fs.stat(path.join(dir, 'blobs', 'ef', 'ij'))).mtimeMs).toBeGreaterThan(old.getTime());
+      expect(await b.touch('nope/x')).toBe(false);
+    } finally {
+      await fs.rm(outside, { recursive: true, force: true });
+    }
+  });
+
   it('refuses to append to or truncate a symlinked log', async () => {
     await fs.writeFile(path.join(dir, 'real.jsonl'), 'x\n');
     await fs.symlink('real.jsonl', path.join(dir, 'events.jsonl'));

@@ -215,6 +215,10 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
     async touch(key) {
       try {
         const abs = resolveKey(key);
+        // The file is looked at first (an lstat changes nothing): a lookup of a blob the store lacks —
+        // most, in a restore or a capture of new content — costs one lstat, not the folder walk too.
+        // A file found is freshened only once its folders are checked, as before.
+        if (!fs.lstatSync(abs, { throwIfNoEntry: false })?.isFile()) return false;
         return dirExists(path.dirname(abs)) && freshenIfFile(abs);
       } catch (err) {
         throw toCkptError(err, `touch ${key}`);
