@@ -234,6 +234,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     ...(sharedBackend ? { subscribeAppends: (listener: AppendListener, onError?: (err: Error) => void) => sharedBackend.subscribe(listener, onError) } : {}),
     close: async () => {
       await ctx.afterCall.drain();
+      // Both: a shared store's local daemon folder has a backend of its own (the same object otherwise).
       forgetScanIndexes(backend);
       forgetScanIndexes(daemonCtx.backend);
       await backend.close?.();
