@@ -56,6 +56,7 @@ async function selectWorkspace(id) {
   );
   connectLive();
   await loadSessions();
+  if (state.workspace !== id) return; // another workspace was picked meanwhile: it opens its own session
   const first = $('#sessions .session');
   if (first && !state.session) first.click();
 }

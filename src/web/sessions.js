@@ -3,8 +3,13 @@
 import { $, api, guard, h, plural, q, state, timeEl } from './page.js';
 import { openSession } from './timeline.js';
 
+let loads = 0;
 export async function loadSessions() {
+  const ticket = ++loads;
   const { sessions } = await api(`/web/sessions${q()}`);
+  // Only the latest call's answer is shown: a slower one (the workspace the page opened on, when
+  // another was picked meanwhile) must not replace the list of the workspace now selected.
+  if (ticket !== loads) return;
   state.sessions = sessions;
   renderSessions();
 }

@@ -7,12 +7,15 @@ import { previewRestore, previewRewind, previewUndo } from './dialogs.js';
 /** The diff pane for `from` → `to`, whose files' "Undo file…" put them back as at `from`. */
 const diff = (from, to) => showDiff(from, to, (path) => previewUndo(from, path));
 
+let opens = 0;
 export async function openSession(id, offset) {
   state.session = id;
   state.picked = [];
   for (const b of document.querySelectorAll('.session')) b.setAttribute('aria-current', b.dataset.id === id ? 'true' : 'false');
   // The newest page unless asked for another (one request either way).
+  const ticket = ++opens;
   const page = await api(`/sessions/${encodeURIComponent(id)}/events${q(offset === undefined ? { tail: '1', limit: PAGE } : { offset, limit: PAGE })}`);
+  if (ticket !== opens) return; // another session (or page) was opened meanwhile: its answer is the one shown
   state.events = page.events;
   state.total = page.total;
   state.offset = page.offset;
