@@ -3,16 +3,16 @@
 // must not replace the list of the workspace now selected (found by the fleet view's browser test,
 // which timed out once under load: the build-box list was replaced by the laptop's). Runs in
 // `npm run test:long` (needs Debian chromium: .ci/run installs it).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium, type Browser, type Route } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CKPT_BIN, runCli } from './helpers/cli.js';
+import { runCli } from './helpers/cli.js';
+import { spawnDaemon } from './helpers/http.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 
 let dirs: TempDirs;
-let serve: ChildProcess | undefined;
+let daemon: Awaited<ReturnType<typeof spawnDaemon>> | undefined;
 let browser: Browser | undefined;
 
 beforeAll(async () => {
@@ -26,26 +26,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  if (serve && serve.exitCode === null) {
-    const exited = new Promise((r) => serve!.once('exit', r));
-    serve.kill('SIGTERM');
-    await exited;
-  }
+  daemon?.child.kill('SIGTERM');
+  await daemon?.exited;
   await dirs?.cleanup();
 });
 
 it('a late session list of the workspace left behind does not replace the one picked', async () => {
-  serve = spawn(process.execPath, [CKPT_BIN, '--store', dirs.store, 'serve', '--json'], { cwd: dirs.workspace, stdio: ['ignore', 'pipe', 'pipe'] });
-  const started = await new Promise<{ open: string }>((resolve, reject) => {
-    let out = '';
-    serve!.stdout!.on('data', (d) => {
-      out += d;
-      try {
-        resolve(JSON.parse(out));
-      } catch {}
-    });
-    serve!.once('exit', (code) => reject(new Error(`ckpt serve exited ${code}`)));
-  });
+  daemon = await spawnDaemon(dirs.store, { cwd: dirs.workspace });
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
   const page = await (await browser.newContext()).newPage();
   const errors: string[] = [];
@@ -55,13 +42,13 @@ it('a late session list of the workspace left behind does not replace the one pi
   let heldUrl = '';
   const isHeld = new Promise<void>((resolve) => {
     void page.route('**/web/sessions?*', async (route) => {
-      if (held || heldUrl) return route.continue();
+      if (held) return route.continue();
       held = route;
       heldUrl = route.request().url();
       resolve();
     });
   });
-  await page.goto(started.open);
+  await page.goto(daemon.open);
   await isHeld;
   const select = page.locator('#workspace');
   await expect.poll(() => select.locator('option').count()).toBe(2);

@@ -93,24 +93,27 @@ export function createClient(url: string, token: string) {
   return { call, sse, head };
 }
 
-/** Starts `ckpt serve` as a child; resolves with its url and token once it listens. */
-export async function spawnDaemon(store: string, extra: { args?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<{ child: ChildProcess; url: string; token: string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [CKPT_BIN, '--store', store, 'serve', '--json', ...(extra.args ?? [])], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...extra.env } });
+/** Starts `ckpt serve` as a child; resolves with its url, web sign-in link (`open`) and token once it listens. */
+export async function spawnDaemon(
+  store: string,
+  extra: { args?: string[]; env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<{ child: ChildProcess; url: string; open: string; token: string; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, [CKPT_BIN, '--store', store, 'serve', '--json', ...(extra.args ?? [])], { cwd: extra.cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...extra.env } });
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   let out = '';
   let err = '';
   child.stderr!.on('data', (d) => (err += d));
-  const info = await new Promise<{ url: string }>((resolve, reject) => {
+  const info = await new Promise<{ url: string; open: string }>((resolve, reject) => {
     child.stdout!.on('data', (d) => {
       out += d;
       try {
-        resolve(JSON.parse(out) as { url: string });
+        resolve(JSON.parse(out) as { url: string; open: string });
       } catch {}
     });
     child.on('exit', () => reject(new Error(`daemon exited: ${err}`)));
   });
   const token = (await readFile(join(store, 'daemon', 'token'), 'utf8')).trim();
-  return { child, url: info.url, token, exited };
+  return { child, url: info.url, open: info.open, token, exited };
 }
 
 export interface SseEvent {
