@@ -13,7 +13,7 @@ import { replay } from '../session/replay.js';
 import { loadPlans } from '../session/restore-plans.js';
 import { compareWithKnown } from '../scan/scan-compare.js';
 import { markSkipped, newerOwnerImages } from '../scan/known.js';
-import { loadIndex } from '../scan/scan-persist.js';
+import { loadIndexCached } from '../scan/scan-persist.js';
 import { HASH_GIT, HASH_SHA256, KIND_GONE, KIND_SKIPPED, KIND_SYMLINK, type ScanIndex } from '../scan/scan-index.js';
 import { walkPhase } from '../scan/scan-walk.js';
 import { gitBlobId } from '../workspace/git-repo.js';
@@ -59,7 +59,7 @@ export async function sessionStatus(session: SessionHandle, options: StatusOptio
   const state = replay(events);
   const unsettled = [...state.known].filter(([, image]) => image === null).map(([path]) => path).sort();
   const last = state.captures.at(-1);
-  const { index } = await loadIndex(session);
+  const { index } = await loadIndexCached(session, 'bytes');
   const changed = index ? await changedSinceIndex(session, index) : await changedRecordedPaths(session, state.known);
   changed.sort();
   return {

@@ -18,7 +18,7 @@ import type { BlobStore } from '../storage/blob-store.js';
 import { workspaceTimeline } from '../session/workspace-timeline.js';
 import { imageOfSlot, newerOwnerImages } from '../scan/known.js';
 import { KIND_GONE } from '../scan/scan-index.js';
-import { loadIndex } from '../scan/scan-persist.js';
+import { loadIndexCached } from '../scan/scan-persist.js';
 import { openGitObjects, type GitObjects } from '../workspace/git-objects.js';
 import { findGitDirs } from '../workspace/git-repo.js';
 import { fsyncDir, mapLimit } from './present.js';
@@ -61,7 +61,7 @@ export async function planExport(session: SessionHandle, tag: string): Promise<E
   // Every session's captures: what another session of the workspace changed after the tag is undone too.
   const { captures } = await workspaceTimeline(session, events);
   const known = new Map<string, FileImage & { gitOid?: string }>();
-  const { index } = await loadIndex(session);
+  const { index } = await loadIndexCached(session, 'bytes');
   if (index) {
     for (let i = 0; i < index.count; i++) {
       if (index.kind[i] === KIND_GONE) continue;

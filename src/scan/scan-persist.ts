@@ -15,12 +15,6 @@ export function scanIndexKey(session: SessionHandle): string {
   return `${session.ctx.workspace.key}/scan-index.bin`;
 }
 
-/** The index, or undefined; `corrupt` when one exists but cannot be decoded (it is rebuilt as a new baseline). */
-export async function loadIndex(session: SessionHandle): Promise<{ index?: ScanIndex; corrupt?: true }> {
-  const raw = await session.ctx.backend.read(scanIndexKey(session));
-  return raw ? decodeIndex(raw) : {};
-}
-
 function decodeIndex(raw: Buffer): { index?: ScanIndex; corrupt?: true } {
   try {
     return { index: ScanIndex.decode(raw) };
@@ -33,7 +27,8 @@ function decodeIndex(raw: Buffer): { index?: ScanIndex; corrupt?: true } {
 /**
  * Decoded scan indexes of the last few workspaces, kept while their file is unchanged: decoding (and
  * checking) a 100k-entry index costs a full scan ~40–80 ms and more than a watched scan itself.
- * Scans only read them (the next index is a new object), so one copy serves every scan of the process.
+ * Scans, `status` and `export` only read them (a scan's next index is a new object), so one copy serves
+ * every request of the process (a daemon's `/status` included).
  * `size`/`mtimeMs` are the file's stat when it was read (the watched scan's key); `raw` its bytes (the
  * full scan's key), which cost little to keep: a large index's decoded columns are views of them.
  */
@@ -69,7 +64,7 @@ export function forgetScanIndexes(backend: StoreBackend): void {
 }
 
 /**
- * The index for a scan, read from the store every time but decoded only when its bytes differ from
+ * The index (for a scan, `status` or `export`), read from the store every time but decoded only when its bytes differ from
  * the last decoded ones (compared whole, ~1 ms for 10 MB): exact whoever wrote it meanwhile, and a
  * process that never scans twice pays nothing for it. The result is shared: a caller must not
  * change it. `stat`: only the file's size and mtime are compared (no read), for the
