@@ -2,6 +2,7 @@
 // the workspaces inside it. The entry point of the library.
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -14,6 +15,7 @@ import { STORE_DIR_MODE, tightenStore } from './storage/fs/fs-private.js';
 import type { SharedBackend } from './storage/shared/shared-backend.js';
 import type { AppendListener } from './storage/shared/shared-notify.js';
 import { isSharedStoreUrl } from './storage/shared/store-url.js';
+import { TEMP_MARK } from './storage/store-key.js';
 import { machineId } from './workspace/machine-id.js';
 import { createBlobStore } from './storage/blob-store.js';
 import { createSessionStore, type ForkOptions, type SessionStore } from './session/session-store.js';
@@ -178,6 +180,8 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
   } else {
     dir = resolve(location);
     await makeStoreDir(dir);
+    // Before anything is tightened or created: a folder that is not a store stays as the user left it.
+    refuseForeignFolder(dir);
     tightened = tightenExisting(dir);
     backend = createFsBackend({ dir, lockTimeoutMs: resolved.lockTimeoutMs });
   }
@@ -385,6 +389,30 @@ async function makeStoreDir(dir: string): Promise<void> {
       throw fail(err, `cannot create ${d}`);
     }
   }
+}
+
+/**
+ * A store folder holds `store.json` (every ckpt wrote it first, since format 1), or is new: empty, or
+ * holding only the temp file of another process creating it right now. Anything else is a folder of
+ * the user's (`--store .` or `~` by mistake): opening it as a store would create files there and take
+ * group and other permissions off everything in it, so it is refused.
+ */
+function refuseForeignFolder(dir: string): void {
+  if (existsSync(join(dir, 'store.json'))) return;
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
+    throw new CkptError('IO', `store folder ${dir} cannot be listed (${code})`, { errno: code, path: dir, retryable: false }, { cause: err });
+  }
+  const foreign = entries.filter((n) => !n.startsWith(`.store.json${TEMP_MARK}`));
+  if (foreign.length === 0) return;
+  throw new CkptError(
+    'INVALID_ARGUMENT',
+    `${dir} is not a ckpt store (no store.json) and is not empty (${foreign.length} entries, e.g. ${JSON.stringify(foreign.sort()[0])}): refusing to make it one; pass a new or empty folder, or the store's own folder`,
+    { path: dir, entries: foreign.length },
+  );
 }
 
 /** Makes a store an older ckpt left readable by others private; a failure (a file of another owner) is IO naming it. */

@@ -2,7 +2,7 @@
 // and the daemon token included; a store an older ckpt left readable (0755/0644) is tightened when
 // opened (and the CLI says so); a captured 0600 `.env` cannot be read by another user from its blob.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, lstatSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -91,6 +91,29 @@ describe.skipIf(!!process.env.CKPT_TEST_STORE)('store modes (folder store)', () 
     // Private now: opening again says nothing and changes nothing.
     const store = await openStore({ dir: dirs.store });
     expect(store.tightened).toBe(0);
+  });
+
+  it('a folder that is not a store (`--store .` by mistake) is refused and left exactly as it was', async () => {
+    const folder = join(dirs.base, 'project');
+    mkdirSync(join(folder, 'sub'), { recursive: true });
+    writeFileSync(join(folder, 'sub', 'public.html'), 'pub');
+    chmodSync(folder, 0o755);
+    chmodSync(join(folder, 'sub'), 0o755);
+    chmodSync(join(folder, 'sub', 'public.html'), 0o644);
+    const modes = (): string[] => ['', 'sub', 'sub/public.html'].map((p) => `${p} ${(statSync(join(folder, p)).mode & 0o777).toString(8)}`);
+    const before = modes();
+    const run = await runCli(['--store', folder, 'workspace', 'list', '--json'], { cwd: dirs.workspace });
+    expect(run.code, run.stderr).toBe(2);
+    expect(JSON.parse(run.stderr).error).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/not a ckpt store/) });
+    expect(modes()).toEqual(before);
+    expect(readdirSync(folder).sort()).toEqual(['sub']);
+    await expect(openStore({ dir: folder })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    // An empty folder becomes a store, and a store opens as before.
+    const empty = join(dirs.base, 'empty');
+    mkdirSync(empty);
+    await (await openStore({ dir: empty })).close();
+    await (await openStore({ dir: empty })).close();
+    expect(readdirSync(empty)).toContain('store.json');
   });
 
   it.skipIf(process.getuid?.() !== 0)('another user (nobody) cannot read a captured .env from the store', async () => {
