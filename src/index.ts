@@ -61,6 +61,6 @@ export { daemonToken, runningDaemon, claimDaemon, assertNoDaemon, lastDaemonPort
 export { createLogFeed, type FeedEvent, type LogFeed, type LogFeedOptions } from './daemon/log-feed.js';
 export { createTouchTracker, type TouchTracker, type TouchTrackerOptions } from './daemon/touch-tracker.js';
 export { scanViaDaemon, type DaemonScanResult } from './daemon/daemon-scan.js';
-export { hookKey, hookCredential, checkHookCredential, isHookCredential } from './daemon/hook-credential.js';
+export { hookKey, hookCredential, checkHookCredential, isHookCredential, mentionsHookCredential } from './daemon/hook-credential.js';
 export { publicScanResult, scanResultOf, type PublicScanResult } from './scan/scan-json.js';
 export { publicImage, type PublicImage } from './format/public-image.js';

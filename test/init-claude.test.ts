@@ -213,6 +213,27 @@ describe('ckpt init claude: the default install (issue 28)', () => {
     expect(existsSync(localFile)).toBe(false);
   });
 
+  it('whatever the umask, nothing it writes is writable by others, and the file holding the credential is the owner\'s alone', async () => {
+    // An existing local settings file readable by all (0644) gets the credential: it becomes 0600.
+    await mkdir(join(project, '.claude'));
+    await writeFile(join(project, '.claude', 'settings.local.json'), '{"model":"opus"}', { mode: 0o644 });
+    const before = process.umask(0);
+    let r;
+    try {
+      r = await ckpt(['init', 'claude', '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      expect((await stat(join(project, '.claude', 'settings.local.json'))).mode & 0o777).toBe(0o600);
+      // New files and folders under umask 000: the project-scope command hooks, and Codex's.
+      expect((await ckpt(['init', 'claude', '--project', '--command', '--json'])).code).toBe(0);
+      expect((await ckpt(['init', 'codex', '--json'])).code).toBe(0);
+    } finally {
+      process.umask(before);
+    }
+    expect((await stat(projectFile())).mode & 0o777).toBe(0o644);
+    expect((await stat(join(project, '.codex'))).mode & 0o777).toBe(0o755);
+    expect((await stat(join(project, '.codex', 'hooks.json'))).mode & 0o777).toBe(0o644);
+  });
+
   it('--dry-run with no daemon running says the real run starts one (HTTP hooks), starts none, writes nothing; --http --dry-run is no error', async () => {
     const localFile = join(project, '.claude', 'settings.local.json');
     for (const args of [['init', 'claude', '--dry-run'], ['init', 'claude', '--http', '--dry-run']]) {

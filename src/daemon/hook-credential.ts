@@ -33,3 +33,8 @@ export function checkHookCredential(key: string, workspace: string, given: strin
   const got = Buffer.from(given);
   return got.length === want.length && timingSafeEqual(got, want);
 }
+
+/** True when `text` (a settings file's) carries a hook credential: such a file must be its owner's alone. */
+export function mentionsHookCredential(text: string): boolean {
+  return text.includes(PREFIX);
+}

@@ -10,6 +10,7 @@ import { installEntries, type AgentSpec, type InstallEntry } from '../agent-spec
 import { installFlatHooks, uninstallFlatHooks } from './merge-flat-hooks.js';
 import { installHooks, uninstallHooks, type MergeResult } from './merge-hooks.js';
 import { isCkptPlugin, opencodePluginSource } from './opencode-plugin.js';
+import { SETTINGS_DIR_MODE, settingsMode } from './settings-mode.js';
 import { formatSettings, parseSettings } from './settings-text.js';
 
 export type InstallScope = 'project' | 'local' | 'user';
@@ -90,9 +91,9 @@ export async function installAgent(options: InstallOptions): Promise<InstallResu
   const changes = empty && changed ? [...merged.changes, 'removed the file (nothing else was in it)'] : merged.changes;
   if (changed && !options.dryRun && next === undefined) await rm(file, { force: true });
   else if (changed && !options.dryRun && next !== undefined) {
-    await mkdir(dirname(file), { recursive: true });
-    const mode = text === undefined ? undefined : (await stat(file)).mode & 0o777;
-    await writeFileAtomic(file, next, { fsync: true, ...(mode !== undefined ? { mode } : {}) });
+    await mkdir(dirname(file), { recursive: true, mode: SETTINGS_DIR_MODE });
+    const mode = settingsMode(next, text === undefined ? undefined : (await stat(file)).mode & 0o777);
+    await writeFileAtomic(file, next, { fsync: true, mode });
   }
   return { file, scope, command, ...(options.http ? { url: options.http.url, headers: options.http.headers } : {}), changed, changes, dryRun: Boolean(options.dryRun), uninstall: Boolean(options.uninstall) };
 }
@@ -108,8 +109,8 @@ async function installPluginFile(options: InstallOptions, file: string, command:
   if (changed && !options.dryRun) {
     if (next === undefined) await rm(file, { force: true });
     else {
-      await mkdir(dirname(file), { recursive: true });
-      await writeFileAtomic(file, next, { fsync: true });
+      await mkdir(dirname(file), { recursive: true, mode: SETTINGS_DIR_MODE });
+      await writeFileAtomic(file, next, { fsync: true, mode: settingsMode(next, text === undefined ? undefined : (await stat(file)).mode & 0o777) });
     }
   }
   return { file, scope: options.scope, command, changed, changes, dryRun: Boolean(options.dryRun), uninstall: Boolean(options.uninstall) };

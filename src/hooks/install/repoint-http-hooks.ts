@@ -7,6 +7,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import writeFileAtomic from 'write-file-atomic';
 import { isCkptHookUrl } from './merge-hooks.js';
+import { settingsMode } from './settings-mode.js';
 import { formatSettings, parseSettings } from './settings-text.js';
 
 export interface RepointResult {
@@ -55,7 +56,7 @@ export async function repointHttpHooks(file: string, agent: string, port: number
     }
   }
   if (hooks === 0) return undefined;
-  const mode = (await stat(file)).mode & 0o777;
-  await writeFileAtomic(file, formatSettings(parsed), { fsync: true, mode });
+  const next = formatSettings(parsed);
+  await writeFileAtomic(file, next, { fsync: true, mode: settingsMode(next, (await stat(file)).mode & 0o777) });
   return { file, from: [...from].sort((a, b) => a - b), hooks };
 }
