@@ -15,7 +15,7 @@ afterEach(() => rm(dir, { recursive: true, force: true }));
 
 const ckptHook = (port: number) => ({ type: 'http', url: `http://127.0.0.1:${port}/hooks/claude?workspace=%2Fw`, headers: { Authorization: 'Bearer ckh1.x' } });
 
-it("re-points ckpt's HTTP hooks only, keeps the rest and the file's style and mode; nothing to do writes nothing", async () => {
+it("re-points ckpt's HTTP hooks only, keeps the rest and the file's style and its owner's mode bits (a file holding a credential loses group and other ones); nothing to do writes nothing", async () => {
   const file = join(dir, 'settings.local.json');
   const settings = {
     model: 'opus',
@@ -26,7 +26,7 @@ it("re-points ckpt's HTTP hooks only, keeps the rest and the file's style and mo
     },
   };
   await writeFile(file, JSON.stringify(settings, null, '\t').replace(/\n/g, '\r\n'));
-  await chmod(file, 0o640);
+  await chmod(file, 0o740);
   expect(await repointHttpHooks(file, 'claude', 5000)).toEqual({ file, from: [4000, 4001], hooks: 2 });
   const text = await readFile(file, 'utf8');
   expect(text).toContain('\r\n\t"hooks"');
@@ -34,7 +34,7 @@ it("re-points ckpt's HTTP hooks only, keeps the rest and the file's style and mo
     ...settings,
     hooks: { ...settings.hooks, PreToolUse: [{ ...settings.hooks.PreToolUse[0], hooks: [ckptHook(5000), ...settings.hooks.PreToolUse[0]!.hooks.slice(1)] }], PostToolUse: [{ hooks: [ckptHook(5000)] }] },
   });
-  expect((await stat(file)).mode & 0o777).toBe(0o640);
+  expect((await stat(file)).mode & 0o777).toBe(0o700);
   const bytes = await readFile(file);
   expect(await repointHttpHooks(file, 'claude', 5000)).toBeUndefined();
   expect(await readFile(file)).toEqual(bytes);
