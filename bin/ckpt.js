@@ -11,9 +11,9 @@
 // Node 20 (DESIGN §10 "The hook path in CommonJS"). The rest of the CLI is ES modules, via import().
 // Node ≥ 22.1 can also cache compiled code (feature-detected; Node 20 has no such cache).
 'use strict';
-const { existsSync } = require('node:fs');
+const { existsSync, readlinkSync } = require('node:fs');
 const module_ = require('node:module');
-const { join } = require('node:path');
+const { dirname, join } = require('node:path');
 const { pathToFileURL } = require('node:url');
 
 module_.enableCompileCache?.();
@@ -24,12 +24,31 @@ const code = (bundleFile, distFile) => pathToFileURL(bundled ? join(bundle, bund
 // A build from before the CommonJS hook entries (a clone pulled but not rebuilt) has the ESM ones only.
 const hookCjs = bundled && existsSync(join(bundle, 'hook-client.cjs')) && existsSync(join(bundle, 'hook-main.cjs'));
 
+/**
+ * The folder a hook runs from. When it was removed (the agent deleted the folder it was working in),
+ * process.cwd() throws; a hook must still answer, so it moves to the nearest folder above it that
+ * exists (Linux names the removed one in /proc) — the event's own `cwd` names the workspace.
+ */
+function hookDir() {
+  try {
+    return process.cwd();
+  } catch {
+    let dir = '/';
+    try {
+      dir = readlinkSync('/proc/self/cwd').replace(/ \(deleted\)$/, '');
+    } catch {}
+    while (!existsSync(dir)) dir = dirname(dir);
+    process.chdir(dir);
+    return dir;
+  }
+}
+
 async function run() {
   if (argv.includes('hook')) {
     const { hookClient, parseHookArgs } = hookCjs ? require(join(bundle, 'hook-client.cjs')) : await import(code('hook-client.js', 'hooks/client/hook-client.js'));
     const args = parseHookArgs(argv);
     if (args) {
-      const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
+      const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: hookDir() };
       const answer = await hookClient(args, { ...io, script: __filename });
       if ('exitCode' in answer) process.exitCode = answer.exitCode;
       else {

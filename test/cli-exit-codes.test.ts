@@ -2,11 +2,12 @@
 // errno error that prints `IO` exits 6; empty --store/--session/--workspace values are
 // INVALID_ARGUMENT (a script's unset variable never falls back to the default); a store folder that
 // cannot exist (`/proc/x`, under a file) fails fast.
+import { spawnSync } from 'node:child_process';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ERROR_CODES, type ErrorCode } from '../src/errors.js';
-import { runCli } from './helpers/cli.js';
+import { CKPT_BIN, runCli } from './helpers/cli.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 
 let dirs: TempDirs;
@@ -43,6 +44,28 @@ describe('exit codes', () => {
     expect(['IO', 'PATH_ESCAPE']).toContain(looped);
     const tooLong = join(dirs.workspace, ...Array.from({ length: 25 }, () => 'a'.repeat(200)));
     expect(['IO', 'INVALID_ARGUMENT']).toContain(await failure(['--store', dirs.store, '--workspace', tooLong, 'session', 'list']));
+  });
+
+  it('a current folder that was removed: commands that need it fail IO naming it (no stack trace), --version answers, a hook exits 0', async () => {
+    const gone = join(dirs.workspace, 'gone');
+    await mkdir(gone);
+    // Started inside the folder, which is removed before ckpt runs (an agent's rm -rf under the user's shell).
+    const inRemoved = (args: string, input = '') =>
+      spawnSync('sh', ['-c', `cd "$1" && rmdir "$1" && exec "$2" "$3" --store "$4" ${args}`, 'sh', gone, process.execPath, CKPT_BIN, dirs.store], { input, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    const status = inRemoved('status --json');
+    expect(status.status).toBe(6);
+    expect(JSON.parse(status.stderr).error).toMatchObject({ code: 'IO', message: expect.stringContaining(`${gone} no longer exists`), data: { errno: 'ENOENT', path: gone } });
+    await mkdir(gone);
+    const human = inRemoved('log');
+    expect(human.status).toBe(6);
+    expect(human.stderr).toMatch(/^error \[IO\] the current folder .* no longer exists/);
+    expect(human.stderr).not.toMatch(/\bat /);
+    await mkdir(gone);
+    expect(inRemoved('--version')).toMatchObject({ status: 0, stderr: '' });
+    await mkdir(gone);
+    const hook = inRemoved('hook claude', JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: 'g', prompt: 'x', cwd: dirs.workspace }));
+    expect(hook.status, hook.stderr).toBe(0);
+    expect(hook.stderr).not.toMatch(/uv_cwd/);
   });
 
   it('empty --store, --session, --workspace and session ids are INVALID_ARGUMENT', async () => {

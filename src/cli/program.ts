@@ -5,6 +5,7 @@
 import { basename } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { CkptError, exitCodeOf, toCkptError } from '../index.js';
+import { currentDir } from './current-dir.js';
 import { createOutput, type CliIo } from './io.js';
 import { CliExit } from './exit.js';
 import { shellQuote } from './shell.js';
@@ -117,7 +118,17 @@ function commandPath(program: Command, argv: readonly string[]): string {
 }
 
 export function processIo(): CliIo {
-  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd(), invokedAs: invocation(process.argv[1]) };
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    // Read when a command needs it: a removed current folder is that command's IO error (current-dir.ts).
+    get cwd() {
+      return currentDir();
+    },
+    invokedAs: invocation(process.argv[1]),
+  };
 }
 
 /** `ckpt` when started through its bin link, else `node <script>`: a command that works as printed. */
