@@ -28,7 +28,7 @@ import { ensureBaseline } from './scan/baseline.js';
 import { forgetScanIndexes } from './scan/scan-persist.js';
 import { agentSessionId, type AgentLink } from './session/agent-link.js';
 import { createAfterCallQueue } from './session/after-call.js';
-import type { CreateSessionOptions } from './session/session-store.js';
+import type { CreateSessionOptions, SessionFilter } from './session/session-store.js';
 import { resolveWorkspace } from './workspace/workspace-id.js';
 
 export const STORE_FORMAT = 1;
@@ -69,11 +69,23 @@ export interface Workspace extends Omit<SessionStore<Session>, 'fork'> {
    * lets this workspace restore that history into its own folder.
    */
   fork(id: string, options?: WorkspaceForkOptions): Promise<Session>;
+  /**
+   * As the session store's: opening a session finishes (or abandons) an interrupted restore first
+   * (DESIGN §4). `recover: false` opens it as it is, for reads that must change nothing (the daemon's
+   * GETs); the next operation that writes finishes it.
+   */
+  get(id: string, options?: OpenSessionOptions): Promise<Session>;
+  latest(filter?: SessionFilter, options?: OpenSessionOptions): Promise<Session>;
   /** 20-hex store id of the workspace. */
   readonly id: string;
   /** Real path of the workspace root. */
   readonly root: string;
   readonly ctx: WorkspaceContext;
+}
+
+export interface OpenSessionOptions {
+  /** Finish an interrupted restore before answering (default true). */
+  recover?: boolean;
 }
 
 export interface WorkspaceInfo {
@@ -344,8 +356,8 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
           return sessions.fork(full, { ...rest, atSeq: await atSeqOf(from, full), from: { sessions: from, workspace: source.id } });
         },
         // Opening a session finishes (or abandons) an interrupted restore before anything else (DESIGN §4).
-        get: async (id) => recoverSession(await sessions.get(id)),
-        latest: async (filter) => recoverSession(await sessions.latest(filter)),
+        get: async (id, opts) => (opts?.recover === false ? sessions.get(id) : recoverSession(await sessions.get(id))),
+        latest: async (filter, opts) => (opts?.recover === false ? sessions.latest(filter) : recoverSession(await sessions.latest(filter))),
         id: identity.id,
         root: identity.root,
         ctx: wctx,

@@ -75,7 +75,7 @@ describe('daemon crash and shutdown', () => {
     }
   }, 60_000);
 
-  it('a restore killed in another process is finished by the next call on the session the daemon holds', async () => {
+  it('a restore killed in another process is finished by the next write on the session the daemon holds, not by a GET', async () => {
     const base = await mkdtemp(join(tmpdir(), 'ckpt-http-recover-'));
     try {
       const scenario = SCENARIOS.find((s) => s.name === 'restore')!;
@@ -92,8 +92,18 @@ describe('daemon crash and shutdown', () => {
       const wid = (await readdir(join(sd.store, 'workspaces')))[0]!;
       const types = async () => (await readFile(join(sd.store, 'workspaces', wid, 'sessions', MAIN, 'events.jsonl'), 'utf8')).trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
       expect((await types()).slice(-1)).toEqual(['restore_started']);
-      expect((await status()).status).toBe(200);
-      expect((await types()).slice(-2)).toEqual(['restore_started', 'restore_committed']);
+      // GETs change nothing (SECURITY promise 6): the status, the log and the web page's list read it as it is.
+      const killed = [...snapshotTree(sd.workspace)];
+      const w = encodeURIComponent(sd.workspace);
+      for (const path of [`/sessions/${MAIN}/status?workspace=${w}`, `/sessions/${MAIN}/log?workspace=${w}`, `/sessions/~latest?workspace=${w}`, `/web/sessions?workspace=${w}`]) {
+        expect((await client.call('GET', path)).status, path).toBe(200);
+      }
+      expect((await types()).slice(-1)).toEqual(['restore_started']);
+      expect([...snapshotTree(sd.workspace)]).toEqual(killed);
+      // The next write finishes it first.
+      expect((await client.call('POST', `/sessions/${MAIN}/turn`, { body: { workspace: sd.workspace } })).status).toBe(200);
+      // Its owner records too: the turn's scan finds nothing changed by hand (it recorded the restored files as a user edit).
+      expect((await types()).slice(-3)).toEqual(['restore_started', 'restore_committed', 'turn']);
       expect([...snapshotTree(sd.workspace)]).toEqual([...clean.after]);
     } finally {
       await rm(base, { recursive: true, force: true });

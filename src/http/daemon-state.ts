@@ -21,7 +21,11 @@ export interface DaemonState {
    * and writes nothing (issue 27 item 12: a same-site `<img src=/sessions?workspace=…>` made records).
    */
   workspace(path: string, options?: { register?: boolean }): Promise<Workspace>;
-  session(workspacePath: string, id: string): Promise<Session>;
+  /**
+   * The session `id` (a unique prefix, or `~latest`) of the workspace. Opening it finishes an
+   * interrupted restore first, except with `recover: false` (GETs change nothing: the next write does it).
+   */
+  session(workspacePath: string, id: string, options?: { recover?: boolean }): Promise<Session>;
   forget(workspace: Workspace, id: string): void;
   /** The session tied to an agent's session (found in the cache, else opened or created as by the hook command). */
   agentSession(workspacePath: string, link: AgentLink): Promise<AgentSessionResult>;
@@ -92,13 +96,14 @@ export function createDaemonState(store: Store, options: DaemonStateOptions = {}
     store,
     workspace,
     scans,
-    async session(workspacePath, id) {
+    async session(workspacePath, id, options = {}) {
+      const recover = options.recover !== false;
       const ws = await workspace(workspacePath).catch((err: unknown) => {
         // A folder the store does not know has no sessions (answered as before: no such session).
         if (isCkptError(err, 'NOT_FOUND')) throw new CkptError('SESSION_NOT_FOUND', `no session ${JSON.stringify(id)} in ${workspacePath} (the store knows no workspace there)`, { session: id, workspace: workspacePath });
         throw err;
       });
-      const fresh = id === LATEST ? await ws.latest() : undefined;
+      const fresh = id === LATEST ? await ws.latest(undefined, { recover }) : undefined;
       const sid = fresh?.id ?? id;
       const key = `${ws.id}/${sid}`;
       const cached = sessions.get(key);
@@ -111,10 +116,10 @@ export function createDaemonState(store: Store, options: DaemonStateOptions = {}
         } else {
           sessions.delete(key); // most recently used last
           sessions.set(key, cached);
-          return recoverSession(cached, { logBytes: size });
+          return recover ? recoverSession(cached, { logBytes: size }) : cached;
         }
       }
-      const opened = fresh ?? (await ws.get(sid));
+      const opened = fresh ?? (await ws.get(sid, { recover }));
       sessions.set(key, opened);
       if (sessions.size > SESSION_CACHE) sessions.delete(sessions.keys().next().value as string);
       return opened;

@@ -29,7 +29,8 @@ export function sessionRoutes(r: Router, state: DaemonState) {
       body: spec.body,
       handler: async ({ query, body, params, c }) => {
         const { workspace } = (method === 'post' ? body : query) as { workspace: string };
-        return spec.handler({ s: await state.session(workspace, params.id!), query, body, c });
+        // A GET changes nothing: an interrupted restore is left for the next POST to finish.
+        return spec.handler({ s: await state.session(workspace, params.id!, { recover: method === 'post' }), query, body, c });
       },
     });
   };

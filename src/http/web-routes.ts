@@ -34,7 +34,7 @@ export function addWebRoutes(r: Router, state: DaemonState): void {
       const ws = await state.workspace(query.workspace);
       const out = [];
       for (const meta of await ws.list()) {
-        const s = await state.session(query.workspace, meta.id);
+        const s = await state.session(query.workspace, meta.id, { recover: false });
         const events = await s.events();
         const files = new Set<string>();
         let turns = 0;

@@ -232,10 +232,18 @@ export async function applyRestore(session: SessionHandle, tx: EventLogTx, optio
   await afterCommit(options.warnings, 'restore done, but its commit record was not written (recovery will write it)', async () =>
     tx.append([{ type: 'restore_committed', id, result: await resultFields(session.ctx.blobs, { ...recorded, unchanged: unchanged.length }) }]),
   );
-  // This session wrote these paths now: other sessions' captures can detect conflicts with it.
-  const done = new Set([...placed.restored, ...placed.deleted]);
-  await afterCommit(options.warnings, 'owner index not updated', () =>
-    recordOwnership(session, entries.filter((e) => done.has(e.path)).map((e) => withFolderMode(root, imageOfPlanEntry(e)))),
-  );
+  await recordRestored(session, entries, placed, options.warnings);
   return result;
+}
+
+/**
+ * After a restore's commit (or recovery's): the owner records of the paths it placed. This session
+ * wrote them now, so other sessions' captures can detect conflicts with it, and the next scan compares
+ * against what the restore left, not against the state before it (which it would record as a hand edit).
+ */
+export async function recordRestored(session: SessionHandle, entries: readonly PlannedEntry[], placed: { restored: readonly string[]; deleted: readonly string[] }, warnings?: string[]): Promise<void> {
+  const done = new Set([...placed.restored, ...placed.deleted]);
+  await afterCommit(warnings, 'owner index not updated', () =>
+    recordOwnership(session, entries.filter((e) => done.has(e.path)).map((e) => withFolderMode(session.workspaceRoot, imageOfPlanEntry(e)))),
+  );
 }

@@ -10,6 +10,7 @@ import type { SessionHandle } from '../session/session-handle.js';
 import { loadPlans, planOf, resultFields } from '../session/restore-plans.js';
 import { loadHotState, rememberedHotState } from '../session/hot-snapshot.js';
 import type { EventLogTx } from '../storage/event-log.js';
+import { recordRestored } from './apply-restore.js';
 import { placeEntries } from './place.js';
 import type { PlannedEntry } from './plan-restore.js';
 import { storeContent } from './plan-content.js';
@@ -108,4 +109,5 @@ async function finish(session: SessionHandle, tx: EventLogTx, started: RestoreSt
     recovered: true,
   };
   await tx.append([{ type: 'restore_committed', id: started.id, result: await resultFields(session.ctx.blobs, result) }]);
+  await recordRestored(session, entries, placed);
 }
