@@ -1,6 +1,7 @@
 // CLI output: one JSON document on stdout with --json, a short human summary otherwise; errors as
 // `{"error":{code,message,data}}` on stderr with --json (DESIGN §9). Streams are injectable for tests.
 import { pc } from './colors.js';
+import { terminalText } from './terminal-text.js';
 import { toCkptError } from '../index.js';
 
 export interface CliIo {
@@ -28,6 +29,8 @@ export interface Output {
 }
 
 export function createOutput(io: CliIo, json: boolean): Output {
+  // What people read is shown with its control characters made visible (terminal-text.ts); JSON escapes its own.
+  const show = (stream: NodeJS.WritableStream, text: string): void => void stream.write(terminalText(text, pc.isColorSupported));
   return {
     json,
     canAsk: Boolean(io.stdin.isTTY),
@@ -35,19 +38,19 @@ export function createOutput(io: CliIo, json: boolean): Output {
       if (json) io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
       else {
         const text = human(value);
-        if (text) io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+        if (text) show(io.stdout, text.endsWith('\n') ? text : `${text}\n`);
         // Failures after the operation happened (cache writes on a full disk): said, not fatal.
         const warnings = (value as { warnings?: unknown } | null)?.warnings;
-        if (Array.isArray(warnings)) for (const w of warnings) io.stderr.write(`${pc.yellow('warning')} ${String(w)}\n`);
+        if (Array.isArray(warnings)) for (const w of warnings) show(io.stderr, `${pc.yellow('warning')} ${String(w)}\n`);
       }
     },
     info(line) {
-      if (!json) io.stderr.write(`${line}\n`);
+      if (!json) show(io.stderr, `${line}\n`);
     },
     error(err) {
       const e = toCkptError(err);
       if (json) io.stderr.write(`${JSON.stringify({ error: e.toJSON() })}\n`);
-      else io.stderr.write(`${pc.red('error')} ${pc.dim(`[${e.code}]`)} ${e.message}\n`);
+      else show(io.stderr, `${pc.red('error')} ${pc.dim(`[${e.code}]`)} ${e.message}\n`);
     },
   };
 }

@@ -13,6 +13,7 @@ import { progressBar, type Progress } from '../progress.js';
 import { commandHint } from '../hint.js';
 import type { CliIo, Output } from '../io.js';
 import { counted } from '../counted.js';
+import { terminalText } from '../terminal-text.js';
 
 interface RestoreFlags {
   dryRun?: boolean;
@@ -109,7 +110,7 @@ async function confirmThenRun<R extends RestoreResult>(io: CliIo, out: Output, f
 
 /** Shows the plan on stderr and asks; true only for an explicit yes (end of input or Ctrl-C is no). */
 function confirm(io: CliIo, preview: RestoreResult): Promise<boolean> {
-  io.stderr.write(`${humanPlan(preview)}\n`);
+  io.stderr.write(terminalText(`${humanPlan(preview)}\n`, pc.isColorSupported));
   const rl = createInterface({ input: io.stdin, output: io.stderr });
   return new Promise((resolve) => {
     let answered = false;
