@@ -219,6 +219,60 @@ describe('ignore rules', () => {
   });
 });
 
+describe('ignore rules that change', () => {
+  // Found by a restore-promise probe: un-ignoring `.env` and `dist/` (a checkout of a branch whose
+  // .gitignore lacks them) made the next restore to an earlier point delete them, and they were there.
+  for (const by of ['scan', 'tool'] as const) {
+    it(`a name un-ignored (.gitignore changed by ${by === 'scan' ? 'the shell' : 'a tool'}): a restore to before leaves what was there, ignored, as it is`, async () => {
+      const w = await world();
+      await w.write('.gitignore', 'dist/\n.env\n*.log\n');
+      await w.write('main.js', 'src');
+      await w.write('dist/app.js', 'built');
+      await w.write('.env', 'TOKEN=s3cret');
+      await w.write('logs/x.log', 'log');
+      await scan(w.session);
+      await startTurn(w.session); // point 1: the three ignored files are there
+      const before = await treeOf(w.root);
+      if (by === 'scan') await w.write('.gitignore', '# nothing ignored\n');
+      else {
+        await capture(w.session, ['.gitignore'], { tool: 'Write' });
+        await w.write('.gitignore', '# nothing ignored\n');
+        await settle(w.session, ['.gitignore']);
+      }
+      const found = await scan(w.session);
+      expect(found.files.filter((f) => f.change === 'created').map((f) => f.path)).toEqual(['.env', 'dist', 'dist/app.js', 'logs/x.log']);
+      // Created after the rules changed: recorded as created, and removed by a restore to before it.
+      await startTurn(w.session);
+      await w.write('new.txt', 'n');
+      await w.write('dist/new.js', 'n');
+      await scan(w.session);
+      const r = await restore(w.session, '1', {});
+      expect(r.deleted.sort()).toEqual(['dist/new.js', 'new.txt']);
+      expect(r.skipped.map((x) => [x.path, x.why]).sort()).toEqual([
+        ['.env', 'not-recorded: ignored'],
+        ['dist', 'not-recorded: ignored'],
+        ['dist/app.js', 'not-recorded: ignored'],
+        ['logs/x.log', 'not-recorded: ignored'],
+      ]);
+      expect(await treeOf(w.root)).toEqual(before);
+    });
+  }
+
+  it('a folder or file made after its name was un-ignored, and the rules of a subfolder, are judged by the rules of their time', async () => {
+    const w = await world();
+    await w.write('sub/.gitignore', 'gen/\n');
+    await w.write('sub/gen/old.txt', 'old');
+    await scan(w.session);
+    await startTurn(w.session);
+    const before = await treeOf(w.root);
+    await w.write('sub/.gitignore', '');
+    await w.write('sub/fresh.txt', 'f');
+    await scan(w.session);
+    await restore(w.session, '1', {});
+    expect(await treeOf(w.root)).toEqual(before);
+  });
+});
+
 describe('sharing, size cap, budget', () => {
   it('the baseline is shared by a second session of the workspace', async () => {
     const w = await world();

@@ -27,6 +27,8 @@ export interface CompareInput {
   rules: IgnoreRules;
   /** Git blob ids of re-read files whose previous content is a git reference (slot of `next` -> id). */
   gitSha1: ReadonlyMap<number, string>;
+  /** Whether a path was ignored by the previous scan's rules (given when the rules changed since). */
+  wasIgnored?: (path: string, isDir: boolean) => boolean;
 }
 
 export interface CompareResult {
@@ -39,7 +41,7 @@ export interface CompareResult {
 
 /** Every change since what ckpt last knew (nothing for a baseline); sets `next.unbaselined` and carries unreached entries over. */
 export function compareWithKnown(input: CompareInput): CompareResult {
-  const { phase, prev, owners, rules, gitSha1 } = input;
+  const { phase, prev, owners, rules, gitSha1, wasIgnored } = input;
   const { next, work, workPrev, seenPrev, ownerSeen, dirSlots, dirPrev, walk } = phase;
   const baseline = prev === undefined;
   const changes: Change[] = [];
@@ -52,6 +54,11 @@ export function compareWithKnown(input: CompareInput): CompareResult {
   // is baseline, not "created" (a restore must not delete files that were there all along).
   const unbaselined = new Set(prev?.unbaselined ?? []);
   let adopted = 0;
+  // A path new to ckpt that the previous rules ignored (its name un-ignored since: a .gitignore edited,
+  // a branch checked out) was there all along as far as ckpt can tell: its before-image says "not
+  // recorded", so a restore leaves it as it is instead of deleting an `.env` or a `dist/` it never saw.
+  const created = (path: string, isDir: boolean, change: Change): Change =>
+    wasIgnored?.(path, isDir) ? { ...change, before: { image: { path, state: 'skipped', why: 'ignored' } } } : change;
   const within = (set: ReadonlySet<string>, path: string, self: boolean): boolean => {
     if (set.size === 0) return false;
     if (set.has('') || (self && set.has(path))) return true;
@@ -73,7 +80,10 @@ export function compareWithKnown(input: CompareInput): CompareResult {
       const change = compare(known, now, gitSha1.get(i));
       // A new file ckpt cannot store is reported, not recorded: a restore must not delete what it cannot bring back.
       if (change === 'created' && now.image.state === 'skipped') continue;
-      if (change) changes.push({ before: known, after: now.image, ...(now.gitOid !== undefined ? { afterGitOid: now.gitOid } : {}), change });
+      if (change) {
+        const found: Change = { before: known, after: now.image, ...(now.gitOid !== undefined ? { afterGitOid: now.gitOid } : {}), change };
+        changes.push(previously ? found : created(path, false, found));
+      }
     }
     // Folders: their existence is recorded like a path's (created, deleted, or a type change).
     for (let k = 0; k < dirSlots.length; k++) {
@@ -90,7 +100,7 @@ export function compareWithKnown(input: CompareInput): CompareResult {
       }
       const known = previously ?? { image: { path, state: 'absent' } };
       const change = compare(known, { image: now }, undefined);
-      if (change) changes.push({ before: known, after: now, change });
+      if (change) changes.push(previously ? { before: known, after: now, change } : created(path, true, { before: known, after: now, change }));
     }
   }
 

@@ -129,7 +129,8 @@ function countSeen(seen: Uint8Array): number {
   return n;
 }
 
-function sameMap(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
+/** Equal rule-file texts (walk.ts `ruleTexts`): the ignore rules did not change. */
+export function sameMap(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
   if (a.size !== b.size) return false;
   for (const [k, v] of a) if (b.get(k) !== v) return false;
   return true;

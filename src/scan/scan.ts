@@ -22,7 +22,8 @@ import { newerOwnerImages } from './known.js';
 import { KIND_SKIPPED, type ScanIndex } from './scan-index.js';
 import { contentPass } from './content-pass.js';
 import { compareWithKnown } from './scan-compare.js';
-import { loadIndexCached, persistIndex } from './scan-persist.js';
+import { loadIndexCached, persistIndex, sameMap } from './scan-persist.js';
+import { previousIgnoreRules } from './previous-rules.js';
 import { afterCommit } from '../session/warnings.js';
 import { recordChanges } from './scan-record.js';
 import type { ScanOptions, ScanResult } from './scan-types.js';
@@ -160,7 +161,11 @@ async function scanLocked(session: SessionHandle, options: ScanOptions, t0: numb
   let { stored } = readResult;
 
   // ---- compare with what ckpt last knew ----
-  const { changes, unbaselinedChanged } = compareWithKnown({ root, phase, prev, owners, rules, gitSha1 });
+  // The rules changed since the last scan (a .gitignore edited, a branch checked out): paths the old
+  // ones ignored are not "created" (previous-rules.ts).
+  const previous = prev && prev.rules.size > 0 && !sameMap(prev.rules, walk.ruleTexts) ? previousIgnoreRules({ root, storeDir: ctx.dir, extra: options.ignore }, prev.rules) : undefined;
+  const wasIgnored = previous ? (path: string, isDir: boolean) => previous.isIgnoredPath(path, isDir) : undefined;
+  const { changes, unbaselinedChanged } = compareWithKnown({ root, phase, prev, owners, rules, gitSha1, ...(wasIgnored ? { wasIgnored } : {}) });
 
   // ---- record: before-images, one capture + its settle ----
   const warnings = [...(opened.objects?.problems ?? [])];

@@ -36,6 +36,8 @@ export interface IgnoreRulesOptions {
   storeDir?: string;
   /** Extra gitignore-style patterns relative to the root (tests, options). */
   extra?: readonly string[];
+  /** Reads a rule file (absolute path; undefined when absent): the rules of another time (default: the file now). */
+  read?: (abs: string) => string | undefined;
 }
 
 export interface IgnoreRules {
@@ -92,6 +94,7 @@ function toPosix(p: string): string {
 
 export function createIgnoreRules(options: IgnoreRulesOptions): IgnoreRules {
   const { root } = options;
+  const read = options.read ?? readText;
   let storeRel: string | undefined;
   if (options.storeDir) {
     const rel = relative(root, options.storeDir);
@@ -104,7 +107,7 @@ export function createIgnoreRules(options: IgnoreRulesOptions): IgnoreRules {
   let frame: RuleFrame | undefined;
   const gitTop = findGitTop(root);
   if (gitTop !== undefined) {
-    const exclude = readText(join(gitTop, '.git', 'info', 'exclude'));
+    const exclude = read(join(gitTop, '.git', 'info', 'exclude'));
     const above = toPosix(relative(gitTop, root));
     if (exclude !== undefined) rootSources.set('.git/info/exclude', exclude);
     frame = makeFrame(undefined, '', above ? `${above}/` : '', exclude !== undefined ? [exclude] : []);
@@ -112,7 +115,7 @@ export function createIgnoreRules(options: IgnoreRulesOptions): IgnoreRules {
       const parts = above.split('/');
       for (let i = 0; i < parts.length; i++) {
         const dirAbs = join(gitTop, ...parts.slice(0, i));
-        const text = readText(join(dirAbs, '.gitignore'));
+        const text = read(join(dirAbs, '.gitignore'));
         if (text === undefined) continue;
         rootSources.set(`${toPosix(relative(root, dirAbs))}/.gitignore`, text);
         frame = makeFrame(frame, '', `${parts.slice(i).join('/')}/`, [text]);
@@ -120,7 +123,7 @@ export function createIgnoreRules(options: IgnoreRulesOptions): IgnoreRules {
     }
   }
   const rootTexts = IGNORE_FILE_NAMES.map((name) => {
-    const text = readText(join(root, name));
+    const text = read(join(root, name));
     if (text !== undefined) rootSources.set(name, text);
     return text;
   });
@@ -158,7 +161,7 @@ export function createIgnoreRules(options: IgnoreRulesOptions): IgnoreRules {
     if (known) return known;
     const parentRel = dirRel.includes('/') ? dirRel.slice(0, dirRel.lastIndexOf('/')) : '';
     const parent = frameOf(parentRel);
-    const texts = IGNORE_FILE_NAMES.map((n) => readText(join(root, dirRel, n)));
+    const texts = IGNORE_FILE_NAMES.map((n) => read(join(root, dirRel, n)));
     const f = texts.some((t) => t !== undefined) ? makeFrame(parent, dirRel, '', texts) : parent;
     frames.set(dirRel, f);
     return f;
