@@ -7,6 +7,8 @@ import { chmod, lstat, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CaptureEvent } from '../src/format/event.js';
+import { capture } from '../src/capture/capture.js';
+import { settle } from '../src/capture/settle.js';
 import { startTurn } from '../src/capture/turn.js';
 import { restore } from '../src/restore/index.js';
 import { entryForImage } from '../src/restore/plan-restore.js';
@@ -73,6 +75,32 @@ describe('folder modes', () => {
       expect(await snap(), `undo of restore ${tag}`).toEqual(end);
     }
   });
+
+  // Found by a restore-promise probe: a capture of a file below a folder implies the folder (no mode);
+  // a later record of the folder itself (its removal, its chmod) holds its mode, which was dropped.
+  for (const then of ['removed', 'chmod', 'tool capture, then chmod'] as const) {
+    it(`a 0700 folder implied by a capture of its file, then ${then}: a restore gives it 0700 again`, async () => {
+      const w = await world();
+      await w.write('d1/f', 'x');
+      await chmod(w.at('d1'), 0o700);
+      await scan(w.session);
+      await startTurn(w.session);
+      const at1 = { tree: await treeOf(w.root), modes: await folderModes(w.root) };
+      if (then === 'tool capture, then chmod') {
+        await capture(w.session, ['d1/f'], { tool: 'Edit' });
+        await w.write('d1/f', 'y');
+        await settle(w.session, ['d1/f']);
+      } else {
+        await w.write('d1/f', 'y');
+        await scan(w.session);
+      }
+      if (then === 'removed') await rm(w.at('d1'), { recursive: true });
+      else await chmod(w.at('d1'), 0o750);
+      await scan(w.session);
+      await restore(w.session, '1', {});
+      expect({ tree: await treeOf(w.root), modes: await folderModes(w.root) }).toEqual(at1);
+    });
+  }
 
   it('a folder recorded without a mode (older stores) is made with the default one and its mode is no change', () => {
     expect(entryForImage({ path: 'd', state: 'dir' })).toEqual({ path: 'd', action: 'mkdir' });

@@ -63,15 +63,15 @@ export function prunedThrough(events: readonly EventBase[]): number {
  */
 export function imagesAt(captures: readonly CaptureEvent[], position: number, filter?: readonly string[]): Map<string, PositionImage> {
   const out = new Map<string, PositionImage>();
-  /** Paths some capture after the position records itself. */
-  const recorded = new Set<string>();
+  /** Paths some capture after the position records itself: the first such image of each. */
+  const recorded = new Map<string, PositionImage>();
   const imply = (image: PositionImage): void => {
     if (!out.has(image.path) && matchesFilter(image.path, filter)) out.set(image.path, image);
   };
   for (const c of captures) {
     if (c.seq <= position) continue;
     for (const f of c.files) {
-      recorded.add(f.path);
+      if (!recorded.has(f.path)) recorded.set(f.path, f);
       if (!out.has(f.path) && matchesFilter(f.path, filter)) out.set(f.path, f);
     }
     // What a capture records of a path itself comes before what it implies of it.
@@ -89,8 +89,13 @@ export function imagesAt(captures: readonly CaptureEvent[], position: number, fi
       }
     }
   }
-  // A folder some capture records itself is a recorded path, whatever told its state first.
-  for (const [path, image] of out) if (image.implied && recorded.has(path)) out.set(path, { path, state: image.state });
+  // A folder some capture records itself is a recorded path, whatever told its state first; its own
+  // first record (a scan's deletion or mode change) holds its mode at the position, unless that record
+  // contradicts the earlier implied state (found by a restore-promise probe: a 0700 folder came back 0755).
+  for (const [path, image] of out) {
+    const own = image.implied ? recorded.get(path) : undefined;
+    if (own) out.set(path, own.state === image.state ? own : { path, state: image.state });
+  }
   return new Map([...out.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
