@@ -76,10 +76,20 @@ describe('exit codes', () => {
     expect(await failure(['--store', dirs.store, 'session', 'show', ''])).toBe('INVALID_ARGUMENT');
   });
 
-  it('an unknown agent in `ckpt hook` (the lean hook entry) prints its code as every command does, exit 2', async () => {
-    const text = await runCli(['--store', dirs.store, 'hook', 'nosuchagent'], { cwd: dirs.workspace, input: '{}' });
-    expect(text.code).toBe(2);
-    expect(text.stderr).toBe('error [INVALID_ARGUMENT] unknown agent "nosuchagent": known agents are claude, codex, copilot, cursor, gemini, opencode\n');
-    expect(await failure(['--store', dirs.store, 'hook', 'nosuchagent'])).toBe('INVALID_ARGUMENT');
+  it('a usage error of `ckpt hook` (an unknown agent or flag: another ckpt version\'s hooks) prints its code as every command does and exits 0, 2 in strict mode', async () => {
+    // Exit 2 from a PreToolUse hook blocks the tool call in Claude Code: a hook never breaks its agent.
+    const message = 'error [INVALID_ARGUMENT] unknown agent "nosuchagent": known agents are claude, codex, copilot, cursor, gemini, opencode\n';
+    const lean = await runCli(['--store', dirs.store, 'hook', 'nosuchagent'], { cwd: dirs.workspace, input: '{}' });
+    expect({ code: lean.code, stdout: lean.stdout, stderr: lean.stderr }).toEqual({ code: 0, stdout: '', stderr: message });
+    const flag = await runCli(['--store', dirs.store, 'hook', 'claude', '--bogus'], { cwd: dirs.workspace, input: '{}' });
+    expect(flag.code).toBe(0);
+    expect(flag.stderr).toMatch(/^error \[INVALID_ARGUMENT\] unknown option '--bogus'/);
+    const json = await runCli(['--store', dirs.store, 'hook', 'nosuchagent', '--json'], { cwd: dirs.workspace, input: '{}' });
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stderr).error.code).toBe('INVALID_ARGUMENT');
+    const strict = { CKPT_HOOK_STRICT: '1' };
+    expect((await runCli(['--store', dirs.store, 'hook', 'nosuchagent'], { cwd: dirs.workspace, input: '{}', env: strict })).code).toBe(2);
+    expect((await runCli(['--store', dirs.store, 'hook', 'claude', '--bogus'], { cwd: dirs.workspace, input: '{}', env: strict })).code).toBe(2);
+    expect((await runCli(['--store', dirs.store, 'hook', 'nosuchagent', '--json'], { cwd: dirs.workspace, input: '{}', env: strict })).code).toBe(2);
   });
 });

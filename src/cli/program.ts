@@ -66,6 +66,11 @@ export async function runProgram(argv: string[], io: CliIo, build: (io: CliIo, c
   const program = build(io, captured);
   const json = wantsJson(argv);
   const out = createOutput(io, json);
+  // `ckpt hook …` never breaks the agent running it (§9: exit 0 unless strict mode): its usage errors
+  // (an agent or a flag of another ckpt version) are printed, and exit 0 — in Claude Code, exit 2
+  // would block every tool call.
+  const hookCall = commandPath(program, argv) === 'ckpt hook' && !/^(1|true|yes|on)$/i.test(io.env.CKPT_HOOK_STRICT ?? '');
+  const failed = (code: number): number => (hookCall ? 0 : code);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return (program as Command & { ckptExitCode?: number }).ckptExitCode ?? 0;
@@ -75,7 +80,7 @@ export async function runProgram(argv: string[], io: CliIo, build: (io: CliIo, c
       // Converted once: what is printed and the exit code come from the same error.
       const error = toCkptError(err);
       out.error(error);
-      return exitCodeOf(error);
+      return failed(exitCodeOf(error));
     }
     if (err.code === 'commander.version') {
       out.result({ version: VERSION }, () => captured.out);
@@ -92,7 +97,7 @@ export async function runProgram(argv: string[], io: CliIo, build: (io: CliIo, c
     const usage = new CkptError('INVALID_ARGUMENT', message, { commander: err.code, usage: `${command} --help` });
     out.error(usage);
     if (!json) io.stderr.write(`run '${command} --help' for usage\n`);
-    return exitCodeOf(usage);
+    return failed(exitCodeOf(usage));
   }
 }
 

@@ -28,9 +28,9 @@ export async function hookMain(args: HookArgs, io: HookMainIo): Promise<number> 
   try {
     spec = agentSpec(args.agent);
   } catch (err) {
-    // As the CLI prints any error: code and message (an unknown agent is a usage error, exit 2).
+    // As the CLI prints any error: code and message. A hook never breaks its agent: exit 0 (2 in strict mode).
     io.stderr.write(`error [INVALID_ARGUMENT] ${(err as Error).message}\n`);
-    return 2;
+    return /^(1|true|yes|on)$/i.test(io.env.CKPT_HOOK_STRICT ?? '') ? 2 : 0;
   }
   const outcome = await runHook({
     spec,
