@@ -15,6 +15,7 @@ beforeEach(async () => {
 afterEach(() => dirs.cleanup());
 
 const NAME = 'evil\x1b[31mred\x1b]0;x\x07name';
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const RAW = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 
 it('log, diff, status and session list show control characters of names, prompts and titles visibly', async () => {

@@ -148,7 +148,8 @@ describe('fs backend specifics', () => {
       await fs.mkdir(path.join(dir, 'blobs', 'ef'));
       await fs.symlink(path.join(outside, 'cd'), path.join(dir, 'blobs', 'ef', 'gh'));
       expect(await b.touch('blobs/ef/gh')).toBe(false);
-      expect((await fs.stat(path.join(outside, 'cd'))).mtimeMs).toBe(old.getTime());
+      // Unchanged (within stat's float rounding of the nanosecond time: 477.999 for 478).
+      expect(Math.abs((await fs.stat(path.join(outside, 'cd'))).mtimeMs - old.getTime())).toBeLessThan(1);
       // A real file is freshened.
       await b.write('blobs/ef/ij', Buffer.from('x'));
       await fs.utimes(path.join(dir, 'blobs', 'ef', 'ij'), old, old);
