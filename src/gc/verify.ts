@@ -26,7 +26,8 @@ export type VerifyProblem =
   | { kind: 'metadata_mismatch'; workspace: string; session: string; fields: string[]; message: string }
   | { kind: 'restore_interrupted'; workspace: string; session: string; id: string; to: string; seq: number }
   | { kind: 'index_corrupt'; workspace: string; key: string; message: string }
-  | { kind: 'workspace_corrupt'; workspace: string; message: string };
+  | { kind: 'workspace_corrupt'; workspace: string; message: string }
+  | { kind: 'store_symlink'; key: string; message: string };
 
 export interface VerifyResult {
   ok: boolean;
@@ -47,6 +48,9 @@ export async function verify(ctx: Pick<StoreContext, 'backend' | 'blobs'>, optio
   const { backend, blobs } = ctx;
   const problems: VerifyProblem[] = [];
   const checked = { blobs: 0, packs: 0, workspaces: 0, sessions: 0, events: 0 };
+
+  // ckpt makes no symlink in a store: one there was planted (reads may follow a planted folder link; the content is still hash-checked).
+  for (const key of (await backend.links?.()) ?? []) problems.push({ kind: 'store_symlink', key, message: `${key} is a symlink: ckpt never makes one in a store; remove it` });
 
   // Blob ids present, loose and packed (pack indexes decoded here, so one bad index does not hide the rest).
   const present = new Set<string>();

@@ -85,6 +85,11 @@ export interface StoreBackend {
   /** Deletes a leftover if it is still there and last modified before `cutoffMs`; the bytes freed (0 when kept). */
   removeLeftover(key: string, cutoffMs: number): Promise<number>;
   /**
+   * Paths (relative to the store root) of symlinks below it — folder stores only. ckpt never makes
+   * one, so each was planted; writes refuse them and `verify` reports them.
+   */
+  links?(): Promise<string[]>;
+  /**
    * Runs `fn` holding an exclusive cross-process lock named `key`. A lock left by a dead process
    * (SIGKILL) is taken over. Fails with LOCKED when not acquired within the timeout.
    */

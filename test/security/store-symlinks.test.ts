@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/index.js';
+import { verify } from '../../src/gc/verify.js';
 import { createFsBackend } from '../../src/storage/fs/fs-backend.js';
 import { isCkptError } from '../../src/errors.js';
 
@@ -70,6 +71,25 @@ describe('symlinks planted in a folder store', () => {
     const code = await refused(session.capture(['f.txt']));
     expect(code).toBe('FORBIDDEN');
     expect(await readdir(outside)).toEqual([]);
+  });
+
+  it('verify reports every symlink planted in the store (a pack, a blob folder), which reads may follow', async () => {
+    const ws = join(base, 'ws');
+    await mkdir(ws);
+    await writeFile(join(ws, 'f.txt'), 'hello');
+    const s = await openStore({ dir: store });
+    const session = await (await s.openWorkspace(ws)).create({ id: 's1' });
+    await session.capture(['f.txt']);
+    expect(await verify(s.ctx)).toMatchObject({ ok: true, problems: [] });
+    await writeFile(join(outside, 'file'), 'x');
+    await mkdir(join(store, 'packs'), { recursive: true });
+    await symlink(join(outside, 'file'), join(store, 'packs', 'planted.pack'));
+    await mkdir(join(store, 'blobs'), { recursive: true });
+    await symlink(outside, join(store, 'blobs', 'aa'));
+    const r = await verify(s.ctx);
+    expect(r.ok).toBe(false);
+    expect(r.problems.filter((p) => p.kind === 'store_symlink').map((p) => (p as { key: string }).key)).toEqual(['blobs/aa', 'packs/planted.pack']);
+    await s.close();
   });
 
   it('the store root itself may be a symlink', async () => {

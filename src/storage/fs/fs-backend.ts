@@ -10,7 +10,7 @@ import type { ObjectStat, StoreBackend } from '../backend.js';
 import { releaseLingeringLocks, withFsLock } from './fs-lock.js';
 import { createFsLeftovers } from './fs-leftovers.js';
 import { compareKeys, isInternalName, keySegments, TEMP_MARK } from '../store-key.js';
-import { walkFiles } from './fs-walk.js';
+import { walkFiles, walkLinks } from './fs-walk.js';
 import { closeQuietly, errnoOf, freshenIfFile, fsyncDir, isMissing, openRegular, readAt, readToEnd, writeAllAndSync, writeTemp } from './fs-io.js';
 import { STORE_FILE_MODE, walkStoreDirs } from './fs-private.js';
 
@@ -77,6 +77,8 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
   return {
     kind: 'fs',
     ...createFsLeftovers(root, (key) => resolveKey(key)),
+
+    links: async () => (await walkLinks(root)).map((abs) => path.relative(root, abs).split(path.sep).join('/')).sort(),
 
     async read(key) {
       const abs = resolveKey(key);

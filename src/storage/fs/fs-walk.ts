@@ -23,3 +23,20 @@ export async function walkFiles(dir: string, keep: (name: string) => boolean, en
   }
   return out;
 }
+
+/** Absolute paths of every symlink under `dir` (none entered); missing `dir` lists nothing. */
+export async function walkLinks(dir: string, out: string[] = []): Promise<string[]> {
+  let entries;
+  try {
+    entries = await fsp.readdir(dir, { withFileTypes: true });
+  } catch (err) {
+    if (isMissing(err)) return out;
+    throw toCkptError(err, `list ${dir}`);
+  }
+  for (const e of entries) {
+    const abs = path.join(dir, e.name);
+    if (e.isSymbolicLink()) out.push(abs);
+    else if (e.isDirectory()) await walkLinks(abs, out);
+  }
+  return out;
+}
