@@ -92,11 +92,20 @@ describe('ckpt mcp stdio transport', () => {
     expect(h.replies).toEqual([]);
   });
 
-  it('reports lines that are not JSON-RPC and goes on', async () => {
+  it('answers lines that are not JSON-RPC (parse error, or invalid request with its id) and goes on', async () => {
     const h = await harness();
     h.stdin.write('not json\n\n{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+    h.stdin.write('{"jsonrpc":"1.0","id":2,"method":"tools/list"}\n[1,2]\n');
+    // Never answered: a malformed notification or response.
+    h.stdin.write('{"jsonrpc":"1.0","method":"notifications/x"}\n{"jsonrpc":"2.0","id":3}\n');
     await h.settle();
-    expect(h.errors).toHaveLength(1);
-    expect(h.messages).toHaveLength(1);
+    expect(h.errors).toHaveLength(5);
+    expect(h.messages).toEqual([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
+    expect(h.replies).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/^not JSON/) } },
+      { jsonrpc: '2.0', id: 2, error: { code: -32600, message: 'not a JSON-RPC 2.0 message' } },
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'not a JSON-RPC 2.0 message' } },
+    ]);
+    expect(h.closed()).toBe(false);
   });
 });

@@ -3,15 +3,18 @@
 // SDK's transport closes when a line outgrows its 10 MiB read buffer, so `ckpt mcp` exited and the
 // agent lost its checkpoints for the rest of its session. This one drops such a line as it streams
 // in (holding at most the limit plus its first and last few KiB), answers it with a JSON-RPC error
-// when it was a request whose id can be read at the line's start or end, and keeps serving.
+// when it was a request whose id can be read at the line's start or end, and keeps serving. A line
+// that is not a JSON-RPC message is answered with a parse or invalid-request error (id null when it
+// has none), never left unanswered.
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 /** The largest message read (the SDK's own limit): a tool call's arguments are far smaller. */
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
-/** JSON-RPC "Invalid Request". */
+/** JSON-RPC "Invalid Request" and "Parse error". */
 const INVALID_REQUEST = -32600;
+const PARSE_ERROR = -32700;
 /** How much of an oversize line's start and end is kept to find its id. */
 const EDGE_BYTES = 4096;
 
@@ -115,11 +118,40 @@ export class CkptStdioTransport implements Transport {
     this.pieces = [];
     this.size = 0;
     if (line.trim() === '') return;
+    let message: JSONRPCMessage;
     try {
-      this.onmessage?.(deserializeMessage(line));
+      message = deserializeMessage(line);
     } catch (err) {
       this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+      this.refuseMalformed(line, err);
+      return;
     }
+    this.onmessage?.(message);
+  }
+
+  /**
+   * A line that is not JSON is answered "Parse error" (id null, as JSON-RPC 2.0 says), JSON that is
+   * not a JSON-RPC message "Invalid Request" — with its id when it has a usable one and a method (a
+   * request), else id null — so a client waiting on that request hears why instead of nothing.
+   */
+  private refuseMalformed(line: string, err: unknown): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      this.reply(null, PARSE_ERROR, `not JSON: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    }
+    const v = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { id?: unknown; method?: unknown }) : undefined;
+    if (v && v.method === undefined && v.id !== undefined) return; // a malformed response: answering it would be read as a request's answer
+    const id = v && (typeof v.id === 'string' || (typeof v.id === 'number' && Number.isSafeInteger(v.id))) ? v.id : null;
+    if (v && typeof v.method === 'string' && v.id === undefined) return; // a notification: never answered
+    this.reply(id, INVALID_REQUEST, 'not a JSON-RPC 2.0 message');
+  }
+
+  private reply(id: string | number | null, code: number, message: string, data?: Record<string, unknown>): void {
+    const error = { code, message, ...(data ? { data } : {}) };
+    void this.send({ jsonrpc: '2.0', id, error } as unknown as JSONRPCMessage).catch((e: unknown) => this.onerror?.(e instanceof Error ? e : new Error(String(e))));
   }
 
   private refuseOversize(head: string, tail: string, bytes: number): void {
@@ -135,9 +167,7 @@ export class CkptStdioTransport implements Transport {
     } catch {
       return;
     }
-    void this.send({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message, data: { bytes, limit: this.max } } }).catch((err: unknown) =>
-      this.onerror?.(err instanceof Error ? err : new Error(String(err))),
-    );
+    this.reply(id, INVALID_REQUEST, message, { bytes, limit: this.max });
   }
 }
 
