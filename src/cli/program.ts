@@ -5,6 +5,7 @@
 import { basename } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { CkptError, exitCodeOf, toCkptError } from '../index.js';
+import { strictHooks } from '../hooks/client/hook-client.js';
 import { currentDir } from './current-dir.js';
 import { createOutput, type CliIo } from './io.js';
 import { CliExit } from './exit.js';
@@ -69,7 +70,7 @@ export async function runProgram(argv: string[], io: CliIo, build: (io: CliIo, c
   // `ckpt hook …` never breaks the agent running it (§9: exit 0 unless strict mode): its usage errors
   // (an agent or a flag of another ckpt version) are printed, and exit 0 — in Claude Code, exit 2
   // would block every tool call.
-  const hookCall = commandPath(program, argv) === 'ckpt hook' && !/^(1|true|yes|on)$/i.test(io.env.CKPT_HOOK_STRICT ?? '');
+  const hookCall = commandPath(program, argv) === 'ckpt hook' && !strictHooks(io.env);
   const failed = (code: number): number => (hookCall ? 0 : code);
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { defaultStoreDir, storeLocation } from '../index.js';
 import { agentSpec } from './agents/index.js';
 import { readCapped } from './hook-input.js';
-import type { HookArgs } from './client/hook-client.js';
+import { strictHooks, type HookArgs } from './client/hook-client.js';
 import { runHook } from './run-hook.js';
 
 export { parseHookArgs, type HookArgs } from './client/hook-client.js';
@@ -30,7 +30,7 @@ export async function hookMain(args: HookArgs, io: HookMainIo): Promise<number> 
   } catch (err) {
     // As the CLI prints any error: code and message. A hook never breaks its agent: exit 0 (2 in strict mode).
     io.stderr.write(`error [INVALID_ARGUMENT] ${(err as Error).message}\n`);
-    return /^(1|true|yes|on)$/i.test(io.env.CKPT_HOOK_STRICT ?? '') ? 2 : 0;
+    return strictHooks(io.env) ? 2 : 0;
   }
   const outcome = await runHook({
     spec,

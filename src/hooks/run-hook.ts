@@ -10,6 +10,7 @@ import { ensureBaseline, isCkptError, locateWorkspace, openStore, scanViaDaemon,
 import { actionOf, type AgentSpec } from './agent-spec.js';
 import { fileToolPaths, HookRejection, parseHookEvent, pathsOf, type HookEvent } from './hook-input.js';
 import { appendHookLog, type HookLogEntry } from './hook-log.js';
+import { strictHooks } from './client/hook-client.js';
 
 export interface RunHookOptions {
   spec: AgentSpec;
@@ -46,7 +47,7 @@ const TITLE_CHARS = 80;
 
 export async function runHook(options: RunHookOptions): Promise<HookOutcome> {
   const { spec, env } = options;
-  const strict = /^(1|true|yes|on)$/i.test(env.CKPT_HOOK_STRICT ?? '');
+  const strict = strictHooks(env);
   const did: string[] = [];
   const warnings: string[] = [];
   let event: HookEvent | undefined;

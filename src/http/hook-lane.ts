@@ -16,6 +16,7 @@ import { z } from 'zod';
 import { agentSpec } from '../hooks/agents/index.js';
 import { MAX_HOOK_INPUT_BYTES, readCapped } from '../hooks/hook-input.js';
 import { runHook, type HookOutcome } from '../hooks/run-hook.js';
+import { strictHooks } from '../hooks/client/hook-client.js';
 import { checkHookCredential, CkptError, httpStatusOf, isHookCredential, toCkptError } from '../index.js';
 import type { DaemonState } from './daemon-state.js';
 import { unauthorized, type RequestGuard } from './request-guard.js';
@@ -90,7 +91,7 @@ async function serve({ state, guard, onServerError, hookKey, onHook, port }: Hoo
     const scoped = bearer !== undefined && isHookCredential(bearer);
     if (scoped ? !(hookKey && query.workspace && checkHookCredential(hookKey, query.workspace, bearer)) : !guard.hasToken(req.headers.authorization)) throw unauthorized();
     const spec = agentSpec(decodeSegment(agent));
-    const strict = query.strict === '1' || /^(1|true|yes|on)$/i.test(process.env.CKPT_HOOK_STRICT ?? '');
+    const strict = query.strict === '1' || strictHooks(process.env);
     // The thin hook client (token holders only) passes the agent's project-dir variables, as a hook process has them.
     const agentEnv = scoped ? {} : hookEnv(req.headers[HOOK_ENV_HEADER], spec.projectDirEnv);
     const outcome = await runHook({

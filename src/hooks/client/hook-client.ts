@@ -81,6 +81,11 @@ export function storeFolder(args: HookArgs, env: NodeJS.ProcessEnv, cwd: string)
   return join(homedir(), '.local', 'share', 'ckpt');
 }
 
+/** Strict mode (`CKPT_HOOK_STRICT=1`): a hook's failure blocks the agent's tool call instead of warning. */
+export function strictHooks(env: NodeJS.ProcessEnv): boolean {
+  return /^(1|true|yes|on)$/i.test(env.CKPT_HOOK_STRICT ?? '');
+}
+
 export async function hookClient(args: HookArgs, io: ClientIo): Promise<ClientAnswer> {
   const input = await readInput(io.stdin);
   const store = storeFolder(args, io.env, io.cwd);
@@ -134,7 +139,7 @@ function post(daemon: Daemon, args: HookArgs, env: NodeJS.ProcessEnv, body: Buff
   const query = args.workspace ? `?workspace=${encodeURIComponent(resolve(args.workspace))}` : '';
   const projectEnv: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (k.endsWith('_PROJECT_DIR') && v) projectEnv[k] = v;
-  if (/^(1|true|yes|on)$/i.test(env.CKPT_HOOK_STRICT ?? '')) projectEnv.CKPT_HOOK_STRICT = '1';
+  if (strictHooks(env)) projectEnv.CKPT_HOOK_STRICT = '1';
   const head = [
     `POST /hooks/${encodeURIComponent(args.agent)}${query}${projectEnv.CKPT_HOOK_STRICT ? `${query ? '&' : '?'}strict=1` : ''} HTTP/1.1`,
     'Host: 127.0.0.1',
