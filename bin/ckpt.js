@@ -70,8 +70,16 @@ async function run() {
   }
 }
 
-// As an uncaught error at the top level of an ES module would: printed, exit 1.
+// As an uncaught error at the top level of an ES module would: printed, exit 1. A clone that was
+// never built has no dist/: said in one line, and a hook still exits 0 (it never breaks its agent).
 run().catch((err) => {
-  console.error(err);
-  process.exitCode = 1;
+  const unbuilt = err && err.code === 'ERR_MODULE_NOT_FOUND' && !existsSync(join(__dirname, '..', 'dist'));
+  if (!unbuilt) {
+    console.error(err);
+    process.exitCode = 1;
+    return;
+  }
+  process.stderr.write(`ckpt is not built in ${join(__dirname, '..')}: run npm ci && npm run build there\n`);
+  const strict = /^(1|true|yes|on)$/i.test(process.env.CKPT_HOOK_STRICT || '');
+  process.exitCode = argv.includes('hook') ? (strict ? 2 : 0) : 1;
 });
