@@ -40,6 +40,8 @@ export interface OpenStoreOptions extends Partial<CkptOptions> {
    * default `$CKPT_STORE`, else `$CKPT_HOME`, else `$XDG_DATA_HOME/ckpt`, else `~/.local/share/ckpt`.
    */
   dir?: string;
+  /** Only an existing folder store (its `store.json`): NOT_FOUND instead of making one (a copy's source). */
+  existing?: boolean;
 }
 
 export interface AgentSessionResult {
@@ -191,6 +193,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     dir = sharedBackend.location.redacted;
   } else {
     dir = resolve(location);
+    if (options.existing && !existsSync(join(dir, 'store.json'))) throw new CkptError('NOT_FOUND', `no ckpt store at ${dir} (no store.json there)`, { path: dir });
     await makeStoreDir(dir);
     // Before anything is tightened or created: a folder that is not a store stays as the user left it.
     refuseForeignFolder(dir);

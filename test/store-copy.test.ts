@@ -1,6 +1,7 @@
 // `ckpt store copy FROM TO` (issue 17): a store moved between drivers keeps every session usable —
 // same checkpoints, restores that work — and the copy is verified. Folder → folder always runs;
 // folder → shared → folder runs under `npm run test:shared`.
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,6 +56,13 @@ describe('store copy between folders', () => {
     await copied.restore('1', { force: true });
     expect(await readFile(join(ws, 'file1.txt'), 'utf8')).toBe('content 1\n'.repeat(2));
     await expect(copyStore(from.ctx, to.ctx)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
+
+  it('a source that is no store (a typo) is NOT_FOUND, and neither folder is made', async () => {
+    const r = await runCli(['store', 'copy', join(base, 'typo'), join(base, 'dest'), '--json'], { cwd: ws });
+    expect(r.code).toBe(3);
+    expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining('no ckpt store at') });
+    expect(existsSync(join(base, 'typo')) || existsSync(join(base, 'dest'))).toBe(false);
   });
 });
 

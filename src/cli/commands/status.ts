@@ -18,10 +18,11 @@ export const statusCommand: CommandSpec = {
     if (ctx.flags.session === undefined && (!ws || (await ws.list()).length === 0)) {
       const next = commandHint(ctx, ['session', 'new', '--title', 'my task']);
       const init = commandHint(ctx, ['init', 'claude']);
-      out.result({ workspace: root, session: null, next }, (r) =>
+      const store = (await ctx.store()).dir;
+      out.result({ workspace: root, session: null, store, next }, (r) =>
         [
           `workspace ${r.workspace}`,
-          `no session yet: ckpt has recorded nothing here.`,
+          `no session yet in the store ${r.store}: ckpt has recorded nothing here (or in another store: --store, $CKPT_STORE).`,
           `  start one by hand:        ${r.next}`,
           `  or let your agent do it:  ${init}  (then each prompt starts a turn)`,
         ].join('\n'),

@@ -16,7 +16,7 @@ export function registerStoreCommands(program: Command): void {
         const where = (s: string): string => storeLocation(s, ctx.io.cwd);
         const opened: Store[] = [];
         try {
-          const from = await openStore({ dir: where(fromArg as string) });
+          const from = await openStore({ dir: where(fromArg as string), existing: true });
           opened.push(from);
           const to = await openStore({ dir: where(toArg as string) });
           opened.push(to);
