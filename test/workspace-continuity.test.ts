@@ -206,6 +206,29 @@ describe('restore, diff and cat in a session see every session of the workspace 
   });
 });
 
+describe('cat agrees with restore when another session wrote the path last', () => {
+  // Found by a restore-promise probe: session b's own last record of f.txt (its edit) was taken as
+  // "what ckpt last recorded", so the present file (a's later write, there at b's prompt 2) looked like
+  // drift and `cat 2 f.txt` gave b's stale content while restore, diff and export gave a's.
+  it('cat of a tag no capture after touches gives the present file: another session\'s recorded write, not drift', async () => {
+    await writeFile(at('f.txt'), 'orig\n');
+    const a = await ws.create({ id: 'a' });
+    const b = await ws.create({ id: 'b' });
+    await b.turn();
+    await edit(b, 'f.txt', 'B-edit\n');
+    await a.turn();
+    await edit(a, 'f.txt', 'A-edit\n');
+    await b.turn(); // prompt 2: f.txt holds A-edit
+    const file = await b.readFile('2', 'f.txt');
+    expect({ content: file.content?.toString(), source: file.source, drift: file.drift }).toEqual({ content: 'A-edit\n', source: 'workspace', drift: undefined });
+    expect((await b.restore('2', { dryRun: true })).plan?.entries ?? []).toEqual([]);
+    // A hand edit since is still drift from the last record (a's): cat gives the recorded content.
+    await writeFile(at('f.txt'), 'hand\n');
+    const drifted = await b.readFile('2', 'f.txt');
+    expect({ content: drifted.content?.toString(), source: drifted.source, drift: drifted.drift }).toEqual({ content: 'A-edit\n', source: 'recorded', drift: true });
+  });
+});
+
 describe('a hand edit during a turn is the user\'s, recorded before the next tool capture (issue 26)', () => {
   it('rm by hand after the prompt, then the agent writes the path: restore N gives prompt N, N.2 the hand edit', async () => {
     await writeFile(at('a.txt'), 'v0\n');

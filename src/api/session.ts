@@ -6,6 +6,7 @@ import { workspaceTimeline } from '../session/workspace-timeline.js';
 import { capture, type CaptureOptions, type CaptureResult } from '../capture/capture.js';
 import { settle, type SettleOptions, type SettleResult } from '../capture/settle.js';
 import { startTurn, type TurnOptions } from '../capture/turn.js';
+import { ownerImage, readOwners } from '../capture/owner-index.js';
 import { CHECKPOINT_LIST_TYPES, listCheckpoints, type CheckpointEntry } from '../history/log.js';
 import { sessionLinks, type SessionLinks } from '../history/links.js';
 import { diffSession, type DiffResult } from '../history/diff.js';
@@ -205,7 +206,12 @@ export class Session extends SessionHandle {
    */
   async readFile(tag: string, path: string, options: { cwd?: string } = {}): Promise<FileAtTag> {
     if (this.ctx.workspace.foreign) return this.readRecordedFile(tag, path);
-    return readFileAt({ ...(await this.history()), tag, path, cwd: options.cwd });
+    // The last record of the path is any session's (another may have written it since this one did).
+    const lastRecord = async (rel: string) => {
+      const o = (await readOwners(this))[rel];
+      return o ? ownerImage(rel, o) : undefined;
+    };
+    return readFileAt({ ...(await this.history()), tag, path, cwd: options.cwd, lastRecord });
   }
 
   /** `readFile` of another machine's workspace: what ckpt recorded of the path at the tag (as `export` writes it). */

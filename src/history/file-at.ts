@@ -4,7 +4,8 @@
 // session's of the same workspace (read from a blob those logs reference — never a blob named by a
 // caller, so no other workspace's content can be reached). When none
 // did, the path did not change since the tag as far as ckpt knows: the present file — unless it
-// drifted from ckpt's last record of it, in which case that record is the better answer.
+// drifted from ckpt's last record of it (any session's: the owner index), in which case that record
+// is the better answer.
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -59,6 +60,12 @@ export interface FileAtInput {
   maxBytes: number;
   /** Every session's captures merged into this one's (session/workspace-timeline.ts); default: this session's only. */
   timeline?: WorkspaceTimeline;
+  /**
+   * The workspace's last record of a path by any session (the owner index): what the present file is
+   * compared with when no capture after the tag touched it. Default: this session's own last record,
+   * which is stale once another session wrote the path since.
+   */
+  lastRecord?: (rel: string) => Promise<FileImage | undefined>;
 }
 
 const BLOB_ID = /^[0-9a-f]{64}$/;
@@ -81,8 +88,9 @@ export async function readFileAt(input: FileAtInput): Promise<FileAtTag> {
   }
 
   const present = await readImage(abs, rel, { maxBytes: input.maxBytes });
-  await loadPlans(input.blobs, input.events); // `known` folds committed restores, whose big plans sit in blobs
-  const known = replay(input.events).known.get(rel);
+  const recorded = await input.lastRecord?.(rel);
+  if (!recorded) await loadPlans(input.blobs, input.events); // `known` folds committed restores, whose big plans sit in blobs
+  const known = recorded ?? replay(input.events).known.get(rel);
   if (known && known.state !== 'skipped' && !sameImage(known, present)) {
     return { ...base, ...(await fromLog(known, blobs)), source: 'recorded', drift: true };
   }
