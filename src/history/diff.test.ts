@@ -28,6 +28,23 @@ describe('diff', () => {
     expect(r.patch).toContain('--- /dev/null');
   });
 
+  it('a folder since replaced by a file: its files are D (nothing can be below a file), as the restore plans them back', async () => {
+    // Found by a restore-promise probe: they were skipped as `parent-not-directory` and left out.
+    await mkdir(w('d'));
+    await writeFile(w('d/a.txt'), 'a\n');
+    await writeFile(w('d/b.txt'), 'b\n');
+    await session.scan();
+    await session.turn();
+    await rm(w('d'), { recursive: true });
+    await writeFile(w('d'), 'file\n');
+    await session.scan();
+    const r = await session.diff('1');
+    expect(r.skipped).toEqual([]);
+    expect(r.changes.map((c) => `${c.path}:${c.status}`)).toEqual(['d:A', 'd/a.txt:D', 'd/b.txt:D']);
+    const plan = (await session.restore('1', { dryRun: true })).plan!;
+    expect(plan.entries.map((e) => `${e.path}:${e.action}`).sort()).toEqual(['d/a.txt:write', 'd/b.txt:write', 'd:mkdir']);
+  });
+
   it('diffs between two tags using the images recorded at each', async () => {
     await versions('a.txt', 'v1\n', 'v2\n', 'v3\n');
     await writeFile(w('a.txt'), 'v4 not captured\n');

@@ -11,6 +11,7 @@ import { inlineRecords } from '../format/inline-blobs.js';
 import { withInlineBlobs } from '../storage/inline-store.js';
 import { imagesAt, resolveTagSeq } from '../session/positions.js';
 import { isStoredPath } from '../format/stored-path.js';
+import { WHY } from '../restore/plan-restore.js';
 import { readPresent } from '../restore/present.js';
 import { readNoFollow, sha256 } from '../workspace/read-image.js';
 import { timelinePosition, type WorkspaceTimeline } from '../session/workspace-timeline.js';
@@ -75,8 +76,12 @@ export async function diffSession(input: DiffInput): Promise<DiffResult> {
   const result: DiffResult = { from: input.from, to: input.to ?? null, changes: [], skipped: [] };
   const patches: string[] = [];
   // The present side is read the way a restore reads it: through real folders only (a captured
-  // folder replaced by a symlink to elsewhere is `symlinked-parent`, never followed).
-  const present = (path: string) => readPresent(input.root, path, input.maxBytes);
+  // folder replaced by a symlink to elsewhere is `symlinked-parent`, never followed). Below a folder
+  // since replaced by a file nothing can be: absent, as the restore planner takes it (its files `D`).
+  const present = async (path: string): Promise<FileImage> => {
+    const now = await readPresent(input.root, path, input.maxBytes);
+    return now.state === 'skipped' && now.why === WHY.parentNotDirectory ? { path, state: 'absent' } : now;
+  };
   const atFrom = fromSeq === Infinity ? new Map<string, FileImage>() : imagesAt(captures, fromSeq);
   const atToMap = toSeq === Infinity ? new Map<string, FileImage>() : imagesAt(captures, toSeq);
   for (const path of [...changed].sort()) {
