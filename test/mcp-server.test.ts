@@ -428,6 +428,14 @@ describe('ckpt mcp --config', () => {
       await client.close();
     }
   });
+
+  it('writes in a store that came from $CKPT_STORE (a desktop client has none of the shell\'s variables)', async () => {
+    const { runCli } = await import('./helpers/cli.js');
+    const fromEnv = await runCli(['mcp', '--config'], { cwd: dirs.workspace, env: { CKPT_STORE: dirs.store } });
+    expect(fromEnv.json().mcpServers.ckpt.args).toEqual(expect.arrayContaining(['--store', dirs.store]));
+    const none = await runCli(['mcp', '--config'], { cwd: dirs.workspace, env: { CKPT_STORE: '', CKPT_HOME: '' } });
+    expect(none.json().mcpServers.ckpt.args).not.toContain('--store');
+  });
 });
 
 describe('ckpt mcp: the user confirms through the client (elicitation)', () => {

@@ -17,6 +17,7 @@ import { idleExitSeconds, startDaemon } from '../../hooks/client/hook-client.js'
 import { agentSpec, AGENTS } from '../../hooks/agents/index.js';
 import { installAgent, type InstallScope } from '../../hooks/install/install-agent.js';
 import type { CommandSpec } from '../command-table.js';
+import { commandHint } from '../hint.js';
 import { VERSION } from '../version.js';
 
 export const initCommand: CommandSpec = {
@@ -97,6 +98,13 @@ export const initCommand: CommandSpec = {
       if (!v.uninstall && v.ckpt) lines.push(`  runs:    ${describeCkpt(v.ckpt)}`);
       for (const n of v.notes ?? []) lines.push(pc.yellow(`  note: ${n}`));
       if (!v.uninstall && spec.installNote) lines.push(pc.yellow(`  note: ${spec.installNote}`));
+      if (!v.uninstall && !v.dryRun) {
+        // What a newcomer does next: nothing to run by hand, then the three commands that matter.
+        lines.push(`next: start (or restart) ${spec.displayName} in ${projectDir}: each prompt becomes a turn. Then:`);
+        lines.push(`  ${commandHint(ctx, ['log'])}  lists the turns`);
+        lines.push(`  ${commandHint(ctx, ['restore', 'N'])}  puts the files back as they were at prompt N (undoable)`);
+        lines.push(`  ${commandHint(ctx, ['open'])}  the timeline in a browser`);
+      }
       return lines.join('\n');
     });
   },

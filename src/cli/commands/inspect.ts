@@ -83,7 +83,7 @@ export function registerInspectCommands(program: Command): void {
           throw new CkptError('INVALID_ARGUMENT', `this removes every session of workspace ${target} and its history; pass --yes to do it`, { workspace: target });
         }
         const removed = await store.removeWorkspace(target);
-        out.result({ removed }, (r) => `removed workspace ${r.removed.root} (${r.removed.sessions} session(s)); free its content with: ${commandHint(ctx, ['gc'])}`);
+        out.result({ removed }, (r) => `removed workspace ${r.removed.root} (${r.removed.sessions} session(s)); free its content with: ${commandHint(ctx, ['gc'])} (after the 15m grace period, or with --grace 0s now)`);
       },
     },
   ]);

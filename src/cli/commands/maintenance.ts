@@ -46,7 +46,9 @@ export function registerMaintenanceCommands(program: Command): void {
           r.dryRun
             ? `${pc.bold('dry run')}: nothing deleted\n${describeGcPlan(plan)}`
             : `deleted ${r.deleted} blob cop${r.deleted === 1 ? 'y' : 'ies'}${r.orphansRemoved ? ` and ${r.orphansRemoved} leftover file(s)` : ''}, freed ${formatBytes(r.bytesFreed)}; kept ${r.kept}` +
-              (r.rescued ? ` (${r.rescued} reused while collecting)` : ''),
+              (r.rescued ? ` (${r.rescued} reused while collecting)` : '') +
+              // Unreferenced but recent (a session just removed, a capture in flight): why nothing was freed, and how to free it now.
+              (plan.young.count > 0 ? `\n${plan.young.count} unreferenced blob(s) younger than the grace period ${plan.grace} were kept (${formatBytes(plan.young.bytes)}); --grace 0s frees them now when nothing is running` : ''),
         );
       },
     },

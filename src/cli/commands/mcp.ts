@@ -3,7 +3,7 @@
 // The server itself lives in src/mcp/.
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CkptError } from '../../index.js';
+import { CkptError, defaultStoreDir } from '../../index.js';
 import { mcpClientConfig } from '../../mcp/client-config.js';
 import type { CommandSpec } from '../command-table.js';
 import { tuneForResidentProcess } from '../resident-process.js';
@@ -27,7 +27,9 @@ export const mcpCommand: CommandSpec = {
         script: process.argv[1] ? realpathSync(process.argv[1]) : undefined,
         // Resolved without opening anything: printing a configuration creates no store or workspace.
         workspace: ctx.flags.workspace ? existingFolder(resolve(ctx.io.cwd, ctx.flags.workspace)) : undefined,
-        store: ctx.flags.store ? resolve(ctx.io.cwd, ctx.flags.store) : undefined,
+        // A store from the environment is written in too (as `init` does): an MCP client started from
+        // a desktop app has none of this shell's variables, and would record into the default store.
+        store: ctx.flags.store ? resolve(ctx.io.cwd, ctx.flags.store) : ctx.io.env.CKPT_STORE || ctx.io.env.CKPT_HOME ? defaultStoreDir(ctx.io.env) : undefined,
         requirePerson,
       });
       ctx.io.stdout.write(`${JSON.stringify(config, null, 2)}\n`);

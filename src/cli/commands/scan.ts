@@ -33,8 +33,11 @@ export const scanCommand: CommandSpec = {
         ? `baseline recorded: ${v.scanned} files in ${v.ms} ms`
         : v.tag
           ? `captured ${pc.bold(v.tag)}: ${v.files.length} changed path(s) (${scannedText(v.scanned)} in ${v.ms} ms)`
-          : `no changes (${scannedText(v.scanned)} in ${v.ms} ms)`;
-      const lines = [head, ...v.files.map((f) => `  ${String(f.change).padEnd(8)} ${f.path}`)];
+          : `${v.truncated ? 'nothing recorded' : 'no changes'} (${scannedText(v.scanned)} in ${v.ms} ms)`;
+      // A checkout or an `rm -rf` changes thousands of paths: the first few, as `log` shows them (--json has all).
+      const shown = v.files.slice(0, LISTED);
+      const lines = [head, ...shown.map((f) => `  ${String(f.change).padEnd(8)} ${f.path}`)];
+      if (v.files.length > shown.length) lines.push(`  … ${v.files.length - shown.length} more (ckpt log --files lists them all)`);
       if (v.warning) lines.push(pc.yellow(`warning: ${v.warning}`));
       if (v.truncated) lines.push(pc.yellow(`scan cut short by --budget: ${v.pending?.length ?? 0} folder(s) not reached, nothing recorded for them`));
       for (const s of v.skipped ?? []) lines.push(pc.yellow(`  skipped ${s.path} (${s.why})`));
@@ -43,6 +46,9 @@ export const scanCommand: CommandSpec = {
     });
   },
 };
+
+/** Changed paths listed in the human summary. */
+const LISTED = 20;
 
 /** A non-negative integer argument, or INVALID_ARGUMENT naming the flag. */
 export function parseCount(text: string, flag = '--message-count'): number {
