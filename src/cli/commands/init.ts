@@ -47,11 +47,14 @@ export const initCommand: CommandSpec = {
     const storeArg = ctx.flags.store ? storeLocation(ctx.flags.store, ctx.io.cwd) : undefined;
     const notes: string[] = [];
     let http: Awaited<ReturnType<typeof httpHooks>> | undefined;
+    /** A dry run where the real run would start the daemon and install HTTP hooks to it. */
+    let httpToCome = false;
     if ((o.http || hybrid) && !o.uninstall) {
       const store = await ctx.store();
       const daemon = o.dryRun ? await runningDaemon(store.daemonCtx) : await ensureDaemon(store, storeArg ?? store.dir, ctx.io.env);
       if (o.dryRun && !daemon && wouldStartDaemon(store, ctx.io.env)) {
         // The real run starts the daemon first: say so instead of predicting command hooks only.
+        httpToCome = true;
         notes.push(`no ckpt daemon runs for the store ${store.dir} yet: without --dry-run, init starts one and the ${o.http ? 'HTTP' : 'per-tool-call'} events become HTTP hooks to it`);
       } else {
         try {
@@ -66,8 +69,8 @@ export const initCommand: CommandSpec = {
     const envStore = !storeArg && !o.uninstall ? (['CKPT_STORE', 'CKPT_HOME'] as const).find((v) => ctx.io.env[v]) : undefined;
     // HTTP hooks post to this store's daemon: the command hooks beside them must use the same store,
     // not the one the agent's environment names (one session would be split across two stores).
-    const pinned = storeArg ?? (envStore && http ? (await ctx.store()).dir : undefined);
-    if (envStore && http) {
+    const pinned = storeArg ?? (envStore && (http || httpToCome) ? (await ctx.store()).dir : undefined);
+    if (envStore && (http || httpToCome)) {
       notes.push(`the hooks use the store ${pinned} (from $${envStore}), written into the command hooks: its daemon serves the HTTP hooks`);
     } else if (envStore) {
       // The command hooks find their store as every command does: a variable set only for this init would not reach them.
