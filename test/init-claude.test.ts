@@ -248,8 +248,14 @@ describe('ckpt init claude: the default install (issue 28)', () => {
     }
     await expect(stat(join(dirs.store, 'daemon', 'daemon.json'))).rejects.toThrow();
     await expect(stat(localFile)).rejects.toThrow();
+    // With the store from $CKPT_STORE, the dry run shows the command hooks the real run writes (the store pinned).
+    const fromEnv = (args: string[]) => runCli(args, { cwd: project, env: { HOME: home, CKPT_DAEMON_IDLE_EXIT: '60', CKPT_STORE: dirs.store } });
+    const dry = (await fromEnv(['init', 'claude', '--dry-run', '--json'])).json();
     // The real run does what the dry run said: HTTP hooks to the daemon it started.
-    expect((await ckpt(['init', 'claude', '--json'])).json().url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/hooks\/claude\?workspace=/);
+    const real = (await fromEnv(['init', 'claude', '--json'])).json();
+    expect(real.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/hooks\/claude\?workspace=/);
+    expect(dry.command).toBe(real.command);
+    expect(real.command).toContain(`--store ${dirs.store}`);
   });
 
   it('a daemon back on another port (its port taken): the next prompt hook re-points the HTTP hooks at it and says so once; its log holds no login code', async () => {
