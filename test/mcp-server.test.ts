@@ -344,7 +344,7 @@ describe('ckpt mcp: workspace scoping', () => {
 });
 
 describe('ckpt mcp: protocol faults', () => {
-  it('drops garbage lines (logged on stderr), answers protocol faults with JSON-RPC errors, and keeps serving', async () => {
+  it('answers garbage lines and protocol faults with JSON-RPC errors (logged on stderr too), and keeps serving', async () => {
     const { spawn } = await import('node:child_process');
     const { CKPT_BIN } = await import('./helpers/cli.js');
     const child = spawn(process.execPath, [CKPT_BIN, 'mcp', '--store', dirs.store, '--workspace', dirs.workspace], { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -382,8 +382,10 @@ describe('ckpt mcp: protocol faults', () => {
       expect((await reply(3)).error?.code).toBe(-32601);
       expect((await reply(4)).result?.isError).toBe(true);
       expect((await reply(5)).result?.tools?.length).toBeGreaterThan(10);
-      // A line that is not a JSON-RPC message has no id to answer: the SDK drops it, ckpt logs it on stderr.
-      expect(replies.some((r) => r.id === 2)).toBe(false);
+      // A line that is not JSON is answered "Parse error" (id null), a request that is not valid JSON-RPC
+      // "Invalid Request" with its id; both are noted on stderr too.
+      expect((await reply(2)).error?.code).toBe(-32600);
+      expect(replies.find((r) => r.id === null)).toMatchObject({ error: { code: -32700 } });
       expect(stderr).toMatch(/ckpt mcp: .*(JSON|Unexpected token)/);
       expect(child.exitCode).toBeNull();
     } finally {
