@@ -15,7 +15,7 @@ import { STORE_DIR_MODE, tightenStore } from './storage/fs/fs-private.js';
 import type { SharedBackend } from './storage/shared/shared-backend.js';
 import type { AppendListener } from './storage/shared/shared-notify.js';
 import { isSharedStoreUrl } from './storage/shared/store-url.js';
-import { TEMP_MARK } from './storage/store-key.js';
+import { LOCK_SUFFIX, TEMP_MARK } from './storage/store-key.js';
 import { machineId } from './workspace/machine-id.js';
 import { createBlobStore } from './storage/blob-store.js';
 import { createSessionStore, type ForkOptions, type SessionStore } from './session/session-store.js';
@@ -406,11 +406,15 @@ async function makeStoreDir(dir: string): Promise<void> {
   }
 }
 
+/** What ckpt itself makes at the top of a store folder (§3), some before `store.json` exists (a hook starting the daemon). */
+const STORE_NAMES = new Set(['store.json', 'blobs', 'packs', 'workspaces', 'tmp', 'daemon', 'mcp', 'hooks.log']);
+
 /**
- * A store folder holds `store.json` (every ckpt wrote it first, since format 1), or is new: empty, or
- * holding only the temp file of another process creating it right now. Anything else is a folder of
- * the user's (`--store .` or `~` by mistake): opening it as a store would create files there and take
- * group and other permissions off everything in it, so it is refused.
+ * A store folder holds `store.json` (every ckpt writes it when it opens a new store, since format 1),
+ * or only what ckpt makes there (a hook client makes `daemon/` before the daemon it starts opens the
+ * store; temp and lock files of a store being created). Anything else is a folder of the user's
+ * (`--store .` or `~` by mistake): opening it as a store would create files there and take group and
+ * other permissions off everything in it, so it is refused.
  */
 function refuseForeignFolder(dir: string): void {
   if (existsSync(join(dir, 'store.json'))) return;
@@ -421,7 +425,7 @@ function refuseForeignFolder(dir: string): void {
     const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
     throw new CkptError('IO', `store folder ${dir} cannot be listed (${code})`, { errno: code, path: dir, retryable: false }, { cause: err });
   }
-  const foreign = entries.filter((n) => !n.startsWith(`.store.json${TEMP_MARK}`));
+  const foreign = entries.filter((n) => !STORE_NAMES.has(n) && !n.includes(TEMP_MARK) && !n.endsWith(LOCK_SUFFIX));
   if (foreign.length === 0) return;
   throw new CkptError(
     'INVALID_ARGUMENT',

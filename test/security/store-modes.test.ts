@@ -114,6 +114,12 @@ describe.skipIf(!!process.env.CKPT_TEST_STORE)('store modes (folder store)', () 
     await (await openStore({ dir: empty })).close();
     await (await openStore({ dir: empty })).close();
     expect(readdirSync(empty)).toContain('store.json');
+    // A hook client makes `daemon/` before the daemon it starts opens the store: still a new store.
+    const started = join(dirs.base, 'started');
+    mkdirSync(join(started, 'daemon'), { recursive: true });
+    writeFileSync(join(started, 'hooks.log'), '');
+    await (await openStore({ dir: started })).close();
+    expect(readdirSync(started)).toContain('store.json');
   });
 
   it.skipIf(process.getuid?.() !== 0)('another user (nobody) cannot read a captured .env from the store', async () => {
