@@ -1,6 +1,7 @@
 // `ckpt init claude` (issue 11): merges ckpt's hooks into Claude Code settings files and takes exactly
 // those out again — idempotent, keeping every other hook, setting and the file's formatting, atomic,
 // refusing (unchanged) a file that is not JSON. Real files in temp folders, the real CLI.
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -232,6 +233,14 @@ describe('ckpt init claude: the default install (issue 28)', () => {
     expect((await stat(projectFile())).mode & 0o777).toBe(0o644);
     expect((await stat(join(project, '.codex'))).mode & 0o777).toBe(0o755);
     expect((await stat(join(project, '.codex', 'hooks.json'))).mode & 0o777).toBe(0o644);
+  });
+
+  it('in a git work tree that does not ignore it, a note says to keep the credential file out of git', async () => {
+    execFileSync('git', ['init', '-q', project]);
+    const note = (json: { notes?: string[] }) => (json.notes ?? []).filter((n) => n.includes("hook credential: keep it out of git"));
+    expect(note((await ckpt(['init', 'claude', '--json'])).json())).toHaveLength(1);
+    await writeFile(join(project, '.gitignore'), '.claude/settings.local.json\n');
+    expect(note((await ckpt(['init', 'claude', '--json'])).json())).toHaveLength(0);
   });
 
   it('--dry-run with no daemon running says the real run starts one (HTTP hooks), starts none, writes nothing; --http --dry-run is no error', async () => {

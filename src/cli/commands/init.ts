@@ -7,6 +7,7 @@
 // HTTP hook; --command (and the shared --project / --user files) installs command hooks only, whose
 // client (the shell one where it can run) forwards to the daemon when it runs. --http --user keeps the daemon's token in
 // $CKPT_DAEMON_TOKEN (a user file serves every workspace, a credential names one).
+import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, realpathSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -87,6 +88,9 @@ export const initCommand: CommandSpec = {
       uninstall: o.uninstall,
     });
     if (!o.uninstall) notes.push(...(await alsoInstalled(spec, scope, installed.file, projectDir, ctx.io.env.HOME || homedir())));
+    if (!o.uninstall && scope !== 'user' && http && !gitIgnores(projectDir, installed.file)) {
+      notes.push(`${installed.file} holds this machine's hook credential: keep it out of git (add it to .gitignore)`);
+    }
     const r = { ...installed, ...(installed.url && !hybrid ? {} : { ckpt: whichCkpt() }), ...(notes.length ? { notes } : {}) };
     out.result(r, (v) => {
       const verb = v.dryRun ? 'would change' : 'changed';
@@ -130,6 +134,12 @@ async function alsoInstalled(spec: ReturnType<typeof agentSpec>, scope: InstallS
     }
   }
   return notes;
+}
+
+/** True unless `file` lies in a git work tree that does not ignore it (`git check-ignore`; no git or no work tree: nothing to warn about). */
+function gitIgnores(projectDir: string, file: string): boolean {
+  const r = spawnSync('git', ['-C', projectDir, 'check-ignore', '-q', '--', file], { stdio: 'ignore', timeout: 5_000 });
+  return r.status !== 1;
 }
 
 /** The environment variable the HTTP hooks read the daemon's bearer token from (Claude Code's allowedEnvVars). */
