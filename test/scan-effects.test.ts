@@ -230,6 +230,7 @@ describe('ignore rules that change', () => {
       await w.write('dist/app.js', 'built');
       await w.write('.env', 'TOKEN=s3cret');
       await w.write('logs/x.log', 'log');
+      await sleep(5); // there before the scan (their inode times older than its start)
       await scan(w.session);
       await startTurn(w.session); // point 1: the three ignored files are there
       const before = await treeOf(w.root);
@@ -239,15 +240,17 @@ describe('ignore rules that change', () => {
         await w.write('.gitignore', '# nothing ignored\n');
         await settle(w.session, ['.gitignore']);
       }
+      // Made in the same step as the rule change (a checkout brings both): there was nothing before.
+      await w.write('made-with.log', 'm');
       const found = await scan(w.session);
-      expect(found.files.filter((f) => f.change === 'created').map((f) => f.path)).toEqual(['.env', 'dist', 'dist/app.js', 'logs/x.log']);
+      expect(found.files.filter((f) => f.change === 'created').map((f) => f.path)).toEqual(['.env', 'dist', 'dist/app.js', 'logs/x.log', 'made-with.log']);
       // Created after the rules changed: recorded as created, and removed by a restore to before it.
       await startTurn(w.session);
       await w.write('new.txt', 'n');
       await w.write('dist/new.js', 'n');
       await scan(w.session);
       const r = await restore(w.session, '1', {});
-      expect(r.deleted.sort()).toEqual(['dist/new.js', 'new.txt']);
+      expect(r.deleted.sort()).toEqual(['dist/new.js', 'made-with.log', 'new.txt']);
       expect(r.skipped.map((x) => [x.path, x.why]).sort()).toEqual([
         ['.env', 'not-recorded: ignored'],
         ['dist', 'not-recorded: ignored'],
@@ -262,6 +265,7 @@ describe('ignore rules that change', () => {
     const w = await world();
     await w.write('sub/.gitignore', 'gen/\n');
     await w.write('sub/gen/old.txt', 'old');
+    await sleep(5);
     await scan(w.session);
     await startTurn(w.session);
     const before = await treeOf(w.root);

@@ -10,6 +10,8 @@
 // matches git's index (copied into ckpt's store only when a later scan finds the file changed).
 // A session's first scan when another session already built the index is a normal incremental scan:
 // it records what changed since that index (and the owner records after it).
+import { lstatSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FileImage } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { loadGitIndex, type GitIndex } from '../workspace/git-index.js';
@@ -161,10 +163,13 @@ async function scanLocked(session: SessionHandle, options: ScanOptions, t0: numb
   let { stored } = readResult;
 
   // ---- compare with what ckpt last knew ----
-  // The rules changed since the last scan (a .gitignore edited, a branch checked out): paths the old
-  // ones ignored are not "created" (previous-rules.ts).
+  // The rules changed since the last scan (a .gitignore edited, a branch checked out): a path the old
+  // ones ignored that was there before that scan (its inode unchanged since) is not "created"
+  // (previous-rules.ts). One made since — the checkout that brought the new rules made it too — is.
   const previous = prev && prev.rules.size > 0 && !sameMap(prev.rules, walk.ruleTexts) ? previousIgnoreRules({ root, storeDir: ctx.dir, extra: options.ignore }, prev.rules) : undefined;
-  const wasIgnored = previous ? (path: string, isDir: boolean) => previous.isIgnoredPath(path, isDir) : undefined;
+  const wasIgnored = previous
+    ? (path: string, isDir: boolean) => previous.isIgnoredPath(path, isDir) && (lstatSync(join(root, path), { throwIfNoEntry: false })?.ctimeMs ?? Infinity) < prev!.timeMs
+    : undefined;
   const { changes, unbaselinedChanged } = compareWithKnown({ root, phase, prev, owners, rules, gitSha1, ...(wasIgnored ? { wasIgnored } : {}) });
 
   // ---- record: before-images, one capture + its settle ----
