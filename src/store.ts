@@ -185,6 +185,8 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
   let backend: StoreBackend;
   let sharedBackend: SharedBackend | undefined;
   let tightened = 0;
+  /** store.json as a folder store read it (null: not read yet). */
+  let storeJson: Buffer | undefined | null = null;
   if (shared) {
     // Loaded on demand: the PostgreSQL and S3 clients are most of the bundle, and a folder store (every
     // hook process, the daemon) must not pay for parsing and holding them (DESIGN §10 "Daemon").
@@ -195,13 +197,15 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     dir = resolve(location);
     if (options.existing && !existsSync(join(dir, 'store.json'))) throw new CkptError('NOT_FOUND', `no ckpt store at ${dir} (no store.json there)`, { path: dir });
     await makeStoreDir(dir);
-    // Before anything is tightened or created: a folder that is not a store stays as the user left it.
-    refuseForeignFolder(dir);
-    tightened = tightenExisting(dir);
     backend = createFsBackend({ dir, lockTimeoutMs: resolved.lockTimeoutMs });
+    // Read once (it is checked below): before anything is tightened or created, a folder without it
+    // that is not a store stays as the user left it.
+    storeJson = await backend.read('store.json');
+    if (!storeJson) refuseForeignFolder(dir);
+    tightened = tightenExisting(dir);
   }
   try {
-    await ensureStoreJson(backend);
+    await ensureStoreJson(backend, storeJson === null ? await backend.read('store.json') : storeJson);
   } catch (err) {
     await backend.close?.();
     throw err;
@@ -417,7 +421,6 @@ const STORE_NAMES = new Set(['store.json', 'blobs', 'packs', 'workspaces', 'tmp'
  * other permissions off everything in it, so it is refused.
  */
 function refuseForeignFolder(dir: string): void {
-  if (existsSync(join(dir, 'store.json'))) return;
   let entries: string[];
   try {
     entries = readdirSync(dir);
@@ -444,8 +447,7 @@ function tightenExisting(dir: string): number {
   }
 }
 
-async function ensureStoreJson(backend: StoreContext['backend']): Promise<void> {
-  const raw = await backend.read('store.json');
+async function ensureStoreJson(backend: StoreContext['backend'], raw: Buffer | undefined): Promise<void> {
   if (!raw) {
     await backend.create('store.json', Buffer.from(`${JSON.stringify({ format: STORE_FORMAT, createdAt: new Date().toISOString() })}\n`));
     return;

@@ -2,15 +2,14 @@
 // user scope), or takes them out again. Reads the file (a missing file is an empty one; a file that is
 // not a JSON object is refused and left unchanged), merges (install/merge-hooks.ts), and writes
 // atomically in the file's own style — only when something changed, never with --dry-run.
-import { mkdir, readFile, rm, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { readFile, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { CkptError } from '../../index.js';
 import { installEntries, type AgentSpec, type InstallEntry } from '../agent-spec.js';
 import { installFlatHooks, uninstallFlatHooks } from './merge-flat-hooks.js';
 import { installHooks, uninstallHooks, type MergeResult } from './merge-hooks.js';
 import { isCkptPlugin, opencodePluginSource } from './opencode-plugin.js';
-import { SETTINGS_DIR_MODE, settingsMode } from './settings-mode.js';
+import { writeSettings } from './settings-mode.js';
 import { formatSettings, parseSettings } from './settings-text.js';
 
 export type InstallScope = 'project' | 'local' | 'user';
@@ -91,9 +90,7 @@ export async function installAgent(options: InstallOptions): Promise<InstallResu
   const changes = empty && changed ? [...merged.changes, 'removed the file (nothing else was in it)'] : merged.changes;
   if (changed && !options.dryRun && next === undefined) await rm(file, { force: true });
   else if (changed && !options.dryRun && next !== undefined) {
-    await mkdir(dirname(file), { recursive: true, mode: SETTINGS_DIR_MODE });
-    const mode = settingsMode(next, text === undefined ? undefined : (await stat(file)).mode & 0o777);
-    await writeFileAtomic(file, next, { fsync: true, mode });
+    await writeSettings(file, next, text !== undefined);
   }
   return { file, scope, command, ...(options.http ? { url: options.http.url, headers: options.http.headers } : {}), changed, changes, dryRun: Boolean(options.dryRun), uninstall: Boolean(options.uninstall) };
 }
@@ -109,8 +106,7 @@ async function installPluginFile(options: InstallOptions, file: string, command:
   if (changed && !options.dryRun) {
     if (next === undefined) await rm(file, { force: true });
     else {
-      await mkdir(dirname(file), { recursive: true, mode: SETTINGS_DIR_MODE });
-      await writeFileAtomic(file, next, { fsync: true, mode: settingsMode(next, text === undefined ? undefined : (await stat(file)).mode & 0o777) });
+      await writeSettings(file, next, text !== undefined);
     }
   }
   return { file, scope: options.scope, command, changed, changes, dryRun: Boolean(options.dryRun), uninstall: Boolean(options.uninstall) };

@@ -4,10 +4,9 @@
 // once-per-prompt command hook reaches it, rewrites the port of ckpt's own HTTP hooks in that file
 // (nothing else: other hooks, the url's path, query and credential stay as they are), atomically and
 // in the file's own style.
-import { readFile, stat } from 'node:fs/promises';
-import writeFileAtomic from 'write-file-atomic';
+import { readFile } from 'node:fs/promises';
 import { isCkptHookUrl } from './merge-hooks.js';
-import { settingsMode } from './settings-mode.js';
+import { writeSettings } from './settings-mode.js';
 import { formatSettings, parseSettings } from './settings-text.js';
 
 export interface RepointResult {
@@ -56,7 +55,6 @@ export async function repointHttpHooks(file: string, agent: string, port: number
     }
   }
   if (hooks === 0) return undefined;
-  const next = formatSettings(parsed);
-  await writeFileAtomic(file, next, { fsync: true, mode: settingsMode(next, (await stat(file)).mode & 0o777) });
+  await writeSettings(file, formatSettings(parsed), true);
   return { file, from: [...from].sort((a, b) => a - b), hooks };
 }
