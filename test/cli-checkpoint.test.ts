@@ -72,7 +72,7 @@ describe('checkpoint commands', () => {
     const forced = await ckpt(['restore', '1', '--force', '--json']);
     expect(forced.code, forced.stderr).toBe(0);
     const r = forced.json();
-    expect(r).toMatchObject({ to: '1', restored: ['a.txt'], deleted: ['b.txt'], skipped: [], drift: ['a.txt'], undo: '1.2' });
+    expect(r).toMatchObject({ to: '1', restored: ['a.txt'], deleted: ['b.txt'], skipped: [], drift: ['a.txt'], undo: '1.3' }); // 1.2: the hand edit of a.txt, recorded by the restore's look
     expect(await readFile(w('a.txt'), 'utf8')).toBe('v1\n');
     await expect(stat(w('b.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
 

@@ -25,9 +25,9 @@ it('with --keep runs on the default store ($CKPT_HOME), shows capture, scan, dif
     expect(report.store).toBe(dirs.store);
     expect(report.kept).toBe(true);
     const steps = report.steps.map((s: { step: string }) => s.step);
-    for (const step of ['capture', 'scan', 'diff', 'restore', 'undo']) expect(steps).toContain(step);
+    for (const step of ['capture', 'scan', 'diff', 'refused', 'restore', 'undo']) expect(steps).toContain(step);
     const restore = report.steps.find((s: { step: string }) => s.step === 'restore').detail;
-    expect(restore.deleted).toEqual(['build/out.js', 'src/greet.ts', 'build']); // the folder the build made goes too
+    expect(restore.deleted).toEqual(['build/out.js', 'src/greet.ts', 'build', 'notes.txt']); // the folder the build made goes too, and the hand-written notes
     expect(restore.undo).toMatch(/^\d+\.\d+$/);
     // From inside the kept folder the workspace is found: the printed hint works as is.
     const list = await runCli(['log', '--json'], { cwd: join(report.workspace, 'src'), env: env() });
@@ -45,7 +45,8 @@ it('without --keep leaves no scratch folder, no session and no workspace behind;
   expect((await readdir(tmp)).filter((n) => n !== 'node-compile-cache')).toEqual([]);
   const workspace = /^workspace (.+)$/m.exec(r.stdout)![1]!;
   expect(r.stdout).toMatch(/^ {2}turn 1 {2}"add a greeting" {2}· just now$/m);
-  expect(r.stdout).toMatch(/^ {4}2\.2 +restore +to 1 \(undo: restore 2\.2\)/m);
+  expect(r.stdout).toMatch(/^ {4}2\.2 +user +notes\.txt \(new\)/m);
+  expect(r.stdout).toMatch(/^ {4}2\.3 +restore +to 1 \(undo: restore 2\.3\)/m);
   expect(r.stdout).toContain('--keep');
   expect(workspace.startsWith(tmp)).toBe(true);
   // Not even its workspace: `workspace list` (and so `stats` and the web page) show nothing of it.

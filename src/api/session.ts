@@ -81,7 +81,7 @@ export class Session extends SessionHandle {
     if (how !== false && this.ctx.options.captureEnabled && (await hasBaseline(this))) {
       outside = typeof how === 'function' ? await how(OUTSIDE_TOOL) : await scan(this, { tool: OUTSIDE_TOOL });
     }
-    const r = await startTurn(this, turnOptions);
+    const r = await startTurn(this, { ...turnOptions, ...(outside && !outside.truncated ? { looked: true as const } : {}) });
     const warnings = [...(outside?.warnings ?? []), ...(r.warnings ?? [])];
     return {
       turn: r.turn,

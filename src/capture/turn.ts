@@ -12,10 +12,12 @@ export interface TurnOptions {
   text?: string;
   /** The id of the user's message that starts the turn (ties the turn to the agent's transcript). */
   messageId?: string;
+  /** A scan recorded what changed outside the agent just before (see TurnEvent.looked). */
+  looked?: true;
 }
 
 export async function startTurn(session: SessionHandle, options: TurnOptions = {}): Promise<{ turn: number; tag: string; seq: number; warnings?: string[] }> {
-  const { messageCount, text, messageId } = options;
+  const { messageCount, text, messageId, looked } = options;
   if (messageId !== undefined && (typeof messageId !== 'string' || messageId.length === 0 || messageId.length > 256)) {
     throw new CkptError('INVALID_ARGUMENT', 'a message id must be a string of 1 to 256 characters');
   }
@@ -30,7 +32,7 @@ export async function startTurn(session: SessionHandle, options: TurnOptions = {
     const hot = await loadHotState(session, tx);
     const turn = hot.maxTurn + 1; // one past the highest ever used, so tags stay unique even after a rewind
     const [stored] = await appendWithHotState(session, tx, [
-      { type: 'turn', turn, ...(messageCount !== undefined ? { messageCount } : {}), ...(text !== undefined ? { text } : {}), ...(messageId !== undefined ? { messageId } : {}) },
+      { type: 'turn', turn, ...(messageCount !== undefined ? { messageCount } : {}), ...(text !== undefined ? { text } : {}), ...(messageId !== undefined ? { messageId } : {}), ...(looked ? { looked } : {}) },
     ]);
     // Automatic retention (session/retention.ts) from the retention index the hot state keeps, with this turn.
     const pruneEvent = retentionEventFromIndex((await loadHotState(session, tx)).retention, retention);

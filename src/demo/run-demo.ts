@@ -77,19 +77,28 @@ async function script(store: Store, root: string, report: DemoReport, say: (line
   step('diff', `\nckpt diff 1  (everything since turn 1 began)\n${diff.changes.map((c) => `  ${c.status} ${c.path}  +${c.added} -${c.removed}`).join('\n')}`, { changes: diff.changes });
 
   await writeFile(file('notes.txt'), 'my own notes, never captured\n');
-  const restored = await restore(session, '1');
+  // A restore looks first: notes.txt, written by hand since turn 1, is the user's own work (drift).
+  const refused = await restore(session, '1').then(
+    () => undefined,
+    (err: unknown) => (err instanceof CkptError && err.code === 'DRIFT' ? err : Promise.reject(err)),
+  );
+  expect(refused !== undefined && (refused.data as { drift?: string[] }).drift?.includes('notes.txt') === true, 'the restore refuses to overwrite notes.txt, written by hand since');
+  expect((await read('notes.txt')) !== null && (await read('src/greet.ts')) !== null, 'a refused restore changes nothing');
+  step('refused', `\nckpt restore 1\n  refused (${refused!.code}): notes.txt was written by hand since turn 1 — nothing was changed`, { refused: refused!.code });
+  const restored = await restore(session, '1', { force: true });
   expect((await read('src/app.ts'))?.includes('console.log("hello")'), 'src/app.ts is back to its turn-1 content');
   expect((await read('README.md')) === '# demo app\n', 'README.md, deleted by the shell, is back');
   expect((await read('src/greet.ts')) === null && (await read('build/out.js')) === null, 'files created since turn 1 are gone');
-  expect((await read('notes.txt')) !== null, 'a file ckpt never captured is untouched');
+  expect((await read('notes.txt')) === null, 'notes.txt, written since turn 1, is gone too: the workspace is exactly turn 1\'s');
   step(
     'restore',
-    `\nckpt restore 1\n  restored ${restored.restored.join(', ')}\n  deleted  ${restored.deleted.join(', ')}\n  notes.txt (never captured) left alone\n  undo tag ${restored.undo}`,
+    `\nckpt restore 1 --force\n  restored ${restored.restored.join(', ')}\n  deleted  ${restored.deleted.join(', ')}\n  undo tag ${restored.undo} (it keeps notes.txt)`,
     { restored: restored.restored, deleted: restored.deleted, undo: restored.undo },
   );
 
   const undone = await restore(session, restored.undo!);
   expect((await read('src/greet.ts')) !== null && (await read('README.md')) === null, 'the undo brings back the state before the restore');
+  expect((await read('notes.txt')) === 'my own notes, never captured\n', 'the undo brings back notes.txt');
   step('undo', `\nckpt restore ${restored.undo}  (undo the restore)\n  restored ${undone.restored.join(', ')}\n  deleted  ${undone.deleted.join(', ')}`, {
     restored: undone.restored,
     deleted: undone.deleted,

@@ -32,6 +32,12 @@ export interface TurnEvent extends EventBase {
   turn: number;
   messageCount?: number;
   text?: string;
+  /**
+   * Set when a scan looked at the workspace just before this turn began (Session.turn with a baseline):
+   * ckpt's knowledge was complete then, so a restore may look for later outside changes (DESIGN §10
+   * "A restore looks first").
+   */
+  looked?: true;
 }
 
 export interface CaptureEvent extends EventBase {

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { CkptError } from '../errors.js';
-import type { CaptureEvent, EventBase, FileImage } from '../format/event.js';
+import { OUTSIDE_TOOL, type CaptureEvent, type EventBase, type FileImage } from '../format/event.js';
 import { nextCaptureEvent, readImages } from '../capture/capture.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { afterCommit } from '../session/warnings.js';
@@ -25,6 +25,7 @@ import { readPlanContent, type ContentSource } from './plan-content.js';
 import type { KeptContent } from './kept-content.js';
 import { inlineRecords } from '../format/inline-blobs.js';
 import { spillInline } from '../storage/inline-store.js';
+import type { OutsideLook } from '../scan/look-outside.js';
 
 /** The result of a restore (DESIGN §9), plus `unchanged` and, for a dry run, the plan. */
 export interface RestoreResult {
@@ -66,6 +67,8 @@ export interface ApplyRestoreOptions {
   warnings?: string[];
   /** Other sessions' events the plan took images from (their inline content is spilled like this session's). */
   sources?: readonly EventBase[];
+  /** What changed outside the agent (planned as the latest capture): recorded before the recovery capture. */
+  look?: OutsideLook;
 }
 
 const RECOVERY_SLICE = 32;
@@ -206,9 +209,16 @@ export async function applyRestore(session: SessionHandle, tx: EventLogTx, optio
   const recoveryImages = recovery.filter((r) => r.state !== 'skipped');
 
   const id = randomBytes(8).toString('hex');
-  const captureEvent = nextCaptureEvent(replay(events), recoveryImages, { tool: 'restore', reason: options.reason, extra: { restoreId: id } });
-  const [stored] = (await tx.append([captureEvent])) as CaptureEvent[];
-  const undo = stored!.tag;
+  // The look's paths this restore changes are recorded first (as a turn's scan would have): their
+  // before-image is what ckpt last knew, so a later restore to a tag before now puts that back.
+  const state = replay(events);
+  const planned = new Set(entries.map((e) => e.path));
+  const looked = options.look?.before.filter((image) => planned.has(image.path)) ?? [];
+  if (looked.length > 0) await options.look!.commit();
+  const lookEvents = looked.length > 0 ? [nextCaptureEvent(state, looked, { tool: OUTSIDE_TOOL, reason: 'changed outside the agent before a restore' })] : [];
+  const captureEvent = nextCaptureEvent({ turn: state.turn, nextK: state.nextK + lookEvents.length }, recoveryImages, { tool: 'restore', reason: options.reason, extra: { restoreId: id } });
+  const stored = (await tx.append([...lookEvents, captureEvent])).at(-1) as CaptureEvent;
+  const undo = stored.tag;
   const content: ContentSource = (i) => planContent(inPlan[i]!);
 
   // The point of no return: from here on, a crash is finished from this plan on the next open.

@@ -2,8 +2,9 @@
 // optional path filter, read the present images of the candidate paths, plan (pure), and apply the
 // plan journaled — all under the session lock, after finishing any interrupted restore.
 import { CkptError } from '../errors.js';
-import type { CaptureEvent, EventBase, FileImage } from '../format/event.js';
+import { OUTSIDE_TOOL, type CaptureEvent, type EventBase, type FileImage, type TurnEvent } from '../format/event.js';
 import { matchesFilter, resolveTagSeq } from '../session/positions.js';
+import { parseTag } from '../format/tag.js';
 import { knownForPaths } from '../session/replay.js';
 import { timelinePosition, workspaceTimeline } from '../session/workspace-timeline.js';
 import { loadPlans, planOf } from '../session/restore-plans.js';
@@ -11,12 +12,14 @@ import type { SessionHandle } from '../session/session-handle.js';
 import type { EventLogTx } from '../storage/event-log.js';
 import { withWarnings } from '../session/warnings.js';
 import { resolveBeneath } from '../workspace/resolve-path.js';
+import { sameImage } from '../workspace/read-image.js';
 import { ownerImage, readOwners } from '../capture/owner-index.js';
 import { applyRestore, type RestoreResult } from './apply-restore.js';
 import { candidatePaths, planRestore, type RestorePlan } from './plan-restore.js';
 import { readPresentImages } from './present.js';
 import { keepContent, type KeptContent } from './kept-content.js';
 import { recoverInTx } from './recover.js';
+import { withOutsideLook, type OutsideLook } from '../scan/look-outside.js';
 
 export interface RestoreOptions {
   /** Paths or folders (relative to `cwd`, or absolute inside the root) to restrict the restore to. */
@@ -66,6 +69,8 @@ export interface RestoreInTxOptions {
   lastSeq?: number;
   /** The session whose history `events` is (default: the session restored in; a rewind's fork: its parent). */
   owner?: string;
+  /** What changed outside the agent since ckpt last looked (scan/look-outside.ts): planned as the latest capture. */
+  look?: OutsideLook;
 }
 
 /** Resolves filter inputs to workspace-relative paths (PATH_ESCAPE for anything outside the root). */
@@ -83,12 +88,14 @@ export async function planAgainstWorkspace(
   filter?: readonly string[],
   owner: string = session.id,
   kept?: KeptContent,
-): Promise<{ plan: RestorePlan; present: Map<string, FileImage>; sources: EventBase[] }> {
+  look?: OutsideLook,
+): Promise<{ plan: RestorePlan; present: Map<string, FileImage>; sources: EventBase[]; look?: OutsideLook }> {
   const toSeq = resolveTagSeq(events, tag);
-  // Every session's captures (DESIGN §10 "Restore, diff and cat see every session of the workspace").
+  // Every session's captures (DESIGN §10 "Restore, diff and cat see every session of the workspace"),
+  // and the look after them all: what changed outside the agent since ckpt last looked.
   const { captures, sources } = await workspaceTimeline(session, events, owner);
   const position = timelinePosition(events, tag);
-  const candidates = candidatePaths({ captures, known: new Map() }, position, filter);
+  const candidates = candidatePaths({ captures: look ? [...captures, lookCapture(look.before)] : captures, known: new Map() }, position, filter);
   const present = await readPresentImages(session.workspaceRoot, candidates, session.ctx.options.maxBlobBytes, kept);
   const otherWrites = await otherSessionWrites(session, candidates);
   // Drift needs what ckpt last recorded for the candidates only: earlier restores' plans in blobs are
@@ -97,8 +104,42 @@ export async function planAgainstWorkspace(
     await loadPlans(session.ctx.blobs, [started]);
     return planOf(started);
   });
-  return { plan: planRestore({ events: { captures, known }, toSeq, position, paths: filter, present, otherWrites }), present, sources };
+  // A looked-at path holding what this session last recorded was not changed outside it (the scan
+  // index and owner index lag behind: an owner record that could not be written). The others were last
+  // known as their before-image: what they hold now is drift (the user's own work).
+  const looked = look?.before.filter((image) => {
+    const k = known.get(image.path);
+    const p = present.get(image.path);
+    return !(k && p && sameImage(k, p));
+  });
+  for (const image of looked ?? []) known.set(image.path, image);
+  if (looked?.length) captures.push(lookCapture(looked));
+  const plan = planRestore({ events: { captures, known }, toSeq, position, paths: filter, present, otherWrites });
+  return { plan, present, sources, ...(looked?.length ? { look: { ...look!, before: looked } } : {}) };
 }
+/**
+ * From when a restore looks for outside changes (scan/look-outside.ts): the tag's time, when the
+ * session's last turn began with a scan — ckpt knew the whole workspace then, so what it last knew of a
+ * path changed since is the path's state at the tag. Undefined (no look) otherwise: a session whose
+ * turns never scanned (no baseline, or turns started without a scan) cannot tell when such a change was made.
+ */
+function lookSince(events: readonly EventBase[], tag: string): number | undefined {
+  let lastTurn: TurnEvent | undefined;
+  for (const e of events) if (e.type === 'turn') lastTurn = e as TurnEvent;
+  if (!lastTurn?.looked) return undefined;
+  // `N` and `@S` lie just after their event; `N.K` just before capture N.K, so what came before it counts.
+  const parsed = parseTag(tag);
+  const seq = resolveTagSeq(events, tag) + (parsed.kind !== 'seq' && parsed.k > 0 ? 1 : 0);
+  const at = events.find((e) => e.seq === seq)?.at;
+  const ms = at === undefined ? NaN : Date.parse(at);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/** The look as a capture after every position (never stored as such: applyRestore records it when it goes ahead). */
+function lookCapture(files: FileImage[]): CaptureEvent {
+  return { type: 'capture', seq: Infinity, at: '', tag: '', turn: 0, k: 0, tool: OUTSIDE_TOOL, files } as CaptureEvent;
+}
+
 /** The owner index's records of `paths` whose latest writer is another session (drift is judged with them). */
 async function otherSessionWrites(session: SessionHandle, paths: readonly string[]): Promise<Map<string, { session: string; image: FileImage }>> {
   const owners = await readOwners(session, { spilled: true });
@@ -115,8 +156,8 @@ async function otherSessionWrites(session: SessionHandle, paths: readonly string
 export async function restoreInTx(session: SessionHandle, tx: EventLogTx, options: RestoreInTxOptions): Promise<RestoreResult> {
   // The bytes read for the plan are kept for the recovery capture (a dry run records nothing).
   const kept = options.dryRun ? undefined : keepContent();
-  const { plan, present, sources } = await planAgainstWorkspace(session, options.events, options.tag, options.filter, options.owner, kept);
-  if (options.filter) assertRecorded([...options.events, ...sources], options.filter);
+  const { plan, present, sources, look } = await planAgainstWorkspace(session, options.events, options.tag, options.filter, options.owner, kept, options.look);
+  if (options.filter) assertRecorded([...options.events, ...sources], options.filter, look);
   if (options.checkPlan) await options.checkPlan({ plan, present, lastSeq: options.lastSeq ?? (await tx.lastSeq()) });
   return applyRestore(session, tx, {
     to: options.tag,
@@ -129,6 +170,7 @@ export async function restoreInTx(session: SessionHandle, tx: EventLogTx, option
     onProgress: options.onProgress,
     warnings: options.warnings,
     sources,
+    look,
   });
 }
 
@@ -137,8 +179,8 @@ export async function restoreInTx(session: SessionHandle, tx: EventLogTx, option
  * NOT_FOUND: a typo must not read as a restore that succeeded with nothing to do. A path captured only
  * before the tag is known and unchanged since: it is reported as skipped, not an error.
  */
-function assertRecorded(events: readonly EventBase[], filter: readonly string[]): void {
-  const recorded = new Set<string>();
+function assertRecorded(events: readonly EventBase[], filter: readonly string[], look?: OutsideLook): void {
+  const recorded = new Set<string>(look?.before.map((f) => f.path));
   for (const e of events) if (e.type === 'capture') for (const f of (e as CaptureEvent).files) recorded.add(f.path);
   const unknown = filter.filter((f) => !recorded.has(f) && ![...recorded].some((p) => matchesFilter(p, [f])));
   if (unknown.length > 0) {
@@ -155,7 +197,7 @@ function assertRecorded(events: readonly EventBase[], filter: readonly string[])
 export async function restore(session: SessionHandle, tag: string, options: RestoreOptions = {}): Promise<RestoreResult> {
   const filter = options.paths ? await resolveFilter(session, options.paths, options.cwd) : undefined;
   const warnings: string[] = [];
-  const result = await session.transaction(async (tx) => {
+  const result = await withOutsideLook(session, (findLook) => session.transaction(async (tx) => {
     if (options.expectSeq !== undefined) {
       const last = await tx.lastSeq();
       if (last !== options.expectSeq) {
@@ -163,9 +205,10 @@ export async function restore(session: SessionHandle, tag: string, options: Rest
       }
     }
     await recoverInTx(session, tx);
+    const events = await tx.read();
     return restoreInTx(session, tx, {
       tag,
-      events: await tx.read(),
+      events,
       filter,
       force: options.force,
       dryRun: options.dryRun,
@@ -173,7 +216,8 @@ export async function restore(session: SessionHandle, tag: string, options: Rest
       checkPlan: options.checkPlan,
       reason: filter ? `restore to ${tag}: ${filter.join(' ')}` : `restore to ${tag}`,
       warnings,
+      look: await findLook(lookSince(events, tag)),
     });
-  }, { warnings });
+  }, { warnings }));
   return withWarnings(result, warnings);
 }

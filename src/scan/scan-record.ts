@@ -40,59 +40,70 @@ export interface RecordResult {
   lost: { path: string; why: string; bytes?: number }[];
 }
 
-export async function recordChanges(input: RecordInput): Promise<RecordResult> {
+/** The before- and after-images of `changes`, in path order: content known only to git copied into the store first. */
+export interface ResolvedChanges {
+  before: FileImage[];
+  after: FileImage[];
+  files: ScanChange[];
+  stored: number;
+  lost: RecordResult['lost'];
+}
+
+export async function resolveChanges(input: Pick<RecordInput, 'session' | 'changes' | 'gitObjects' | 'pack' | 'gitSeeds'>): Promise<ResolvedChanges> {
   const { session, changes } = input;
   const ctx: WorkspaceContext = session.ctx;
-  let stored = 0;
-  const files: ScanChange[] = [];
-  const before: FileImage[] = [];
-  const after: FileImage[] = [];
-  const lost: RecordResult['lost'] = [];
-  if (changes.length > 0) {
-    changes.sort((a, b) => (a.after.path < b.after.path ? -1 : a.after.path > b.after.path ? 1 : 0));
-    const gitOids = changes.flatMap((c) => (c.before.gitOid !== undefined ? [c.before.gitOid] : []));
-    const needsGit = gitOids.length > 0 || changes.some((c) => c.afterGitOid !== undefined);
-    const objects = needsGit ? input.gitObjects() : undefined;
-    const git = await copyGitBlobs(ctx, objects, gitOids, input.pack, input.gitSeeds);
-    stored += git.stored;
-    for (const c of changes) {
-      let image = c.before.image;
-      if (c.before.gitOid !== undefined) {
-        const copy = git.copied.get(c.before.gitOid);
-        if (copy) {
-          image = { ...image, blob: copy.blob, bytes: copy.bytes };
-        } else {
-          // The content before this change lived only in git and is gone: a restore must leave the path
-          // alone (never delete it as if it had been absent), and the user must hear about it.
-          const data = git.tooLarge.has(c.before.gitOid);
-          const why = data ? 'too-large' : 'git-object-missing';
-          image = { path: image.path, state: 'skipped', why, ...(image.bytes !== undefined ? { bytes: image.bytes } : {}) };
-          lost.push({
-            path: image.path,
-            why: data ? why : `${why}: git blob ${c.before.gitOid} is in none of ${objects ? objects.dirs.join(', ') : 'the repository (no git folder found)'}`,
-            ...(image.bytes !== undefined ? { bytes: image.bytes } : {}),
-          });
-        }
+  const out: ResolvedChanges = { before: [], after: [], files: [], stored: 0, lost: [] };
+  const { before, after, files, lost } = out;
+  if (changes.length === 0) return out;
+  changes.sort((a, b) => (a.after.path < b.after.path ? -1 : a.after.path > b.after.path ? 1 : 0));
+  const gitOids = changes.flatMap((c) => (c.before.gitOid !== undefined ? [c.before.gitOid] : []));
+  const needsGit = gitOids.length > 0 || changes.some((c) => c.afterGitOid !== undefined);
+  const objects = needsGit ? input.gitObjects() : undefined;
+  const git = await copyGitBlobs(ctx, objects, gitOids, input.pack, input.gitSeeds);
+  out.stored += git.stored;
+  for (const c of changes) {
+    let image = c.before.image;
+    if (c.before.gitOid !== undefined) {
+      const copy = git.copied.get(c.before.gitOid);
+      if (copy) {
+        image = { ...image, blob: copy.blob, bytes: copy.bytes };
+      } else {
+        // The content before this change lived only in git and is gone: a restore must leave the path
+        // alone (never delete it as if it had been absent), and the user must hear about it.
+        const data = git.tooLarge.has(c.before.gitOid);
+        const why = data ? 'too-large' : 'git-object-missing';
+        image = { path: image.path, state: 'skipped', why, ...(image.bytes !== undefined ? { bytes: image.bytes } : {}) };
+        lost.push({
+          path: image.path,
+          why: data ? why : `${why}: git blob ${c.before.gitOid} is in none of ${objects ? objects.dirs.join(', ') : 'the repository (no git folder found)'}`,
+          ...(image.bytes !== undefined ? { bytes: image.bytes } : {}),
+        });
       }
-      // An after-state known only as a git blob (a mode-only change of a file matching git's index):
-      // its sha256 id is recorded like any other, else the settle would not say what the file holds.
-      let now = c.after;
-      if (c.afterGitOid !== undefined && now.state === 'file' && now.blob === undefined) {
-        if (c.afterGitOid === c.before.gitOid && image.state === 'file' && image.blob) now = { ...now, blob: image.blob };
-        else {
-          const data = objects ? await objects.readBlob(c.afterGitOid) : undefined;
-          if (data && data.length <= ctx.options.maxBlobBytes) {
-            const r = await ctx.blobs.put(data);
-            if (r.created) stored++;
-            now = { ...now, blob: r.id };
-          }
-        }
-      }
-      before.push(image);
-      after.push(now);
-      files.push({ ...now, change: c.change });
     }
+    // An after-state known only as a git blob (a mode-only change of a file matching git's index):
+    // its sha256 id is recorded like any other, else the settle would not say what the file holds.
+    let now = c.after;
+    if (c.afterGitOid !== undefined && now.state === 'file' && now.blob === undefined) {
+      if (c.afterGitOid === c.before.gitOid && image.state === 'file' && image.blob) now = { ...now, blob: image.blob };
+      else {
+        const data = objects ? await objects.readBlob(c.afterGitOid) : undefined;
+        if (data && data.length <= ctx.options.maxBlobBytes) {
+          const r = await ctx.blobs.put(data);
+          if (r.created) out.stored++;
+          now = { ...now, blob: r.id };
+        }
+      }
+    }
+    before.push(image);
+    after.push(now);
+    files.push({ ...now, change: c.change });
   }
+  return out;
+}
+
+export async function recordChanges(input: RecordInput): Promise<RecordResult> {
+  const { session } = input;
+  const { before, after, files, stored, lost } = await resolveChanges(input);
 
   // Every blob of the scan's pack is durable before anything that references it is recorded.
   await input.pack.commit();

@@ -1,0 +1,56 @@
+// A restore's look (DESIGN §10 "A restore looks first"): what changed outside the agent since ckpt
+// last looked — the user's hand edits after the agent's last record, a shell nobody scanned — found
+// as a scan finds it but not recorded. The restore plans with it as the latest capture (so `restore
+// N` puts those paths back too, and they are drift: the user's own work is never overwritten without
+// `--force`) and records it in its own transaction only when it goes ahead; a dry run or a refused
+// restore records nothing. The workspace's scan lock is held throughout, so no scan records the same
+// change meanwhile, nor takes the restore's writes for hand edits.
+import { lstatSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FileImage } from '../format/event.js';
+import type { SessionHandle } from '../session/session-handle.js';
+import { hasBaseline } from './baseline.js';
+import { findChanges, withScanResources } from './scan-find.js';
+import { resolveChanges } from './scan-record.js';
+
+export interface OutsideLook {
+  /** What ckpt last knew of each changed path (before-images whose content is in the store, else `skipped`). */
+  before: FileImage[];
+  /** Makes the before-images' content durable; called before the look is recorded. */
+  commit(): Promise<void>;
+}
+
+/**
+ * Runs `fn` under the workspace's scan lock with a function that finds the look (undefined when there
+ * is nothing to look against: no scan baseline, capture switched off, or nothing changed).
+ */
+export async function withOutsideLook<T>(session: SessionHandle, fn: (look: (sinceMs: number | undefined) => Promise<OutsideLook | undefined>) => Promise<T>): Promise<T> {
+  const { ctx } = session;
+  if (!ctx.options.captureEnabled || !(await hasBaseline(session))) return fn(async () => undefined);
+  return ctx.backend.withLock(`${ctx.workspace.key}/scan`, () =>
+    withScanResources((resources) =>
+      fn(async (sinceMs) => {
+        if (sinceMs === undefined) return undefined;
+        const found = await findChanges(session, {}, performance.now(), resources);
+        if (!found || found.prev === undefined) return undefined;
+        // Only what was changed after `sinceMs`: a path whose inode is older held the same then (ctime
+        // cannot be set back); a deleted path left no inode to ask, so it counts as changed since.
+        const root = session.workspaceRoot;
+        const changes = found.changes.filter((c) => c.after.state === 'absent' || (lstatSync(join(root, c.after.path), { throwIfNoEntry: false })?.ctimeMs ?? Infinity) >= sinceMs);
+        if (changes.length === 0) return undefined;
+        const resolved = await resolveChanges({ session, changes, gitObjects: found.objects, pack: found.pack, gitSeeds: found.readResult.gitSeeds });
+        // Content copied from git now is in the scan's pack (durable on commit); the rest must be in the store already.
+        const before: FileImage[] = [];
+        for (const [i, image] of resolved.before.entries()) before.push(changes[i]!.before.gitOid !== undefined ? image : await restorable(session, image));
+        return { before, commit: () => found.pack.commit() };
+      }),
+    ),
+    { timeoutMs: Math.max(ctx.options.lockTimeoutMs, 120_000) },
+  );
+}
+
+/** A before-image whose content is not in the store (collected, or never stored) cannot be put back: skipped. */
+async function restorable(session: SessionHandle, image: FileImage): Promise<FileImage> {
+  if (image.state !== 'file' || (typeof image.blob === 'string' && (await session.ctx.blobs.has(image.blob)))) return image;
+  return { path: image.path, state: 'skipped', why: 'content-not-in-store', ...(image.bytes !== undefined ? { bytes: image.bytes } : {}) };
+}
