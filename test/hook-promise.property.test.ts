@@ -3,7 +3,7 @@
 // runs it) against a model that is simply the tree snapshotted right before each prompt. Random
 // sequences of: prompts, agent Write/Edit calls, Bash calls with arbitrary effects (succeeding, or
 // failing after writing: PostToolUseFailure), hand edits followed by a prompt, restores to any earlier
-// turn (each compared with the model, and some undone), and forks at an earlier turn whose restores
+// turn (each compared with the model, and some undone; some right after hand edits no prompt followed), and forks at an earlier turn whose restores
 // must give that turn's snapshot (then undone). Fast in `npm test`; CKPT_PROPERTY_RUNS for more.
 import { spawnSync } from 'node:child_process';
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
@@ -27,7 +27,7 @@ type Op =
   | { kind: 'agent-write'; path: string; content: string }
   | { kind: 'bash'; ops: FsOp[]; fails: boolean }
   | { kind: 'hand'; ops: FsOp[] }
-  | { kind: 'restore'; back: number; undo: boolean }
+  | { kind: 'restore'; back: number; undo: boolean; hand?: FsOp[] }
   | { kind: 'fork'; back: number; to: number }
   | { kind: 'clear' }
   | { kind: 'hand-mid'; op: FsOp; content: string }
@@ -45,6 +45,8 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('bash' as const), ops: fc.array(fsOp, { minLength: 1, maxLength: 3 }), fails: fc.boolean() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('hand' as const), ops: fc.array(fsOp, { minLength: 1, maxLength: 3 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('restore' as const), back: fc.nat(4), undo: fc.boolean() }) },
+  // Hand edits after the agent's last record, with no prompt since: the restore's look puts them back too.
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('restore' as const), back: fc.nat(4), undo: fc.boolean(), hand: fc.array(fsOp, { minLength: 1, maxLength: 3 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('fork' as const), back: fc.nat(4), to: fc.nat(4) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'clear' as const }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('hand-mid' as const), op: fsOp, content: fc.constantFrom(...CONTENTS) }) },
@@ -183,6 +185,7 @@ async function runWorld(ops: readonly Op[], daemon: boolean): Promise<void> {
         // Any earlier prompt, of this session or of one before a /clear.
         const to = model[Math.max(0, model.length - 1 - o.back)]!;
         const session = await ws.get(to.sid);
+        for (const f of o.hand ?? []) await apply(root, f);
         const before = await treeOf(root);
         const r = await session.restore(String(to.turn), { force: true });
         expect(await treeOf(root), `restore ${to.turn} in ${to.sid}`).toEqual(to.tree);

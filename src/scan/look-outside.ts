@@ -12,6 +12,11 @@ import type { SessionHandle } from '../session/session-handle.js';
 import { hasBaseline } from './baseline.js';
 import { findChanges, withScanResources } from './scan-find.js';
 import { resolveChanges } from './scan-record.js';
+import { loadIndexCached } from './scan-persist.js';
+import { catchUpOwners } from '../capture/owner-index.js';
+
+/** How far a file's ctime may lag the clock that stamps events (the scan's racy window). */
+const CLOCK_SLACK_MS = 2_000;
 
 export interface OutsideLook {
   /** What ckpt last knew of each changed path (before-images whose content is in the store, else `skipped`). */
@@ -31,12 +36,18 @@ export async function withOutsideLook<T>(session: SessionHandle, fn: (look: (sin
     withScanResources((resources) =>
       fn(async (sinceMs) => {
         if (sinceMs === undefined) return undefined;
+        // Owner records a killed daemon never wrote are in the logs' settles: taken first, as an
+        // in-process scan after a dead daemon does, else the look would take older states for the last known.
+        const indexMs = (await loadIndexCached(session, 'bytes')).index?.timeMs;
+        if (indexMs !== undefined) await catchUpOwners(ctx, indexMs);
         const found = await findChanges(session, {}, performance.now(), resources);
         if (!found || found.prev === undefined) return undefined;
         // Only what was changed after `sinceMs`: a path whose inode is older held the same then (ctime
-        // cannot be set back); a deleted path left no inode to ask, so it counts as changed since.
+        // cannot be set back); a deleted path left no inode to ask, so it counts as changed since. File
+        // times come from a coarse clock (a few ms behind Date.now(); seconds on some filesystems).
         const root = session.workspaceRoot;
-        const changes = found.changes.filter((c) => c.after.state === 'absent' || (lstatSync(join(root, c.after.path), { throwIfNoEntry: false })?.ctimeMs ?? Infinity) >= sinceMs);
+        const from = sinceMs - CLOCK_SLACK_MS;
+        const changes = found.changes.filter((c) => c.after.state === 'absent' || (lstatSync(join(root, c.after.path), { throwIfNoEntry: false })?.ctimeMs ?? Infinity) >= from);
         if (changes.length === 0) return undefined;
         const resolved = await resolveChanges({ session, changes, gitObjects: found.objects, pack: found.pack, gitSeeds: found.readResult.gitSeeds });
         // Content copied from git now is in the scan's pack (durable on commit); the rest must be in the store already.
