@@ -1,0 +1,138 @@
+// A restore looks first (DESIGN §10 "A restore looks first"): what changed outside the agent since
+// ckpt last looked — hand edits after the agent's last record, with no prompt since — is part of
+// "restore N": drift (refused, nothing changed or recorded) unless forced, and then put back exactly,
+// recorded as the user's change before the recovery capture, so the undo brings it back. Changes
+// older than the tag are left (they were there at it), and a session whose turns never scanned
+// cannot tell when a change was made: nothing is looked at there.
+import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isCkptError } from '../src/errors.js';
+import { makeWorld, snapshot } from './fixtures/restore-world.js';
+import { useWorlds } from './helpers/worlds.js';
+import { makeTempDirs } from './helpers/temp.js';
+import { startMcp } from './helpers/mcp.js';
+
+const world = useWorlds(makeWorld);
+
+async function refusal(p: Promise<unknown>): Promise<{ code: string; drift: string[] }> {
+  try {
+    await p;
+  } catch (err) {
+    if (!isCkptError(err)) throw err;
+    return { code: err.code, drift: ((err.data as { drift?: string[] }).drift ?? []).slice().sort() };
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('a restore looks first', () => {
+  it('refuses hand edits made since the last prompt as drift, puts them back when forced, and the undo brings them again', async () => {
+    const w = await world();
+    await w.write('agent.txt', 'v1\n');
+    await w.write('mine.txt', 'mine at prompt 1\n');
+    await w.write('gone.txt', 'deleted by hand later\n');
+    await w.write('exec.sh', 'echo hi\n', 0o644);
+    await w.session.turn(); // scans first: ckpt knows the whole workspace at prompt 1
+    const atPrompt1 = await snapshot(w.root);
+    await w.tool(['agent.txt'], () => w.write('agent.txt', 'v2\n'));
+    // By hand, after the agent's last record, no prompt since:
+    await writeFile(w.at('mine.txt'), 'edited by hand\n');
+    await writeFile(w.at('notes.txt'), 'new by hand\n');
+    await rm(w.at('gone.txt'));
+    await chmod(w.at('exec.sh'), 0o755);
+    const handState = await snapshot(w.root);
+    const eventsBefore = (await w.session.events()).length;
+
+    expect(await refusal(w.session.restore('1'))).toEqual({ code: 'DRIFT', drift: ['exec.sh', 'gone.txt', 'mine.txt', 'notes.txt'] });
+    expect(await snapshot(w.root)).toEqual(handState);
+    expect((await w.session.events()).length, 'a refused restore records nothing').toBe(eventsBefore);
+
+    const dry = await w.session.restore('1', { dryRun: true });
+    expect(dry.restored.slice().sort()).toEqual(['agent.txt', 'exec.sh', 'gone.txt', 'mine.txt']);
+    expect(dry.deleted).toEqual(['notes.txt']);
+    expect(dry.wouldRefuse).toEqual({ code: 'DRIFT', paths: expect.arrayContaining(['notes.txt', 'mine.txt']) });
+    expect((await w.session.events()).length, 'a dry run records nothing').toBe(eventsBefore);
+
+    const forced = await w.session.restore('1', { force: true });
+    expect(await snapshot(w.root)).toEqual(atPrompt1);
+    // The hand edits were recorded as the user's change, just before the recovery capture.
+    const events = await w.session.events();
+    const look = events.find((e) => e.type === 'capture' && e.tool === 'user' && e.reason === 'changed outside the agent before a restore') as { tag: string; files: { path: string; state: string }[] } | undefined;
+    expect(look?.files.map((f) => `${f.path}:${f.state}`).sort()).toEqual(['exec.sh:file', 'gone.txt:file', 'mine.txt:file', 'notes.txt:absent']);
+    expect(forced.undo).toBe('1.3');
+    expect(look!.tag).toBe('1.2');
+
+    await w.session.restore(forced.undo!);
+    expect(await snapshot(w.root), 'the undo gives back the hand edits').toEqual(handState);
+    // 1.2 is the workspace as the agent left it, before the hand edits.
+    await w.session.restore('1.2', { force: true });
+    expect(await readFile(w.at('agent.txt'), 'utf8')).toBe('v2\n');
+    expect(await readFile(w.at('mine.txt'), 'utf8')).toBe('mine at prompt 1\n');
+    // Nothing changed by hand since: a restore to 1 is not refused.
+    const again = await w.session.restore('1');
+    expect(again.drift).toEqual([]);
+    expect(await snapshot(w.root)).toEqual(atPrompt1);
+  });
+
+  it('a path named in a restore that only a hand edit since made is the look\'s, not unknown', async () => {
+    const w = await world();
+    await w.session.turn();
+    await w.tool(['a.txt'], () => w.write('a.txt', 'agent\n'));
+    await writeFile(w.at('notes.txt'), 'by hand\n');
+    expect(await refusal(w.session.restore('1', { paths: ['notes.txt'] }))).toEqual({ code: 'DRIFT', drift: ['notes.txt'] });
+    const r = await w.session.restore('1', { paths: ['notes.txt'], force: true });
+    expect(r.deleted).toEqual(['notes.txt']);
+    expect(await readFile(w.at('a.txt'), 'utf8')).toBe('agent\n');
+  });
+
+  it('leaves a change made before the tag (its inode is older), and looks at nothing when the turns never scanned', async () => {
+    const w = await world();
+    await w.session.turn();
+    await writeFile(w.at('early.txt'), 'by hand before the agent\'s first call\n');
+    await new Promise((r) => setTimeout(r, 2_200)); // past the clock slack
+    const tag = await w.tool(['a.txt'], () => w.write('a.txt', 'agent\n'));
+    await writeFile(w.at('late.txt'), 'by hand after\n');
+    // At 1.1 (just before the agent's call) early.txt was there: only late.txt is drift.
+    expect(await refusal(w.session.restore(tag))).toEqual({ code: 'DRIFT', drift: ['late.txt'] });
+    await w.session.restore(tag, { force: true });
+    expect(await readFile(w.at('early.txt'), 'utf8')).toContain('before the agent');
+    await expect(readFile(w.at('late.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+
+    // A turn started without a scan (the library's startTurn, as a caller that records nothing):
+    // ckpt cannot tell when a later hand edit was made, so the restore leaves it, as it always did.
+    const v = await world();
+    await v.turn();
+    await v.tool(['b.txt'], () => v.write('b.txt', 'agent\n'));
+    await writeFile(v.at('notes.txt'), 'by hand\n');
+    const r = await v.session.restore('1');
+    expect(r.deleted).toEqual(['b.txt']);
+    expect(await readFile(v.at('notes.txt'), 'utf8')).toBe('by hand\n');
+  });
+
+  it('over MCP, a forced preview and its token restore hand edits too (the plan does not move between them)', async () => {
+    const dirs = await makeTempDirs('ckpt-look-mcp-');
+    const mcp = await startMcp({ store: dirs.store, workspace: dirs.workspace });
+    try {
+      const at = (rel: string) => join(dirs.workspace, rel);
+      await writeFile(at('a.txt'), 'one\n');
+      await mcp.ok('session_new', {});
+      await mcp.ok('turn', {});
+      await mcp.ok('checkpoint', { paths: ['a.txt'], tool: 'Edit' });
+      await writeFile(at('a.txt'), 'two\n');
+      await mcp.ok('settle', { paths: ['a.txt'] });
+      await writeFile(at('notes.txt'), 'by hand\n');
+
+      const plain = await mcp.ok('restore_preview', { tag: '1' });
+      expect(plain.wouldRefuse).toEqual({ code: 'DRIFT', paths: ['notes.txt'] });
+      const preview = await mcp.ok('restore_preview', { tag: '1', force: true });
+      expect(preview.plan).toEqual(expect.arrayContaining([{ path: 'notes.txt', action: 'delete' }, { path: 'a.txt', action: 'write' }]));
+      const done = await mcp.ok('restore', { tag: '1', force: true, token: preview.token });
+      expect(done.deleted).toEqual(['notes.txt']);
+      expect(await readFile(at('a.txt'), 'utf8')).toBe('one\n');
+      await expect(readFile(at('notes.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+    } finally {
+      await mcp.close();
+      await dirs.cleanup();
+    }
+  });
+});
