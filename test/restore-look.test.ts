@@ -85,6 +85,18 @@ describe('a restore looks first', () => {
     expect(await readFile(w.at('a.txt'), 'utf8')).toBe('agent\n');
   });
 
+  it('a rewind looks first too', async () => {
+    const w = await world();
+    await w.session.turn({ messageCount: 2 });
+    const atPrompt1 = await snapshot(w.root);
+    await w.tool(['a.txt'], () => w.write('a.txt', 'agent\n'));
+    await writeFile(w.at('notes.txt'), 'by hand\n');
+    expect(await refusal(w.session.rewind('1'))).toEqual({ code: 'DRIFT', drift: ['notes.txt'] });
+    const r = await w.session.rewind('1', { force: true });
+    expect(r.watermark).toMatchObject({ turn: 1, messageCount: 2 });
+    expect(await snapshot(w.root)).toEqual(atPrompt1);
+  });
+
   it('leaves a change made before the tag (its inode is older), and looks at nothing when the turns never scanned', async () => {
     const w = await world();
     await w.session.turn();

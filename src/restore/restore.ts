@@ -123,7 +123,7 @@ export async function planAgainstWorkspace(
  * path changed since is the path's state at the tag. Undefined (no look) otherwise: a session whose
  * turns never scanned (no baseline, or turns started without a scan) cannot tell when such a change was made.
  */
-function lookSince(events: readonly EventBase[], tag: string): number | undefined {
+export function lookSince(events: readonly EventBase[], tag: string): number | undefined {
   let lastTurn: TurnEvent | undefined;
   for (const e of events) if (e.type === 'turn') lastTurn = e as TurnEvent;
   if (!lastTurn?.looked) return undefined;

@@ -12,7 +12,8 @@ import { createSessionStore } from '../session/session-store.js';
 import { withWarnings } from '../session/warnings.js';
 import { driftError, type RestoreResult } from './apply-restore.js';
 import { recoverInTx } from './recover.js';
-import { planAgainstWorkspace, restoreInTx, type CheckPlan } from './restore.js';
+import { lookSince, planAgainstWorkspace, restoreInTx, type CheckPlan } from './restore.js';
+import { withOutsideLook } from '../scan/look-outside.js';
 
 export interface Watermark {
   /** The turn at or before the tag (0: before the first turn). */
@@ -67,15 +68,16 @@ export function watermarkAt(events: readonly EventBase[], toSeq: number): Waterm
 export async function rewind(session: SessionHandle, tag: string, options: RewindOptions = {}): Promise<RewindResult> {
   if (options.fork) return rewindFork(session, tag, options);
   const warnings: string[] = [];
-  const result = await session.transaction(async (tx) => {
+  const result = await withOutsideLook(session, (findLook) => session.transaction(async (tx) => {
     await recoverInTx(session, tx);
     const events = await tx.read();
     const toSeq = resolveTagSeq(events, tag);
     const watermark = watermarkAt(events, toSeq);
-    const result = await restoreInTx(session, tx, { tag, events, force: options.force, dryRun: options.dryRun, checkPlan: options.checkPlan, reason: `rewind to ${tag}`, warnings });
+    const look = await findLook(lookSince(events, tag));
+    const result = await restoreInTx(session, tx, { tag, events, force: options.force, dryRun: options.dryRun, checkPlan: options.checkPlan, reason: `rewind to ${tag}`, warnings, look });
     if (!options.dryRun) await tx.append([{ type: 'rewind', to: tag, toSeq, watermark }]);
     return { ...result, watermark, session: session.id, ...conversationAt(events, toSeq) };
-  }, { warnings });
+  }, { warnings }));
   return withWarnings(result, warnings);
 }
 
