@@ -142,6 +142,17 @@ export const SCENARIOS: Scenario[] = [
   },
   { name: 'restore', setup: restoreSetup, args: ['restore', '1', '--yes'] },
   {
+    // Hand edits after the last record, no prompt since: the restore's look records them (the user's
+    // capture before the recovery capture, owner records of what it leaves) and puts them back.
+    name: 'restore-look',
+    setup: async (dirs) => {
+      await restoreSetup(dirs);
+      writeFileSync(join(dirs.workspace, 'a.txt'), 'alpha, by hand\n');
+      writeFileSync(join(dirs.workspace, 'hand.txt'), 'new by hand\n');
+    },
+    args: ['restore', '1', '--yes', '--force'],
+  },
+  {
     // 70 paths: the recovery capture goes into a pack and the plan into a blob (DESIGN §10 Restore speed, journal).
     name: 'restore-large',
     setup: async (dirs) => {
