@@ -39,7 +39,8 @@ export async function withOutsideLook<T>(session: SessionHandle, fn: (look: (sin
         // Owner records a killed daemon never wrote are in the logs' settles: taken first, as an
         // in-process scan after a dead daemon does, else the look would take older states for the last known.
         const indexMs = (await loadIndexCached(session, 'bytes')).index?.timeMs;
-        if (indexMs !== undefined) await catchUpOwners(ctx, indexMs);
+        // Best effort, as for a scan: an owner index that cannot be written must not fail the restore.
+        if (indexMs !== undefined) await catchUpOwners(ctx, indexMs).catch(() => {});
         const found = await findChanges(session, {}, performance.now(), resources);
         if (!found || found.prev === undefined) return undefined;
         // Only what was changed after `sinceMs`: a path whose inode is older held the same then (ctime
