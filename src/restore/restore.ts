@@ -1,5 +1,6 @@
 // The restore operation (DESIGN §2 "Restore to a tag", §9 `ckpt restore`): resolve the tag and the
-// optional path filter, read the present images of the candidate paths, plan (pure), and apply the
+// optional path filter, look for what changed outside the agent since ckpt last looked (DESIGN §10 "A
+// restore looks first"), read the present images of the candidate paths, plan (pure), and apply the
 // plan journaled — all under the session lock, after finishing any interrupted restore.
 import { CkptError } from '../errors.js';
 import { OUTSIDE_TOOL, type CaptureEvent, type EventBase, type FileImage, type TurnEvent } from '../format/event.js';
@@ -117,6 +118,7 @@ export async function planAgainstWorkspace(
   const plan = planRestore({ events: { captures, known }, toSeq, position, paths: filter, present, otherWrites });
   return { plan, present, sources, ...(looked?.length ? { look: { ...look!, before: looked } } : {}) };
 }
+
 /**
  * From when a restore looks for outside changes (scan/look-outside.ts): the tag's time, when the
  * session's last turn began with a scan — ckpt knew the whole workspace then, so what it last knew of a
