@@ -43,6 +43,8 @@ const B2 = 'Try the build';
 const H1 = 'Set up a lib folder';
 const H2 = 'Add a helper';
 const H3 = 'Bump the app';
+const L1 = 'Start a changelog';
+const L2 = 'Bump the app again';
 const D1 = 'Make a private folder';
 const D2 = 'Move the private folder';
 const K1 = 'Write the changelog';
@@ -99,6 +101,29 @@ export function defineClaudeScenarios(mode: HookMode): void {
         await w.sh('rm scratch.txt && mkdir hand && echo h > hand/h.txt');
         await w.prompt(H3, [[tool.read(f('src/app.js'))], [tool.write(f('src/app.js'), "console.log('v3');\n")], [tool.bash('mv hand hand2 && rm lib/a.js')]]);
         expect(await w.checkRestores([{ prompt: H3 }, { prompt: H2 }, { prompt: H1 }])).toEqual([]);
+      });
+    });
+
+    it('by hand after the last prompt, no prompt since: restore refuses them as drift (nothing changed), --force gives each prompt exactly, the undo brings them back', async () => {
+      await withWorld(kind, mode, async (w) => {
+        const f = (p: string) => `${w.ws}/${p}`;
+        await w.prompt(L1, [[tool.write(f('CHANGELOG.md'), '# changes\n')]]);
+        await w.prompt(L2, [[tool.read(f('src/app.js'))], [tool.edit(f('src/app.js'), 'v1', 'v2')], [tool.bash('echo built > build.txt')]]);
+        await w.sh("echo mine > mine.txt && printf '// by hand\\n' >> src/app.js && rm README.md && chmod 600 CHANGELOG.md");
+        const handTree = await snapshotTree(w.ws);
+        const turn = await w.turnOf(L2);
+        const refused = await w.ckpt.ckpt(['restore', turn, '--yes', '--json']);
+        expect(refused.code, refused.stderr).toBe(4);
+        expect(JSON.parse(refused.stderr).error).toMatchObject({ code: 'DRIFT', data: { drift: expect.arrayContaining(['README.md', 'mine.txt', 'src/app.js', 'CHANGELOG.md']) } });
+        expect(diffTrees(handTree, await snapshotTree(w.ws))).toEqual([]);
+        const forced = await w.ckpt.ckpt(['restore', turn, '--force', '--yes', '--json']);
+        expect(forced.code, forced.stderr).toBe(0);
+        expect(diffTrees(w.snaps.get(L2)!, await snapshotTree(w.ws))).toEqual([]);
+        const undo = await w.ckpt.ckpt(['restore', forced.json().undo, '--yes', '--json']);
+        expect(undo.code, undo.stderr).toBe(0);
+        expect(diffTrees(handTree, await snapshotTree(w.ws))).toEqual([]);
+        // Recorded now: the next prompt's turns restore exactly without --force.
+        expect(await w.checkRestores([{ prompt: L1 }])).toEqual([]);
       });
     });
 
