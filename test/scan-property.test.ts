@@ -1,17 +1,23 @@
 // Property test (issue 4 item 7): random sequences of shell-like file operations, turns and scans,
 // then a restore to a random earlier scan tag must leave the workspace exactly as the model says it
 // was at that tag; ignored files are never touched, and a scan right after the restore records nothing.
+// The ignore rules change too (.gitignore rewritten, as a tool or a checkout does): then the model's
+// claim is on the paths visible under every rule set from the tag's scan to the last one (exactly as
+// at the tag), and the paths ignored under all of them are untouched.
 import { chmod, rename, utimes } from 'node:fs/promises';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { startTurn } from '../src/capture/turn.js';
 import { restore } from '../src/restore/index.js';
 import { scan } from '../src/scan/index.js';
+import ignore from 'ignore';
 import { makeScanWorld, treeOf, type TreeEntry } from './fixtures/scan-world.js';
 
 const PATHS = ['a.txt', 'b.txt', 'd/c.txt', 'd/e/f.txt', 'g/h.txt', 'g/i/j.txt'];
 const DIRS = ['d', 'd/e', 'g'];
 const IGNORED = ['x.log', 'd/y.log', 'node_modules/m.js'];
+/** .gitignore texts: the default, folders ignored, a file ignored, nothing ignored. */
+const RULES = ['*.log\n', '*.log\nd/\n', '*.log\ng/i/\n', '*.log\nb.txt\n', ''];
 
 type Op =
   | { op: 'write'; path: string; content: string; mode: number }
@@ -23,7 +29,8 @@ type Op =
   | { op: 'ignored'; path: string; content: string }
   | { op: 'age' }
   | { op: 'turn' }
-  | { op: 'scan'; always: boolean; cut: boolean };
+  | { op: 'scan'; always: boolean; cut: boolean }
+  | { op: 'rules'; text: string };
 
 const path = fc.constantFrom(...PATHS);
 const opArb: fc.Arbitrary<Op> = fc.oneof(
@@ -37,9 +44,20 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ op: 'age' as const }) },
   { weight: 1, arbitrary: fc.constant({ op: 'turn' as const }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant('scan' as const), always: fc.boolean(), cut: fc.nat(4).map((n) => n === 0) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('rules' as const), text: fc.constantFrom(...RULES) }) },
 );
 
+/** Whether `path` is ignored by the .gitignore text `rules` (node_modules always is). */
+function ignoredBy(rules: string, path: string): boolean {
+  return path.startsWith('node_modules/') || ignore().add(rules).ignores(path);
+}
+
 type Model = Record<string, TreeEntry>;
+
+/** The entries of `tree` that the rules `text` do not ignore. */
+function visible(tree: Model, text: string): Model {
+  return Object.fromEntries(Object.entries(tree).filter(([p]) => !ignoredBy(text, p)));
+}
 
 describe('scan + restore property', () => {
   it('restoring to any earlier scan tag reproduces the tree at that tag', async () => {
@@ -49,10 +67,13 @@ describe('scan + restore property', () => {
         try {
           await w.write('.gitignore', '*.log\n');
           await startTurn(w.session);
-          const model = (): Promise<Model> => treeOf(w.root).then((t) => Object.fromEntries(Object.entries(t).filter(([p]) => !p.endsWith('.log'))));
+          const model = (): Promise<Model> => treeOf(w.root);
           await scan(w.session);
           let lastScanned = await model();
-          const atTag = new Map<string, Model>();
+          // The rules each scan saw, in order; a tag's state is the tree at the scan before it.
+          const rulesAt: string[] = ['*.log\n'];
+          let rulesChanged = false;
+          const atTag = new Map<string, { tree: Model; since: number }>();
           const ignored = new Map<string, string>();
           const doScan = async (always: boolean, cut = false): Promise<void> => {
             const r = await scan(w.session, { rewriteIndex: always ? 'always' : 'auto', ...(cut ? { budgetMs: 0 } : {}) });
@@ -62,8 +83,10 @@ describe('scan + restore property', () => {
               return;
             }
             const now = await model();
-            if (r.tag !== null) atTag.set(r.tag, lastScanned);
-            else expect(now).toEqual(lastScanned);
+            const rules = (await w.read('.gitignore').catch(() => '')) ?? '';
+            if (r.tag !== null) atTag.set(r.tag, { tree: lastScanned, since: rulesAt.length - 1 });
+            else if (!rulesChanged) expect(visible(now, rules)).toEqual(visible(lastScanned, rules));
+            rulesAt.push(rules);
             lastScanned = now;
           };
           for (const o of ops) {
@@ -106,18 +129,32 @@ describe('scan + restore property', () => {
               case 'scan':
                 await doScan(o.always, o.cut);
                 break;
+              case 'rules':
+                await w.write('.gitignore', o.text);
+                rulesChanged = true;
+                break;
             }
           }
           await doScan(false);
           const tags = [...atTag.keys()];
           if (tags.length === 0) return;
           const tag = tags[pick % tags.length] as string;
+          const { tree: then, since } = atTag.get(tag)!;
+          const rules = rulesAt.slice(since);
+          const before = await model();
           const r = await restore(w.session, tag, {});
           expect(r.drift).toEqual([]);
-          expect(await model()).toEqual(atTag.get(tag));
-          for (const [p, content] of ignored) expect(await w.read(p)).toBe(content);
-          // The restore told ckpt what the workspace holds: nothing new for a scan.
-          expect((await scan(w.session)).files).toEqual([]);
+          const after = await model();
+          // Visible under every rule set since the tag's scan: exactly as at the tag.
+          const stable = (p: string) => rules.every((text) => !ignoredBy(text, p));
+          const pick2 = (t: Model, keep: (p: string) => boolean) => Object.fromEntries(Object.entries(t).filter(([p]) => keep(p)));
+          expect(pick2(after, stable)).toEqual(pick2(then, stable));
+          // Ignored under all of them: untouched by the restore.
+          const hidden = (p: string) => rules.every((text) => ignoredBy(text, p));
+          expect(pick2(after, hidden)).toEqual(pick2(before, hidden));
+          for (const [p, content] of ignored) if (hidden(p)) expect(await w.read(p)).toBe(content);
+          // The restore told ckpt what the workspace holds: nothing new for a scan (while the rules stayed).
+          if (!rulesChanged) expect((await scan(w.session)).files).toEqual([]);
         } finally {
           await w.dirs.cleanup();
         }
