@@ -31,7 +31,7 @@ export function registerRestoreCommands(program: Command): void {
   addCommands(program, [
     {
       use: 'restore <tag> [paths...]',
-      description: 'put the workspace (or the paths given) back to how it was at TAG; prints the tag that undoes it',
+      description: 'put the workspace (or the paths given) back to how it was at TAG, hand edits since the last prompt included (refused as drift unless --force); prints the tag that undoes it',
       options: changesFiles('overwrite paths changed since ckpt last recorded them (their content is kept for undo)'),
       run: restoreCommand<string[]>((session, tag, paths, options) => restore(session, tag, { paths: paths.length ? paths : undefined, ...options })),
     },
