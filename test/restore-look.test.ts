@@ -85,6 +85,17 @@ describe('a restore looks first', () => {
     expect(await readFile(w.at('a.txt'), 'utf8')).toBe('agent\n');
   });
 
+  it('looks for a restore to 0 too (before the first turn: from the session\'s start)', async () => {
+    const w = await world();
+    const atStart = await snapshot(w.root);
+    await w.write('a.txt', 'before the first prompt\n'); // recorded by the turn's scan (0.1)
+    await w.session.turn();
+    await writeFile(w.at('notes.txt'), 'by hand\n');
+    expect(await refusal(w.session.restore('0'))).toEqual({ code: 'DRIFT', drift: ['notes.txt'] });
+    await w.session.restore('0', { force: true });
+    expect(await snapshot(w.root)).toEqual(atStart);
+  });
+
   it('a rewind looks first too', async () => {
     const w = await world();
     await w.session.turn({ messageCount: 2 });

@@ -132,7 +132,8 @@ export function lookSince(events: readonly EventBase[], tag: string): number | u
   // `N` and `@S` lie just after their event; `N.K` just before capture N.K, so what came before it counts.
   const parsed = parseTag(tag);
   const seq = resolveTagSeq(events, tag) + (parsed.kind !== 'seq' && parsed.k > 0 ? 1 : 0);
-  const at = events.find((e) => e.seq === seq)?.at;
+  // `0` and `@0` lie before every event: the session's start.
+  const at = seq <= 0 ? events[0]?.at : events.find((e) => e.seq === seq)?.at;
   const ms = at === undefined ? NaN : Date.parse(at);
   return Number.isFinite(ms) ? ms : undefined;
 }
