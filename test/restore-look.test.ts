@@ -92,7 +92,8 @@ describe('a restore looks first', () => {
     await w.session.turn();
     await writeFile(w.at('notes.txt'), 'by hand\n');
     expect(await refusal(w.session.restore('0'))).toEqual({ code: 'DRIFT', drift: ['notes.txt'] });
-    await w.session.restore('0', { force: true });
+    expect(await refusal(w.session.restore('@0'))).toEqual({ code: 'DRIFT', drift: ['notes.txt'] });
+    await w.session.restore('@0', { force: true });
     expect(await snapshot(w.root)).toEqual(atStart);
   });
 
