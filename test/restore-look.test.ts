@@ -4,7 +4,7 @@
 // recorded as the user's change before the recovery capture, so the undo brings it back. Changes
 // older than the tag are left (they were there at it), and a session whose turns never scanned
 // cannot tell when a change was made: nothing is looked at there.
-import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isCkptError } from '../src/errors.js';
@@ -107,6 +107,54 @@ describe('a restore looks first', () => {
     const r = await w.session.rewind('1', { force: true });
     expect(r.watermark).toMatchObject({ turn: 1, messageCount: 2 });
     expect(await snapshot(w.root)).toEqual(atPrompt1);
+  });
+
+  it('a capture never settled (an interrupted tool call) is not an outside change: restore runs, and its recovery tag holds the agent\'s write', async () => {
+    const w = await world();
+    await w.write('a.txt', 'a\n');
+    await w.session.turn();
+    await w.session.capture(['a.txt'], { tool: 'Write' });
+    await writeFile(w.at('a.txt'), 'agent\n'); // no settle
+    const r = await w.session.restore('1');
+    expect(r.drift).toEqual([]);
+    expect(await readFile(w.at('a.txt'), 'utf8')).toBe('a\n');
+    await w.session.restore(r.undo!);
+    expect(await readFile(w.at('a.txt'), 'utf8')).toBe('agent\n');
+  });
+
+  it('a path-filtered restore records the whole look: the folders a hand edit brought go with a later restore, its undo is exact', async () => {
+    const w = await world();
+    await w.write('a.txt', 'a\n');
+    await w.write('b.txt', 'b\n');
+    await w.session.turn();
+    const atPrompt1 = await snapshot(w.root);
+    await w.tool(['a.txt'], () => w.write('a.txt', 'agent\n'));
+    await mkdir(w.at('n/m'), { recursive: true });
+    await writeFile(w.at('n/m/f.txt'), 'f\n');
+    await writeFile(w.at('b.txt'), 'by hand\n');
+    const handState = await snapshot(w.root);
+    const one = await w.session.undo('1', 'n/m/f.txt', { force: true });
+    expect(one.deleted).toEqual(['n/m/f.txt']);
+    // The undo of the filtered restore: b.txt's hand edit, left by it, is not drift.
+    await w.session.restore(one.undo!);
+    expect(await snapshot(w.root)).toEqual(handState);
+    await w.session.restore('1', { force: true });
+    expect(await snapshot(w.root)).toEqual(atPrompt1);
+  });
+
+  it('a hand deletion before an N.K tag stays (its folder is older); a folder moved in by hand goes whole', async () => {
+    const w = await world();
+    await w.write('a.txt', 'a\n');
+    await w.write('gone/x.txt', 'x\n');
+    await w.write('d/y.txt', 'y\n');
+    await w.session.turn();
+    await rm(w.at('gone/x.txt'));
+    await new Promise((r) => setTimeout(r, 2_200)); // past the clock slack
+    const at11 = await snapshot(w.root);
+    const tag = await w.tool(['a.txt'], () => writeFile(w.at('a.txt'), 'agent\n'));
+    await rename(w.at('d'), w.at('d2')); // d2/y.txt keeps its old ctime
+    await w.session.restore(tag, { force: true });
+    expect(await snapshot(w.root)).toEqual(at11);
   });
 
   it('leaves a change made before the tag (its inode is older), and looks at nothing when the turns never scanned', async () => {

@@ -210,20 +210,18 @@ export async function applyRestore(session: SessionHandle, tx: EventLogTx, optio
 
   const id = randomBytes(8).toString('hex');
   // The look's paths are recorded first (as a turn's scan would have): their before-image is what ckpt
-  // last knew, so a later restore to a tag before now puts that back. Those the restore does not change
-  // are owned as they are now, so the next look (an undo's) does not find them changed again.
+  // last knew, so a later restore to a tag before now puts that back. All of them, also those a path
+  // filter left out (else a later restore never learns of the folders they brought). Those the
+  // restore does not change are owned as they are now, so the next look (an undo's) does not find
+  // them changed again.
   const state = replay(events);
-  const nowOf = (path: string): FileImage | undefined => {
-    const p = plannedPresent(options.present, path);
-    return p?.state === 'skipped' ? undefined : p;
-  };
-  const looked = options.look?.before.filter((image) => nowOf(image.path)) ?? [];
-  if (looked.length > 0) await options.look!.commit();
-  const lookEvents = looked.length > 0 ? [nextCaptureEvent(state, looked, { tool: OUTSIDE_TOOL, reason: 'changed outside the agent before a restore' })] : [];
+  const look = options.look;
+  if (look) await look.commit();
+  const lookEvents = look ? [nextCaptureEvent(state, look.before, { tool: OUTSIDE_TOOL, reason: 'changed outside the agent before a restore' })] : [];
   const captureEvent = nextCaptureEvent({ turn: state.turn, nextK: state.nextK + lookEvents.length }, recoveryImages, { tool: 'restore', reason: options.reason, extra: { restoreId: id } });
   const stored = (await tx.append([...lookEvents, captureEvent])).at(-1) as CaptureEvent;
   const planned = new Set(entries.map((e) => e.path));
-  const leftAsTheyAre = looked.filter((image) => !planned.has(image.path)).map((image) => nowOf(image.path)!);
+  const leftAsTheyAre = look?.after.filter((image) => !planned.has(image.path) && image.state !== 'skipped') ?? [];
   if (leftAsTheyAre.length > 0) await afterCommit(options.warnings, 'owner index not updated', () => recordOwnership(session, leftAsTheyAre));
   const undo = stored.tag;
   const content: ContentSource = (i) => planContent(inPlan[i]!);

@@ -101,22 +101,44 @@ export async function planAgainstWorkspace(
   const otherWrites = await otherSessionWrites(session, candidates);
   // Drift needs what ckpt last recorded for the candidates only: earlier restores' plans in blobs are
   // read only when one is a candidate's latest record (not every plan of the session's history).
-  const known = await knownForPaths(events, candidates, async (started) => {
+  const known = await knownForPaths(events, look ? [...new Set([...candidates, ...look.before.map((i) => i.path)])] : candidates, async (started) => {
     await loadPlans(session.ctx.blobs, [started]);
     return planOf(started);
   });
-  // A looked-at path holding what this session last recorded was not changed outside it (the scan
-  // index and owner index lag behind: an owner record that could not be written). The others were last
-  // known as their before-image: what they hold now is drift (the user's own work).
-  const looked = look?.before.filter((image) => {
-    const k = known.get(image.path);
-    const p = present.get(image.path);
-    return !(k && p && sameImage(k, p));
-  });
-  for (const image of looked ?? []) known.set(image.path, image);
-  if (looked?.length) captures.push(lookCapture(looked));
+  const outside = look ? outsideChanges(look, captures, known, present) : undefined;
+  // The others were last known as their before-image: what they hold now is drift (the user's own work).
+  for (const image of outside?.before ?? []) known.set(image.path, image);
+  if (outside) captures.push(lookCapture(outside.before));
   const plan = planRestore({ events: { captures, known }, toSeq, position, paths: filter, present, otherWrites });
-  return { plan, present, sources, ...(looked?.length ? { look: { ...look!, before: looked } } : {}) };
+  return { plan, present, sources, ...(outside ? { look: outside } : {}) };
+}
+
+/**
+ * The look's paths that changed outside the agent, or undefined when none did. Not those holding what
+ * this session last recorded (the scan and owner indexes lag: an owner record whose write failed), nor
+ * those some capture recorded after ckpt learned what the look took for their last known state (a
+ * capture never settled — an interrupted tool call — is never drift; nor what its settle left out).
+ */
+function outsideChanges(look: OutsideLook, captures: readonly CaptureEvent[], known: ReadonlyMap<string, FileImage | null>, present: ReadonlyMap<string, FileImage>): OutsideLook | undefined {
+  // A scan's capture comes with its settle (the index or owner record the look compared with), and
+  // the index is stamped with the scan's start, before its capture: only other captures can be newer.
+  const capturedAt = new Map<string, number>();
+  for (const c of captures) {
+    if (c.reason === 'scan') continue;
+    const at = Date.parse(c.at);
+    for (const f of c.files) if (at > (capturedAt.get(f.path) ?? -Infinity)) capturedAt.set(f.path, at);
+  }
+  const before: FileImage[] = [];
+  const after: FileImage[] = [];
+  look.before.forEach((image, i) => {
+    const now = present.get(image.path) ?? look.after[i]!;
+    const k = known.get(image.path);
+    if (k && sameImage(k, now)) return;
+    if ((capturedAt.get(image.path) ?? -Infinity) > (look.knownAt.get(image.path) ?? Infinity)) return;
+    before.push(image);
+    after.push(look.after[i]!);
+  });
+  return before.length > 0 ? { ...look, before, after } : undefined;
 }
 
 /**

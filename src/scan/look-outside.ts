@@ -13,7 +13,8 @@ import { hasBaseline } from './baseline.js';
 import { findChanges, withScanResources } from './scan-find.js';
 import { resolveChanges } from './scan-record.js';
 import { loadIndexCached } from './scan-persist.js';
-import { catchUpOwners } from '../capture/owner-index.js';
+import { catchUpOwners, readOwners } from '../capture/owner-index.js';
+import type { Change } from './scan-compare.js';
 
 /** How far a file's ctime may lag the clock that stamps events (the scan's racy window). */
 const CLOCK_SLACK_MS = 2_000;
@@ -21,6 +22,10 @@ const CLOCK_SLACK_MS = 2_000;
 export interface OutsideLook {
   /** What ckpt last knew of each changed path (before-images whose content is in the store, else `skipped`). */
   before: FileImage[];
+  /** What each holds now, as the look read it (hashes: the owner records of paths a restore leaves). */
+  after: FileImage[];
+  /** When ckpt learned what `before` says (the owner record's time, else the scan index's), by path. */
+  knownAt: ReadonlyMap<string, number>;
   /** Makes the before-images' content durable; called before the look is recorded. */
   commit(): Promise<void>;
 }
@@ -43,22 +48,67 @@ export async function withOutsideLook<T>(session: SessionHandle, fn: (look: (sin
         if (indexMs !== undefined) await catchUpOwners(ctx, indexMs).catch(() => {});
         const found = await findChanges(session, {}, performance.now(), resources);
         if (!found || found.prev === undefined) return undefined;
-        // Only what was changed after `sinceMs`: a path whose inode is older held the same then (ctime
-        // cannot be set back); a deleted path left no inode to ask, so it counts as changed since. File
-        // times come from a coarse clock (a few ms behind Date.now(); seconds on some filesystems).
-        const root = session.workspaceRoot;
-        const from = sinceMs - CLOCK_SLACK_MS;
-        const changes = found.changes.filter((c) => c.after.state === 'absent' || (lstatSync(join(root, c.after.path), { throwIfNoEntry: false })?.ctimeMs ?? Infinity) >= from);
+        const changes = changedSince(session.workspaceRoot, found.changes, sinceMs - CLOCK_SLACK_MS);
         if (changes.length === 0) return undefined;
         const resolved = await resolveChanges({ session, changes, gitObjects: found.objects, pack: found.pack, gitSeeds: found.readResult.gitSeeds });
         // Content copied from git now is in the scan's pack (durable on commit); the rest must be in the store already.
         const before: FileImage[] = [];
         for (const [i, image] of resolved.before.entries()) before.push(changes[i]!.before.gitOid !== undefined ? image : await restorable(session, image));
-        return { before, commit: () => found.pack.commit() };
+        const owners = await readOwners(session);
+        const knownAt = new Map<string, number>();
+        for (const c of changes) {
+          const o = Object.hasOwn(owners, c.after.path) ? owners[c.after.path] : undefined;
+          const at = o ? Date.parse(o.at) : NaN;
+          knownAt.set(c.after.path, found.owners.has(c.after.path) && Number.isFinite(at) ? at : found.prev.timeMs);
+        }
+        // The owner records of what a restore leaves name the content read now: stored on commit with the rest.
+        const commit = async () => {
+          await found.pack.commit();
+          await found.pack.loose.spill(() => true);
+        };
+        return { before, after: resolved.after, knownAt, commit };
       }),
     ),
     { timeoutMs: Math.max(ctx.options.lockTimeoutMs, 120_000) },
   );
+}
+
+/**
+ * The changes made after `fromMs`: a path whose inode is older held the same then (ctime cannot be set
+ * back). A deleted path left no inode to ask: its nearest remaining folder's is (a removal changes it).
+ * What a folder made since holds is new with it, whatever its own inodes say (a folder moved in by
+ * hand keeps its files' times). File times come from a coarse clock (a few ms behind Date.now()).
+ */
+function changedSince(root: string, changes: readonly Change[], fromMs: number): Change[] {
+  const ctimeOf = (path: string) => lstatSync(join(root, path), { throwIfNoEntry: false })?.ctimeMs;
+  const newFolders = new Set<string>();
+  const out: Change[] = [];
+  // Shallowest first, so a folder is judged before what it holds.
+  for (const c of [...changes].sort((a, b) => depth(a.after.path) - depth(b.after.path))) {
+    const path = c.after.path;
+    let since: boolean;
+    if (ancestors(path).some((d) => newFolders.has(d))) since = true;
+    else if (c.after.state === 'absent') {
+      let at: number | undefined;
+      for (const d of [...ancestors(path), '']) if ((at = ctimeOf(d)) !== undefined) break;
+      since = (at ?? Infinity) >= fromMs;
+    } else since = (ctimeOf(path) ?? Infinity) >= fromMs;
+    if (!since) continue;
+    out.push(c);
+    if (c.change === 'created' && c.after.state === 'dir') newFolders.add(path);
+  }
+  return out;
+}
+
+function depth(path: string): number {
+  return path.split('/').length;
+}
+
+/** The folders above `path`, nearest first ('' is the root). */
+function ancestors(path: string): string[] {
+  const out: string[] = [];
+  for (let i = path.lastIndexOf('/'); i > 0; i = path.lastIndexOf('/', i - 1)) out.push(path.slice(0, i));
+  return out;
 }
 
 /** A before-image whose content is not in the store (collected, or never stored) cannot be put back: skipped. */
