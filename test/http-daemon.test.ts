@@ -163,6 +163,29 @@ describe('routes', () => {
     expect(stale.json().error.code).toBe('CONFLICT');
     expect(await readFile(join(ws, 'a.txt'), 'utf8')).toBe('two\n');
   });
+
+  it('refuses a restore when the files changed since its preview, even at the same seq (the look finds a hand edit)', async () => {
+    await post('/sessions', { workspace: ws, id: 's1' }); // with a baseline: turns scan, restores look
+    await writeFile(join(ws, 'a.txt'), 'one\n');
+    await post('/sessions/s1/turn', { workspace: ws });
+    await post('/sessions/s1/capture', { workspace: ws, paths: ['a.txt'] });
+    await writeFile(join(ws, 'a.txt'), 'two\n');
+    await post('/sessions/s1/settle', { workspace: ws, paths: ['a.txt'] });
+    const preview = (await post('/sessions/s1/restore/preview', { workspace: ws, tag: '1', force: true })).json();
+    expect(preview.plan).toEqual([{ path: 'a.txt', action: 'write' }]);
+    await writeFile(join(ws, 'notes.txt'), 'by hand, after the preview\n');
+    const stale = await post('/sessions/s1/restore', { workspace: ws, tag: '1', force: true, token: preview.token });
+    expect(stale.status).toBe(409);
+    expect(stale.json().error.code).toBe('CONFLICT');
+    expect(await readFile(join(ws, 'notes.txt'), 'utf8')).toBe('by hand, after the preview\n');
+    expect(await readFile(join(ws, 'a.txt'), 'utf8')).toBe('two\n');
+    // Previewed again, it shows the hand edit and runs.
+    const again = (await post('/sessions/s1/restore/preview', { workspace: ws, tag: '1', force: true })).json();
+    expect(again.plan).toEqual(expect.arrayContaining([{ path: 'notes.txt', action: 'delete' }]));
+    const done = await post('/sessions/s1/restore', { workspace: ws, tag: '1', force: true, token: again.token });
+    expect(done.status).toBe(200);
+    expect(await readFile(join(ws, 'a.txt'), 'utf8')).toBe('one\n');
+  });
 });
 
 describe('live events', () => {

@@ -1,13 +1,15 @@
 // Restores over HTTP (DESIGN §9 `ckpt restore|undo|rewind`). A restore is two calls: the preview
-// returns the plan and a token bound to the session's last seq, the tag, the paths and `force`; the
-// restore runs only with that token and only while the session is still at that seq (else CONFLICT,
-// 409, nothing changed) — what runs is what was shown, even with other writers on the session.
+// returns the plan and a token bound to the session's last seq, the tag, the paths and `force`, and
+// to the plan it showed (its digest, as MCP's confirmation binds it: restore/plan-digest.ts); the
+// restore runs only with that token and only while the session is still at that seq and its plan is
+// the same (else CONFLICT, 409, nothing changed) — what runs is what was shown, even with other
+// writers on the session or a hand edit the restore's look finds since the preview.
 // Undo and rewind follow the same rule (issue 27 item 4): their `dryRun` answer carries `seq` and a
 // token signed for the operation, tag, path or fork, and force; the real call needs that token and
 // refuses with CONFLICT when the session moved since (checked under the session lock).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { CkptError, type RestoreResult } from '../index.js';
+import { CkptError, planDigest, type CheckPlan, type PlanSnapshot, type RestoreResult } from '../index.js';
 import type { DaemonState } from './daemon-state.js';
 import type { Router } from './route.js';
 import { sessionRoutes } from './session-route.js';
@@ -19,68 +21,72 @@ const undoBody = workspaceBody.extend({ tag: tagField, path: pathField, force: z
 const rewindBody = workspaceBody.extend({ tag: tagField, fork: z.boolean().optional(), force: z.boolean().optional(), dryRun: z.boolean().optional(), token: tokenField.optional() });
 
 export function addRestoreRoutes(r: Router, state: DaemonState, secret: string): void {
-  const sign = (wid: string, sid: string, seq: number, body: z.infer<typeof restoreBody>): string =>
-    createHmac('sha256', secret)
-      .update(JSON.stringify([wid, sid, seq, body.tag, body.paths ?? null, Boolean(body.force)]))
-      .digest('hex');
-  /** The MAC of an undo or rewind preview: the operation and what it was asked, at that seq. */
-  const signOp = (op: 'undo' | 'rewind', wid: string, sid: string, seq: number, what: unknown[]): string =>
-    createHmac('sha256', secret).update(JSON.stringify([op, wid, sid, seq, ...what])).digest('hex');
-  /** The seq an undo/rewind token was issued at, after checking it was issued for exactly this call. */
-  const checkOpToken = (token: string | undefined, mac: (seq: number) => string): number => {
+  /** Half a token's MAC: over what was asked (the operation, workspace, session, tag, paths or fork, force) at `seq`, and the plan's digest when given. */
+  const half = (asked: unknown[], seq: number, digest?: string): string =>
+    createHmac('sha256', secret).update(JSON.stringify([...asked, seq, ...(digest !== undefined ? [digest] : [])])).digest('hex').slice(0, 32);
+  /** A preview's token: `seq.` + the MAC of the request + the MAC of the request with the plan shown. */
+  const tokenFor = (asked: unknown[], snapshot: PlanSnapshot): string => `${snapshot.lastSeq}.${half(asked, snapshot.lastSeq)}${half(asked, snapshot.lastSeq, planDigest(snapshot))}`;
+  /**
+   * The checkPlan of the real call: INVALID_ARGUMENT (before anything) when the token was not issued for
+   * this request; CONFLICT (nothing changed) when the session moved since the preview, or the plan or the
+   * files it concerns differ from what the preview showed (a hand edit the restore's look now finds).
+   */
+  const checkToken = (token: string | undefined, asked: unknown[], what: string): CheckPlan => {
     if (token === undefined) throw new CkptError('INVALID_ARGUMENT', 'this call changes files: preview it first (dryRun: true) and pass the token it returns', { where: 'token' });
-    const [seqText, given] = token.split('.') as [string, string];
+    const [seqText, mac] = token.split('.') as [string, string];
     const seq = Number(seqText);
-    if (!timingSafeEqual(Buffer.from(mac(seq), 'hex'), Buffer.from(given, 'hex'))) {
-      throw new CkptError('INVALID_ARGUMENT', 'the token was not issued for this call (session, tag, path or fork, and force must match the preview)', { where: 'token' });
+    if (!timingSafeEqual(Buffer.from(half(asked, seq), 'hex'), Buffer.from(mac.slice(0, 32), 'hex'))) {
+      throw new CkptError('INVALID_ARGUMENT', `the token was not issued for this ${what} (session, tag, paths or fork, and force must match the preview)`, { where: 'token' });
     }
-    return seq;
+    return (snapshot) => {
+      if (snapshot.lastSeq !== seq) throw new CkptError('CONFLICT', `the session changed since the preview (at @${seq}, now @${snapshot.lastSeq}): preview again`, { expected: seq, actual: snapshot.lastSeq });
+      if (!timingSafeEqual(Buffer.from(half(asked, seq, planDigest(snapshot)), 'hex'), Buffer.from(mac.slice(32), 'hex'))) {
+        throw new CkptError('CONFLICT', 'the files changed since the preview (its plan would differ now): preview again', { expected: seq, actual: snapshot.lastSeq });
+      }
+    };
+  };
+  /** Runs a dry run, keeping the snapshot its plan was made from. */
+  const preview = async <T>(run: (checkPlan: CheckPlan) => Promise<T>): Promise<{ result: T; snapshot: PlanSnapshot }> => {
+    let snapshot: PlanSnapshot | undefined;
+    const result = await run((s) => void (snapshot = s));
+    if (!snapshot) throw new CkptError('INTERNAL', 'the preview made no plan');
+    return { result, snapshot };
   };
   const route = sessionRoutes(r, state);
-  /** A checkPlan hook refusing (CONFLICT, nothing changed) when the session moved since the preview. */
-  const atSeq = (seq: number) => ({ lastSeq }: { lastSeq: number }): void => {
-    if (lastSeq !== seq) throw new CkptError('CONFLICT', `the session changed since the preview (at @${seq}, now @${lastSeq}): preview again`, { expected: seq, actual: lastSeq });
-  };
 
   route('POST /restore/preview', {
     summary: 'plan a restore (nothing changes); returns the plan and the token the restore needs',
     body: restoreBody,
     handler: async ({ s, body }) => {
       const ws = await state.workspace(body.workspace); // the tokens are bound to its id
-      const seq = await s.log.lastSeq();
-      const preview = await s.restore(body.tag, { paths: body.paths, cwd: s.workspaceRoot, force: body.force, dryRun: true });
-      return { ...publicResult(preview), seq, token: `${seq}.${sign(ws.id, s.id, seq, body)}` };
+      const asked = ['restore', ws.id, s.id, body.tag, body.paths ?? null, Boolean(body.force)];
+      const { result, snapshot } = await preview((checkPlan) => s.restore(body.tag, { paths: body.paths, cwd: s.workspaceRoot, force: body.force, dryRun: true, checkPlan }));
+      return { ...publicResult(result), seq: snapshot.lastSeq, token: tokenFor(asked, snapshot) };
     },
   });
 
   route('POST /restore', {
-    summary: 'restore to a tag with the token of its preview (409 when the session changed since)',
+    summary: 'restore to a tag with the token of its preview (409 when the session or the files changed since)',
     body: restoreBody.extend({ token: z.string().regex(/^\d+\.[0-9a-f]{64}$/, 'a token from /restore/preview') }),
     handler: async ({ s, body }) => {
       const ws = await state.workspace(body.workspace);
-      const [seqText, mac] = body.token.split('.') as [string, string];
-      const seq = Number(seqText);
-      const expected = Buffer.from(sign(ws.id, s.id, seq, body), 'hex');
-      if (!timingSafeEqual(expected, Buffer.from(mac, 'hex'))) {
-        throw new CkptError('INVALID_ARGUMENT', 'the token was not issued for this restore (session, tag, paths and force must match the preview)', { where: 'token' });
-      }
-      return publicResult(await s.restore(body.tag, { paths: body.paths, cwd: s.workspaceRoot, force: body.force, expectSeq: seq }));
+      const checkPlan = checkToken(body.token, ['restore', ws.id, s.id, body.tag, body.paths ?? null, Boolean(body.force)], 'restore');
+      return publicResult(await s.restore(body.tag, { paths: body.paths, cwd: s.workspaceRoot, force: body.force, checkPlan }));
     },
   });
 
   route('POST /undo', {
-    summary: 'restore one path to a tag: dryRun returns the plan and a token; the real call needs it (409 when the session changed since)',
+    summary: 'restore one path to a tag: dryRun returns the plan and a token; the real call needs it (409 when the session or the files changed since)',
     body: undoBody,
     handler: async ({ s, body }) => {
       const ws = await state.workspace(body.workspace);
-      const mac = (seq: number): string => signOp('undo', ws.id, s.id, seq, [body.tag, body.path, Boolean(body.force)]);
+      const asked = ['undo', ws.id, s.id, body.tag, body.path, Boolean(body.force)];
       if (body.dryRun) {
-        const seq = await s.log.lastSeq();
-        const preview = await s.undo(body.tag, body.path, { cwd: s.workspaceRoot, force: body.force, dryRun: true });
-        return { ...publicResult(preview), seq, token: `${seq}.${mac(seq)}` };
+        const { result, snapshot } = await preview((checkPlan) => s.undo(body.tag, body.path, { cwd: s.workspaceRoot, force: body.force, dryRun: true, checkPlan }));
+        return { ...publicResult(result), seq: snapshot.lastSeq, token: tokenFor(asked, snapshot) };
       }
-      const seq = checkOpToken(body.token, mac);
-      return publicResult(await s.undo(body.tag, body.path, { cwd: s.workspaceRoot, force: body.force, expectSeq: seq }));
+      const checkPlan = checkToken(body.token, asked, 'undo');
+      return publicResult(await s.undo(body.tag, body.path, { cwd: s.workspaceRoot, force: body.force, checkPlan }));
     },
   });
 
@@ -89,23 +95,13 @@ export function addRestoreRoutes(r: Router, state: DaemonState, secret: string):
     body: rewindBody,
     handler: async ({ s, body }) => {
       const ws = await state.workspace(body.workspace);
-      const mac = (seq: number): string => signOp('rewind', ws.id, s.id, seq, [body.tag, Boolean(body.fork), Boolean(body.force)]);
-      let seq: number;
-      let res;
+      const asked = ['rewind', ws.id, s.id, body.tag, Boolean(body.fork), Boolean(body.force)];
       if (body.dryRun) {
-        seq = await s.log.lastSeq();
-        res = await s.rewind(body.tag, { fork: body.fork, force: body.force, dryRun: true });
-      } else {
-        seq = checkOpToken(body.token, mac);
-        res = await s.rewind(body.tag, { fork: body.fork, force: body.force, checkPlan: atSeq(seq) });
+        const { result: res, snapshot } = await preview((checkPlan) => s.rewind(body.tag, { fork: body.fork, force: body.force, dryRun: true, checkPlan }));
+        return { ...publicResult(res), watermark: res.watermark, session: res.session, ...(res.forked ? { forked: true } : {}), seq: snapshot.lastSeq, token: tokenFor(asked, snapshot) };
       }
-      return {
-        ...publicResult(res),
-        watermark: res.watermark,
-        session: res.session,
-        ...(res.forked ? { forked: true } : {}),
-        ...(body.dryRun ? { seq, token: `${seq}.${mac(seq)}` } : {}),
-      };
+      const res = await s.rewind(body.tag, { fork: body.fork, force: body.force, checkPlan: checkToken(body.token, asked, 'rewind') });
+      return { ...publicResult(res), watermark: res.watermark, session: res.session, ...(res.forked ? { forked: true } : {}) };
     },
   });
 }

@@ -6,8 +6,8 @@
 // Tokens are HMAC-SHA256 signed with the store's confirmation key (confirm-key.ts; a fresh random key
 // when none is given), so a token cannot be forged, edited, or carried to a server of another store;
 // it expires after 15 minutes, and a confirmed run spends it (the session moves).
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { CkptError, type CheckPlan, type PlanSnapshot } from '../index.js';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { CkptError, planDigest, type CheckPlan, type PlanSnapshot } from '../index.js';
 
 export type ConfirmOperation = 'restore' | 'undo' | 'rewind';
 
@@ -122,23 +122,4 @@ function describe(r: ConfirmRequest): string {
   return `${what}${r.paths.length ? ` of ${r.paths.join(', ')}` : ''}${r.force ? ' with force' : ''}${r.fork ? ' into a fork' : ''}`;
 }
 
-/**
- * sha256 over the plan (target, entries, what it leaves alone, drift) and the present image of every
- * path it considered: a change to any file the restore concerns changes the digest, even when the
- * plan's entries would stay the same (the user confirmed overwriting what the preview saw).
- */
-export function planDigest(snapshot: Pick<PlanSnapshot, 'plan' | 'present'>): string {
-  const { plan, present } = snapshot;
-  const presentList = [...present.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([path, i]) => [path, i.state, i.blob ?? null, i.mode ?? null, i.target ?? null, i.why ?? null]);
-  const canonical = JSON.stringify({
-    toSeq: plan.toSeq,
-    entries: plan.entries.map((e) => [e.path, e.action, e.blob ?? null, e.mode ?? null, e.target ?? null, e.newDirs ?? null]),
-    unchanged: plan.unchanged,
-    skipped: plan.skipped.map((s) => [s.path, s.why]),
-    drift: plan.drift,
-    present: presentList,
-  });
-  return createHash('sha256').update(canonical).digest('hex');
-}
+export { planDigest };

@@ -4,6 +4,7 @@ export { planRestore, candidatePaths, summarizePlan, WHY } from './plan-restore.
 export type { PlannedEntry, PlanRestoreInput, RestorePlan, SkippedPath } from './plan-restore.js';
 export { applyRestore, type ApplyRestoreOptions, type RestoreResult } from './apply-restore.js';
 export { restore, type RestoreOptions, type CheckPlan, type PlanSnapshot } from './restore.js';
+export { planDigest } from './plan-digest.js';
 export { undoPath, type UndoPathOptions } from './undo.js';
 export { rewind, watermarkAt } from './rewind.js';
 export type { RewindOptions, RewindResult, Watermark } from './rewind.js';
