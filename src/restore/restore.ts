@@ -106,7 +106,7 @@ export async function planAgainstWorkspace(
     return planOf(started);
   });
   const outside = look ? outsideChanges(look, captures, known, present) : undefined;
-  // The others were last known as their before-image: what they hold now is drift (the user's own work).
+  // What the look found was last known as its before-image: what it holds now is drift (the user's own work).
   for (const image of outside?.before ?? []) known.set(image.path, image);
   if (outside) captures.push(lookCapture(outside.before));
   const plan = planRestore({ events: { captures, known }, toSeq, position, paths: filter, present, otherWrites });
