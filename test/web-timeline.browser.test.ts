@@ -254,6 +254,17 @@ describe('web timeline in Chromium (needs Debian chromium: .ci/run installs it)'
     await shot('web-restore-preview.png');
     await dialog().getByLabel(/Overwrite the drifted files/).check();
     expect(await page.locator('#confirm-go').isDisabled()).toBe(false);
+    // A file written by hand while the dialog was open: the restore's look would now delete it too,
+    // which the confirmed plan did not show — refused, nothing changed, to be previewed again.
+    await writeFile(ws('late.txt'), 'written while the dialog was open\n');
+    await page.locator('#confirm-go').click();
+    await expect(page.locator('#detail [role=alert]').textContent()).resolves.toContain('changed since this preview');
+    expect(await text('late.txt')).toBe('written while the dialog was open\n');
+    expect(await text('a.txt')).toBe('typed by the user, never captured\n');
+    await rm(ws('late.txt'));
+    await captureRow('Edit').getByRole('button', { name: `restore ${tag}` }).click();
+    await dialog().locator('#plan').waitFor();
+    await dialog().getByLabel(/Overwrite the drifted files/).check();
     await page.locator('#confirm-go').click();
     await page.locator('#detail h2', { hasText: `Restored to ${tag}` }).waitFor();
     expect(await text('a.txt')).toBe('hello\nworld\n');

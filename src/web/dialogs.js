@@ -104,13 +104,25 @@ function afterRestore(title, result) {
   return guard(late.reload);
 }
 
+/**
+ * The token of a forced call: a preview asked again with force (a token is issued for exactly what it
+ * was asked). It must show what the user confirmed — else the files moved since, and running it would
+ * overwrite what nobody saw: refused, to be previewed again.
+ */
+async function forcedToken(url, body, shown) {
+  const again = await api(url, body);
+  if (JSON.stringify([again.plan, again.drift]) !== JSON.stringify([shown.plan, shown.drift])) {
+    throw new Error('The files changed since this preview: open it again to see what it would do now.');
+  }
+  return again.token;
+}
+
 export async function previewRestore(tag) {
   const body = { workspace: state.workspace, tag };
   const preview = await api(`/sessions/${sid()}/restore/preview`, body);
   const ok = await confirmPlan(`Restore the workspace to ${tag}?`, preview, [], planChanges(tag, preview));
   if (!ok) return;
-  // A forced restore needs a token issued for force: preview again with it.
-  const token = ok.force ? (await api(`/sessions/${sid()}/restore/preview`, { ...body, force: true })).token : preview.token;
+  const token = ok.force ? await forcedToken(`/sessions/${sid()}/restore/preview`, { ...body, force: true }, preview) : preview.token;
   const res = await api(`/sessions/${sid()}/restore`, { ...body, ...(ok.force ? { force: true } : {}), token });
   await afterRestore(`Restored to ${tag}`, res);
 }
@@ -120,8 +132,7 @@ export async function previewUndo(tag, path) {
   const preview = await api(`/sessions/${sid()}/undo`, { ...body, dryRun: true });
   const ok = await confirmPlan(`Undo ${path} to ${tag}?`, preview, [], planChanges(tag, preview, path));
   if (!ok) return;
-  // The real call needs the preview's token (issued for force when forced: preview again with it).
-  const token = ok.force ? (await api(`/sessions/${sid()}/undo`, { ...body, force: true, dryRun: true })).token : preview.token;
+  const token = ok.force ? await forcedToken(`/sessions/${sid()}/undo`, { ...body, force: true, dryRun: true }, preview) : preview.token;
   await afterRestore(`Undid ${path}`, await api(`/sessions/${sid()}/undo`, { ...body, force: ok.force || undefined, token }));
 }
 
@@ -132,7 +143,7 @@ export async function previewRewind(tag, fork) {
   const hidden = preview.hidden?.length ? h('p.mute', {}, `${preview.hidden.length} later conversation entries ${fork ? 'stay in this session' : 'are hidden (kept in the log)'}.`) : '';
   const ok = await confirmPlan(fork ? `Fork a new session at ${tag}?` : `Rewind the session to ${tag}?`, preview, [said, hidden], planChanges(tag, preview));
   if (!ok) return;
-  const token = ok.force ? (await api(`/sessions/${sid()}/rewind`, { ...body, force: true, dryRun: true })).token : preview.token;
+  const token = ok.force ? await forcedToken(`/sessions/${sid()}/rewind`, { ...body, force: true, dryRun: true }, preview) : preview.token;
   const res = await api(`/sessions/${sid()}/rewind`, { ...body, force: ok.force || undefined, token });
   if (typeof res.session === 'string') state.session = res.session; // a fork continues in its new session
   await afterRestore(fork ? `Forked at ${tag}` : `Rewound to ${tag}`, res);
