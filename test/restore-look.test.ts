@@ -122,6 +122,18 @@ describe('a restore looks first', () => {
     expect(await readFile(w.at('a.txt'), 'utf8')).toBe('agent\n');
   });
 
+  it('what a tool took away with a folder it captured is put back, and is not drift', async () => {
+    const w = await world();
+    await w.write('d/x.txt', 'x\n');
+    await w.write('d/e/y.txt', 'y\n');
+    await w.session.turn();
+    const atPrompt1 = await snapshot(w.root);
+    await w.tool(['d'], () => rm(w.at('d'), { recursive: true })); // the capture names the folder only
+    const r = await w.session.restore('1');
+    expect(r.drift).toEqual([]);
+    expect(await snapshot(w.root)).toEqual(atPrompt1);
+  });
+
   it('a path-filtered restore records the whole look: the folders a hand edit brought go with a later restore, its undo is exact', async () => {
     const w = await world();
     await w.write('a.txt', 'a\n');

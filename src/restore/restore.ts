@@ -105,21 +105,30 @@ export async function planAgainstWorkspace(
     await loadPlans(session.ctx.blobs, [started]);
     return planOf(started);
   });
-  const outside = look ? outsideChanges(look, captures, known, present) : undefined;
-  // What the look found was last known as its before-image: what it holds now is drift (the user's own work).
-  for (const image of outside?.before ?? []) known.set(image.path, image);
+  const { look: outside, drift } = look ? outsideChanges(look, captures, known, present) : { look: undefined, drift: [] };
+  // What the look found was last known as its before-image: what it holds now is drift (the user's own
+  // work) — unless a tool took it away with a folder it captured (then this session's older record says nothing).
+  const isDrift = new Set(drift.map((image) => image.path));
+  for (const image of outside?.before ?? []) known.set(image.path, isDrift.has(image.path) ? image : null);
   if (outside) captures.push(lookCapture(outside.before));
   const plan = planRestore({ events: { captures, known }, toSeq, position, paths: filter, present, otherWrites });
   return { plan, present, sources, ...(outside ? { look: outside } : {}) };
 }
 
 /**
- * The look's paths that changed outside the agent, or undefined when none did. Not those holding what
- * this session last recorded (the scan and owner indexes lag: an owner record whose write failed), nor
- * those some capture recorded after ckpt learned what the look took for their last known state (a
- * capture never settled — an interrupted tool call — is never drift; nor what its settle left out).
+ * The look's paths that changed outside the agent (none: undefined), and those of them that are drift.
+ * Not those holding what this session last recorded (the scan and owner indexes lag: an owner record
+ * whose write failed), nor those some capture recorded after ckpt learned what the look took for their
+ * last known state (a capture never settled — an interrupted tool call — is never drift; nor what its
+ * settle left out). Beneath a folder such a capture recorded, a change is the tool's (it removed or
+ * moved the folder whole): put back, but not drift.
  */
-function outsideChanges(look: OutsideLook, captures: readonly CaptureEvent[], known: ReadonlyMap<string, FileImage | null>, present: ReadonlyMap<string, FileImage>): OutsideLook | undefined {
+function outsideChanges(
+  look: OutsideLook,
+  captures: readonly CaptureEvent[],
+  known: ReadonlyMap<string, FileImage | null>,
+  present: ReadonlyMap<string, FileImage>,
+): { look: OutsideLook | undefined; drift: FileImage[] } {
   // A scan's capture comes with its settle (the index or owner record the look compared with), and
   // the index is stamped with the scan's start, before its capture: only other captures can be newer.
   const capturedAt = new Map<string, number>();
@@ -128,17 +137,25 @@ function outsideChanges(look: OutsideLook, captures: readonly CaptureEvent[], kn
     const at = Date.parse(c.at);
     for (const f of c.files) if (at > (capturedAt.get(f.path) ?? -Infinity)) capturedAt.set(f.path, at);
   }
+  const since = (path: string, knownAt: number) => (capturedAt.get(path) ?? -Infinity) > knownAt;
   const before: FileImage[] = [];
   const after: FileImage[] = [];
+  const drift: FileImage[] = [];
   look.before.forEach((image, i) => {
     const now = present.get(image.path) ?? look.after[i]!;
     const k = known.get(image.path);
-    if (k && sameImage(k, now)) return;
-    if ((capturedAt.get(image.path) ?? -Infinity) > (look.knownAt.get(image.path) ?? Infinity)) return;
+    const knownAt = look.knownAt.get(image.path) ?? Infinity;
+    if ((k && sameImage(k, now)) || since(image.path, knownAt)) return;
     before.push(image);
     after.push(look.after[i]!);
+    if (!folderCaptured(image.path, (d) => since(d, knownAt))) drift.push(image);
   });
-  return before.length > 0 ? { ...look, before, after } : undefined;
+  return { look: before.length > 0 ? { ...look, before, after } : undefined, drift };
+}
+
+function folderCaptured(path: string, captured: (folder: string) => boolean): boolean {
+  for (let i = path.lastIndexOf('/'); i > 0; i = path.lastIndexOf('/', i - 1)) if (captured(path.slice(0, i))) return true;
+  return false;
 }
 
 /**
