@@ -17,14 +17,17 @@ export interface Known {
   gitOid?: string;
 }
 
-/** Owner-index records at or after `sinceMs`, as images. */
-export async function newerOwnerImages(session: SessionHandle, sinceMs: number): Promise<Map<string, FileImage>> {
+/** Owner-index records at or after `sinceMs`, as images (and their times into `times`, when given). */
+export async function newerOwnerImages(session: SessionHandle, sinceMs: number, times?: Map<string, number>): Promise<Map<string, FileImage>> {
   const out = new Map<string, FileImage>();
   const owners = await readOwners(session);
   for (const [path, o] of Object.entries(owners)) {
-    if (!o || Date.parse(o.at) < sinceMs) continue;
+    const at = o ? Date.parse(o.at) : NaN;
+    if (!o || at < sinceMs) continue;
     const image = ownerImage(path, o);
-    if (image) out.set(path, image);
+    if (!image) continue;
+    out.set(path, image);
+    if (Number.isFinite(at)) times?.set(path, at);
   }
   return out;
 }

@@ -13,7 +13,7 @@ import { hasBaseline } from './baseline.js';
 import { findChanges, withScanResources } from './scan-find.js';
 import { resolveChanges } from './scan-record.js';
 import { loadIndexCached } from './scan-persist.js';
-import { catchUpOwners, readOwners } from '../capture/owner-index.js';
+import { catchUpOwners } from '../capture/owner-index.js';
 import type { Change } from './scan-compare.js';
 
 /** How far a file's ctime may lag the clock that stamps events (the scan's racy window). */
@@ -54,13 +54,8 @@ export async function withOutsideLook<T>(session: SessionHandle, fn: (look: (sin
         // Content copied from git now is in the scan's pack (durable on commit); the rest must be in the store already.
         const before: FileImage[] = [];
         for (const [i, image] of resolved.before.entries()) before.push(changes[i]!.before.gitOid !== undefined ? image : await restorable(session, image));
-        const owners = await readOwners(session);
         const knownAt = new Map<string, number>();
-        for (const c of changes) {
-          const o = Object.hasOwn(owners, c.after.path) ? owners[c.after.path] : undefined;
-          const at = o ? Date.parse(o.at) : NaN;
-          knownAt.set(c.after.path, found.owners.has(c.after.path) && Number.isFinite(at) ? at : found.prev.timeMs);
-        }
+        for (const c of changes) knownAt.set(c.after.path, found.ownerTimes.get(c.after.path) ?? found.prev.timeMs);
         // The owner records of what a restore leaves name the content read now: stored on commit with the rest.
         const commit = async () => {
           await found.pack.commit();

@@ -53,6 +53,8 @@ export interface Findings {
   phase: WalkPhase;
   /** Owner records newer than the previous index (what ckpt last knew of their paths). */
   owners: ReadonlyMap<string, FileImage>;
+  /** When each of `owners` was recorded (ms). */
+  ownerTimes: ReadonlyMap<string, number>;
   changes: Change[];
   unbaselinedChanged: boolean;
   readResult: StoreContentResult;
@@ -74,7 +76,8 @@ export async function findChanges(session: SessionHandle, options: ScanOptions, 
   const prev = loaded.index;
   const baseline = prev === undefined;
   if (options.onlyBaseline && !baseline) return undefined;
-  const owners = prev ? await newerOwnerImages(session, prev.timeMs) : new Map<string, FileImage>();
+  const ownerTimes = new Map<string, number>();
+  const owners = prev ? await newerOwnerImages(session, prev.timeMs, ownerTimes) : new Map<string, FileImage>();
   const rules = createIgnoreRules({ root, storeDir: ctx.dir, extra: options.ignore });
   const useGit = options.git !== false;
   let gitIndex: GitIndex | undefined;
@@ -155,6 +158,7 @@ export async function findChanges(session: SessionHandle, options: ScanOptions, 
     ...(loaded.corrupt ? { corrupt: true as const } : {}),
     phase,
     owners,
+    ownerTimes,
     changes,
     unbaselinedChanged,
     readResult,
