@@ -109,6 +109,29 @@ describe('a restore looks first', () => {
     expect(await snapshot(w.root)).toEqual(atPrompt1);
   });
 
+  it('a rewind to a fork looks first too: refused as drift with no fork made, forced into a fork whose undo gives the hand edits back', async () => {
+    const w = await world();
+    await w.session.turn({ messageCount: 2 });
+    const atPrompt1 = await snapshot(w.root);
+    await w.tool(['a.txt'], () => w.write('a.txt', 'agent\n'));
+    await writeFile(w.at('notes.txt'), 'by hand\n');
+    await writeFile(w.at('a.txt'), 'the agent\'s, edited by hand\n');
+    const handState = await snapshot(w.root);
+    const sessionsBefore = (await w.ws.list()).length;
+    expect(await refusal(w.session.rewind('1', { fork: true }))).toEqual({ code: 'DRIFT', drift: ['a.txt', 'notes.txt'] });
+    expect((await w.ws.list()).length, 'a refusal makes no fork').toBe(sessionsBefore);
+    const dry = await w.session.rewind('1', { fork: true, dryRun: true });
+    expect(dry.deleted.slice().sort()).toEqual(['a.txt', 'notes.txt']);
+    const r = await w.session.rewind('1', { fork: true, force: true });
+    expect(r.forked).toBe(true);
+    expect(await snapshot(w.root)).toEqual(atPrompt1);
+    const fork = await w.ws.get(r.session);
+    await fork.restore(r.undo!);
+    expect(await snapshot(w.root), 'the undo in the fork gives back the hand edits').toEqual(handState);
+    await fork.restore('1');
+    expect(await snapshot(w.root)).toEqual(atPrompt1);
+  });
+
   it('a capture never settled (an interrupted tool call) is not an outside change: restore runs, and its recovery tag holds the agent\'s write', async () => {
     const w = await world();
     await w.write('a.txt', 'a\n');

@@ -81,33 +81,39 @@ export async function rewind(session: SessionHandle, tag: string, options: Rewin
   return withWarnings(result, warnings);
 }
 
-/** Fork at the tag; the restore is planned from this session's history and recorded in the fork. */
+/**
+ * Fork at the tag; the restore is planned from this session's history and recorded in the fork. It
+ * looks first as a rewind does (the look is recorded in the fork, before its recovery capture).
+ */
 async function rewindFork(session: SessionHandle, tag: string, options: RewindOptions): Promise<RewindResult> {
-  const events = await session.transaction(async (tx) => {
-    await recoverInTx(session, tx);
-    return tx.read();
+  return withOutsideLook(session, async (findLook) => {
+    const events = await session.transaction(async (tx) => {
+      await recoverInTx(session, tx);
+      return tx.read();
+    });
+    const lastSeq = events.at(-1)?.seq ?? 0;
+    const toSeq = resolveTagSeq(events, tag);
+    const watermark = watermarkAt(events, toSeq);
+    const look = await findLook(lookSince(events, tag));
+    if (options.dryRun) {
+      const result = await session.transaction((tx) => restoreInTx(session, tx, { tag, events, force: options.force, dryRun: true, checkPlan: options.checkPlan, reason: '', look }));
+      return { ...result, watermark, session: session.id, ...conversationAt(events, toSeq) };
+    }
+    // Refuse before creating anything: a drift refusal (or a failed check) must leave no stray fork behind.
+    const { plan, present } = await planAgainstWorkspace(session, events, tag, undefined, session.id, undefined, look);
+    await options.checkPlan?.({ plan, present, lastSeq });
+    if (plan.drift.length > 0 && !options.force) throw driftError(tag, plan.drift);
+    // What the workspace holds beyond the fork point is recorded with the fork, so the restore's
+    // recovery capture is not the earliest record after the point (a later `restore T` in the fork is
+    // exact). The parent's history only: the rewind itself is planned from it.
+    const atSeq = Math.max(1, toSeq);
+    const record = () => forkPointRecord({ parent: session, parentEvents: events, atSeq, others: [] });
+    const fork = await createSessionStore(session.ctx).fork(session.id, { atSeq, record });
+    const warnings: string[] = [];
+    const result = await fork.transaction(
+      (tx) => restoreInTx(fork, tx, { tag, events, owner: session.id, force: options.force, checkPlan: options.checkPlan, lastSeq, reason: `rewind to ${tag} (fork of ${session.id})`, warnings, look }),
+      { warnings },
+    );
+    return withWarnings({ ...result, watermark, session: fork.id, forked: true as const, ...conversationAt(events, toSeq) }, warnings);
   });
-  const lastSeq = events.at(-1)?.seq ?? 0;
-  const toSeq = resolveTagSeq(events, tag);
-  const watermark = watermarkAt(events, toSeq);
-  if (options.dryRun) {
-    const result = await session.transaction((tx) => restoreInTx(session, tx, { tag, events, force: options.force, dryRun: true, checkPlan: options.checkPlan, reason: '' }));
-    return { ...result, watermark, session: session.id, ...conversationAt(events, toSeq) };
-  }
-  // Refuse before creating anything: a drift refusal (or a failed check) must leave no stray fork behind.
-  const { plan, present } = await planAgainstWorkspace(session, events, tag);
-  await options.checkPlan?.({ plan, present, lastSeq });
-  if (plan.drift.length > 0 && !options.force) throw driftError(tag, plan.drift);
-  // What the workspace holds beyond the fork point is recorded with the fork, so the restore's
-  // recovery capture is not the earliest record after the point (a later `restore T` in the fork is
-  // exact). The parent's history only: the rewind itself is planned from it.
-  const atSeq = Math.max(1, toSeq);
-  const record = () => forkPointRecord({ parent: session, parentEvents: events, atSeq, others: [] });
-  const fork = await createSessionStore(session.ctx).fork(session.id, { atSeq, record });
-  const warnings: string[] = [];
-  const result = await fork.transaction(
-    (tx) => restoreInTx(fork, tx, { tag, events, owner: session.id, force: options.force, checkPlan: options.checkPlan, lastSeq, reason: `rewind to ${tag} (fork of ${session.id})`, warnings }),
-    { warnings },
-  );
-  return withWarnings({ ...result, watermark, session: fork.id, forked: true as const, ...conversationAt(events, toSeq) }, warnings);
 }
