@@ -2,7 +2,7 @@
 // and undone by a restore, ignore rules (never captured, never touched), the baseline shared by two
 // sessions, settles not recorded twice, the size cap, and the time budget.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { chmod, lstat, mkdir, readFile, rename, stat, utimes } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readFile, rename, stat, utimes, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { CaptureEvent, SettleEvent } from '../src/format/event.js';
@@ -260,6 +260,24 @@ describe('ignore rules that change', () => {
       expect(await treeOf(w.root)).toEqual(before);
     });
   }
+
+  it('a name un-ignored and edited in place by hand since (its inode born before the scan): a restore to before leaves it, edited', async () => {
+    const w = await world();
+    await w.write('.gitignore', '.env\n');
+    await w.write('.env', 'TOKEN=old');
+    await sleep(5);
+    await scan(w.session); // the baseline
+    await w.session.turn(); // scans first, so the restore looks at what changed since
+    await sleep(5);
+    // By hand after the last prompt: the rule dropped, and the file edited where it is (same inode, new ctime).
+    await writeFile(w.at('.gitignore'), '');
+    await writeFile(w.at('.env'), 'TOKEN=new');
+    const r = await w.session.restore('1', { force: true });
+    expect(r.deleted).toEqual([]);
+    expect(r.skipped.map((x) => [x.path, x.why])).toContainEqual(['.env', 'not-recorded: ignored']);
+    expect(await readFile(w.at('.env'), 'utf8')).toBe('TOKEN=new');
+    expect(await readFile(w.at('.gitignore'), 'utf8')).toBe('.env\n');
+  });
 
   it('a folder or file made after its name was un-ignored, and the rules of a subfolder, are judged by the rules of their time', async () => {
     const w = await world();

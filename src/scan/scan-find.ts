@@ -146,12 +146,10 @@ export async function findChanges(session: SessionHandle, options: ScanOptions, 
 
   // ---- compare with what ckpt last knew ----
   // The rules changed since the last scan (a .gitignore edited, a branch checked out): a path the old
-  // ones ignored that was there before that scan (its inode unchanged since) is not "created"
+  // ones ignored that was there before that scan (its inode born before it) is not "created"
   // (previous-rules.ts). One made since — the checkout that brought the new rules made it too — is.
   const previous = prev && prev.rules.size > 0 && !sameMap(prev.rules, walk.ruleTexts) ? previousIgnoreRules({ root, storeDir: ctx.dir, extra: options.ignore }, prev.rules) : undefined;
-  const wasIgnored = previous
-    ? (path: string, isDir: boolean) => previous.isIgnoredPath(path, isDir) && (lstatSync(join(root, path), { throwIfNoEntry: false })?.ctimeMs ?? Infinity) < prev!.timeMs
-    : undefined;
+  const wasIgnored = previous ? (path: string, isDir: boolean) => previous.isIgnoredPath(path, isDir) && bornBefore(join(root, path), prev!.timeMs) : undefined;
   const { changes, unbaselinedChanged } = compareWithKnown({ root, phase, prev, owners, rules, gitSha1: readResult.gitSha1, ...(wasIgnored ? { wasIgnored } : {}) });
   return {
     prev,
@@ -168,4 +166,15 @@ export async function findChanges(session: SessionHandle, options: ScanOptions, 
     objects,
     gitProblems: () => opened.objects?.problems ?? [],
   };
+}
+
+/**
+ * Whether the inode at `abs` was made before `ms`: its birth time where the file system keeps one (a
+ * file edited in place since is still the one that was there), else its ctime (any change since counts
+ * as new: a restore may then remove it, its content kept in the recovery capture).
+ */
+function bornBefore(abs: string, ms: number): boolean {
+  const st = lstatSync(abs, { throwIfNoEntry: false });
+  if (!st) return false;
+  return (st.birthtimeMs > 0 ? st.birthtimeMs : st.ctimeMs) < ms;
 }
