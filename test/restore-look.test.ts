@@ -6,7 +6,10 @@
 // cannot tell when a change was made: nothing is looked at there.
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { openStore } from '../src/index.js';
 import { isCkptError } from '../src/errors.js';
 import { makeWorld, snapshot } from './fixtures/restore-world.js';
 import { useWorlds } from './helpers/worlds.js';
@@ -130,6 +133,78 @@ describe('a restore looks first', () => {
     expect(await snapshot(w.root), 'the undo in the fork gives back the hand edits').toEqual(handState);
     await fork.restore('1');
     expect(await snapshot(w.root)).toEqual(atPrompt1);
+  });
+
+  it('a hand edit during a turn of a file this session never recorded is the user\'s, recorded before the tool\'s capture: restore N gives prompt N\'s content', async () => {
+    const w = await world();
+    await w.write('config.json', '{"v":1}\n');
+    await w.write('other.txt', 'untouched\n');
+    await w.write('gone.txt', 'deleted by hand, then written by the agent\n');
+    await w.session.turn(); // the first session (before a /clear) recorded them
+    const s2 = await w.ws.create({ title: 'after /clear' });
+    await s2.turn();
+    const atPrompt1 = await snapshot(w.root);
+    // While the agent works on turn 1: the user edits a file this session never recorded, then the agent edits it too.
+    await writeFile(w.at('config.json'), '{"v":2,"by":"hand"}\n');
+    await s2.capture(['config.json'], { tool: 'Edit' });
+    await w.write('config.json', '{"v":3,"by":"agent"}\n');
+    await s2.settle(['config.json']);
+    await s2.capture(['other.txt'], { tool: 'Write' });
+    await w.write('other.txt', 'agent\n');
+    await s2.settle(['other.txt']);
+    await rm(w.at('gone.txt'));
+    await s2.capture(['gone.txt'], { tool: 'Write' });
+    await w.write('gone.txt', 'agent\n');
+    await s2.settle(['gone.txt']);
+    // The hand edits are the user's records; other.txt, unchanged since the first session recorded it, is the tool's alone.
+    const captures = (await s2.events()).filter((e) => e.type === 'capture') as unknown as { tool: string; files: { path: string }[] }[];
+    expect(captures.map((c) => `${c.tool}:${c.files.map((f) => f.path).join(',')}`)).toEqual(['user:config.json', 'Edit:config.json', 'Write:other.txt', 'user:gone.txt', 'Write:gone.txt']);
+    await s2.restore('1', { force: true });
+    expect(await snapshot(w.root)).toEqual(atPrompt1);
+  });
+
+  it('the same for a file only the baseline knew (a git work tree\'s: its content in git until then)', async () => {
+    const dirs = await makeTempDirs('ckpt-look-base-');
+    const at = (rel: string) => join(dirs.workspace, rel);
+    await writeFile(at('config.json'), '{"v":1}\n');
+    spawnSync('git', ['init', '-q'], { cwd: dirs.workspace });
+    spawnSync('git', ['add', '-A'], { cwd: dirs.workspace });
+    spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'c1'], { cwd: dirs.workspace });
+    await sleep(30); // the files are older than the baseline
+    const store = await openStore({ dir: dirs.store });
+    try {
+      const ws = await store.openWorkspace(dirs.workspace);
+      const session = await ws.create({ title: 'baseline only' });
+      await session.turn();
+      const atPrompt1 = await snapshot(dirs.workspace, ['.git']);
+      await writeFile(at('config.json'), '{"v":2,"by":"hand"}\n');
+      await session.capture(['config.json'], { tool: 'Edit' });
+      await writeFile(at('config.json'), '{"v":3,"by":"agent"}\n');
+      await session.settle(['config.json']);
+      await session.restore('1', { force: true });
+      expect(await snapshot(dirs.workspace, ['.git'])).toEqual(atPrompt1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a hand change back to this session\'s own older record is still a change when another session recorded the path since', async () => {
+    // Found by a gc/fork probe: A's last record of f is "absent", B then recorded f, the user deletes f:
+    // the look took A's own record for the newest and restore 2 left f deleted.
+    const w = await world();
+    await w.write('f', 'v1\n');
+    await w.session.turn();
+    await w.tool(['f'], () => rm(w.at('f')), 'Bash');
+    const b = await w.ws.create({ title: 'B' });
+    await b.turn();
+    await writeFile(w.at('f'), 'recorded by B\n');
+    await b.turn();
+    await w.session.turn();
+    const atPrompt2 = await snapshot(w.root);
+    await rm(w.at('f')); // by hand, no prompt since
+    expect(await refusal(w.session.restore('2'))).toEqual({ code: 'DRIFT', drift: ['f'] });
+    await w.session.restore('2', { force: true });
+    expect(await snapshot(w.root)).toEqual(atPrompt2);
   });
 
   it('a capture never settled (an interrupted tool call) is not an outside change: restore runs, and its recovery tag holds the agent\'s write', async () => {

@@ -95,7 +95,13 @@ export class Session extends SessionHandle {
   /** Records the before-images of paths a tool is about to change; durable when it returns. */
   capture(paths: readonly string[], options?: CaptureOptions): Promise<CaptureResult> {
     this.here('a capture');
-    return capture(this, paths, options);
+    // A path only the baseline knew, changed since the turn began: the user's change, looked at (and
+    // recorded) first; where the path-limited scan cannot be sure, the whole scan does it.
+    return capture(this, paths, options, async (changed) => {
+      if (!(await hasBaseline(this))) return; // nothing to compare with: the capture takes the present, as before
+      const watched = await scan(this, { tool: OUTSIDE_TOOL, watchedOnly: true, changedPaths: async () => new Set(changed) });
+      if (!watched) await scan(this, { tool: OUTSIDE_TOOL });
+    });
   }
 
   /** Records the after-state of paths a tool has written (default tag: the last capture). */

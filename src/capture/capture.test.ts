@@ -12,7 +12,8 @@ let session: Session;
 
 async function open(options: { maxBlobBytes?: number; captureEnabled?: boolean } = {}) {
   ws = await (await openStore({ dir: dirs.store, ...options })).openWorkspace(dirs.workspace);
-  session = await ws.create({ title: 'capture' });
+  // No baseline: these tests are about the capture itself (files written after a baseline are the user's first: restore-look.test.ts).
+  session = await ws.create({ title: 'capture', baseline: false });
 }
 
 beforeEach(async () => {

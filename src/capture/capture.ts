@@ -2,6 +2,7 @@
 // are resolved beneath the root first (an escape records nothing); content is durable before the
 // call returns: small new content inline in the capture event (one fsync: the log's), the rest stored
 // in the blob store before the event is appended. The store copy of inline content follows the commit.
+import { lstatSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CkptError } from '../errors.js';
@@ -10,6 +11,7 @@ import { captureTag } from '../format/tag.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import type { ReplayState } from '../session/replay.js';
 import { appendWithHotState, loadHotState } from '../session/hot-snapshot.js';
+import type { HotState } from '../session/hot-state.js';
 import { readImage } from '../workspace/read-image.js';
 import { resolveBeneath } from '../workspace/resolve-path.js';
 import { withWarnings } from '../session/warnings.js';
@@ -93,6 +95,49 @@ export interface CaptureFields {
    * for the state at the turn's start.
    */
   outside?: boolean;
+  /** Throw LookFirst for paths this session never recorded that changed since its turn began (see `capture`). */
+  lookFirst?: boolean;
+}
+
+/** Paths a capture must have looked at before it records them (thrown inside its transaction, which then appends nothing). */
+class LookFirst extends Error {
+  constructor(readonly paths: string[]) {
+    super('paths to look at first');
+  }
+}
+
+/** How far a file's ctime may lag the clock that stamps events (as the scan's racy window). */
+const CLOCK_SLACK_MS = 2_000;
+
+/**
+ * The paths among `images` this session never recorded that may hold a change nobody recorded yet
+ * (this session's own records are checked by outsideChanges):
+ * - a present path whose inode changed since the event before the current turn (anything older was
+ *   there when the turn's scan looked) — rare: a hand edit or another session's write;
+ * - an absent path whose nearest folder changed since this session's last event (a removal changes
+ *   it; the agent's own earlier writes there came before their settles, so a run of new files costs
+ *   nothing). A removal by hand followed by another recorded write in the same folder is not seen.
+ */
+function unrecordedSinceTurn(root: string, state: Readonly<HotState>, images: readonly FileImage[]): string[] {
+  const ms = (at: string | undefined) => {
+    const t = Date.parse(at ?? '');
+    return Number.isFinite(t) ? t : 0;
+  };
+  const turnFrom = ms(state.retention.turns.at(-1)?.prevAt) - CLOCK_SLACK_MS;
+  const lastEvent = ms(state.retention.lastAt);
+  const ctimeOf = (rel: string) => lstatSync(join(root, rel), { throwIfNoEntry: false })?.ctimeMs;
+  const folderCtime = (path: string): number => {
+    for (let dir = dirname(path); ; dir = dirname(dir)) {
+      const at = ctimeOf(dir === '.' ? '' : dir);
+      if (at !== undefined || dir === '.') return at ?? Infinity;
+    }
+  };
+  return images
+    .filter((i) => {
+      if (i.state === 'skipped' || i.state === 'dir' || state.known.has(i.path)) return false;
+      return i.state === 'absent' ? folderCtime(i.path) > lastEvent : (ctimeOf(i.path) ?? Infinity) >= turnFrom;
+    })
+    .map((i) => i.path);
 }
 
 /** The next capture event of a session whose replayed state is `state` (pure): tag `N.K` in the current turn. */
@@ -122,6 +167,10 @@ export async function appendCapture(
   return session.transaction(async (tx) => {
     // The hot state (persisted snapshot + the log's tail), not a replay of the whole log: hooks call this per tool call.
     const state = await loadHotState(session, tx);
+    if (fields.lookFirst) {
+      const unrecorded = unrecordedSinceTurn(session.workspaceRoot, state, images);
+      if (unrecorded.length > 0) throw new LookFirst(unrecorded);
+    }
     // One read of the owner index for both checks (a hand edit found before the tool's write needs both).
     const owners = ownerReader(session);
     const outside = fields.outside ? await outsideChanges(session, state.known, images, owners) : undefined;
@@ -138,7 +187,18 @@ export async function appendCapture(
   }, { warnings: fields.warnings });
 }
 
-export async function capture(session: SessionHandle, inputs: readonly string[], options: CaptureOptions = {}): Promise<CaptureResult> {
+/**
+ * Records the before-images of `inputs`. `lookFirst` (the public API's: a path-limited scan, tool
+ * `user`) is called for paths this session never recorded that changed since its turn began — a hand
+ * edit during the turn of a file only the baseline knew — so that change is recorded as the user's
+ * before the tool's capture takes the present as its before-image (DESIGN §10 "Hand edits during a turn").
+ */
+export async function capture(
+  session: SessionHandle,
+  inputs: readonly string[],
+  options: CaptureOptions = {},
+  lookFirst?: (paths: string[]) => Promise<unknown>,
+): Promise<CaptureResult> {
   const paths = await resolveInputs(session, inputs, options.cwd);
   if (!session.ctx.options.captureEnabled) return { tag: null, files: [], disabled: true };
   const sink = createInlineSink(session.ctx.blobs);
@@ -153,7 +213,16 @@ export async function capture(session: SessionHandle, inputs: readonly string[],
   const warnings: string[] = [];
   const inline = sink.inline();
   const extra = { ...(options.callId !== undefined ? { callId: options.callId } : {}), ...(inline ? { inline } : {}) };
-  const { event, conflicts } = await appendCapture(session, images, { tool: options.tool ?? 'capture', reason: options.reason, extra, warnings, outside: true });
+  const fields: CaptureFields = { tool: options.tool ?? 'capture', reason: options.reason, extra, warnings, outside: true };
+  let appended: Awaited<ReturnType<typeof appendCapture>>;
+  try {
+    appended = await appendCapture(session, images, { ...fields, lookFirst: lookFirst !== undefined });
+  } catch (err) {
+    if (!(err instanceof LookFirst) || !lookFirst) throw err;
+    await lookFirst(err.paths);
+    appended = await appendCapture(session, images, fields);
+  }
+  const { event, conflicts } = appended;
   spillAfterCommit(session, sink);
   return withWarnings({ tag: event.tag, seq: event.seq, files: images, ...(conflicts.length > 0 ? { conflicts } : {}) }, warnings);
 }

@@ -101,11 +101,12 @@ export async function planAgainstWorkspace(
   const otherWrites = await otherSessionWrites(session, candidates);
   // Drift needs what ckpt last recorded for the candidates only: earlier restores' plans in blobs are
   // read only when one is a candidate's latest record (not every plan of the session's history).
+  const knownTimes = new Map<string, number>();
   const known = await knownForPaths(events, look ? [...new Set([...candidates, ...look.before.map((i) => i.path)])] : candidates, async (started) => {
     await loadPlans(session.ctx.blobs, [started]);
     return planOf(started);
-  });
-  const { look: outside, drift } = look ? outsideChanges(look, captures, known, present) : { look: undefined, drift: [] };
+  }, knownTimes);
+  const { look: outside, drift } = look ? outsideChanges(look, captures, known, knownTimes, present) : { look: undefined, drift: [] };
   // What the look found was last known as its before-image: what it holds now is drift (the user's own
   // work) — unless a tool took it away with a folder it captured (then this session's older record says nothing).
   const isDrift = new Set(drift.map((image) => image.path));
@@ -127,6 +128,7 @@ function outsideChanges(
   look: OutsideLook,
   captures: readonly CaptureEvent[],
   known: ReadonlyMap<string, FileImage | null>,
+  knownTimes: ReadonlyMap<string, number>,
   present: ReadonlyMap<string, FileImage>,
 ): { look: OutsideLook | undefined; drift: FileImage[] } {
   // A scan's capture comes with its settle (the index or owner record the look compared with), and
@@ -143,9 +145,12 @@ function outsideChanges(
   const drift: FileImage[] = [];
   look.before.forEach((image, i) => {
     const now = present.get(image.path) ?? look.after[i]!;
-    const k = known.get(image.path);
     const knownAt = look.knownAt.get(image.path) ?? Infinity;
-    if ((k && sameImage(k, now)) || since(image.path, knownAt)) return;
+    // This session's own record, when no newer one (another session's) says otherwise: an owner
+    // record whose write failed leaves the index behind it.
+    const k = known.get(image.path);
+    const own = k && (knownTimes.get(image.path) ?? -Infinity) >= knownAt ? k : undefined;
+    if ((own && sameImage(own, now)) || since(image.path, knownAt)) return;
     before.push(image);
     after.push(look.after[i]!);
     if (!folderCaptured(image.path, (d) => since(d, knownAt))) drift.push(image);

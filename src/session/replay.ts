@@ -97,19 +97,24 @@ export async function knownForPaths(
   events: readonly EventBase[],
   paths: readonly string[],
   planFor: (started: RestoreStartedEvent) => Promise<RestorePlanEntry[]>,
+  /** Filled with the time (ms) of the event each path's record comes from. */
+  times?: Map<string, number>,
 ): Promise<Map<string, FileImage | null>> {
   const out = new Map<string, FileImage | null>();
   const want = new Set(paths);
   if (want.size === 0) return out;
   const started = new Map<string, RestoreStartedEvent>();
   for (const e of events) if (e.type === 'restore_started' && !started.has(String(e.id))) started.set(String(e.id), e as RestoreStartedEvent);
+  let at = NaN;
   const found = (path: string, image: FileImage | null): void => {
     if (!want.has(path)) return;
     want.delete(path);
     out.set(path, image);
+    times?.set(path, at);
   };
   for (let k = events.length - 1; k >= 0 && want.size > 0; k--) {
     const e = events[k]!;
+    at = Date.parse(e.at);
     if (e.type === 'settle') {
       const files = (e.files as FileImage[]) ?? [];
       // Within one event the last record of a path wins, as in replay.
