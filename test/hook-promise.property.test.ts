@@ -129,12 +129,15 @@ async function runWorld(ops: readonly Op[], daemon: boolean): Promise<void> {
       await hook(ev.userPromptSubmit(s, `prompt ${model.length}`));
     };
     let call = 0;
+    // Paths an agent Write recorded in the current session (what ckpt knows of them).
+    let written = new Set<string>();
     const agentWrite = async (path: string, content: string) => {
       const id = `toolu_${++call}`;
       const input = { file_path: join(root, path), content };
       await hook(ev.preToolUse(s, 'Write', input, id));
       await apply(root, { kind: 'write', path, content });
       await hook(ev.postToolUse(s, 'Write', input, id, { filePath: input.file_path }));
+      written.add(path);
     };
     for (const [i, o] of ops.entries()) {
       killNext = ops[i + 1]?.kind === 'kill';
@@ -158,15 +161,20 @@ async function runWorld(ops: readonly Op[], daemon: boolean): Promise<void> {
       } else if (o.kind === 'clear') {
         s = claudeSession(root, sessionUuid(Number(s.session_id.slice(-4)) + 1));
         sid = agentSessionId('claude', s.session_id);
+        written = new Set();
         await hook(ev.sessionStart(s, 'clear'));
       } else if (o.kind === 'agent-write') {
         await agentWrite(o.path, o.content);
       } else if (o.kind === 'hand-mid') {
         // A hand edit during a turn, then the agent writes the same path: the hand edit is the
         // user's, recorded before the tool's capture, so restore N still gives prompt N's tree —
-        // whether this session recorded the path before or not (DESIGN "Hand edits during a turn").
-        await apply(root, o.op);
-        await agentWrite(o.op.path, o.content);
+        // for a path this session recorded, or one ckpt knew when the turn began (the baseline, another
+        // session's record). A file new to ckpt made by hand mid-turn is not covered (DESIGN "Hand edits during a turn").
+        const last = model.at(-1);
+        if (written.has(o.op.path) || (last !== undefined && last.sid === sid && o.op.path in last.tree)) {
+          await apply(root, o.op);
+          await agentWrite(o.op.path, o.content);
+        }
       } else if (o.kind === 'bash') {
         const id = `toolu_${++call}`;
         const input = { command: JSON.stringify(o.ops), description: 'effects' };

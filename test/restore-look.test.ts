@@ -207,6 +207,21 @@ describe('a restore looks first', () => {
     expect(await snapshot(w.root)).toEqual(atPrompt2);
   });
 
+  it('a recorded folder replaced by a file by hand: the look reads the folder\'s files as gone (no ENOTDIR), the forced restore is exact', async () => {
+    // Found by a daemon probe: every restore and preview of the session failed with IO ENOTDIR.
+    const w = await world();
+    await w.write('a.txt', 'a\n');
+    await w.session.turn();
+    const atPrompt1 = await snapshot(w.root);
+    await w.write('x/cd/f.txt', 'f\n');
+    await w.session.turn();
+    await rm(w.at('x'), { recursive: true });
+    await writeFile(w.at('x'), 'a file now\n');
+    expect(await refusal(w.session.restore('1'))).toMatchObject({ code: 'DRIFT' });
+    await w.session.restore('1', { force: true });
+    expect(await snapshot(w.root)).toEqual(atPrompt1);
+  });
+
   it('a capture never settled (an interrupted tool call) is not an outside change: restore runs, and its recovery tag holds the agent\'s write', async () => {
     const w = await world();
     await w.write('a.txt', 'a\n');

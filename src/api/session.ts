@@ -95,12 +95,12 @@ export class Session extends SessionHandle {
   /** Records the before-images of paths a tool is about to change; durable when it returns. */
   capture(paths: readonly string[], options?: CaptureOptions): Promise<CaptureResult> {
     this.here('a capture');
-    // A path only the baseline knew, changed since the turn began: the user's change, looked at (and
-    // recorded) first; where the path-limited scan cannot be sure, the whole scan does it.
+    // A path ckpt knew (the baseline, another session) changed since the turn began and this session
+    // never recorded: the user's change, recorded first by a scan of those paths only. Where that scan
+    // cannot be sure (DESIGN "Hand edits during a turn") the capture takes the present, as before.
     return capture(this, paths, options, async (changed) => {
-      if (!(await hasBaseline(this))) return; // nothing to compare with: the capture takes the present, as before
-      const watched = await scan(this, { tool: OUTSIDE_TOOL, watchedOnly: true, changedPaths: async () => new Set(changed) });
-      if (!watched) await scan(this, { tool: OUTSIDE_TOOL });
+      if (!(await hasBaseline(this))) return;
+      await scan(this, { tool: OUTSIDE_TOOL, watchedOnly: true, knownOnly: true, changedPaths: async () => new Set(changed) });
     });
   }
 

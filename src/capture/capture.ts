@@ -2,7 +2,7 @@
 // are resolved beneath the root first (an escape records nothing); content is durable before the
 // call returns: small new content inline in the capture event (one fsync: the log's), the rest stored
 // in the blob store before the event is appended. The store copy of inline content follows the commit.
-import { lstatSync } from 'node:fs';
+import { lstatQuiet } from '../workspace/lstat-quiet.js';
 import { lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CkptError } from '../errors.js';
@@ -112,20 +112,23 @@ const CLOCK_SLACK_MS = 2_000;
 /**
  * The paths among `images` this session never recorded that may hold a change nobody recorded yet
  * (this session's own records are checked by outsideChanges):
- * - a present path whose inode changed since the event before the current turn (anything older was
- *   there when the turn's scan looked) — rare: a hand edit or another session's write;
+ * - a present path whose inode changed since the event before the current turn, when that turn began
+ *   with a scan (anything older was there when it looked) — rare: a hand edit or another session's write;
  * - an absent path whose nearest folder changed since this session's last event (a removal changes
  *   it; the agent's own earlier writes there came before their settles, so a run of new files costs
  *   nothing). A removal by hand followed by another recorded write in the same folder is not seen.
  */
 function unrecordedSinceTurn(root: string, state: Readonly<HotState>, images: readonly FileImage[]): string[] {
+  // Only when the turn began with a scan: else ckpt cannot tell a change made since from one before
+  // (as for a restore's look), and the capture takes the present as before.
+  if (state.lookedSince === undefined) return [];
   const ms = (at: string | undefined) => {
     const t = Date.parse(at ?? '');
     return Number.isFinite(t) ? t : 0;
   };
-  const turnFrom = ms(state.retention.turns.at(-1)?.prevAt) - CLOCK_SLACK_MS;
+  const turnFrom = ms(state.lookedSince) - CLOCK_SLACK_MS;
   const lastEvent = ms(state.retention.lastAt);
-  const ctimeOf = (rel: string) => lstatSync(join(root, rel), { throwIfNoEntry: false })?.ctimeMs;
+  const ctimeOf = (rel: string) => lstatQuiet(join(root, rel))?.ctimeMs;
   const folderCtime = (path: string): number => {
     for (let dir = dirname(path); ; dir = dirname(dir)) {
       const at = ctimeOf(dir === '.' ? '' : dir);

@@ -93,7 +93,8 @@ export function parseHookEvent(spec: AgentSpec, raw: { data: Buffer; tooLarge: b
   const cwd = (f.roots && v[f.cwd] === undefined ? firstRoot(v, f.roots) : undefined) ?? str(v, f.cwd, { required: true, max: 4096 })!;
   if (!isAbsolute(cwd) || cwd.includes('\0')) throw reject('bad-cwd', `${f.cwd} must be an absolute path`);
   const event: HookEvent = { agent: spec.name, name, action, sessionId, cwd };
-  const transcriptPath = str(v, f.transcriptPath, { max: 4096 });
+  // Null where the agent keeps no transcript (Codex `exec --ephemeral`).
+  const transcriptPath = str(v, f.transcriptPath, { max: 4096, nullable: true });
   if (transcriptPath !== undefined) event.transcriptPath = transcriptPath;
 
   if (action === 'before-tool' || action === 'after-tool') {

@@ -5,7 +5,7 @@
 // `--force`) and records it in its own transaction only when it goes ahead; a dry run or a refused
 // restore records nothing. The workspace's scan lock is held throughout, so no scan records the same
 // change meanwhile, nor takes the restore's writes for hand edits.
-import { lstatSync } from 'node:fs';
+import { lstatQuiet } from '../workspace/lstat-quiet.js';
 import { join } from 'node:path';
 import type { FileImage } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
@@ -75,7 +75,7 @@ export async function withOutsideLook<T>(session: SessionHandle, fn: (look: (sin
  * hand keeps its files' times). File times come from a coarse clock (a few ms behind Date.now()).
  */
 function changedSince(root: string, changes: readonly Change[], fromMs: number): Change[] {
-  const ctimeOf = (path: string) => lstatSync(join(root, path), { throwIfNoEntry: false })?.ctimeMs;
+  const ctimeOf = (path: string) => lstatQuiet(join(root, path))?.ctimeMs;
   const newFolders = new Set<string>();
   const out: Change[] = [];
   // Shallowest first, so a folder is judged before what it holds.

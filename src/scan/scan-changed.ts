@@ -82,6 +82,7 @@ export async function scanChanged(session: SessionHandle, touched: ReadonlySet<s
   let scanned = 0;
   for (const path of candidates) {
     const slot = prev.slotOf(path);
+    if (options.knownOnly && slot < 0 && !owners.has(path)) continue;
     const st = probe.lstat(path);
     if (st === 'unreadable') return undefined;
     // Folders are recorded (created, deleted, type changes) by the full scan only: any folder among

@@ -2,7 +2,7 @@
 // content passes (reading new and changed files into the scan's pack) and the comparison with what
 // ckpt last knew — everything before anything is recorded. A scan records what this finds (scan.ts);
 // a restore's look plans with it first (look-outside.ts, DESIGN §10 "A restore looks first").
-import { lstatSync } from 'node:fs';
+import { lstatQuiet } from '../workspace/lstat-quiet.js';
 import { join } from 'node:path';
 import type { FileImage } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
@@ -174,7 +174,7 @@ export async function findChanges(session: SessionHandle, options: ScanOptions, 
  * as new: a restore may then remove it, its content kept in the recovery capture).
  */
 function bornBefore(abs: string, ms: number): boolean {
-  const st = lstatSync(abs, { throwIfNoEntry: false });
+  const st = lstatQuiet(abs);
   if (!st) return false;
   return (st.birthtimeMs > 0 ? st.birthtimeMs : st.ctimeMs) < ms;
 }

@@ -40,6 +40,12 @@ export interface ScanOptions {
    * full scan when the watched one cannot answer exactly — the caller runs the full scan elsewhere.
    */
   watchedOnly?: boolean;
+  /**
+   * With `changedPaths`: only paths ckpt knew something of (the scan index or an owner record) are
+   * looked at; one new to it is left out (a tool capture's look, capture.ts: a file made during the
+   * turn is the tool's to record).
+   */
+  knownOnly?: boolean;
 }
 
 

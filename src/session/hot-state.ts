@@ -34,6 +34,11 @@ export interface HotState {
   unclosedRestores: Set<string>;
   /** Plans of started, uncommitted restores (their paths become known when committed). */
   openPlans: Map<string, RestoreStartedEvent['plan']>;
+  /**
+   * Set while the last turn began with a scan (`looked`): the time of the event before it — what
+   * changed since was not there when ckpt last looked at the whole workspace (capture.ts).
+   */
+  lookedSince?: string;
   /** What the automatic retention at a turn's start needs (retention.ts `retentionEventFromIndex`). */
   retention: RetentionIndex;
 }
@@ -50,6 +55,8 @@ export function foldHot(state: HotState, events: readonly EventBase[]): HotState
     switch (e.type) {
       case 'turn': {
         r.turns.push({ seq: e.seq, prevAt: r.lastAt, captures: 0 });
+        if (e.looked === true) state.lookedSince = r.lastAt;
+        else delete state.lookedSince;
         const turn = e.turn as number;
         state.lastTurnEvent = turn;
         state.maxTurn = Math.max(state.maxTurn, turn);
@@ -119,6 +126,7 @@ export function encodeHotState(s: HotState): Record<string, unknown> {
     unclosedRestores: [...s.unclosedRestores],
     openPlans: [...s.openPlans],
     retention: s.retention,
+    ...(s.lookedSince !== undefined ? { lookedSince: s.lookedSince } : {}),
   };
 }
 
@@ -164,9 +172,10 @@ export function decodeHotState(v: unknown): HotState | undefined {
     openPlans.set(pair[0], pair[1] as RestoreStartedEvent['plan']);
   }
   const retention = decodeRetention(o.retention);
-  if (!retention) return undefined;
+  if (!retention || (o.lookedSince !== undefined && typeof o.lookedSince !== 'string')) return undefined;
   return {
     retention,
+    ...(typeof o.lookedSince === 'string' ? { lookedSince: o.lookedSince } : {}),
     lastSeq: o.lastSeq as number,
     turn: o.turn as number,
     lastTurnEvent: o.lastTurnEvent as number,

@@ -67,3 +67,26 @@ it('records a Codex CLI session: every turn restores exactly, every restore undo
   expect(await w.checkRestores([P3, P1, P2])).toEqual([]);
   expect(await w.hookFailures()).toEqual([]);
 }, 1_200_000);
+
+it('records `codex exec --ephemeral` (no transcript: its hooks send transcript_path null)', async () => {
+  const P = 'Ephemeral: add a note and drop b';
+  const e = await makeCliAgentWorld('codex', {
+    files: { 'a.txt': 'alpha\n', 'b.txt': 'beta\n' },
+    script: () => ({
+      [P]: [
+        { custom: 'apply_patch', input: '*** Begin Patch\n*** Add File: note.txt\n+hello\n*** Update File: a.txt\n@@\n-alpha\n+ALPHA\n*** End Patch\n' },
+        { tool: 'exec_command', args: { cmd: 'rm b.txt && echo gen > gen.txt' } },
+        { text: 'Done.' },
+      ],
+    }),
+    argv: ([sub, ...rest]) => [sub!, '--ephemeral', ...rest],
+  });
+  try {
+    await e.prompt(P);
+    expect((await e.json(['log'])).checkpoints.map((c: { tag: string; tool: string }) => `${c.tag}:${c.tool}`)).toEqual(['1.1:apply_patch', '1.2:Bash']);
+    expect(await e.checkRestores([P])).toEqual([]);
+    expect(await e.hookFailures()).toEqual([]);
+  } finally {
+    await e.close();
+  }
+}, 1_200_000);

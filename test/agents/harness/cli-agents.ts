@@ -157,7 +157,10 @@ export interface CliAgentWorld {
   close(): Promise<void>;
 }
 
-export async function makeCliAgentWorld(agent: CliAgent, options: { files: Record<string, string>; script: (ws: string) => Script; init?: string[] }): Promise<CliAgentWorld> {
+export async function makeCliAgentWorld(
+  agent: CliAgent,
+  options: { files: Record<string, string>; script: (ws: string) => Script; init?: string[]; /** Changes the agent's command line. */ argv?: (argv: string[]) => string[] },
+): Promise<CliAgentWorld> {
   const driver = DRIVERS[agent];
   const bin = await ensureAgent(agent);
   const base = await mkdtemp(join(tmpdir(), `ckpt-agents-${agent}-`));
@@ -189,7 +192,8 @@ export async function makeCliAgentWorld(agent: CliAgent, options: { files: Recor
       const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, PWD: ws, NO_COLOR: '1', ...driver.env({ home, model }) };
       delete env.CKPT_HOME;
       delete env.CKPT_STORE;
-      const child = spawn(bin, driver.argv(prompt, sessionId), { cwd: ws, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const argv = driver.argv(prompt, sessionId);
+      const child = spawn(bin, options.argv ? options.argv(argv) : argv, { cwd: ws, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d) => (stdout += d));
