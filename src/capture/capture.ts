@@ -14,6 +14,7 @@ import { appendWithHotState, loadHotState } from '../session/hot-snapshot.js';
 import type { HotState } from '../session/hot-state.js';
 import { readImage } from '../workspace/read-image.js';
 import { resolveBeneath } from '../workspace/resolve-path.js';
+import { storeBeneath } from '../workspace/ignore-rules.js';
 import { withWarnings } from '../session/warnings.js';
 import { createInlineSink, type InlineSink } from '../storage/inline-store.js';
 import type { InlineBlobs } from '../format/inline-blobs.js';
@@ -70,7 +71,14 @@ export async function readImages(
   const { options } = session.ctx;
   const blobs = sink ?? session.ctx.blobs;
   const images: FileImage[] = [];
+  // The store inside the workspace is never recorded, so never restored over itself (as scans ignore it).
+  const store = session.ctx.dir !== undefined ? storeBeneath(session.workspaceRoot, session.ctx.dir) : undefined;
+  const inStore = (rel: string) => store !== undefined && (store === '' || rel === store || rel.startsWith(`${store}/`));
   for (const p of paths) {
+    if (inStore(p.rel)) {
+      images.push({ path: p.rel, state: 'skipped', why: 'ignored' });
+      continue;
+    }
     const image = await readImage(p.abs, p.rel, { blobs, maxBytes: options.maxBlobBytes });
     if (image.state === 'absent') {
       const newDirs = await countMissingAncestors(session.workspaceRoot, p.rel);

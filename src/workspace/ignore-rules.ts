@@ -4,8 +4,8 @@
 // folders up to the top of an enclosing git work tree) and `.ckptignore` files at every level, with
 // gitignore semantics (the deepest file that has an opinion about a path decides; negations work;
 // nothing below an ignored folder can be re-included). The same rules apply to every scan.
-import { readFileSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { readFileSync, realpathSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { createIgnoreMatcher, type IgnoreMatcher } from './ignore-matcher.js';
 import { isStageName } from './stage-name.js';
 
@@ -92,15 +92,28 @@ function toPosix(p: string): string {
   return sep === '/' ? p : p.split(sep).join('/');
 }
 
+/**
+ * The store's folder relative to the workspace root (real path, as the root is), when it lies inside
+ * it: never recorded nor restored. Its path is resolved first: one given through a symlink, or named
+ * `..something`, is inside too (a probe found both recorded as workspace changes).
+ */
+export function storeBeneath(root: string, storeDir: string): string | undefined {
+  let real = storeDir;
+  try {
+    real = realpathSync(storeDir);
+  } catch {
+    // not made yet: as given
+  }
+  const rel = relative(root, real);
+  if (rel === '') return '';
+  if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
+  return toPosix(rel);
+}
+
 export function createIgnoreRules(options: IgnoreRulesOptions): IgnoreRules {
   const { root } = options;
   const read = options.read ?? readText;
-  let storeRel: string | undefined;
-  if (options.storeDir) {
-    const rel = relative(root, options.storeDir);
-    if (rel === '') storeRel = '';
-    else if (!rel.startsWith('..') && !rel.startsWith(sep) && rel !== '..') storeRel = toPosix(rel);
-  }
+  const storeRel = options.storeDir ? storeBeneath(root, options.storeDir) : undefined;
   const rootSources = new Map<string, string>();
 
   // Ancestors of the root up to the git top: their .gitignore files apply, relative to their folder.
