@@ -10,6 +10,7 @@
 import { lstatSync, readdirSync, watch, type FSWatcher } from 'node:fs';
 import { relative, sep } from 'node:path';
 import { DEFAULT_IGNORED_DIRS } from '../workspace/ignore-rules.js';
+import { lstatQuiet } from '../workspace/lstat-quiet.js';
 
 export interface TouchTracker {
   readonly root: string;
@@ -142,6 +143,15 @@ export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
       await new Promise((resolve) => setImmediate(resolve));
       await new Promise((resolve) => setImmediate(resolve));
       if (performance.now() - lastTick > stallMs) lose();
+      // The root itself replaced (moved away, a copy put in its place): its watch follows the old
+      // folder and would see nothing more. Everything is watched anew; this take is a full scan.
+      const rootIno = lstatQuiet(root)?.ino;
+      if (!closed && rootIno !== watchers.get('')?.ino) {
+        for (const { w } of watchers.values()) w.close();
+        watchers.clear();
+        lose();
+        if (rootIno !== undefined) watchTree('');
+      }
       if (lost || closed) {
         lost = false;
         touched = new Set();
