@@ -2,6 +2,7 @@
 // a newline, a carriage return or a leading dash go through capture, scan and restore like any other;
 // a name that is not valid UTF-8 cannot be named by ckpt at all, so it is reported skipped by capture
 // and scan and never deleted by a restore.
+import { readlinkSync, symlinkSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -57,6 +58,25 @@ describe('odd but legal names', () => {
     await restore(w.session, '1', { force: true });
     expect(await readFile(raw, 'utf8')).toBe('changed');
     expect(await readdir(w.root)).not.toContain('other.txt');
+  });
+
+  it('a symlink whose target is not UTF-8 is skipped by capture and scan, never rewritten with another target', async () => {
+    // Found by a filesystem probe: `tgt\xff\xfe` was recorded and restored as `tgt\uFFFD\uFFFD`.
+    const w = await world();
+    const bad = Buffer.concat([Buffer.from('tgt'), Buffer.from([0xff, 0xfe])]);
+    const link = join(w.root, 'l');
+    symlinkSync(bad, link);
+    await scan(w.session);
+    await w.turn();
+    const c = await w.session.capture(['l']);
+    expect(c.files).toEqual([{ path: 'l', state: 'skipped', why: 'target-not-utf8' }]);
+    await w.session.settle(['l']);
+    await w.remove('l');
+    symlinkSync(Buffer.concat([Buffer.from('tgt'), Buffer.from([0xfe, 0xff])]), link);
+    const s = await scan(w.session);
+    expect(s.skipped).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'l', why: 'target-not-utf8' })]));
+    await restore(w.session, '1', { force: true });
+    expect(readlinkSync(link, { encoding: 'buffer' })).toEqual(Buffer.concat([Buffer.from('tgt'), Buffer.from([0xfe, 0xff])]));
   });
 });
 

@@ -5,7 +5,6 @@
 // "Changed" is what the next scan would record: with a scan baseline, one stat walk against the
 // workspace's scan index (and owner records newer than it), reading only files whose stat differs;
 // without one, the paths ckpt recorded (owner records, this session's settles) compared one by one.
-import { readlink } from 'node:fs/promises';
 import type { FileImage } from '../format/event.js';
 import { isStoredPath } from '../format/stored-path.js';
 import type { SessionHandle } from '../session/session-handle.js';
@@ -18,6 +17,7 @@ import { HASH_GIT, HASH_SHA256, KIND_GONE, KIND_SKIPPED, KIND_SYMLINK, type Scan
 import { walkPhase } from '../scan/scan-walk.js';
 import { gitBlobId } from '../workspace/git-repo.js';
 import { createIgnoreRules } from '../workspace/ignore-rules.js';
+import { readLinkTarget, TARGET_NOT_UTF8 } from '../workspace/link-target.js';
 import { createListPool, readFilesSync, READ_FAILED, READ_GONE, type ListPool } from '../workspace/list-dir.js';
 import { sameImage, sha256 } from '../workspace/read-image.js';
 import { readPresent } from '../restore/present.js';
@@ -104,7 +104,9 @@ async function changedSinceIndex(session: SessionHandle, prev: ScanIndex): Promi
       if (next.kind[i] === KIND_SKIPPED) continue;
       if (next.kind[i] === KIND_SYMLINK) {
         try {
-          next.targets.set(i, await readlink(workAbs[w] as string));
+          const target = await readLinkTarget(workAbs[w] as string);
+          if (target === undefined) markSkipped(next, i, TARGET_NOT_UTF8, skipped);
+          else next.targets.set(i, target);
         } catch (err) {
           markSkipped(next, i, `unreadable: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, skipped);
         }

@@ -3,10 +3,10 @@
 // size cap is skipped, and a file whose previous entry was a git blob that git's index still matches
 // (stat and oid) references that blob — only when git's object store really has it. What is left is
 // read and stored by the second pass (store-content.ts).
-import { readlinkSync } from 'node:fs';
 import type { FileImage } from '../format/event.js';
 import type { GitIndex } from '../workspace/git-index.js';
 import type { GitObjects } from '../workspace/git-objects.js';
+import { readLinkTargetSync, TARGET_NOT_UTF8 } from '../workspace/link-target.js';
 import { markSkipped, type SkippedList } from './known.js';
 import { HASH_BYTES, HASH_GIT, KIND_SKIPPED, KIND_SYMLINK, type ScanIndex } from './scan-index.js';
 
@@ -39,7 +39,9 @@ export function contentPass(input: ContentPassInput): { toRead: number[]; gitRef
     if (kind === KIND_SKIPPED) continue;
     if (kind === KIND_SYMLINK) {
       try {
-        next.targets.set(i, readlinkSync(workAbs[w] as string));
+        const target = readLinkTargetSync(workAbs[w] as string);
+        if (target === undefined) markSkipped(next, i, TARGET_NOT_UTF8, skipped);
+        else next.targets.set(i, target);
       } catch (err) {
         markSkipped(next, i, `unreadable: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, skipped);
       }

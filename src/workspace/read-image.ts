@@ -4,7 +4,8 @@
 import { createHash } from 'node:crypto';
 import { constants, fstatSync, lstatSync, openSync, type Stats } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
-import { readdir, readlink } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
+import { readLinkTarget, TARGET_NOT_UTF8 } from './link-target.js';
 import { join } from 'node:path';
 import type { FileImage } from '../format/event.js';
 import type { BlobStore } from '../storage/blob-store.js';
@@ -34,7 +35,8 @@ export async function readImage(abs: string, rel: string, options: ReadImageOpti
   }
   if (info.isSymbolicLink()) {
     try {
-      return { path: rel, state: 'symlink', target: await readlink(abs) };
+      const target = await readLinkTarget(abs);
+      return target === undefined ? { path: rel, state: 'skipped', why: TARGET_NOT_UTF8 } : { path: rel, state: 'symlink', target };
     } catch (err) {
       return { path: rel, state: 'skipped', why: `unreadable: ${(err as NodeJS.ErrnoException).code ?? String(err)}` };
     }
