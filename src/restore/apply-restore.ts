@@ -247,6 +247,12 @@ export async function applyRestore(session: SessionHandle, tx: EventLogTx, optio
   await afterCommit(options.warnings, 'restore done, but its commit record was not written (recovery will write it)', async () =>
     tx.append([{ type: 'restore_committed', id, result: await resultFields(session.ctx.blobs, { ...recorded, unchanged: unchanged.length }) }]),
   );
+  // Paths the restore could not place (a read-only folder, an unreadable blob) are as the recovery
+  // capture read them: said so in a settle after the commit, else ckpt would take them for placed
+  // (their next restore "unchanged", drift where nothing changed: found by a probe).
+  const notPlaced = new Set(placed.skipped.filter((s) => !s.why.endsWith('(folder mode)')).map((s) => s.path));
+  const asTheyAre = stored.files.filter((f) => notPlaced.has(f.path));
+  if (asTheyAre.length > 0) await afterCommit(options.warnings, 'paths the restore skipped not recorded', () => tx.append([{ type: 'settle', tag: undo, files: asTheyAre }]));
   await recordRestored(session, entries, placed, options.warnings);
   return result;
 }
