@@ -13,14 +13,23 @@ export interface LocatedWorkspace {
   via: 'session' | 'git' | 'cwd';
 }
 
-/** The workspace root for work done in `dir` (an existing folder; INVALID_ARGUMENT otherwise). */
-export async function locateWorkspace(store: Store, dir: string): Promise<LocatedWorkspace> {
+/**
+ * The workspace root for work done in `dir` (an existing folder; INVALID_ARGUMENT otherwise).
+ * `withinGitTop`: folders above the git work tree's top are not looked at (an agent's start folder:
+ * its project is that tree, not some folder above it that holds sessions).
+ */
+export async function locateWorkspace(store: Store, dir: string, options: { withinGitTop?: boolean } = {}): Promise<LocatedWorkspace> {
   const start = (await resolveWorkspace(dir)).root;
   let gitTop: string | undefined;
+  let stop: string | undefined; // the last folder looked at for sessions
+  if (options.withinGitTop) {
+    for (let d = start; stop === undefined; d = dirname(d)) if ((await isGitTop(d)) || dirname(d) === d) stop = d;
+    if (!(await isGitTop(stop))) stop = start;
+  }
   for (let d = start; ; d = dirname(d)) {
     if (await hasSessions(store, d)) return { root: d, via: 'session' };
     if (gitTop === undefined && (await isGitTop(d))) gitTop = d;
-    if (dirname(d) === d) break;
+    if (d === stop || dirname(d) === d) break;
   }
   return gitTop ? { root: gitTop, via: 'git' } : { root: start, via: 'cwd' };
 }

@@ -80,3 +80,36 @@ it('records a Gemini CLI session through the installed hooks; restoring to every
   expect(un.json().changed).toBe(true);
   expect(JSON.parse(await readFile(join(project, '.gemini', 'settings.json'), 'utf8'))).toEqual({ tools: { enableHooks: true }, hooks: { AfterAgent: [{ hooks: [{ type: 'command', command: 'true' }] }] } });
 });
+
+it('Gemini CLI started in a subfolder of a git project (--user hooks): the workspace is the git top, changes above the subfolder are restored too', async () => {
+  // Found by a real-agent probe: GEMINI_PROJECT_DIR is the folder Gemini started in, so the workspace
+  // was that subfolder — a write above it was PATH_ESCAPE, a shell `rm ../x` was never recorded.
+  const project = dirs.workspace;
+  const src = join(project, 'src');
+  const home = join(dirs.base, 'home');
+  await mkdir(src, { recursive: true });
+  await writeFile(join(project, 'top.txt'), 'top\n');
+  await writeFile(join(src, 'a.txt'), 'a\n');
+  execSync('git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm init', { cwd: project, shell: '/bin/sh' });
+  const ckpt = (args: string[], cwd = project) => runCli(['--store', dirs.store, ...args], { cwd, env: { HOME: home } });
+  expect((await ckpt(['init', 'gemini', '--user'])).code).toBe(0);
+  const hooks = await loadInstalledHooks(join(home, '.gemini', 'settings.json'), src, 'GEMINI_PROJECT_DIR');
+  const s = geminiSession(src);
+  const quiet = async (event: Record<string, unknown>) => {
+    for (const r of await hooks.fire(event)) expect({ code: r.code, err: r.stderr }).toEqual({ code: 0, err: '' });
+  };
+  await quiet(ev.sessionStart(s));
+  const before = await treeOf(project, ['.git']);
+  await quiet(ev.beforeAgent(s, 'tidy up above src'));
+  const input = { file_path: join(project, 'NEW.md'), content: 'new\n' };
+  await quiet(ev.beforeTool(s, 'write_file', input));
+  await writeFile(join(project, 'NEW.md'), 'new\n');
+  await quiet(ev.afterTool(s, 'write_file', input));
+  const shell = { command: 'rm ../top.txt' };
+  await quiet(ev.beforeTool(s, 'run_shell_command', shell));
+  execSync('rm ../top.txt', { cwd: src, shell: '/bin/sh' });
+  await quiet(ev.afterTool(s, 'run_shell_command', shell));
+  const r = await ckpt(['restore', '1', '--yes', '--json'], src);
+  expect(r.code, r.stderr).toBe(0);
+  expect(await treeOf(project, ['.git'])).toEqual(before);
+});

@@ -109,6 +109,11 @@ export interface AgentSpec {
   passiveTools: readonly string[];
   /** Environment variables the agent sets to the project root when it runs a hook, in order of preference. */
   projectDirEnv: readonly string[];
+  /**
+   * That "project root" is only the folder the agent was started in (Gemini CLI, opencode): started in
+   * a subfolder of a git project, the workspace is the git top (or a folder between with sessions).
+   */
+  projectDirIsStart?: true;
   /** Settings files by scope: project and local relative to the project root, user relative to the home folder. */
   settingsFiles: { project: string; local?: string; user: string };
   /** The agent can post hook events to a URL (`"type": "http"` hooks): `ckpt init <agent> --http`. */

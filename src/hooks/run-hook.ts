@@ -62,8 +62,11 @@ export async function runHook(options: RunHookOptions): Promise<HookOutcome> {
     event = parseHookEvent(spec, options.input);
     if (event.action === 'none' || isPassive(spec, event)) return { exitCode: 0, stdout: spec.quietAnswer ?? '', stderr: '', did };
     let root = projectRoot(spec, env, event, options.workspace);
-    // An agent that names no project dir (Codex CLI) runs hooks in its session's cwd, maybe a subfolder.
-    if ((options.locate || spec.projectDirEnv.length === 0) && !options.workspace && root === event.cwd) root = (await locateWorkspace(await openOnce(), root)).root;
+    // An agent that names no project dir (Codex CLI) runs hooks in its session's cwd, maybe a subfolder;
+    // one whose project dir is only the folder it started in (Gemini CLI, opencode) may have started in
+    // a subfolder of its git project too: the workspace is found from there, not above the git top.
+    if (!options.workspace && spec.projectDirIsStart) root = (await locateWorkspace(await openOnce(), root, { withinGitTop: true })).root;
+    else if ((options.locate || spec.projectDirEnv.length === 0) && !options.workspace && root === event.cwd) root = (await locateWorkspace(await openOnce(), root)).root;
     const link = { agent: spec.name, externalId: event.sessionId, cwd: event.cwd, ...(event.transcriptPath ? { transcriptPath: event.transcriptPath } : {}) };
     const opened = options.openSession ? await options.openSession(root, link) : await (await (await openOnce()).openWorkspace(root)).openAgentSession(link);
     session = opened.session;

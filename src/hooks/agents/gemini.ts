@@ -28,6 +28,7 @@ export const gemini: AgentSpec = {
   pathFields: ['file_path'],
   passiveTools: ['read_file', 'read_many_files', 'list_directory', 'glob', 'search_file_content', 'grep', 'google_web_search', 'web_fetch', 'write_todos', 'save_memory'],
   projectDirEnv: ['GEMINI_PROJECT_DIR', 'CLAUDE_PROJECT_DIR'],
+  projectDirIsStart: true,
   settingsFiles: { project: '.gemini/settings.json', user: '.gemini/settings.json' },
   installNote: 'Gemini CLI runs hooks only while its hooks system is enabled (tools.enableHooks; /settings -> Enable Hooks System)',
   fields: SNAKE_CASE_FIELDS,

@@ -25,6 +25,7 @@ export const opencode: AgentSpec = {
   pathFields: ['filePath'],
   passiveTools: ['read', 'glob', 'grep', 'list', 'webfetch', 'websearch', 'codesearch', 'todowrite', 'todoread', 'task', 'skill', 'question'],
   projectDirEnv: ['CKPT_OPENCODE_PROJECT_DIR'],
+  projectDirIsStart: true,
   settingsFiles: { project: '.opencode/plugins/ckpt.js', user: '.config/opencode/plugins/ckpt.js' },
   install: 'opencode-plugin',
   installNote: 'opencode loads the plugin when it starts; on its first run it also installs @opencode-ai/plugin into .opencode/ (ckpt ignores node_modules, and records the rest like any change)',
