@@ -2,6 +2,7 @@
 // SSE), with ckpt's hooks installed by `ckpt init gemini --project`: three prompts of write_file and
 // replace edits (relative and absolute paths) and run_shell_command calls (a generator, chmod, a
 // symlink, a failing command that still wrote a file). Every turn restores exactly; each restore undoes.
+import { execSync } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { makeCliAgentWorld, type CliAgentWorld } from './harness/cli-agents.js';
 
@@ -61,4 +62,28 @@ it('records a Gemini CLI session: every turn restores exactly, every restore und
   ]);
   expect(await w.checkRestores([P3, P1, P2])).toEqual([]);
   expect(await w.hookFailures()).toEqual([]);
+}, 1_200_000);
+
+it('Gemini CLI started in a subfolder of a git project (--user hooks) records the whole project: writes and shell changes above the subfolder restore exactly', async () => {
+  const P = 'Tidy up above src';
+  const g = await makeCliAgentWorld('gemini', {
+    files: { 'src/a.txt': 'alpha\n', 'top.txt': 'top\n', 'run.sh': '#!/bin/sh\necho run\n' },
+    setup: (ws) => execSync('git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm init', { cwd: ws, shell: '/bin/sh' }),
+    initScope: '--user',
+    startIn: 'src',
+    script: (ws) => ({
+      [P]: [
+        { tool: 'write_file', args: { file_path: `${ws}/NEWTOP.md`, content: 'x\n' } },
+        { tool: 'run_shell_command', args: { command: 'rm ../run.sh && echo changed > ../top.txt && echo here > local.txt' } },
+        { text: 'Done.' },
+      ],
+    }),
+  });
+  try {
+    await g.prompt(P);
+    expect(await g.checkRestores([P])).toEqual([]);
+    expect(await g.hookFailures()).toEqual([]);
+  } finally {
+    await g.close();
+  }
 }, 1_200_000);

@@ -159,7 +159,19 @@ export interface CliAgentWorld {
 
 export async function makeCliAgentWorld(
   agent: CliAgent,
-  options: { files: Record<string, string>; script: (ws: string) => Script; init?: string[]; /** Changes the agent's command line. */ argv?: (argv: string[]) => string[] },
+  options: {
+    files: Record<string, string>;
+    script: (ws: string) => Script;
+    init?: string[];
+    /** Instead of the driver's scope. */
+    initScope?: '--project' | '--user';
+    /** Changes the agent's command line. */
+    argv?: (argv: string[]) => string[];
+    /** The subfolder of the project the agent is started in (the project root by default). */
+    startIn?: string;
+    /** Runs in the project before `ckpt init` (e.g. `git init`). */
+    setup?: (ws: string) => void;
+  },
 ): Promise<CliAgentWorld> {
   const driver = DRIVERS[agent];
   const bin = await ensureAgent(agent);
@@ -182,18 +194,20 @@ export async function makeCliAgentWorld(
     if (r.code !== 0) throw new Error(`ckpt ${args.join(' ')} exited ${r.code}: ${r.stderr || r.stdout}`);
     return r.json();
   };
-  await json(['init', agent, driver.initScope, ...(options.init ?? [])]);
+  options.setup?.(ws);
+  await json(['init', agent, options.initScope ?? driver.initScope, ...(options.init ?? [])]);
   const snaps = new Map<string, Tree>();
   const ignore = ['.git', ...(driver.ignore ?? [])];
   let sessionId: string | undefined;
   const runAgent = (prompt: string) =>
     new Promise<AgentRun>((resolve, reject) => {
       // PWD too: opencode takes its project folder from it, not from the process's cwd.
-      const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, PWD: ws, NO_COLOR: '1', ...driver.env({ home, model }) };
+      const cwd = join(ws, options.startIn ?? '');
+      const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, PWD: cwd, NO_COLOR: '1', ...driver.env({ home, model }) };
       delete env.CKPT_HOME;
       delete env.CKPT_STORE;
       const argv = driver.argv(prompt, sessionId);
-      const child = spawn(bin, options.argv ? options.argv(argv) : argv, { cwd: ws, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(bin, options.argv ? options.argv(argv) : argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d) => (stdout += d));
