@@ -41,6 +41,8 @@ export interface HookEventSpec {
   perToolCall?: boolean;
   /** A tool event that names no tool (Cursor's beforeShellExecution): the tool it stands for. */
   tool?: string;
+  /** A compaction event records only with one of these triggers (default: any). */
+  triggers?: readonly string[];
 }
 
 /**

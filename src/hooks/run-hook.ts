@@ -176,6 +176,8 @@ async function act(spec: AgentSpec, event: HookEvent, session: Session, did: str
       return;
     }
     case 'compaction': {
+      const triggers = spec.events[event.name]?.triggers;
+      if (triggers && !triggers.includes(event.trigger ?? '')) return;
       const stored = await session.transaction(async (tx) => {
         const throughSeq = await tx.lastSeq();
         return tx.append([

@@ -18,7 +18,9 @@ export const gemini: AgentSpec = {
     BeforeAgent: { action: 'turn', extra: { name: 'ckpt-before-agent' } },
     BeforeTool: { action: 'before-tool', matcher: '*', extra: { name: 'ckpt-before-tool' } },
     AfterTool: { action: 'after-tool', matcher: '*', extra: { name: 'ckpt-after-tool' } },
-    PreCompress: { action: 'compaction', extra: { name: 'ckpt-pre-compress' } },
+    // Gemini CLI 0.61 fires an `auto` PreCompress before every model call, before it checks its
+    // threshold (ChatCompressionService.compress): only `/compress` (manual) is surely a compaction.
+    PreCompress: { action: 'compaction', triggers: ['manual'], extra: { name: 'ckpt-pre-compress' } },
     ...recordsNothing('AfterAgent', 'SessionEnd', 'Notification', 'BeforeModel', 'AfterModel', 'BeforeToolSelection'),
   },
   fileTools: {
