@@ -2,7 +2,10 @@
 // ckpt's hooks installed by `ckpt init codex --user`: three prompts of apply_patch edits (adds, updates,
 // a move written with an absolute path, a delete) and shell commands (a generator, chmod, a symlink, a
 // failing command that still wrote a file). Every turn is restored exactly, and each restore undone.
+import { appendFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Step } from './fake-model.js';
 import { makeCliAgentWorld, type CliAgentWorld } from './harness/cli-agents.js';
 
 const P1 = 'Add a README, fix the greeting and generate fixtures';
@@ -88,5 +91,44 @@ it('records `codex exec --ephemeral` (no transcript: its hooks send transcript_p
     expect(await e.hookFailures()).toEqual([]);
   } finally {
     await e.close();
+  }
+}, 1_200_000);
+
+it('a hand edit during the turn of a file ckpt knows only from its baseline, then an apply_patch of it: restore 1 gives prompt 1\'s content', async () => {
+  // Found by a real-agent probe on every agent: the patch's capture took the hand-edited file for the
+  // state at prompt 1. The hand edit is made while the model "thinks" before the patch.
+  const P1 = 'Please edit b now';
+  const P2 = 'Second prompt here';
+  let b = '';
+  let edited = false;
+  const steps: Step[] = [
+    { tool: 'exec_command', args: { cmd: 'echo hi' } },
+    { custom: 'apply_patch', input: '*** Begin Patch\n*** Update File: src/b.txt\n@@\n-one\n+ONE\n*** End Patch\n' },
+    { text: 'Done.' },
+  ];
+  const handEditFirst = new Proxy(steps, {
+    get(target, key, receiver) {
+      if (key === '1' && !edited) {
+        edited = true;
+        appendFileSync(b, 'hand line\n');
+      }
+      return Reflect.get(target, key, receiver);
+    },
+  });
+  const m = await makeCliAgentWorld('codex', {
+    files: { 'src/a.txt': 'alpha\n', 'src/b.txt': 'one\ntwo\n' },
+    script: (ws) => {
+      b = join(ws, 'src/b.txt');
+      return { [P1]: handEditFirst, [P2]: [{ tool: 'exec_command', args: { cmd: 'echo two > two.txt' } }, { text: 'Done.' }] };
+    },
+  });
+  try {
+    await m.prompt(P1);
+    expect(readFileSync(b, 'utf8')).toBe('ONE\ntwo\nhand line\n');
+    await m.prompt(P2);
+    expect(await m.checkRestores([P1, P2])).toEqual([]);
+    expect(await m.hookFailures()).toEqual([]);
+  } finally {
+    await m.close();
   }
 }, 1_200_000);
