@@ -36,7 +36,8 @@ describe('ckpt session', () => {
     expect(fork.session).toMatchObject({ parent: s.id, kind: 'fork', title: 'branch', forkedFrom: { session: s.id, seq: 1 } });
 
     const removed = await ckpt(['session', 'rm', 'second', '--json']);
-    expect(removed.json()).toEqual({ removed: 'second' });
+    // The other sessions see every session's records: removing one changes what their restores put back.
+    expect(removed.json()).toEqual({ removed: 'second', warnings: [expect.stringContaining("the workspace's 2 other session(s) no longer see what this session recorded")] });
     expect((await ckpt(['session', 'list', '--json'])).json().sessions).toHaveLength(2);
   });
 

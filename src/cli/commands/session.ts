@@ -165,8 +165,12 @@ export function registerSessionCommands(program: Command): void {
           if (isCkptError(err, 'SESSION_NOT_FOUND')) await workspace.remove(id as string).catch(() => undefined);
           throw err;
         }
+        // Every session's restores see every session's records (DESIGN §10): the others lose this one's.
+        const others = (await workspace.list()).filter((m) => m.id !== full).length;
         await workspace.remove(full);
-        out.result({ removed: full }, (r) => `removed session ${r.removed}`);
+        const warnings =
+          others > 0 ? [`the workspace's ${others} other session(s) no longer see what this session recorded: their restores leave the paths only it recorded as they are`] : [];
+        out.result({ removed: full, ...(warnings.length > 0 ? { warnings } : {}) }, (r) => `removed session ${r.removed}`);
       },
     },
   ]);
