@@ -93,11 +93,14 @@ export const SCENARIOS: Scenario[] = [
       await withSession(dirs, async (s) => {
         await s.turn({ text: 'go' });
       });
-      // Changed since the baseline: content the store does not hold, so the capture carries it
-      // inline and copies it to the blob store after its commit (DESIGN §10 "Inline before-images").
+      // Changed since the turn began, a path only the baseline knew: looked at first, recorded as
+      // the user's by a scan of that path (DESIGN "Hand edits during a turn").
       writeFileSync(join(dirs.workspace, 'a.txt'), 'alpha, edited outside ckpt\n');
+      // New to ckpt: content the store does not hold, so the capture carries it inline and copies
+      // it to the blob store after its commit (DESIGN §10 "Inline before-images").
+      writeFileSync(join(dirs.workspace, 'made-outside.txt'), 'made outside ckpt\n');
     },
-    args: ['capture', '--tool', 'Edit', 'a.txt', 'b/c.txt', 'new/x.txt', 'link'],
+    args: ['capture', '--tool', 'Edit', 'a.txt', 'made-outside.txt', 'b/c.txt', 'new/x.txt', 'link'],
   },
   {
     name: 'settle',
