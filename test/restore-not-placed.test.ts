@@ -3,6 +3,7 @@
 // tag: a filesystem probe found the next restore calling it "unchanged" and a later one refusing
 // with DRIFT although nothing had changed it.
 import { spawnSync } from 'node:child_process';
+import { linkSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { makeWorld } from './fixtures/restore-world.js';
@@ -30,5 +31,45 @@ describe('a path the restore could not place', () => {
     const again = await w.session.restore('1');
     expect(again.drift).toEqual([]);
     expect(await readFile(w.at('ro/a'), 'utf8')).toBe('a1\n');
+  });
+
+  it('a file written by the user while the restore runs (after its recovery capture read it) is left as the user wrote it, and reported', async () => {
+    // Found by a filesystem probe: such a write was overwritten, and no recovery image held it.
+    const w = await world();
+    await w.write('a.txt', 'a1\n');
+    await w.write('b.txt', 'b1\n');
+    await w.session.turn();
+    await w.tool(['a.txt', 'b.txt'], async () => {
+      await w.write('a.txt', 'a2\n');
+      await w.write('b.txt', 'b2\n');
+    });
+    await w.session.turn();
+    let meanwhile: string | undefined;
+    const r = await w.session.restore('1', {
+      onProgress: ({ phase }) => {
+        if (phase !== 'writing' || meanwhile) return;
+        // One entry is placed: the user writes the other before the restore gets to it.
+        meanwhile = readFileSync(w.at('a.txt'), 'utf8') === 'a2\n' ? 'a.txt' : 'b.txt';
+        writeFileSync(w.at(meanwhile), 'the user, meanwhile\n');
+      },
+    });
+    expect(meanwhile).toBeDefined();
+    expect(r.skipped).toEqual([{ path: meanwhile, why: 'changed-during-restore' }]);
+    expect(await readFile(w.at(meanwhile!), 'utf8')).toBe('the user, meanwhile\n');
+    // ckpt knows the path is not at the tag: the next restore to it sees the write as the user's own (drift).
+    const again = await w.session.restore('1', { dryRun: true });
+    expect(again.restored).toEqual([meanwhile]);
+  });
+
+  it('two names of one file (a hard link) are both placed: the restore\'s own replacing of one is not a change to the other', async () => {
+    const w = await world();
+    await w.write('one.txt', 'v1\n');
+    linkSync(w.at('one.txt'), w.at('two.txt'));
+    await w.session.turn();
+    await w.tool(['one.txt', 'two.txt'], async () => writeFileSync(w.at('one.txt'), 'v2, through one name\n'));
+    await w.session.turn();
+    const r = await w.session.restore('1');
+    expect(r.skipped).toEqual([]);
+    expect([await readFile(w.at('one.txt'), 'utf8'), await readFile(w.at('two.txt'), 'utf8')]).toEqual(['v1\n', 'v1\n']);
   });
 });

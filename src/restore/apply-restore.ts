@@ -19,6 +19,8 @@ import { recordOwnership } from '../capture/owner-index.js';
 import type { EventLogTx } from '../storage/event-log.js';
 import { sameImage } from '../workspace/read-image.js';
 import { placeEntries } from './place.js';
+import { seenOf, type SeenFile } from './place-guard.js';
+import { lstatQuiet } from '../workspace/lstat-quiet.js';
 import { checkParentChain, mapLimit } from './present.js';
 import { summarizePlan, type PlannedEntry, type PresentImage, type RestorePlan, type SkippedPath } from './plan-restore.js';
 import { readPlanContent, type ContentSource } from './plan-content.js';
@@ -104,6 +106,8 @@ async function readRecoveryImages(
   entries: readonly PlannedEntry[],
   kept?: KeptContent,
   present?: ReadonlyMap<string, PresentImage>,
+  /** Filled with what each path held when read (place-guard.ts). */
+  seen?: Map<string, SeenFile | null>,
 ): Promise<FileImage[]> {
   const slices: PlannedEntry[][] = [];
   for (let i = 0; i < entries.length; i += RECOVERY_SLICE) slices.push(entries.slice(i, i + RECOVERY_SLICE));
@@ -128,8 +132,15 @@ async function readRecoveryImages(
       for (const [k, e] of slice.entries()) {
         if (!chains[k]!.ok) continue;
         const file = kept?.take(e.path, join(root, e.path));
-        if (!file) unread.push(e);
-        else byPath.set(e.path, { path: e.path, state: 'file', blob: await storeKept(file.data, present?.get(e.path)), bytes: file.data.length, mode: file.mode });
+        if (!file) {
+          unread.push(e);
+          // Before the read: a change after this lstat is a difference when placing, never missed.
+          const was = seenOf(lstatQuiet(join(root, e.path)));
+          if (was !== undefined) seen?.set(e.path, was);
+        } else {
+          seen?.set(e.path, seenOf(file.info)!);
+          byPath.set(e.path, { path: e.path, state: 'file', blob: await storeKept(file.data, present?.get(e.path)), bytes: file.data.length, mode: file.mode });
+        }
       }
       const read = await readImages(session, unread.map((e) => ({ rel: e.path, abs: join(root, e.path) })), sink);
       for (const img of read) byPath.set(img.path, img);
@@ -185,7 +196,8 @@ export async function applyRestore(session: SessionHandle, tx: EventLogTx, optio
   await spillInline(blobs, inlineRecords([...events, ...(options.sources ?? [])]), plan.entries.map((e) => e.blob));
   // The recovery capture's content (the present content of every planned path, stored durably before
   // any change) and the plan's, read at once: a blob that cannot be read fails with nothing recorded.
-  const [recovery, planContent] = await settleBoth(readRecoveryImages(session, plan.entries, options.kept, options.present), readPlanContent(blobs, plan.entries, options.onProgress));
+  const seen = new Map<string, SeenFile | null>();
+  const [recovery, planContent] = await settleBoth(readRecoveryImages(session, plan.entries, options.kept, options.present, seen), readPlanContent(blobs, plan.entries, options.onProgress));
   const entries: PlannedEntry[] = [];
   const inPlan: number[] = [];
   const skipped = [...plan.skipped];
@@ -229,7 +241,7 @@ export async function applyRestore(session: SessionHandle, tx: EventLogTx, optio
   // The point of no return: from here on, a crash is finished from this plan on the next open.
   // A big plan goes into a blob (durable before this line is appended), referenced by id.
   await tx.append([{ type: 'restore_started', id, to: options.to, recovery: undo, ...(await planFields(session.ctx.blobs, entries)) }]);
-  const placed = await placeEntries(root, id, entries, content, options.onProgress);
+  const placed = await placeEntries(root, id, entries, content, options.onProgress, seen);
   const result: RestoreResult = {
     to: options.to,
     restored: placed.restored,

@@ -24,7 +24,7 @@ export interface KeptContent {
   /** The `onContent` hook of a read of `rel` (see workspace/read-image.ts). */
   keeper(rel: string): (data: Buffer, info: Stats) => void;
   /** The kept bytes (and mode) of `rel` when `abs` (lstat now) is still the file they were read from; else undefined. */
-  take(rel: string, abs: string): { data: Buffer; mode: number } | undefined;
+  take(rel: string, abs: string): { data: Buffer; mode: number; info: Stats } | undefined;
 }
 
 /** A keeper for reads that begin now. */
@@ -58,7 +58,7 @@ export function keepContent(budget: number = KEEP_BYTES): KeptContent {
         now.mode === was.mode &&
         now.mtimeMs === was.mtimeMs &&
         now.ctimeMs === was.ctimeMs;
-      return same ? { data: kept.data, mode: was.mode & 0o7777 } : undefined;
+      return same ? { data: kept.data, mode: was.mode & 0o7777, info: was } : undefined;
     },
   };
 }

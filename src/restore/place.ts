@@ -16,6 +16,7 @@ import type { PlannedEntry, SkippedPath } from './plan-restore.js';
 import { WHY } from './plan-restore.js';
 import { ancestorsOf, checkParentChain, checkParentChainSync, fsyncDir, mapLimit } from './present.js';
 import type { ContentSource } from './plan-content.js';
+import { CHANGED_DURING_RESTORE, changedSinceSeen, type SeenFile } from './place-guard.js';
 import { createExclusive, ensureParents, flushAndClose, stagePath, unlinkIfPresent } from './stage.js';
 
 /** Touched folders fsynced at once (each holds a descriptor while its fsync is in flight). */
@@ -42,6 +43,8 @@ export async function placeEntries(
   entries: readonly PlannedEntry[],
   content: ContentSource,
   onProgress?: (progress: { phase: string; done: number; total: number }) => void,
+  /** What the recovery capture read at each path (place-guard.ts): a path changed since is left as it is. */
+  seen?: ReadonlyMap<string, SeenFile | null>,
 ): Promise<PlaceOutcome> {
   // Outcomes by entry, reported in plan order whatever order the unlinks and fsyncs finish in.
   const outcomes: Outcome[] = new Array<Outcome>(entries.length);
@@ -62,7 +65,7 @@ export async function placeEntries(
     try {
       // The bytes first: nothing waits between an entry's checks and its acts.
       const data = entry.action === 'write' ? await content(i) : undefined;
-      const placed = placeOne(root, entry, data, stagePath(root, entry.path, id, i), touched, emptied, () => stagePath(root, entry.path, id, `d${i}`));
+      const placed = placeOne(root, entry, data, stagePath(root, entry.path, id, i), touched, emptied, () => stagePath(root, entry.path, id, `d${i}`), seen?.get(entry.path));
       if (placed instanceof Promise) {
         await unlinks.add(
           entry.path,
@@ -201,6 +204,7 @@ function placeOne(
   touched: Set<string>,
   emptied: string[],
   asideName: () => string,
+  seen?: SeenFile | null,
 ): Outcome | Written | Promise<Outcome> {
   const abs = join(root, entry.path);
   // lstat the real parent chain right before acting: a symlink that replaced a folder since the
@@ -208,6 +212,9 @@ function placeOne(
   // Entries run in plan order, so a file or symlink the plan replaces by a folder is gone by now.
   const chain = checkParentChainSync(root, entry.path);
   if (!chain.ok) return { skipped: { path: entry.path, why: chain.why } };
+  // Written since the recovery capture read it (the user, while this restore ran): it has no recovery
+  // image, so it is left as it is and reported (a probe saw such a write overwritten).
+  if (seen !== undefined && changedSinceSeen(abs, seen)) return { skipped: { path: entry.path, why: CHANGED_DURING_RESTORE } };
   if (entry.action === 'delete') {
     let removed: ReturnType<typeof removeEntry> = 'removed';
     if (chain.missing.length === 0) {
