@@ -1,4 +1,6 @@
 // End-to-end: the `ckpt session` commands through the real CLI binary (DESIGN §9 shapes, §7 exit codes).
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cli.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
@@ -35,8 +37,10 @@ describe('ckpt session', () => {
     const fork = (await ckpt(['session', 'fork', s.id, '--at', '@1', '--title', 'branch', '--json'])).json();
     expect(fork.session).toMatchObject({ parent: s.id, kind: 'fork', title: 'branch', forkedFrom: { session: s.id, seq: 1 } });
 
+    // The other sessions see every session's records: removing one that recorded something changes what their restores put back.
+    await writeFile(join(dirs.workspace, 'a.txt'), 'a\n');
+    expect((await ckpt(['--session', 'second', 'capture', 'a.txt'])).code).toBe(0);
     const removed = await ckpt(['session', 'rm', 'second', '--json']);
-    // The other sessions see every session's records: removing one changes what their restores put back.
     expect(removed.json()).toEqual({ removed: 'second', warnings: [expect.stringContaining("the workspace's 2 other session(s) no longer see what this session recorded")] });
     expect((await ckpt(['session', 'list', '--json'])).json().sessions).toHaveLength(2);
   });

@@ -1,7 +1,7 @@
 // `ckpt session new|list|show|fork|rm` (DESIGN §9).
 import type { Command } from 'commander';
 import { pc } from '../colors.js';
-import { CkptError, isCkptError, relativeTime, resolveTagSeq, sessionSize, shortSessionId, type SessionFilter, type SessionTreeNode, type SessionInfo, type SessionMetadata } from '../../index.js';
+import { CkptError, isCkptError, relativeTime, resolveTagSeq, sessionSize, shortSessionId, type SessionFilter, type SessionTreeNode, type SessionInfo, type SessionMetadata, type Session } from '../../index.js';
 import { addCommands, type OptionSpec } from '../command-table.js';
 import { commandHint } from '../hint.js';
 import { sizeLine } from './maintenance.js';
@@ -156,17 +156,20 @@ export function registerSessionCommands(program: Command): void {
       description: 'remove a session (its content is freed by the next gc)',
       run: async ([id], ctx, out) => {
         const workspace = await ctx.workspace();
-        let full: string;
+        let session: Session;
         try {
-          ({ id: full } = await ctx.session(id as string)); // a unique prefix names the session too
+          session = await ctx.session(id as string); // a unique prefix names the session too
         } catch (err) {
           // No such session — but a removal killed after its commit point may have left its folder:
           // removing by the exact id finishes that (and fails SESSION_NOT_FOUND all the same).
           if (isCkptError(err, 'SESSION_NOT_FOUND')) await workspace.remove(id as string).catch(() => undefined);
           throw err;
         }
-        // Every session's restores see every session's records (DESIGN §10): the others lose this one's.
-        const others = (await workspace.list()).filter((m) => m.id !== full).length;
+        const full = session.id;
+        // Every session's restores see every session's records (DESIGN §10): the others lose this one's
+        // (a log that cannot be read is taken to hold some).
+        const recorded = await session.events().then((events) => events.some((e) => e.type === 'capture'), () => true);
+        const others = recorded ? (await workspace.list()).filter((m) => m.id !== full).length : 0;
         await workspace.remove(full);
         const warnings =
           others > 0 ? [`the workspace's ${others} other session(s) no longer see what this session recorded: their restores leave the paths only it recorded as they are`] : [];
