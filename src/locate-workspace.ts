@@ -21,10 +21,16 @@ export interface LocatedWorkspace {
 export async function locateWorkspace(store: Store, dir: string, options: { withinGitTop?: boolean } = {}): Promise<LocatedWorkspace> {
   const start = (await resolveWorkspace(dir)).root;
   let gitTop: string | undefined;
-  let stop: string | undefined; // the last folder looked at for sessions
+  // The last folder looked at for sessions: the git top, or (outside git) the folder itself.
+  let stop: string | undefined;
   if (options.withinGitTop) {
-    for (let d = start; stop === undefined; d = dirname(d)) if ((await isGitTop(d)) || dirname(d) === d) stop = d;
-    if (!(await isGitTop(stop))) stop = start;
+    stop = start;
+    for (let d = start; dirname(d) !== d; d = dirname(d)) {
+      if (await isGitTop(d)) {
+        stop = d;
+        break;
+      }
+    }
   }
   for (let d = start; ; d = dirname(d)) {
     if (await hasSessions(store, d)) return { root: d, via: 'session' };

@@ -146,16 +146,15 @@ describe('a restore looks first', () => {
     const atPrompt1 = await snapshot(w.root);
     // While the agent works on turn 1: the user edits a file this session never recorded, then the agent edits it too.
     await writeFile(w.at('config.json'), '{"v":2,"by":"hand"}\n');
-    await s2.capture(['config.json'], { tool: 'Edit' });
-    await w.write('config.json', '{"v":3,"by":"agent"}\n');
-    await s2.settle(['config.json']);
-    await s2.capture(['other.txt'], { tool: 'Write' });
-    await w.write('other.txt', 'agent\n');
-    await s2.settle(['other.txt']);
+    const agentWrites = async (path: string, content: string, tool = 'Write') => {
+      await s2.capture([path], { tool });
+      await w.write(path, content);
+      await s2.settle([path]);
+    };
+    await agentWrites('config.json', '{"v":3,"by":"agent"}\n', 'Edit');
+    await agentWrites('other.txt', 'agent\n');
     await rm(w.at('gone.txt'));
-    await s2.capture(['gone.txt'], { tool: 'Write' });
-    await w.write('gone.txt', 'agent\n');
-    await s2.settle(['gone.txt']);
+    await agentWrites('gone.txt', 'agent\n');
     // The hand edits are the user's records; other.txt, unchanged since the first session recorded it, is the tool's alone.
     const captures = (await s2.events()).filter((e) => e.type === 'capture') as unknown as { tool: string; files: { path: string }[] }[];
     expect(captures.map((c) => `${c.tool}:${c.files.map((f) => f.path).join(',')}`)).toEqual(['user:config.json', 'Edit:config.json', 'Write:other.txt', 'user:gone.txt', 'Write:gone.txt']);

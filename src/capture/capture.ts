@@ -2,7 +2,7 @@
 // are resolved beneath the root first (an escape records nothing); content is durable before the
 // call returns: small new content inline in the capture event (one fsync: the log's), the rest stored
 // in the blob store before the event is appended. The store copy of inline content follows the commit.
-import { lstatQuiet } from '../workspace/lstat-quiet.js';
+import { changedAt, CLOCK_SLACK_MS } from '../workspace/changed-at.js';
 import { lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CkptError } from '../errors.js';
@@ -114,9 +114,6 @@ class LookFirst extends Error {
   }
 }
 
-/** How far a file's ctime may lag the clock that stamps events (as the scan's racy window). */
-const CLOCK_SLACK_MS = 2_000;
-
 /**
  * The paths among `images` this session never recorded that may hold a change nobody recorded yet
  * (this session's own records are checked by outsideChanges):
@@ -136,18 +133,9 @@ function unrecordedSinceTurn(root: string, state: Readonly<HotState>, images: re
   };
   const turnFrom = ms(state.lookedSince) - CLOCK_SLACK_MS;
   const lastEvent = ms(state.retention.lastAt);
-  const ctimeOf = (rel: string) => lstatQuiet(join(root, rel))?.ctimeMs;
-  const folderCtime = (path: string): number => {
-    for (let dir = dirname(path); ; dir = dirname(dir)) {
-      const at = ctimeOf(dir === '.' ? '' : dir);
-      if (at !== undefined || dir === '.') return at ?? Infinity;
-    }
-  };
   return images
-    .filter((i) => {
-      if (i.state === 'skipped' || i.state === 'dir' || state.known.has(i.path)) return false;
-      return i.state === 'absent' ? folderCtime(i.path) > lastEvent : (ctimeOf(i.path) ?? Infinity) >= turnFrom;
-    })
+    .filter((i) => i.state !== 'skipped' && i.state !== 'dir' && !state.known.has(i.path))
+    .filter((i) => (i.state === 'absent' ? changedAt(root, i.path) > lastEvent : changedAt(root, i.path) >= turnFrom))
     .map((i) => i.path);
 }
 

@@ -10,7 +10,7 @@
 import { lstatSync, readdirSync, watch, type FSWatcher } from 'node:fs';
 import { relative, sep } from 'node:path';
 import { DEFAULT_IGNORED_DIRS } from '../workspace/ignore-rules.js';
-import { lstatQuiet } from '../workspace/lstat-quiet.js';
+import { lstatQuiet } from '../workspace/changed-at.js';
 
 export interface TouchTracker {
   readonly root: string;

@@ -20,7 +20,7 @@ import type { EventLogTx } from '../storage/event-log.js';
 import { sameImage } from '../workspace/read-image.js';
 import { placeEntries } from './place.js';
 import { seenOf, type SeenFile } from './place-guard.js';
-import { lstatQuiet } from '../workspace/lstat-quiet.js';
+import { lstatQuiet } from '../workspace/changed-at.js';
 import { checkParentChain, mapLimit } from './present.js';
 import { summarizePlan, type PlannedEntry, type PresentImage, type RestorePlan, type SkippedPath } from './plan-restore.js';
 import { readPlanContent, type ContentSource } from './plan-content.js';

@@ -5,7 +5,6 @@
 // there when read is the same while nothing is there. A file read before its lstat could change
 // unseen, so the lstat comes first: a change after it is a difference, never missed.
 import type { Stats } from 'node:fs';
-import { lstatQuiet } from '../workspace/lstat-quiet.js';
 
 export interface SeenFile {
   ino: number;
@@ -22,9 +21,8 @@ export function seenOf(info: Stats | undefined): SeenFile | null | undefined {
   return info.isFile() ? { ino: info.ino, size: info.size, mtimeMs: info.mtimeMs } : undefined;
 }
 
-/** True when `abs` no longer holds what was seen. */
-export function changedSinceSeen(abs: string, seen: SeenFile | null): boolean {
-  const now = lstatQuiet(abs);
+/** True when `now` (an lstat of the path right before acting) is no longer what was seen. */
+export function changedSinceSeen(now: Stats | undefined, seen: SeenFile | null): boolean {
   if (seen === null) return now !== undefined;
   return now === undefined || !now.isFile() || now.ino !== seen.ino || now.size !== seen.size || now.mtimeMs !== seen.mtimeMs;
 }

@@ -8,7 +8,7 @@
 // aside in its own folder (and of a replaced file's second name, made before the rename over it) and
 // the fsyncs: they run on the thread pool, several at once (DESIGN §10 "Restore speed"), because they
 // wait on the file system's journal and those waits overlap.
-import { closeSync, constants, fchmodSync, linkSync, lstatSync, mkdirSync, renameSync, rmdirSync, symlinkSync, unlinkSync, writeSync } from 'node:fs';
+import { type Stats, closeSync, constants, fchmodSync, linkSync, lstatSync, mkdirSync, renameSync, rmdirSync, symlinkSync, unlinkSync, writeSync } from 'node:fs';
 import { chmod, lstat, open, unlink } from 'node:fs/promises';
 import { CkptError, isCkptError } from '../errors.js';
 import { dirname, join, relative } from 'node:path';
@@ -17,6 +17,7 @@ import { WHY } from './plan-restore.js';
 import { ancestorsOf, checkParentChain, checkParentChainSync, fsyncDir, mapLimit } from './present.js';
 import type { ContentSource } from './plan-content.js';
 import { CHANGED_DURING_RESTORE, changedSinceSeen, type SeenFile } from './place-guard.js';
+import { lstatQuiet } from '../workspace/changed-at.js';
 import { createExclusive, ensureParents, flushAndClose, stagePath, unlinkIfPresent } from './stage.js';
 
 /** Touched folders fsynced at once (each holds a descriptor while its fsync is in flight). */
@@ -213,16 +214,16 @@ function placeOne(
   const chain = checkParentChainSync(root, entry.path);
   if (!chain.ok) return { skipped: { path: entry.path, why: chain.why } };
   // Written since the recovery capture read it (the user, while this restore ran): it has no recovery
-  // image, so it is left as it is and reported (a probe saw such a write overwritten).
-  if (seen !== undefined && changedSinceSeen(abs, seen)) return { skipped: { path: entry.path, why: CHANGED_DURING_RESTORE } };
+  // image, so it is left as it is and reported (a probe saw such a write overwritten). Checked on the
+  // lstat each act takes right before it.
+  const changedMeanwhile = (now: Stats | undefined) => seen !== undefined && changedSinceSeen(now, seen);
+  const leftAsWritten: Outcome = { skipped: { path: entry.path, why: CHANGED_DURING_RESTORE } };
   if (entry.action === 'delete') {
+    if (changedMeanwhile(lstatQuiet(abs))) return leftAsWritten;
     let removed: ReturnType<typeof removeEntry> = 'removed';
     if (chain.missing.length === 0) {
       removed = removeEntry(abs, asideName);
-      if (removed === 'not-empty') {
-        // Something no capture recorded lives there (ignored or unscanned files): left alone.
-        return { skipped: { path: entry.path, why: 'present-unrecoverable: directory not empty' } };
-      }
+      if (removed === 'not-empty') return notEmpty(entry.path);
     }
     touched.add(dirname(abs));
     for (let d = dirname(entry.path), n = entry.newDirs ?? 0; n > 0 && d !== '.'; d = dirname(d), n--) emptied.push(d);
@@ -232,6 +233,7 @@ function placeOne(
   if (chain.missing.length > 0 && !ensureParents(root, entry.path, touched)) return { skipped: { path: entry.path, why: WHY.parentNotDirectory } };
   if (entry.action === 'mkdir') {
     const info = lstatSync(abs, { throwIfNoEntry: false });
+    if (changedMeanwhile(info)) return leftAsWritten;
     if (!info?.isDirectory()) {
       // A file or symlink there is in the recovery capture: replaced by the folder.
       if (info) unlinkSync(abs);
@@ -244,10 +246,13 @@ function placeOne(
   let aside: string | undefined;
   try {
     const present = lstatSync(abs, { throwIfNoEntry: false });
-    if (present?.isDirectory() && !removeEmptiedFolder(abs)) {
+    let kept: Outcome | undefined;
+    if (changedMeanwhile(present)) kept = leftAsWritten;
+    else if (present?.isDirectory() && !removeEmptiedFolder(abs)) kept = notEmpty(entry.path);
+    if (kept) {
       if (fd !== undefined) closeSync(fd);
       unlinkIfPresent(stagedPath);
-      return { skipped: { path: entry.path, why: 'present-unrecoverable: directory not empty' } };
+      return kept;
     }
     if (present?.isFile()) aside = linkAside(abs, asideName());
     renameSync(stagedPath, abs);
@@ -259,6 +264,11 @@ function placeOne(
   }
   touched.add(dirname(abs));
   return { fd, aside: aside === undefined ? undefined : unlinkOrPutBack(aside, abs) };
+}
+
+/** Something no capture recorded lives in the folder (ignored or unscanned files): left alone. */
+function notEmpty(path: string): Outcome {
+  return { skipped: { path, why: 'present-unrecoverable: directory not empty' } };
 }
 
 /** A written entry: its staged file's descriptor (its fsync is owed), and the unlink of the file it replaced. */

@@ -5,8 +5,7 @@
 // `--force`) and records it in its own transaction only when it goes ahead; a dry run or a refused
 // restore records nothing. The workspace's scan lock is held throughout, so no scan records the same
 // change meanwhile, nor takes the restore's writes for hand edits.
-import { lstatQuiet } from '../workspace/lstat-quiet.js';
-import { join } from 'node:path';
+import { changedAt, CLOCK_SLACK_MS } from '../workspace/changed-at.js';
 import type { FileImage } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { hasBaseline } from './baseline.js';
@@ -15,9 +14,6 @@ import { resolveChanges } from './scan-record.js';
 import { loadIndexCached } from './scan-persist.js';
 import { catchUpOwners } from '../capture/owner-index.js';
 import type { Change } from './scan-compare.js';
-
-/** How far a file's ctime may lag the clock that stamps events (the scan's racy window). */
-const CLOCK_SLACK_MS = 2_000;
 
 export interface OutsideLook {
   /** What ckpt last knew of each changed path (before-images whose content is in the store, else `skipped`). */
@@ -75,20 +71,12 @@ export async function withOutsideLook<T>(session: SessionHandle, fn: (look: (sin
  * hand keeps its files' times). File times come from a coarse clock (a few ms behind Date.now()).
  */
 function changedSince(root: string, changes: readonly Change[], fromMs: number): Change[] {
-  const ctimeOf = (path: string) => lstatQuiet(join(root, path))?.ctimeMs;
   const newFolders = new Set<string>();
   const out: Change[] = [];
   // Shallowest first, so a folder is judged before what it holds.
   for (const c of [...changes].sort((a, b) => depth(a.after.path) - depth(b.after.path))) {
     const path = c.after.path;
-    let since: boolean;
-    if (ancestors(path).some((d) => newFolders.has(d))) since = true;
-    else if (c.after.state === 'absent') {
-      let at: number | undefined;
-      for (const d of [...ancestors(path), '']) if ((at = ctimeOf(d)) !== undefined) break;
-      since = (at ?? Infinity) >= fromMs;
-    } else since = (ctimeOf(path) ?? Infinity) >= fromMs;
-    if (!since) continue;
+    if (!ancestors(path).some((d) => newFolders.has(d)) && changedAt(root, path) < fromMs) continue;
     out.push(c);
     if (c.change === 'created' && c.after.state === 'dir') newFolders.add(path);
   }

@@ -2,7 +2,7 @@
 // content passes (reading new and changed files into the scan's pack) and the comparison with what
 // ckpt last knew — everything before anything is recorded. A scan records what this finds (scan.ts);
 // a restore's look plans with it first (look-outside.ts, DESIGN §10 "A restore looks first").
-import { lstatQuiet } from '../workspace/lstat-quiet.js';
+import { lstatQuiet } from '../workspace/changed-at.js';
 import { join } from 'node:path';
 import type { FileImage } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';

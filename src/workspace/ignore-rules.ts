@@ -98,16 +98,26 @@ function toPosix(p: string): string {
  * `..something`, is inside too (a probe found both recorded as workspace changes).
  */
 export function storeBeneath(root: string, storeDir: string): string | undefined {
-  let real = storeDir;
-  try {
-    real = realpathSync(storeDir);
-  } catch {
-    // not made yet: as given
-  }
+  const real = realStoreDir(storeDir);
   const rel = relative(root, real);
   if (rel === '') return '';
   if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
   return toPosix(rel);
+}
+
+/** A store folder's real path, resolved once per process (every capture asks); as given while it is not made yet. */
+const realStoreDirs = new Map<string, string>();
+function realStoreDir(storeDir: string): string {
+  let real = realStoreDirs.get(storeDir);
+  if (real === undefined) {
+    try {
+      real = realpathSync(storeDir);
+      realStoreDirs.set(storeDir, real);
+    } catch {
+      return storeDir;
+    }
+  }
+  return real;
 }
 
 export function createIgnoreRules(options: IgnoreRulesOptions): IgnoreRules {

@@ -1,0 +1,28 @@
+// When a path last changed, as the file system says: a capture's and a restore's look judge "made
+// since the turn / the tag" by it. A file's inode ctime (it cannot be set back); an absent path left
+// no inode to ask, so its nearest remaining folder's (a removal changes it). An lstat here is quiet:
+// undefined when nothing is there — the name is missing, or a folder on its way is now a file
+// (ENOTDIR: a folder replaced by a file by hand).
+import { lstatSync, type Stats } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/** How far a file's ctime may lag the clock that stamps events (the scan's racy window: coarse file clocks). */
+export const CLOCK_SLACK_MS = 2_000;
+
+export function lstatQuiet(abs: string): Stats | undefined {
+  try {
+    return lstatSync(abs, { throwIfNoEntry: false });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    throw err;
+  }
+}
+
+/** The ctime of `rel` (workspace-relative), or of its nearest existing folder when it is absent; Infinity when none answers. */
+export function changedAt(root: string, rel: string): number {
+  for (let p = rel; ; p = dirname(p)) {
+    const at = lstatQuiet(join(root, p === '.' ? '' : p))?.ctimeMs;
+    if (at !== undefined) return at;
+    if (p === '.' || p === '') return Infinity;
+  }
+}
