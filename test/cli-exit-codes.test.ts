@@ -93,3 +93,17 @@ describe('exit codes', () => {
     expect((await runCli(['--store', dirs.store, 'hook', 'nosuchagent', '--json'], { cwd: dirs.workspace, input: '{}', env: strict })).code).toBe(2);
   });
 });
+
+describe('a reader that stops early', () => {
+  it('`ckpt cat … | head -c 10`: the closed pipe is no crash (no EPIPE stack), the command exits 0', async () => {
+    const env = { ...process.env, CKPT_STORE: dirs.store, NO_COLOR: '1' };
+    const ckpt = (...args: string[]) => spawnSync(process.execPath, [CKPT_BIN, ...args], { cwd: dirs.workspace, env, encoding: 'utf8' });
+    expect(ckpt('session', 'new').status).toBe(0);
+    await writeFile(join(dirs.workspace, 'big.txt'), 'line of a large file\n'.repeat(100_000)); // 2 MB: more than a pipe holds
+    expect(ckpt('turn').status).toBe(0);
+    expect(ckpt('capture', 'big.txt').status).toBe(0);
+    const r = spawnSync('bash', ['-c', `"${process.execPath}" "${CKPT_BIN}" cat 1 big.txt | head -c 10 >/dev/null; echo "exit \${PIPESTATUS[0]}" >&2`], { cwd: dirs.workspace, env, encoding: 'utf8' });
+    expect(r.stderr).not.toContain('EPIPE');
+    expect(r.stderr.trim()).toBe('exit 0');
+  });
+});

@@ -124,6 +124,9 @@ function commandPath(program: Command, argv: readonly string[]): string {
 }
 
 export function processIo(): CliIo {
+  // A reader that stops early (`ckpt log | head`) closes the pipe: the command still finishes what it
+  // is doing (a restore never stops half-way for it), its further output goes nowhere.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', ignoreClosedPipe);
   return {
     stdout: process.stdout,
     stderr: process.stderr,
@@ -135,6 +138,10 @@ export function processIo(): CliIo {
     },
     invokedAs: invocation(process.argv[1]),
   };
+}
+
+function ignoreClosedPipe(err: NodeJS.ErrnoException): void {
+  if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err;
 }
 
 /** `ckpt` when started through its bin link, else `node <script>`: a command that works as printed. */
