@@ -162,6 +162,58 @@ describe('a restore looks first', () => {
     expect(await snapshot(w.root)).toEqual(atPrompt1);
   });
 
+  it('the same for a file made by hand during the turn, and for a hand chmod of a path in a folder the scan index never held', async () => {
+    // Found by the hook property test (widened to any path): the scan of the path alone declined
+    // (its folder was newer than the index) and the file new to ckpt was left out, so restore 1 gave
+    // the hand's mode and the hand's file.
+    const w = await world();
+    await w.write('a.txt', 'a\n');
+    await w.session.turn();
+    await w.tool(['d/e/f.txt'], () => w.write('d/e/f.txt', 'one\n')); // its folders: an owner record's, not the index's
+    const s2 = await w.ws.create({ title: 'after /clear' });
+    await s2.turn();
+    const atPrompt1 = await snapshot(w.root);
+    const agentWrites = async (path: string, content: string) => {
+      await s2.capture([path], { tool: 'Write' });
+      await w.write(path, content);
+      await s2.settle([path]);
+    };
+    await chmod(w.at('d/e/f.txt'), 0o755);
+    await agentWrites('d/e/f.txt', 'one\n');
+    await w.write('new.txt', 'made by hand\n');
+    await agentWrites('new.txt', 'agent\n');
+    await mkdir(w.at('g'));
+    await w.write('g/h.txt', 'made by hand in a new folder\n');
+    await agentWrites('g/h.txt', 'agent\n');
+    const captures = (await s2.events()).filter((e) => e.type === 'capture') as unknown as { tool: string; files: { path: string }[] }[];
+    expect(captures.map((c) => `${c.tool}:${c.files.map((f) => f.path).join(',')}`)).toEqual(['user:d/e/f.txt', 'Write:d/e/f.txt', 'user:new.txt', 'Write:new.txt', 'user:g,g/h.txt', 'Write:g/h.txt']);
+    await s2.restore('1', { force: true });
+    expect(await snapshot(w.root)).toEqual(atPrompt1);
+  });
+
+  it('a hand removal, then the agent writes another path of that folder before this one: the removal is still the user\'s', async () => {
+    const w = await world();
+    await w.write('src/x.ts', 'x\n');
+    await w.write('src/z.ts', 'z\n');
+    await w.session.scan({ rewriteIndex: 'always' }); // the index holds src/ (else the full scan answers)
+    await w.session.turn();
+    const s2 = await w.ws.create({ title: 'after /clear' });
+    await s2.turn();
+    const atPrompt1 = await snapshot(w.root);
+    const agentWrites = async (path: string, content: string) => {
+      await s2.capture([path], { tool: 'Write' });
+      await w.write(path, content);
+      await s2.settle([path]);
+    };
+    await rm(w.at('src/x.ts'));
+    await agentWrites('src/y.ts', 'new\n'); // its capture looks (the folder changed): at its known files too
+    await agentWrites('src/x.ts', 'agent\n'); // the folder's change is older than the last event now
+    const captures = (await s2.events()).filter((e) => e.type === 'capture') as unknown as { tool: string; files: { path: string }[] }[];
+    expect(captures.map((c) => `${c.tool}:${c.files.map((f) => f.path).join(',')}`)).toEqual(['user:src/x.ts', 'Write:src/y.ts', 'Write:src/x.ts']);
+    await s2.restore('1', { force: true });
+    expect(await snapshot(w.root)).toEqual(atPrompt1);
+  });
+
   it('the same for a file only the baseline knew (a git work tree\'s: its content in git until then)', async () => {
     const dirs = await makeTempDirs('ckpt-look-base-');
     const at = (rel: string) => join(dirs.workspace, rel);

@@ -95,12 +95,13 @@ export class Session extends SessionHandle {
   /** Records the before-images of paths a tool is about to change; durable when it returns. */
   capture(paths: readonly string[], options?: CaptureOptions): Promise<CaptureResult> {
     this.here('a capture');
-    // A path ckpt knew (the baseline, another session) changed since the turn began and this session
-    // never recorded: the user's change, recorded first by a scan of those paths only. Where that scan
-    // cannot be sure (DESIGN "Hand edits during a turn") the capture takes the present, as before.
+    // A path this session never recorded changed since the turn began: the user's change (an edit of a
+    // file ckpt knew from the baseline or another session, or a file made by hand), recorded first by
+    // a scan of those paths only — or the full scan where that one cannot answer exactly (DESIGN
+    // "Hand edits during a turn").
     return capture(this, paths, options, async (changed) => {
       if (!(await hasBaseline(this))) return;
-      await scan(this, { tool: OUTSIDE_TOOL, watchedOnly: true, knownOnly: true, changedPaths: async () => new Set(changed) });
+      await scan(this, { tool: OUTSIDE_TOOL, changedPaths: async () => new Set(changed), siblingsOfAbsent: true });
     });
   }
 

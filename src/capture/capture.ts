@@ -187,7 +187,7 @@ export async function appendCapture(
 }
 
 /**
- * Records the before-images of `inputs`. `lookFirst` (the public API's: a path-limited scan, tool
+ * Records the before-images of `inputs`. `lookFirst` (the public API's: a scan of those paths, tool
  * `user`) is called for paths this session never recorded that changed since its turn began — a hand
  * edit during the turn of a file only the baseline knew — so that change is recorded as the user's
  * before the tool's capture takes the present as its before-image (DESIGN §10 "Hand edits during a turn").

@@ -56,7 +56,7 @@ export async function scanChanged(session: SessionHandle, touched: ReadonlySet<s
   let candidates: string[];
   const probe = createProbe(root);
   try {
-    candidates = expand(touched, prev, owners, rules, probe);
+    candidates = expand(touched, prev, owners, rules, probe, options.siblingsOfAbsent === true);
   } catch (err) {
     if (err instanceof Decline) return undefined;
     throw err;
@@ -82,7 +82,6 @@ export async function scanChanged(session: SessionHandle, touched: ReadonlySet<s
   let scanned = 0;
   for (const path of candidates) {
     const slot = prev.slotOf(path);
-    if (options.knownOnly && slot < 0 && !owners.has(path)) continue;
     const st = probe.lstat(path);
     if (st === 'unreadable') return undefined;
     // Folders are recorded (created, deleted, type changes) by the full scan only: any folder among
@@ -172,7 +171,7 @@ export async function scanChanged(session: SessionHandle, touched: ReadonlySet<s
 }
 
 /** The file-level paths to look at: touched paths, the present subtree of touched folders, and their former content. */
-function expand(touched: ReadonlySet<string>, prev: ScanIndex, owners: ReadonlyMap<string, FileImage>, rules: IgnoreRules, probe: Probe): string[] {
+function expand(touched: ReadonlySet<string>, prev: ScanIndex, owners: ReadonlyMap<string, FileImage>, rules: IgnoreRules, probe: Probe, siblingsOfAbsent: boolean): string[] {
   const out = new Set<string>();
   const add = (path: string): void => {
     if (RULE_FILES.has(path.slice(path.lastIndexOf('/') + 1))) throw new Decline('rule file');
@@ -197,6 +196,7 @@ function expand(touched: ReadonlySet<string>, prev: ScanIndex, owners: ReadonlyM
     const s = prev.slotOf(path);
     if (isDir || st === undefined || (s >= 0 && prev.kind[s] === KIND_DIR)) folders.push(path);
     if (isDir) listTree(probe.root, path, rules, add);
+    if (st === undefined && siblingsOfAbsent) addKnownFiles(prev, owners, rules, path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '', add);
   }
   if (folders.length > 0) {
     for (const dir of prev.rules.keys()) {
@@ -211,6 +211,23 @@ function expand(touched: ReadonlySet<string>, prev: ScanIndex, owners: ReadonlyM
     }
   }
   return [...out].sort();
+}
+
+/**
+ * The files and links ckpt knows directly in `dir` (the index's block of it, owner records), not its
+ * folders nor its rule files (those would turn every such look into the full scan; the next one sees them).
+ */
+function addKnownFiles(prev: ScanIndex, owners: ReadonlyMap<string, FileImage>, rules: IgnoreRules, dir: string, add: (path: string) => void): void {
+  const prefix = dir === '' ? '' : `${dir}/`;
+  const file = (path: string) => !path.slice(prefix.length).includes('/') && !RULE_FILES.has(path.slice(prefix.length)) && !rules.isIgnoredPath(path);
+  const d = dir === '' ? 0 : prev.slotOf(dir);
+  if (d >= 0 && prev.kind[d] === KIND_DIR) {
+    const first = prev.size[d] as number;
+    const n = prev.mtime[d] as number;
+    if (!(first >= 0 && n >= 0 && first + n <= prev.count)) throw new Decline('index folder block');
+    for (let j = first; j < first + n; j++) if (prev.kind[j] !== KIND_DIR && file(prev.paths[j] as string)) add(prev.paths[j] as string);
+  }
+  for (const [path, image] of owners) if (image.state !== 'dir' && path.startsWith(prefix) && file(path)) add(path);
 }
 
 /** Every file entry the index records below folder slot `d` (through the folders' child blocks). */

@@ -41,11 +41,11 @@ export interface ScanOptions {
    */
   watchedOnly?: boolean;
   /**
-   * With `changedPaths`: only paths ckpt knew something of (the scan index or an owner record) are
-   * looked at; one new to it is left out (a tool capture's look, capture.ts: a file made during the
-   * turn is the tool's to record).
+   * With `changedPaths`: for a path that is absent, the files ckpt knows directly in its folder are
+   * looked at too (a tool capture's look: a removal by hand there changed the folder before a tool
+   * wrote another path in it, so only the first capture in that folder would have looked).
    */
-  knownOnly?: boolean;
+  siblingsOfAbsent?: boolean;
 }
 
 
