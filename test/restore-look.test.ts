@@ -214,6 +214,24 @@ describe('a restore looks first', () => {
     expect(await snapshot(w.root)).toEqual(atPrompt1);
   });
 
+  it('a path a restore\'s look left as it was, made by hand during a later turn and then written by the agent, is looked at', async () => {
+    // Found by the hook property test: the look's capture had no settle, so this session held b.txt for
+    // captured and never settled, and the later capture did not look at it.
+    const w = await world();
+    await w.session.turn();
+    await w.write('b.txt', 'one\n');
+    await w.session.turn();
+    await rm(w.at('b.txt'));
+    await w.write('a.txt', 'by hand\n');
+    await w.session.restore('1', { force: true }); // deletes a.txt; b.txt was absent at 1 and is now
+    await w.session.turn();
+    const atPrompt3 = await snapshot(w.root);
+    await w.write('b.txt', 'made by hand\n');
+    await w.tool(['b.txt'], () => w.write('b.txt', 'agent\n'));
+    await w.session.restore('3', { force: true });
+    expect(await snapshot(w.root)).toEqual(atPrompt3);
+  });
+
   it('the same for a file only the baseline knew (a git work tree\'s: its content in git until then)', async () => {
     const dirs = await makeTempDirs('ckpt-look-base-');
     const at = (rel: string) => join(dirs.workspace, rel);

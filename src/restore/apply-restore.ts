@@ -229,8 +229,12 @@ export async function applyRestore(session: SessionHandle, tx: EventLogTx, optio
   const state = replay(events);
   const look = options.look;
   if (look) await look.commit();
-  const lookEvents = look ? [nextCaptureEvent(state, look.before, { tool: OUTSIDE_TOOL, reason: 'changed outside the agent before a restore' })] : [];
-  const captureEvent = nextCaptureEvent({ turn: state.turn, nextK: state.nextK + lookEvents.length }, recoveryImages, { tool: 'restore', reason: options.reason, extra: { restoreId: id } });
+  const lookCapture = look ? nextCaptureEvent(state, look.before, { tool: OUTSIDE_TOOL, reason: 'changed outside the agent before a restore' }) : undefined;
+  // With its settle (the present), as a scan's: else this session would hold the paths the restore
+  // leaves as they are for captured and never settled, and a later hand edit of them during a turn
+  // would not be looked at (found by the hook property test).
+  const lookEvents = look && lookCapture ? [lookCapture, { type: 'settle', tag: lookCapture.tag, files: look.after }] : [];
+  const captureEvent = nextCaptureEvent({ turn: state.turn, nextK: state.nextK + (lookCapture ? 1 : 0) }, recoveryImages, { tool: 'restore', reason: options.reason, extra: { restoreId: id } });
   const stored = (await tx.append([...lookEvents, captureEvent])).at(-1) as CaptureEvent;
   const planned = new Set(entries.map((e) => e.path));
   const leftAsTheyAre = look?.after.filter((image) => !planned.has(image.path) && image.state !== 'skipped') ?? [];
