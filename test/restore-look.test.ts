@@ -232,6 +232,36 @@ describe('a restore looks first', () => {
     expect(await snapshot(w.root)).toEqual(atPrompt3);
   });
 
+  it('folders renamed or replaced by hand (their files keep older inodes): during a turn before the agent writes in them, and after the last prompt', async () => {
+    // Found by a real-agent probe (Claude Code, Codex, Gemini CLI, opencode, Copilot): a folder's
+    // rename changes the folder's ctime, not its files', so both looks took the moved files for old.
+    const w = await world();
+    for (const [path, content] of [['A/f', 'a\n'], ['B/f', 'b\n'], ['lib/x/y.txt', 'y\n'], ['C/f', 'c\n'], ['D/f', 'd\n']] as const) await w.write(path, content);
+    await w.session.turn(); // the first session (before a /clear) recorded them
+    await sleep(2_100); // the files' inodes older than the clock slack
+    const s2 = await w.ws.create({ title: 'after /clear' });
+    await s2.turn();
+    const atPrompt1 = await snapshot(w.root);
+    const agentEdits = async (path: string, content: string) => {
+      await s2.capture([path], { tool: 'Edit' });
+      await w.write(path, content);
+      await s2.settle([path]);
+    };
+    // While the agent works on prompt 1:
+    await rm(w.at('A'), { recursive: true });
+    await rename(w.at('B'), w.at('A'));
+    await agentEdits('A/f', 'agent\n');
+    await rename(w.at('lib/x'), w.at('lib/x2'));
+    await agentEdits('lib/x2/y.txt', 'agent\n');
+    await s2.turn();
+    // After the last prompt:
+    await rm(w.at('C'), { recursive: true });
+    await rename(w.at('D'), w.at('C'));
+    expect((await refusal(s2.restore('1'))).drift).toEqual(['C/f', 'D', 'D/f']);
+    await s2.restore('1', { force: true });
+    expect(await snapshot(w.root)).toEqual(atPrompt1);
+  });
+
   it('the same for a file only the baseline knew (a git work tree\'s: its content in git until then)', async () => {
     const dirs = await makeTempDirs('ckpt-look-base-');
     const at = (rel: string) => join(dirs.workspace, rel);

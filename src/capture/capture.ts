@@ -2,7 +2,7 @@
 // are resolved beneath the root first (an escape records nothing); content is durable before the
 // call returns: small new content inline in the capture event (one fsync: the log's), the rest stored
 // in the blob store before the event is appended. The store copy of inline content follows the commit.
-import { changedAt, CLOCK_SLACK_MS } from '../workspace/changed-at.js';
+import { changedAt, CLOCK_SLACK_MS, foldersChangedAt } from '../workspace/changed-at.js';
 import { lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CkptError } from '../errors.js';
@@ -119,6 +119,8 @@ class LookFirst extends Error {
  * (this session's own records are checked by outsideChanges):
  * - a present path whose inode changed since the event before the current turn, when that turn began
  *   with a scan (anything older was there when it looked) — rare: a hand edit or another session's write;
+ *   or one of whose folders (the root left out) changed since this session's last event — a folder
+ *   renamed or replaced by hand moves its files without changing their inodes;
  * - an absent path whose nearest folder changed since this session's last event (a removal changes
  *   it; the agent's own earlier writes there came before their settles, so a run of new files costs
  *   nothing). A removal by hand followed by another recorded write in the same folder is not seen.
@@ -135,7 +137,7 @@ function unrecordedSinceTurn(root: string, state: Readonly<HotState>, images: re
   const lastEvent = ms(state.retention.lastAt);
   return images
     .filter((i) => i.state !== 'skipped' && i.state !== 'dir' && !state.known.has(i.path))
-    .filter((i) => (i.state === 'absent' ? changedAt(root, i.path) > lastEvent : changedAt(root, i.path) >= turnFrom))
+    .filter((i) => (i.state === 'absent' ? changedAt(root, i.path) > lastEvent : changedAt(root, i.path) >= turnFrom || foldersChangedAt(root, i.path) > lastEvent))
     .map((i) => i.path);
 }
 

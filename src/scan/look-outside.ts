@@ -5,7 +5,7 @@
 // `--force`) and records it in its own transaction only when it goes ahead; a dry run or a refused
 // restore records nothing. The workspace's scan lock is held throughout, so no scan records the same
 // change meanwhile, nor takes the restore's writes for hand edits.
-import { changedAt, CLOCK_SLACK_MS } from '../workspace/changed-at.js';
+import { changedAt, CLOCK_SLACK_MS, foldersChangedAt } from '../workspace/changed-at.js';
 import type { FileImage } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { hasBaseline } from './baseline.js';
@@ -68,7 +68,10 @@ export async function withOutsideLook<T>(session: SessionHandle, fn: (look: (sin
  * The changes made after `fromMs`: a path whose inode is older held the same then (ctime cannot be set
  * back). A deleted path left no inode to ask: its nearest remaining folder's is (a removal changes it).
  * What a folder made since holds is new with it, whatever its own inodes say (a folder moved in by
- * hand keeps its files' times). File times come from a coarse clock (a few ms behind Date.now()).
+ * hand keeps its files' times); so is what a folder changed since holds (a folder replaced by another
+ * by hand, `rm -rf A; mv B A`, is a folder before and after, and A/f's inode is B/f's, older): the
+ * root left out, as any top-level entry changes it. File times come from a coarse clock (a few ms
+ * behind Date.now()).
  */
 function changedSince(root: string, changes: readonly Change[], fromMs: number): Change[] {
   const newFolders = new Set<string>();
@@ -76,7 +79,7 @@ function changedSince(root: string, changes: readonly Change[], fromMs: number):
   // Shallowest first, so a folder is judged before what it holds.
   for (const c of [...changes].sort((a, b) => depth(a.after.path) - depth(b.after.path))) {
     const path = c.after.path;
-    if (!ancestors(path).some((d) => newFolders.has(d)) && changedAt(root, path) < fromMs) continue;
+    if (!ancestors(path).some((d) => newFolders.has(d)) && changedAt(root, path) < fromMs && foldersChangedAt(root, path) < fromMs) continue;
     out.push(c);
     if (c.change === 'created' && c.after.state === 'dir') newFolders.add(path);
   }

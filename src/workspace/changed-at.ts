@@ -1,6 +1,7 @@
 // When a path last changed, as the file system says: a capture's and a restore's look judge "made
 // since the turn / the tag" by it. A file's inode ctime (it cannot be set back); an absent path left
-// no inode to ask, so its nearest remaining folder's (a removal changes it). An lstat here is quiet:
+// no inode to ask, so its nearest remaining folder's (a removal changes it). A folder renamed or
+// replaced by hand moves its files without touching their inodes: only the folders' own ctimes tell. An lstat here is quiet:
 // undefined when nothing is there — the name is missing, or a folder on its way is now a file
 // (ENOTDIR: a folder replaced by a file by hand).
 import { lstatSync, type Stats } from 'node:fs';
@@ -25,4 +26,15 @@ export function changedAt(root: string, rel: string): number {
     if (at !== undefined) return at;
     if (p === '.' || p === '') return Infinity;
   }
+}
+
+/**
+ * The latest ctime of the folders above `rel`, the workspace root left out (0 for a path in the root):
+ * a folder moved or replaced since carries files whose own ctimes are older. The root is left out
+ * because it changes with any top-level entry, and a look is not for that.
+ */
+export function foldersChangedAt(root: string, rel: string): number {
+  let latest = 0;
+  for (let p = dirname(rel); p !== '.' && p !== '' && p !== '/'; p = dirname(p)) latest = Math.max(latest, lstatQuiet(join(root, p))?.ctimeMs ?? 0);
+  return latest;
 }
