@@ -1,7 +1,7 @@
 // Restore semantics on real files (issue 3 items 6, 7, 10; DESIGN §2, §4, §6): the earliest-image
 // rule, deletes of created files and their folders, chains and undo of undo, drift, skipped paths,
 // symlinks, exact modes, symlinked parents, fail-closed blobs, dry runs and path filters.
-import { readdir, readFile, stat, writeFile, mkdir, symlink, rm } from 'node:fs/promises';
+import { readdir, readFile, rename, stat, writeFile, mkdir, symlink, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exitCodeOf, isCkptError } from '../src/errors.js';
@@ -198,6 +198,21 @@ describe('restore to a tag', () => {
     expect(await readdir(outside)).toEqual(['f.txt', 'new.txt']);
     expect(await readFile(join(outside, 'f.txt'), 'utf8')).toBe('outside file');
     expect(await readFile(join(outside, 'new.txt'), 'utf8')).toBe('outside new');
+  });
+
+  it('a path named in a restore or cat is the recorded one, never resolved through a symlink made since (found by a probe: restore 1 d/x.txt deleted d2/x.txt)', async () => {
+    const w = await world();
+    await w.write('d/x.txt', 'x');
+    await w.turn();
+    await w.tool(['d/x.txt', 'd'], async () => {
+      await rename(w.at('d'), w.at('d2'));
+      await symlink('d2', w.at('d'));
+    }, 'Bash');
+    const file = await w.session.readFile('1', 'd/x.txt');
+    expect({ path: file.path, state: file.state }).toEqual({ path: 'd/x.txt', state: 'file' });
+    const r = await restore(w.session, '1', { paths: ['d/x.txt'] });
+    expect(r.skipped).toEqual([{ path: 'd/x.txt', why: 'symlinked-parent' }]);
+    expect(await readFile(w.at('d2/x.txt'), 'utf8')).toBe('x');
   });
 
   it('fails closed on a corrupt blob: BLOB_CORRUPT, nothing changed, no staging file left', async () => {

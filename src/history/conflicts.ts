@@ -5,7 +5,7 @@ import type { ConflictEvent, EventBase } from '../format/event.js';
 import { readOwners, type OwnerEntry } from '../capture/owner-index.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import type { SessionStore } from '../session/session-store.js';
-import { resolveBeneath } from '../workspace/resolve-path.js';
+import { resolveRecorded } from '../workspace/resolve-path.js';
 
 export interface ConflictEntry {
   /** The session that found the conflict (its capture was about to overwrite another session's write). */
@@ -41,7 +41,7 @@ export interface OwnerReport {
 
 /** Which session last wrote `input` (a path beneath the root, relative to `cwd` or the root). */
 export async function ownerOf(session: SessionHandle, input: string, cwd?: string): Promise<OwnerReport> {
-  const { rel } = await resolveBeneath(session.workspaceRoot, input, cwd ?? session.workspaceRoot);
+  const { rel } = await resolveRecorded(session.workspaceRoot, input, cwd ?? session.workspaceRoot);
   const entry = (await readOwners(session))[rel];
   return { path: rel, owner: entry && typeof entry.session === 'string' ? entry : null };
 }

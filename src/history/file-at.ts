@@ -19,7 +19,7 @@ import { inlineRecords } from '../format/inline-blobs.js';
 import { withInlineBlobs } from '../storage/inline-store.js';
 import { readImage, sameImage } from '../workspace/read-image.js';
 import { timelinePosition, type TimelineCapture, type WorkspaceTimeline } from '../session/workspace-timeline.js';
-import { resolveBeneath } from '../workspace/resolve-path.js';
+import { resolveBeneath, resolveRecorded } from '../workspace/resolve-path.js';
 
 export interface FileAtTag {
   /** Workspace-relative path. */
@@ -73,7 +73,7 @@ const BLOB_ID = /^[0-9a-f]{64}$/;
 export async function readFileAt(input: FileAtInput): Promise<FileAtTag> {
   const seq = resolveTagSeq(input.events, input.tag);
   const position = input.timeline ? timelinePosition(input.events, input.tag) : seq;
-  const { rel, abs } = await resolveBeneath(input.root, input.path, input.cwd ?? input.root);
+  const { rel } = await resolveRecorded(input.root, input.path, input.cwd ?? input.root);
   const captures: TimelineCapture[] = input.timeline?.captures ?? input.events.filter((e): e is CaptureEvent => e.type === 'capture');
   const base = { path: rel, tag: input.tag, position: seq };
 
@@ -87,6 +87,8 @@ export async function readFileAt(input: FileAtInput): Promise<FileAtTag> {
     return { ...base, ...(await fromLog(captured, blobs)), source: 'capture', ...fromFields };
   }
 
+  // The present, read only beneath the root: a folder replaced by a symlink since may lead out of it (PATH_ESCAPE).
+  const { abs } = await resolveBeneath(input.root, rel);
   const present = await readImage(abs, rel, { maxBytes: input.maxBytes });
   const recorded = await input.lastRecord?.(rel);
   if (!recorded) await loadPlans(input.blobs, input.events); // `known` folds committed restores, whose big plans sit in blobs

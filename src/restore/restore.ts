@@ -12,7 +12,7 @@ import { loadPlans, planOf } from '../session/restore-plans.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import type { EventLogTx } from '../storage/event-log.js';
 import { withWarnings } from '../session/warnings.js';
-import { resolveBeneath } from '../workspace/resolve-path.js';
+import { resolveRecorded } from '../workspace/resolve-path.js';
 import { sameImage } from '../workspace/read-image.js';
 import { ownerImage, readOwners } from '../capture/owner-index.js';
 import { applyRestore, type RestoreResult } from './apply-restore.js';
@@ -77,7 +77,7 @@ export interface RestoreInTxOptions {
 /** Resolves filter inputs to workspace-relative paths (PATH_ESCAPE for anything outside the root). */
 export async function resolveFilter(session: SessionHandle, inputs: readonly string[], cwd?: string): Promise<string[]> {
   const out: string[] = [];
-  for (const input of inputs) out.push((await resolveBeneath(session.workspaceRoot, input, cwd ?? session.workspaceRoot)).rel);
+  for (const input of inputs) out.push((await resolveRecorded(session.workspaceRoot, input, cwd ?? session.workspaceRoot)).rel);
   return [...new Set(out)];
 }
 

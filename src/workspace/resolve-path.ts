@@ -39,6 +39,22 @@ export async function resolveBeneath(root: string, input: string, cwd: string = 
   return { rel: rel.split(sep).join('/'), abs };
 }
 
+/**
+ * A path as ckpt records it, for naming a recorded path (a restore's filter, `cat`, `owner`): `input`
+ * taken beneath `root` by name, its folders not followed — a folder replaced by a symlink since still
+ * names the recorded path, never the link's target (which `restore 1 d/x.txt` would have deleted).
+ * A name that reaches the root only through a link (a symlinked alias of it) resolves as
+ * `resolveBeneath` does.
+ */
+export async function resolveRecorded(root: string, input: string, cwd: string = root): Promise<ResolvedPath> {
+  if (input.length > 0 && !input.includes('\0')) {
+    const abs = resolve(cwd, input);
+    const rel = relative(root, abs);
+    if (rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel)) return { rel: rel.split(sep).join('/'), abs };
+  }
+  return resolveBeneath(root, input, cwd);
+}
+
 /** Real path of `dir`: the deepest existing ancestor resolved through symlinks, missing segments re-appended. */
 async function realAncestor(dir: string): Promise<string> {
   const missing: string[] = [];
