@@ -6,7 +6,7 @@
 // turn (each compared with the model, and some undone; some right after hand edits no prompt followed), and forks at an earlier turn whose restores
 // must give that turn's snapshot (then undone). Fast in `npm test`; CKPT_PROPERTY_RUNS for more.
 import { spawnSync } from 'node:child_process';
-import { chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -21,7 +21,14 @@ import { makeTempDirs } from './helpers/temp.js';
 const PATHS = ['a.txt', 'b.txt', 'd/c.txt', 'd/e/f.txt'] as const;
 const CONTENTS = ['one\n', 'two\n', 'three\n', ''] as const;
 
-type FsOp = { kind: 'write'; path: string; content: string } | { kind: 'rm'; path: string } | { kind: 'chmod'; path: string; mode: number };
+// `move`: a folder renamed, or replacing another (`rm -rf to; mv from to`); `path` is a file it carries,
+// the one a hand-mid's agent write then takes (a rename leaves its files' inodes as they were).
+type FsOp =
+  | { kind: 'write'; path: string; content: string }
+  | { kind: 'rm'; path: string }
+  | { kind: 'chmod'; path: string; mode: number }
+  | { kind: 'move'; from: string; to: string; path: string };
+const FOLDERS = ['d', 'd/e', 'x'] as const;
 type Op =
   | { kind: 'prompt' }
   | { kind: 'agent-write'; path: string; content: string }
@@ -38,6 +45,9 @@ const fsOp: fc.Arbitrary<FsOp> = fc.oneof(
   fc.record({ kind: fc.constant('write' as const), path: fc.constantFrom(...PATHS), content: fc.constantFrom(...CONTENTS) }),
   fc.record({ kind: fc.constant('rm' as const), path: fc.constantFrom(...PATHS) }),
   fc.record({ kind: fc.constant('chmod' as const), path: fc.constantFrom(...PATHS), mode: fc.constantFrom(0o644, 0o755) }),
+  fc
+    .record({ from: fc.constantFrom(...FOLDERS), to: fc.constantFrom(...FOLDERS) })
+    .map(({ from, to }) => ({ kind: 'move' as const, from, to, path: `${to}/${from === 'd' ? 'c.txt' : 'f.txt'}` })),
 );
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: fc.constant({ kind: 'prompt' as const }) },
@@ -76,7 +86,14 @@ async function apply(root: string, o: FsOp): Promise<void> {
     await mkdir(dirname(abs), { recursive: true }).catch(() => {});
     await writeFile(abs, o.content).catch(() => {});
   } else if (o.kind === 'rm') await rm(abs, { force: true });
-  else await chmod(abs, o.mode).catch(() => {});
+  else if (o.kind === 'chmod') await chmod(abs, o.mode).catch(() => {});
+  else if (o.from !== o.to && !o.to.startsWith(`${o.from}/`) && !o.from.startsWith(`${o.to}/`)) {
+    const [from, to] = [join(root, o.from), join(root, o.to)];
+    if (!(await lstat(from).then((st) => st.isDirectory(), () => false))) return;
+    await rm(to, { recursive: true, force: true });
+    await mkdir(dirname(to), { recursive: true }).catch(() => {});
+    await rename(from, to).catch(() => {});
+  }
 }
 
 describe('the hook promise: restore N is the workspace at prompt N', () => {
