@@ -157,8 +157,9 @@ describe('ckpt mcp: tools', () => {
   });
 
   it('refuses drift as the CLI does; force must be previewed', async () => {
-    await mcp.ok('turn', {});
+    // d.txt is there when the turn begins (made during it, a checkpoint would record it as the user's new file first).
     await writeFile(w('d.txt'), 'd1\n');
+    await mcp.ok('turn', {});
     await mcp.ok('checkpoint', { paths: ['d.txt'] });
     await writeFile(w('d.txt'), 'd2\n');
     await mcp.ok('settle', { paths: ['d.txt'] });

@@ -1,7 +1,7 @@
 // Restore semantics on real files (issue 3 items 6, 7, 10; DESIGN §2, §4, §6): the earliest-image
 // rule, deletes of created files and their folders, chains and undo of undo, drift, skipped paths,
 // symlinks, exact modes, symlinked parents, fail-closed blobs, dry runs and path filters.
-import { readdir, readFile, rename, stat, writeFile, mkdir, symlink, rm } from 'node:fs/promises';
+import { readdir, readFile, readlink, rename, stat, writeFile, mkdir, symlink, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exitCodeOf, isCkptError } from '../src/errors.js';
@@ -210,9 +210,29 @@ describe('restore to a tag', () => {
     }, 'Bash');
     const file = await w.session.readFile('1', 'd/x.txt');
     expect({ path: file.path, state: file.state }).toEqual({ path: 'd/x.txt', state: 'file' });
+    // As the whole restore does: the folder d comes back in place of the link (its undo has the link).
     const r = await restore(w.session, '1', { paths: ['d/x.txt'] });
-    expect(r.skipped).toEqual([{ path: 'd/x.txt', why: 'symlinked-parent' }]);
+    expect({ restored: r.restored, deleted: r.deleted, skipped: r.skipped }).toEqual({ restored: ['d', 'd/x.txt'], deleted: [], skipped: [] });
+    expect(await readFile(w.at('d/x.txt'), 'utf8')).toBe('x');
     expect(await readFile(w.at('d2/x.txt'), 'utf8')).toBe('x');
+    await restore(w.session, r.undo!);
+    expect(await readlink(w.at('d'))).toBe('d2');
+  });
+
+  it('a path restore re-creates the folders above it that existed at the tag as planned, recorded entries: its undo removes them again (found by a preview probe)', async () => {
+    const w = await world();
+    await w.write('d/e/y.txt', 'y');
+    await w.turn();
+    await w.tool(['d/e/y.txt'], () => w.write('d/e/y.txt', 'Y'));
+    await w.tool(['d/e/y.txt', 'd/e', 'd'], () => w.remove('d'), 'Bash');
+    const before = await snapshot(w.root);
+    const dry = await restore(w.session, '1', { paths: ['d/e/y.txt'], dryRun: true });
+    expect(dry.restored).toEqual(['d', 'd/e', 'd/e/y.txt']);
+    const r = await restore(w.session, '1', { paths: ['d/e/y.txt'] });
+    expect(r.restored).toEqual(['d', 'd/e', 'd/e/y.txt']);
+    expect(await w.read('d/e/y.txt')).toBe('y');
+    await restore(w.session, r.undo!);
+    expect(await snapshot(w.root)).toEqual(before);
   });
 
   it('fails closed on a corrupt blob: BLOB_CORRUPT, nothing changed, no staging file left', async () => {

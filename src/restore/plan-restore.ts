@@ -4,7 +4,7 @@
 // printed, dry-run, journaled in `restore_started` and replayed after a crash.
 import type { EventBase, FileImage, RestorePlanEntry } from '../format/event.js';
 import { isStoredPath } from '../format/stored-path.js';
-import { imagesAt, matchesFilter } from '../session/positions.js';
+import { matchesFilter, restoreImagesAt } from '../session/positions.js';
 import { replay, type ReplayState } from '../session/replay.js';
 import { sameImage } from '../workspace/read-image.js';
 
@@ -84,7 +84,7 @@ function capturesOf(events: PlanRestoreInput['events']): Pick<ReplayState, 'capt
 
 /** The paths a restore to `toSeq` would consider: those whose present image the caller must read. */
 export function candidatePaths(events: PlanRestoreInput['events'], toSeq: number, filter?: readonly string[]): string[] {
-  return [...imagesAt(capturesOf(events).captures, toSeq, filter).keys()].filter(isStoredPath);
+  return [...restoreImagesAt(capturesOf(events).captures, toSeq, filter).keys()].filter(isStoredPath);
 }
 
 /** The plan entry that puts `image` in place, or undefined when the image cannot be restored. */
@@ -134,7 +134,7 @@ function presentWhy(present: FileImage): string {
 
 export function planRestore(input: PlanRestoreInput): RestorePlan {
   const { captures, known } = capturesOf(input.events);
-  const targets = imagesAt(captures, input.position ?? input.toSeq, input.paths);
+  const targets = restoreImagesAt(captures, input.position ?? input.toSeq, input.paths);
   const plan: RestorePlan = { toSeq: input.toSeq, entries: [], unchanged: [], skipped: [], drift: [] };
   // A path beneath a file or symlink that this restore replaces by a folder (or removes) holds
   // nothing now: it is planned as absent, and placing it creates its folders once they are free.

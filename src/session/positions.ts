@@ -99,6 +99,21 @@ export function imagesAt(captures: readonly CaptureEvent[], position: number, fi
   return new Map([...out.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
+/**
+ * The images a restore of `filter` (or of everything) considers: those under `filter`, and the folders
+ * above them that existed at the position — placing a file re-creates its missing folders, so they are
+ * planned (previewed) and recorded like the rest, and the restore's undo removes them again (found by a
+ * preview probe: the undo of `restore 1 d/y.txt` was refused as drift on the folder `d` it made).
+ */
+export function restoreImagesAt(captures: readonly CaptureEvent[], position: number, filter?: readonly string[]): Map<string, PositionImage> {
+  if (!filter) return imagesAt(captures, position);
+  const out = new Map<string, PositionImage>();
+  for (const [path, image] of imagesAt(captures, position)) {
+    if (matchesFilter(path, filter) || (image.state === 'dir' && filter.some((f) => f.startsWith(`${path}/`)))) out.set(path, image);
+  }
+  return out;
+}
+
 /** True when `path` is `filter` or lies beneath it as a folder (no filter: every path). */
 export function matchesFilter(path: string, filter: readonly string[] | undefined): boolean {
   if (!filter) return true;
