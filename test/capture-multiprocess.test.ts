@@ -16,9 +16,10 @@ afterEach(() => dirs.cleanup());
 
 describe('capture across processes', () => {
   it('8 processes capturing at once into one session: dense seq, unique tags, nothing lost', async () => {
+    // The files are there before the session (made during the turn, each capture would record it as the user's new file first).
+    for (let i = 0; i < 8; i++) await writeFile(join(dirs.workspace, `f${i}.txt`), `content ${i}`);
     await ckpt(['session', 'new', '--id', 'shared']);
     await ckpt(['turn']);
-    for (let i = 0; i < 8; i++) await writeFile(join(dirs.workspace, `f${i}.txt`), `content ${i}`);
     const runs = await Promise.all(
       Array.from({ length: 8 }, (_, i) => ckpt(['--session', 'shared', 'capture', '--tool', `p${i}`, `f${i}.txt`, '--json'])),
     );

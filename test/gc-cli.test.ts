@@ -54,7 +54,8 @@ describe('maintenance commands', () => {
     for (let t = 1; t <= 3; t++) await turnWithEdit(t);
     const pruned = await ckpt('prune', '--keep-turns', '1', '--json');
     expect(pruned.code).toBe(0);
-    expect(pruned.json()).toMatchObject({ session: 's', pruned: true, retiredCaptures: 2 });
+    // Turn 1's capture is preceded by the user's (the file was made during the turn), turn 2's is not.
+    expect(pruned.json()).toMatchObject({ session: 's', pruned: true, retiredCaptures: 3 });
     const retired = await ckpt('restore', '2', '--yes', '--json');
     expect(retired.code).toBe(3);
     expect(JSON.parse(retired.stderr).error.code).toBe('TAG_PRUNED');
@@ -68,10 +69,11 @@ describe('maintenance commands', () => {
   });
 
   it('stats and session show report recorded vs stored bytes', async () => {
-    await ckpt('session', 'new', '--id', 's');
     const big = 'same line of text\n'.repeat(2000);
-    await ckpt('turn');
+    // There before the session (made during the turn, the capture would record them as the user's new files first).
     for (const f of ['x.txt', 'y.txt']) await writeFile(join(dirs.workspace, f), big);
+    await ckpt('session', 'new', '--id', 's');
+    await ckpt('turn');
     await ckpt('capture', 'x.txt', 'y.txt');
     await ckpt('settle', 'x.txt', 'y.txt');
     const stats = await ckpt('stats', '--json');

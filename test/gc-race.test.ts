@@ -74,7 +74,8 @@ async function writeAged(prefix: string, count: number): Promise<void> {
 async function assertSessionReadable(id: string, count: number, prefix: string): Promise<void> {
   const ws = await store.openWorkspace(dirs.workspace);
   const events = await (await ws.get(id)).events();
-  const captured = events.filter((e) => e.type === 'capture').flatMap((e) => e.files as { blob: string }[]);
+  // The Write captures (each file was made during the turn: the user's capture of it comes first, no blob).
+  const captured = events.filter((e) => e.type === 'capture' && e.tool === 'Write').flatMap((e) => e.files as { blob: string }[]);
   expect(captured).toHaveLength(count);
   for (let i = 0; i < count; i++) {
     expect(captured[i]!.blob).toBe(sha(`${prefix}-${i}`));

@@ -71,9 +71,9 @@ describe('the shell hook client', () => {
     env.PATH = `${bin}:${env.PATH}`;
     const s = claudeSession(ws);
     const args = [NO_NODE, '--store', storeDir, 'hook', 'claude', '--daemon'];
+    await writeFile(join(ws, 'a.txt'), 'one\n'); // there when the session starts
     expect(await runSh(args, ev.sessionStart(s))).toEqual({ code: 0, stdout: '', stderr: '' });
     expect((await runSh(args, ev.userPromptSubmit(s, 'fix a.txt'))).code).toBe(0);
-    await writeFile(join(ws, 'a.txt'), 'one\n');
     const edit = { file_path: join(ws, 'a.txt'), old_string: 'one', new_string: 'two', replace_all: false };
     expect(await runSh([NO_NODE, '--store', storeDir, 'hook', 'claude'], ev.preToolUse(s, 'Edit', edit, 'toolu_1'))).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(await checkpoints(s.session_id)).toEqual(['1.1:Edit']);

@@ -262,6 +262,20 @@ describe('a restore looks first', () => {
     expect(await snapshot(w.root)).toEqual(atPrompt1);
   });
 
+  it('a restore with nothing to place still records what its look found (found by a preview probe)', async () => {
+    const w = await world();
+    await w.write('keep.txt', 'keep\n');
+    await w.session.turn();
+    await w.write('a.txt', 'by hand\n');
+    await w.session.turn(); // its look records a.txt
+    await rm(w.at('a.txt')); // by hand: as at turn 1 again
+    const r = await w.session.restore('1');
+    expect({ restored: r.restored, deleted: r.deleted, undo: r.undo }).toEqual({ restored: [], deleted: [], undo: null });
+    const last = (await w.session.events()).filter((e) => e.type === 'capture').at(-1) as unknown as { tool: string; files: { path: string; state: string }[] };
+    expect(last).toMatchObject({ tool: 'user', files: [{ path: 'a.txt', state: 'file' }] });
+    expect((await w.session.scan()).files).toEqual([]); // nothing left for the next scan
+  });
+
   it('the same for a file only the baseline knew (a git work tree\'s: its content in git until then)', async () => {
     const dirs = await makeTempDirs('ckpt-look-base-');
     const at = (rel: string) => join(dirs.workspace, rel);

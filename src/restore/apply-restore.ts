@@ -9,11 +9,11 @@ import { randomBytes } from 'node:crypto';
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { CkptError } from '../errors.js';
-import { OUTSIDE_TOOL, type CaptureEvent, type EventBase, type FileImage } from '../format/event.js';
+import { OUTSIDE_TOOL, type CaptureEvent, type EventBase, type FileImage, type NewEvent } from '../format/event.js';
 import { nextCaptureEvent, readImages } from '../capture/capture.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { afterCommit } from '../session/warnings.js';
-import { imageOfPlanEntry, replay } from '../session/replay.js';
+import { imageOfPlanEntry, replay, type ReplayState } from '../session/replay.js';
 import { planFields, resultFields } from '../session/restore-plans.js';
 import { recordOwnership } from '../capture/owner-index.js';
 import type { EventLogTx } from '../storage/event-log.js';
@@ -187,7 +187,7 @@ export async function applyRestore(session: SessionHandle, tx: EventLogTx, optio
     return { ...baseResult(options, plan.entries, [...plan.skipped], [...plan.drift]), dryRun: true, ...refuse, plan };
   }
   if (plan.drift.length > 0 && !options.force) throw driftError(options.to, plan.drift);
-  if (plan.entries.length === 0) return baseResult(options, [], [...plan.skipped], [...plan.drift]);
+  if (plan.entries.length === 0) return nothingToPlace(session, tx, options, [...plan.skipped], [...plan.drift]);
 
   const { blobs } = session.ctx;
   const events = await tx.read();
@@ -217,28 +217,15 @@ export async function applyRestore(session: SessionHandle, tx: EventLogTx, optio
     inPlan.push(i);
   });
   if (changedMeanwhile.length > 0 && !options.force) throw driftError(options.to, changedMeanwhile);
-  if (entries.length === 0) return baseResult(options, [], skipped, drift);
+  if (entries.length === 0) return nothingToPlace(session, tx, options, skipped, drift);
   const recoveryImages = recovery.filter((r) => r.state !== 'skipped');
 
   const id = randomBytes(8).toString('hex');
-  // The look's paths are recorded first (as a turn's scan would have): their before-image is what ckpt
-  // last knew, so a later restore to a tag before now puts that back. All of them, also those a path
-  // filter left out (else a later restore never learns of the folders they brought). Those the
-  // restore does not change are owned as they are now, so the next look (an undo's) does not find
-  // them changed again.
   const state = replay(events);
-  const look = options.look;
-  if (look) await look.commit();
-  const lookCapture = look ? nextCaptureEvent(state, look.before, { tool: OUTSIDE_TOOL, reason: 'changed outside the agent before a restore' }) : undefined;
-  // With its settle (the present), as a scan's: else this session would hold the paths the restore
-  // leaves as they are for captured and never settled, and a later hand edit of them during a turn
-  // would not be looked at (found by the hook property test).
-  const lookEvents = look && lookCapture ? [lookCapture, { type: 'settle', tag: lookCapture.tag, files: look.after }] : [];
-  const captureEvent = nextCaptureEvent({ turn: state.turn, nextK: state.nextK + (lookCapture ? 1 : 0) }, recoveryImages, { tool: 'restore', reason: options.reason, extra: { restoreId: id } });
+  const lookEvents = await lookEventsOf(state, options.look);
+  const captureEvent = nextCaptureEvent({ turn: state.turn, nextK: state.nextK + (lookEvents.length > 0 ? 1 : 0) }, recoveryImages, { tool: 'restore', reason: options.reason, extra: { restoreId: id } });
   const stored = (await tx.append([...lookEvents, captureEvent])).at(-1) as CaptureEvent;
-  const planned = new Set(entries.map((e) => e.path));
-  const leftAsTheyAre = look?.after.filter((image) => !planned.has(image.path) && image.state !== 'skipped') ?? [];
-  if (leftAsTheyAre.length > 0) await afterCommit(options.warnings, 'owner index not updated', () => recordOwnership(session, leftAsTheyAre));
+  await ownLeftAsTheyAre(session, options, new Set(entries.map((e) => e.path)));
   const undo = stored.tag;
   const content: ContentSource = (i) => planContent(inPlan[i]!);
 
@@ -271,6 +258,40 @@ export async function applyRestore(session: SessionHandle, tx: EventLogTx, optio
   if (asTheyAre.length > 0) await afterCommit(options.warnings, 'paths the restore skipped not recorded', () => tx.append([{ type: 'settle', tag: undo, files: asTheyAre }]));
   await recordRestored(session, entries, placed, options.warnings);
   return result;
+}
+
+/**
+ * The look's record (DESIGN §10 "A restore looks first"), first in the restore's append, as a turn's
+ * scan would have made it: a capture whose before-images are what ckpt last knew (a later restore to a
+ * tag before now puts that back) — all looked paths, also those a path filter left out (else a later
+ * restore never learns of the folders they brought) — and its settle (the present): else this session
+ * would hold the paths the restore leaves as they are for captured and never settled, and a later hand
+ * edit of them during a turn would not be looked at (found by the hook property test).
+ */
+async function lookEventsOf(state: Pick<ReplayState, 'turn' | 'nextK'>, look: OutsideLook | undefined): Promise<NewEvent[]> {
+  if (!look) return [];
+  await look.commit();
+  const capture = nextCaptureEvent(state, look.before, { tool: OUTSIDE_TOOL, reason: 'changed outside the agent before a restore' });
+  return [capture, { type: 'settle', tag: capture.tag, files: look.after }];
+}
+
+/** Looked paths the restore does not change are owned as they are now, so the next look (an undo's) does not find them changed again. */
+async function ownLeftAsTheyAre(session: SessionHandle, options: ApplyRestoreOptions, planned: ReadonlySet<string>): Promise<void> {
+  const left = options.look?.after.filter((image) => !planned.has(image.path) && image.state !== 'skipped') ?? [];
+  if (left.length > 0) await afterCommit(options.warnings, 'owner index not updated', () => recordOwnership(session, left));
+}
+
+/**
+ * A restore with nothing to place: still, what its look found is recorded (found by a preview probe:
+ * a hand deletion of a path already as at the tag stayed in `status`, and the next scan recorded it
+ * after the restore).
+ */
+async function nothingToPlace(session: SessionHandle, tx: EventLogTx, options: ApplyRestoreOptions, skipped: SkippedPath[], drift: string[]): Promise<RestoreResult> {
+  if (options.look) {
+    await tx.append(await lookEventsOf(replay(await tx.read()), options.look));
+    await ownLeftAsTheyAre(session, options, new Set());
+  }
+  return baseResult(options, [], skipped, drift);
 }
 
 /**

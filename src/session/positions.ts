@@ -43,7 +43,7 @@ function whatExists(events: readonly EventBase[], tag: ReturnType<typeof parseTa
   if (tag.kind === 'seq') return `the session has ${last} event(s) (@1 to @${last}), ${turnRange}`;
   if (tag.k === 0 || !turns.includes(tag.turn) && tag.turn !== 0) return `the session has ${turnRange}${turns.length ? '' : ` (a turn starts when the user sends a message: 'ckpt turn')`}`;
   const ks = events.filter((e) => e.type === 'capture' && e.turn === tag.turn).map((e) => e.k as number);
-  const name = tag.turn === 0 ? 'before the first turn there' : `turn ${tag.turn} has`;
+  const name = tag.turn === 0 ? 'before the first turn there are' : `turn ${tag.turn} has`;
   return ks.length === 0 ? `${name} no checkpoints` : `${name} checkpoints ${tag.turn}.${Math.min(...ks)} to ${tag.turn}.${Math.max(...ks)}`;
 }
 

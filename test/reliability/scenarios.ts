@@ -93,6 +93,9 @@ export const SCENARIOS: Scenario[] = [
       await withSession(dirs, async (s) => {
         await s.turn({ text: 'go' });
       });
+      // Well after the turn's event on the file clock (a coarse one: a few ms), so that the same paths
+      // are looked at in every run (the absent new/x.txt too: its nearest folder changed since).
+      await new Promise((r) => setTimeout(r, 30));
       // Changed since the turn began, a path only the baseline knew: looked at first, recorded as
       // the user's by a scan of that path (DESIGN "Hand edits during a turn").
       writeFileSync(join(dirs.workspace, 'a.txt'), 'alpha, edited outside ckpt\n');

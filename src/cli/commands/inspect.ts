@@ -24,7 +24,7 @@ export function registerInspectCommands(program: Command): void {
     },
     {
       use: 'cat <tag> <path>',
-      description: "a file's content at a tag (from this session's own records), on stdout",
+      description: "a file's content at a tag (from the records of every session of the workspace), on stdout",
       run: async ([tag, path], ctx, out) => {
         const file = await (await ctx.session()).readFile(tag as string, path as string, { cwd: ctx.io.cwd });
         const { content, ...meta } = file;
