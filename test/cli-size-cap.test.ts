@@ -38,4 +38,14 @@ describe('size cap', () => {
     expect(env.code).toBe(2);
     expect((await ckpt(['log', '--json'])).json().checkpoints.length).toBe(before);
   });
+
+  it('a file over the cap that changes size is recorded (skipped again): a restore to before it reports it (found by a preview probe)', async () => {
+    const cap = { CKPT_MAX_FILE_SIZE: '1k' };
+    await writeFile(join(dirs.workspace, 'huge.log'), Buffer.alloc(5000, 1));
+    expect((await ckpt(['turn'], cap)).code).toBe(0); // its look records huge.log, skipped
+    await writeFile(join(dirs.workspace, 'huge.log'), Buffer.alloc(6000, 2));
+    expect((await ckpt(['turn'], cap)).code).toBe(0);
+    const r = (await ckpt(['restore', '1', '--dry-run', '--json'], cap)).json();
+    expect(r.skipped).toEqual([{ path: 'huge.log', why: 'not-recorded: too-large' }]);
+  });
 });

@@ -95,7 +95,10 @@ export function compare(known: Known, now: Known, nowGitSha1: string | undefined
   if (b.state === 'absent') return 'deleted';
   if (a.state !== b.state) return a.state === 'skipped' || b.state === 'skipped' ? 'modified' : 'type';
   if (a.state === 'symlink') return a.target === b.target ? undefined : 'modified';
-  if (a.state === 'skipped') return undefined;
+  // Content ckpt could not record (over the size cap, unreadable) that changed size or reason: recorded
+  // as skipped again, so a restore to before it reports the path instead of passing over it in silence
+  // (a same-size edit of such a file is not seen: its content is never read).
+  if (a.state === 'skipped') return a.bytes !== b.bytes || a.why !== b.why ? 'modified' : undefined;
   // A folder's mode: known on both sides only (indexes and records before issue 26 have none).
   if (a.state === 'dir') return a.mode !== undefined && b.mode !== undefined && a.mode !== b.mode ? 'mode' : undefined;
   let sameBytes: boolean;
