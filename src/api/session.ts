@@ -158,7 +158,12 @@ export class Session extends SessionHandle {
   /** What diff and readFile read: the session's events over the workspace's timeline, its blobs and root. */
   private async history() {
     const events = await this.events();
-    return { events, timeline: await workspaceTimeline(this, events), root: this.workspaceRoot, blobs: this.ctx.blobs, maxBytes: this.ctx.options.maxBlobBytes };
+    // The last record of a path is any session's (another may have written it since this one did).
+    const lastRecord = async (rel: string) => {
+      const o = (await readOwners(this))[rel];
+      return o ? ownerImage(rel, o) : undefined;
+    };
+    return { events, timeline: await workspaceTimeline(this, events), root: this.workspaceRoot, blobs: this.ctx.blobs, maxBytes: this.ctx.options.maxBlobBytes, lastRecord };
   }
 
   /** Where the session stands: turn, unsettled captures, paths changed since ckpt last recorded them. Read-only. */
@@ -213,12 +218,7 @@ export class Session extends SessionHandle {
    */
   async readFile(tag: string, path: string, options: { cwd?: string } = {}): Promise<FileAtTag> {
     if (this.ctx.workspace.foreign) return this.readRecordedFile(tag, path);
-    // The last record of the path is any session's (another may have written it since this one did).
-    const lastRecord = async (rel: string) => {
-      const o = (await readOwners(this))[rel];
-      return o ? ownerImage(rel, o) : undefined;
-    };
-    return readFileAt({ ...(await this.history()), tag, path, cwd: options.cwd, lastRecord });
+    return readFileAt({ ...(await this.history()), tag, path, cwd: options.cwd });
   }
 
   /** `readFile` of another machine's workspace: what ckpt recorded of the path at the tag (as `export` writes it). */

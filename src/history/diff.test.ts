@@ -57,6 +57,18 @@ describe('diff', () => {
     expect((await session.diff('2', '2')).changes).toEqual([]);
   });
 
+  it('between two past tags, an unrecorded hand change since is not read as either side (as cat answers; found by a preview probe)', async () => {
+    await session.turn();
+    await agentWrite('new.txt', 'new\n');
+    await session.turn();
+    const expected = [{ path: 'new.txt', status: 'A', added: 1, removed: 0 }];
+    expect((await session.diff('1', '2')).changes).toEqual(expected);
+    await rm(w('new.txt')); // by hand, nothing recorded it
+    expect((await session.diff('1', '2')).changes).toEqual(expected);
+    expect((await session.diff('2', '1')).changes).toEqual([{ path: 'new.txt', status: 'D', added: 0, removed: 1 }]);
+    expect((await session.diff('1')).changes).toEqual([]); // the present side is the present
+  });
+
   it('is symmetric: FROM after TO gives the reverse diff (issue 9 D), also against the present', async () => {
     await writeFile(w('a.txt'), 'v1\n');
     await writeFile(w('gone.txt'), 'bye\n');

@@ -13,7 +13,9 @@ import { imagesAt, resolveTagSeq } from '../session/positions.js';
 import { isStoredPath } from '../format/stored-path.js';
 import { WHY } from '../restore/plan-restore.js';
 import { readPresent } from '../restore/present.js';
-import { readNoFollow, sha256 } from '../workspace/read-image.js';
+import { readNoFollow, sameImage, sha256 } from '../workspace/read-image.js';
+import { replay, type ReplayState } from '../session/replay.js';
+import { loadPlans } from '../session/restore-plans.js';
 import { timelinePosition, type WorkspaceTimeline } from '../session/workspace-timeline.js';
 
 export interface DiffChange {
@@ -54,6 +56,8 @@ export interface DiffInput {
    * covers what other sessions of the workspace changed in between. Default: this session's only.
    */
   timeline?: WorkspaceTimeline;
+  /** What ckpt last recorded of a path (any session's): a past tag's side when no capture follows it (as `cat`). */
+  lastRecord?: (rel: string) => Promise<FileImage | undefined>;
 }
 
 const MAX_TEXT_BYTES = 4 * 1024 * 1024;
@@ -82,6 +86,15 @@ export async function diffSession(input: DiffInput): Promise<DiffResult> {
     const now = await readPresent(input.root, path, input.maxBytes);
     return now.state === 'skipped' && now.why === WHY.parentNotDirectory ? { path, state: 'absent' } : now;
   };
+  let known: ReplayState['known'] | undefined;
+  const lastRecordedUnlessSame = async (path: string): Promise<FileImage | undefined> => {
+    let recorded = await input.lastRecord?.(path);
+    if (!recorded) {
+      await loadPlans(input.blobs, events); // `known` folds committed restores, whose big plans sit in blobs
+      recorded = (known ??= replay(events).known).get(path) ?? undefined;
+    }
+    return recorded && recorded.state !== 'skipped' && !sameImage(recorded, await present(path)) ? recorded : undefined;
+  };
   const atFrom = fromSeq === Infinity ? new Map<string, FileImage>() : imagesAt(captures, fromSeq);
   const atToMap = toSeq === Infinity ? new Map<string, FileImage>() : imagesAt(captures, toSeq);
   for (const path of [...changed].sort()) {
@@ -89,9 +102,12 @@ export async function diffSession(input: DiffInput): Promise<DiffResult> {
       result.skipped.push({ path, why: 'invalid-path' }); // the decoder refuses these; never read
       continue;
     }
-    // The state at a position is the earliest image after it; none after it: the path is as it is now.
-    const fromImage = atFrom.get(path);
-    const toImage = atToMap.get(path);
+    // The state at a position is the earliest image after it; none after it: the path is as ckpt last
+    // recorded it — as it is now, unless it changed unrecorded since (then a past tag's side is the
+    // record, as `cat` answers; the present side is the present).
+    const since = async (seq: number) => (seq === Infinity ? undefined : await lastRecordedUnlessSame(path));
+    const fromImage = atFrom.get(path) ?? (await since(fromSeq));
+    const toImage = atToMap.get(path) ?? (await since(toSeq));
     const before = fromImage ?? (await present(path));
     const after = toImage ?? (await present(path));
     const bad = [before, after].find((i) => i.state === 'skipped');
