@@ -13,9 +13,8 @@ import { imagesAt, resolveTagSeq } from '../session/positions.js';
 import { isStoredPath } from '../format/stored-path.js';
 import { WHY } from '../restore/plan-restore.js';
 import { readPresent } from '../restore/present.js';
-import { readNoFollow, sameImage, sha256 } from '../workspace/read-image.js';
-import { replay, type ReplayState } from '../session/replay.js';
-import { loadPlans } from '../session/restore-plans.js';
+import { readNoFollow, sha256 } from '../workspace/read-image.js';
+import { recordUnlessPresent } from './last-record.js';
 import { timelinePosition, type WorkspaceTimeline } from '../session/workspace-timeline.js';
 
 export interface DiffChange {
@@ -86,15 +85,7 @@ export async function diffSession(input: DiffInput): Promise<DiffResult> {
     const now = await readPresent(input.root, path, input.maxBytes);
     return now.state === 'skipped' && now.why === WHY.parentNotDirectory ? { path, state: 'absent' } : now;
   };
-  let known: ReplayState['known'] | undefined;
-  const lastRecordedUnlessSame = async (path: string): Promise<FileImage | undefined> => {
-    let recorded = await input.lastRecord?.(path);
-    if (!recorded) {
-      await loadPlans(input.blobs, events); // `known` folds committed restores, whose big plans sit in blobs
-      recorded = (known ??= replay(events).known).get(path) ?? undefined;
-    }
-    return recorded && recorded.state !== 'skipped' && !sameImage(recorded, await present(path)) ? recorded : undefined;
-  };
+  const recorded = recordUnlessPresent(events, input.blobs, input.lastRecord);
   const atFrom = fromSeq === Infinity ? new Map<string, FileImage>() : imagesAt(captures, fromSeq);
   const atToMap = toSeq === Infinity ? new Map<string, FileImage>() : imagesAt(captures, toSeq);
   for (const path of [...changed].sort()) {
@@ -105,7 +96,7 @@ export async function diffSession(input: DiffInput): Promise<DiffResult> {
     // The state at a position is the earliest image after it; none after it: the path is as ckpt last
     // recorded it — as it is now, unless it changed unrecorded since (then a past tag's side is the
     // record, as `cat` answers; the present side is the present).
-    const since = async (seq: number) => (seq === Infinity ? undefined : await lastRecordedUnlessSame(path));
+    const since = async (seq: number) => (seq === Infinity ? undefined : await recorded(path, await present(path)));
     const fromImage = atFrom.get(path) ?? (await since(fromSeq));
     const toImage = atToMap.get(path) ?? (await since(toSeq));
     const before = fromImage ?? (await present(path));

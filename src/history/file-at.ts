@@ -12,12 +12,11 @@ import { open } from 'node:fs/promises';
 import { CkptError } from '../errors.js';
 import type { CaptureEvent, EventBase, FileImage, FileState } from '../format/event.js';
 import { imagesAt, resolveTagSeq } from '../session/positions.js';
-import { replay } from '../session/replay.js';
-import { loadPlans } from '../session/restore-plans.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { inlineRecords } from '../format/inline-blobs.js';
 import { withInlineBlobs } from '../storage/inline-store.js';
-import { readImage, sameImage } from '../workspace/read-image.js';
+import { readImage } from '../workspace/read-image.js';
+import { recordUnlessPresent } from './last-record.js';
 import { timelinePosition, type TimelineCapture, type WorkspaceTimeline } from '../session/workspace-timeline.js';
 import { resolveBeneath, resolveRecorded } from '../workspace/resolve-path.js';
 
@@ -90,12 +89,8 @@ export async function readFileAt(input: FileAtInput): Promise<FileAtTag> {
   // The present, read only beneath the root: a folder replaced by a symlink since may lead out of it (PATH_ESCAPE).
   const { abs } = await resolveBeneath(input.root, rel);
   const present = await readImage(abs, rel, { maxBytes: input.maxBytes });
-  const recorded = await input.lastRecord?.(rel);
-  if (!recorded) await loadPlans(input.blobs, input.events); // `known` folds committed restores, whose big plans sit in blobs
-  const known = recorded ?? replay(input.events).known.get(rel);
-  if (known && known.state !== 'skipped' && !sameImage(known, present)) {
-    return { ...base, ...(await fromLog(known, blobs)), source: 'recorded', drift: true };
-  }
+  const recorded = await recordUnlessPresent(input.events, input.blobs, input.lastRecord)(rel, present);
+  if (recorded) return { ...base, ...(await fromLog(recorded, blobs)), source: 'recorded', drift: true };
   return { ...base, ...(await fromDisk(abs, present)), source: 'workspace' };
 }
 
