@@ -98,10 +98,11 @@ export class Session extends SessionHandle {
     // A path this session never recorded changed since the turn began: the user's change (an edit of a
     // file ckpt knew from the baseline or another session, or a file made by hand), recorded first by
     // a scan of those paths only — or the full scan where that one cannot answer exactly (DESIGN
-    // "Hand edits during a turn").
+    // "Hand edits during a turn"), which then rewrites the scan index: it declined mostly for folders
+    // the index did not hold yet, and the next look there is a path scan again.
     return capture(this, paths, options, async (changed) => {
       if (!(await hasBaseline(this))) return;
-      await scan(this, { tool: OUTSIDE_TOOL, changedPaths: async () => new Set(changed), siblingsOfAbsent: true });
+      await scan(this, { tool: OUTSIDE_TOOL, changedPaths: async () => new Set(changed), siblingsOfAbsent: true, rewriteIndex: 'always' });
     });
   }
 
