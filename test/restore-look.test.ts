@@ -28,6 +28,23 @@ async function refusal(p: Promise<unknown>): Promise<{ code: string; drift: stri
   throw new Error('expected a refusal');
 }
 
+/**
+ * A second session of the world's workspace (after a /clear: the first one recorded the files), at its
+ * first prompt: `agent` is a tool call of it (capture, write, settle), `tools` its captures as `tool:paths`.
+ */
+async function afterClear(w: Awaited<ReturnType<typeof world>>) {
+  const s = await w.ws.create({ title: 'after /clear' });
+  await s.turn();
+  const agent = async (path: string, content: string, tool = 'Write') => {
+    await s.capture([path], { tool });
+    await w.write(path, content);
+    await s.settle([path]);
+  };
+  const tools = async () =>
+    ((await s.events()).filter((e) => e.type === 'capture') as unknown as { tool: string; files: { path: string }[] }[]).map((c) => `${c.tool}:${c.files.map((f) => f.path).join(',')}`);
+  return { s, agent, tools };
+}
+
 describe('a restore looks first', () => {
   it('refuses hand edits made since the last prompt as drift, puts them back when forced, and the undo brings them again', async () => {
     const w = await world();
@@ -141,23 +158,16 @@ describe('a restore looks first', () => {
     await w.write('other.txt', 'untouched\n');
     await w.write('gone.txt', 'deleted by hand, then written by the agent\n');
     await w.session.turn(); // the first session (before a /clear) recorded them
-    const s2 = await w.ws.create({ title: 'after /clear' });
-    await s2.turn();
+    const { s: s2, agent, tools } = await afterClear(w);
     const atPrompt1 = await snapshot(w.root);
     // While the agent works on turn 1: the user edits a file this session never recorded, then the agent edits it too.
     await writeFile(w.at('config.json'), '{"v":2,"by":"hand"}\n');
-    const agentWrites = async (path: string, content: string, tool = 'Write') => {
-      await s2.capture([path], { tool });
-      await w.write(path, content);
-      await s2.settle([path]);
-    };
-    await agentWrites('config.json', '{"v":3,"by":"agent"}\n', 'Edit');
-    await agentWrites('other.txt', 'agent\n');
+    await agent('config.json', '{"v":3,"by":"agent"}\n', 'Edit');
+    await agent('other.txt', 'agent\n');
     await rm(w.at('gone.txt'));
-    await agentWrites('gone.txt', 'agent\n');
+    await agent('gone.txt', 'agent\n');
     // The hand edits are the user's records; other.txt, unchanged since the first session recorded it, is the tool's alone.
-    const captures = (await s2.events()).filter((e) => e.type === 'capture') as unknown as { tool: string; files: { path: string }[] }[];
-    expect(captures.map((c) => `${c.tool}:${c.files.map((f) => f.path).join(',')}`)).toEqual(['user:config.json', 'Edit:config.json', 'Write:other.txt', 'user:gone.txt', 'Write:gone.txt']);
+    expect(await tools()).toEqual(['user:config.json', 'Edit:config.json', 'Write:other.txt', 'user:gone.txt', 'Write:gone.txt']);
     await s2.restore('1', { force: true });
     expect(await snapshot(w.root)).toEqual(atPrompt1);
   });
@@ -170,23 +180,16 @@ describe('a restore looks first', () => {
     await w.write('a.txt', 'a\n');
     await w.session.turn();
     await w.tool(['d/e/f.txt'], () => w.write('d/e/f.txt', 'one\n')); // its folders: an owner record's, not the index's
-    const s2 = await w.ws.create({ title: 'after /clear' });
-    await s2.turn();
+    const { s: s2, agent, tools } = await afterClear(w);
     const atPrompt1 = await snapshot(w.root);
-    const agentWrites = async (path: string, content: string) => {
-      await s2.capture([path], { tool: 'Write' });
-      await w.write(path, content);
-      await s2.settle([path]);
-    };
     await chmod(w.at('d/e/f.txt'), 0o755);
-    await agentWrites('d/e/f.txt', 'one\n');
+    await agent('d/e/f.txt', 'one\n');
     await w.write('new.txt', 'made by hand\n');
-    await agentWrites('new.txt', 'agent\n');
+    await agent('new.txt', 'agent\n');
     await mkdir(w.at('g'));
     await w.write('g/h.txt', 'made by hand in a new folder\n');
-    await agentWrites('g/h.txt', 'agent\n');
-    const captures = (await s2.events()).filter((e) => e.type === 'capture') as unknown as { tool: string; files: { path: string }[] }[];
-    expect(captures.map((c) => `${c.tool}:${c.files.map((f) => f.path).join(',')}`)).toEqual(['user:d/e/f.txt', 'Write:d/e/f.txt', 'user:new.txt', 'Write:new.txt', 'user:g,g/h.txt', 'Write:g/h.txt']);
+    await agent('g/h.txt', 'agent\n');
+    expect(await tools()).toEqual(['user:d/e/f.txt', 'Write:d/e/f.txt', 'user:new.txt', 'Write:new.txt', 'user:g,g/h.txt', 'Write:g/h.txt']);
     await s2.restore('1', { force: true });
     expect(await snapshot(w.root)).toEqual(atPrompt1);
   });
@@ -197,19 +200,12 @@ describe('a restore looks first', () => {
     await w.write('src/z.ts', 'z\n');
     await w.session.scan({ rewriteIndex: 'always' }); // the index holds src/ (else the full scan answers)
     await w.session.turn();
-    const s2 = await w.ws.create({ title: 'after /clear' });
-    await s2.turn();
+    const { s: s2, agent, tools } = await afterClear(w);
     const atPrompt1 = await snapshot(w.root);
-    const agentWrites = async (path: string, content: string) => {
-      await s2.capture([path], { tool: 'Write' });
-      await w.write(path, content);
-      await s2.settle([path]);
-    };
     await rm(w.at('src/x.ts'));
-    await agentWrites('src/y.ts', 'new\n'); // its capture looks (the folder changed): at its known files too
-    await agentWrites('src/x.ts', 'agent\n'); // the folder's change is older than the last event now
-    const captures = (await s2.events()).filter((e) => e.type === 'capture') as unknown as { tool: string; files: { path: string }[] }[];
-    expect(captures.map((c) => `${c.tool}:${c.files.map((f) => f.path).join(',')}`)).toEqual(['user:src/x.ts', 'Write:src/y.ts', 'Write:src/x.ts']);
+    await agent('src/y.ts', 'new\n'); // its capture looks (the folder changed): at its known files too
+    await agent('src/x.ts', 'agent\n'); // the folder's change is older than the last event now
+    expect(await tools()).toEqual(['user:src/x.ts', 'Write:src/y.ts', 'Write:src/x.ts']);
     await s2.restore('1', { force: true });
     expect(await snapshot(w.root)).toEqual(atPrompt1);
   });
@@ -239,20 +235,14 @@ describe('a restore looks first', () => {
     for (const [path, content] of [['A/f', 'a\n'], ['B/f', 'b\n'], ['lib/x/y.txt', 'y\n'], ['C/f', 'c\n'], ['D/f', 'd\n']] as const) await w.write(path, content);
     await w.session.turn(); // the first session (before a /clear) recorded them
     await sleep(2_100); // the files' inodes older than the clock slack
-    const s2 = await w.ws.create({ title: 'after /clear' });
-    await s2.turn();
+    const { s: s2, agent } = await afterClear(w);
     const atPrompt1 = await snapshot(w.root);
-    const agentEdits = async (path: string, content: string) => {
-      await s2.capture([path], { tool: 'Edit' });
-      await w.write(path, content);
-      await s2.settle([path]);
-    };
     // While the agent works on prompt 1:
     await rm(w.at('A'), { recursive: true });
     await rename(w.at('B'), w.at('A'));
-    await agentEdits('A/f', 'agent\n');
+    await agent('A/f', 'agent\n', 'Edit');
     await rename(w.at('lib/x'), w.at('lib/x2'));
-    await agentEdits('lib/x2/y.txt', 'agent\n');
+    await agent('lib/x2/y.txt', 'agent\n', 'Edit');
     await s2.turn();
     // After the last prompt:
     await rm(w.at('C'), { recursive: true });
