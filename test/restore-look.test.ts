@@ -4,7 +4,7 @@
 // recorded as the user's change before the recovery capture, so the undo brings it back. Changes
 // older than the tag are left (they were there at it), and a session whose turns never scanned
 // cannot tell when a change was made: nothing is looked at there.
-import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -232,17 +232,23 @@ describe('a restore looks first', () => {
     // Found by a real-agent probe (Claude Code, Codex, Gemini CLI, opencode, Copilot): a folder's
     // rename changes the folder's ctime, not its files', so both looks took the moved files for old.
     const w = await world();
-    for (const [path, content] of [['A/f', 'a\n'], ['B/f', 'b\n'], ['lib/x/y.txt', 'y\n'], ['C/f', 'c\n'], ['D/f', 'd\n']] as const) await w.write(path, content);
+    for (const [path, content] of [['A/f', 'a\n'], ['B/f', 'b\n'], ['lib/x/y.txt', 'y\n'], ['C/f', 'c\n'], ['D/f', 'd\n'], ['H/sub/g.txt', 'g\n']] as const) await w.write(path, content);
+    await chmod(w.at('H/sub'), 0o700);
     await w.session.turn(); // the first session (before a /clear) recorded them
     await sleep(2_100); // the files' inodes older than the clock slack
     const { s: s2, agent } = await afterClear(w);
     const atPrompt1 = await snapshot(w.root);
-    // While the agent works on prompt 1:
+    // While the agent works on prompt 1, by hand:
     await rm(w.at('A'), { recursive: true });
     await rename(w.at('B'), w.at('A'));
-    await agent('A/f', 'agent\n', 'Edit');
     await rename(w.at('lib/x'), w.at('lib/x2'));
+    // The agent: another call first (a round-2 probe: the folders' changes were then older than the last event), then in those folders.
+    await agent('other.txt', 'x\n');
+    await agent('A/f', 'agent\n', 'Edit');
     await agent('lib/x2/y.txt', 'agent\n', 'Edit');
+    // A folder moved away by hand, then the agent writes below its old name (making H/sub again, with the umask's mode).
+    await rename(w.at('H'), w.at('H2'));
+    await agent('H/sub/h.txt', 'agent\n');
     await s2.turn();
     // After the last prompt:
     await rm(w.at('C'), { recursive: true });
@@ -250,6 +256,7 @@ describe('a restore looks first', () => {
     expect((await refusal(s2.restore('1'))).drift).toEqual(['C/f', 'D', 'D/f']);
     await s2.restore('1', { force: true });
     expect(await snapshot(w.root)).toEqual(atPrompt1);
+    expect((await stat(w.at('H/sub'))).mode & 0o777).toBe(0o700);
   });
 
   it('a restore with nothing to place still records what its look found (found by a preview probe)', async () => {

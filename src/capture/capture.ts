@@ -119,8 +119,10 @@ class LookFirst extends Error {
  * (this session's own records are checked by outsideChanges):
  * - a present path whose inode changed since the event before the current turn, when that turn began
  *   with a scan (anything older was there when it looked) — rare: a hand edit or another session's write;
- *   or one of whose folders (the root left out) changed since this session's last event — a folder
- *   renamed or replaced by hand moves its files without changing their inodes;
+ *   or one of whose folders (the root left out) changed since then — a folder renamed or replaced by
+ *   hand moves its files without changing their inodes (since the turn began, not since the last
+ *   event: another tool call in between must not hide it; the cost, a path scan of a file first
+ *   written in a folder the agent changed this turn);
  * - an absent path whose nearest folder changed since this session's last event (a removal changes
  *   it; the agent's own earlier writes there came before their settles, so a run of new files costs
  *   nothing). A removal by hand followed by another recorded write in the same folder is not seen.
@@ -137,7 +139,7 @@ function unrecordedSinceTurn(root: string, state: Readonly<HotState>, images: re
   const lastEvent = ms(state.retention.lastAt);
   return images
     .filter((i) => i.state !== 'skipped' && i.state !== 'dir' && !state.known.has(i.path))
-    .filter((i) => (i.state === 'absent' ? changedAt(root, i.path) > lastEvent : changedAt(root, i.path) >= turnFrom || foldersChangedAt(root, i.path) > lastEvent))
+    .filter((i) => (i.state === 'absent' ? changedAt(root, i.path) > lastEvent : Math.max(changedAt(root, i.path), foldersChangedAt(root, i.path)) >= turnFrom))
     .map((i) => i.path);
 }
 

@@ -89,6 +89,8 @@ export async function scanChanged(session: SessionHandle, touched: ReadonlySet<s
     const parent = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
     const parentSlot = parent === '' ? 0 : prev.slotOf(parent);
     if (parent !== '' && (parentSlot < 0 || prev.kind[parentSlot] !== KIND_DIR)) return undefined;
+    // Its folder gone (moved or removed by hand, not among the touched paths): the full scan records it.
+    if (parent !== '' && !probe.isDir(parent)) return undefined;
     if ((st !== undefined && st.isDirectory()) || (slot >= 0 && prev.kind[slot] === KIND_DIR) || owners.get(path)?.state === 'dir') return undefined;
     if (st === undefined || (!st.isFile() && !st.isSymbolicLink() && !st.isDirectory())) {
       gone(path, slot); // absent, or a socket/fifo/device the walk passes over
@@ -266,6 +268,8 @@ interface Probe {
   readonly root: string;
   /** lstat of a workspace path whose every ancestor is a real folder; undefined when absent (or under a file/link). */
   lstat(path: string): Stats | undefined | 'unreadable';
+  /** Whether `dir` and every folder above it are real folders now. */
+  isDir(dir: string): boolean;
 }
 
 function createProbe(root: string): Probe {
@@ -290,6 +294,7 @@ function createProbe(root: string): Probe {
   };
   return {
     root,
+    isDir: realDir,
     lstat(path) {
       const k = path.lastIndexOf('/');
       if (k > 0 && !realDir(path.slice(0, k))) return undefined;
