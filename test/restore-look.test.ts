@@ -259,6 +259,30 @@ describe('a restore looks first', () => {
     expect((await stat(w.at('H/sub'))).mode & 0o777).toBe(0o700);
   });
 
+  it('a file removed by hand during the turn, then written by the agent after other writes (elsewhere, in its folder, in the root): the removal is the user\'s', async () => {
+    // Found by a round-2 preview probe: the removal's folder change was older than the session's last event.
+    const w = await world();
+    for (const [path, content] of [['d/f', 'f0\n'], ['e/o', 'o\n'], ['s/f', 'sf\n'], ['s/g', 'sg\n'], ['r.txt', 'r\n'], ['o.txt', 'o\n']] as const) await w.write(path, content);
+    await w.session.scan({ rewriteIndex: 'always' }); // the index holds the folders (else the full scan answers)
+    await w.session.turn(); // the first session (before a /clear) recorded them
+    await sleep(2_100); // the files' inodes older than the clock slack: only the folders' changes tell
+    const { s: s2, agent, tools } = await afterClear(w);
+    const atPrompt1 = await snapshot(w.root);
+    await rm(w.at('d/f'));
+    await rm(w.at('s/f'));
+    await rm(w.at('r.txt'));
+    await agent('e/o', 'agent\n', 'Edit'); // elsewhere
+    await agent('d/f', 'agent\n');
+    await agent('s/g', 'agent\n', 'Edit'); // in the removed file's folder
+    await agent('s/f', 'agent\n');
+    await agent('o.txt', 'agent\n', 'Edit'); // in the root
+    await agent('r.txt', 'agent\n');
+    // Each removal is found by a look at its folder's files: at the first capture below a folder it changed.
+    expect((await tools()).filter((t) => t.startsWith('user:'))).toEqual(['user:r.txt', 'user:d/f', 'user:s/f']);
+    await s2.restore('1', { force: true });
+    expect(await snapshot(w.root)).toEqual(atPrompt1);
+  });
+
   it('a restore with nothing to place still records what its look found (found by a preview probe)', async () => {
     const w = await world();
     await w.write('keep.txt', 'keep\n');

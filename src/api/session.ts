@@ -100,9 +100,9 @@ export class Session extends SessionHandle {
     // a scan of those paths only — or the full scan where that one cannot answer exactly (DESIGN
     // "Hand edits during a turn"), which then rewrites the scan index: it declined mostly for folders
     // the index did not hold yet, and the next look there is a path scan again.
-    return capture(this, paths, options, async (changed) => {
+    return capture(this, paths, options, async (look) => {
       if (!(await hasBaseline(this))) return;
-      await scan(this, { tool: OUTSIDE_TOOL, changedPaths: async () => new Set(changed), siblingsOfAbsent: true, rewriteIndex: 'always' });
+      await scan(this, { tool: OUTSIDE_TOOL, changedPaths: async () => new Set(look.paths), knownFilesIn: look.folders, rewriteIndex: 'always' });
     });
   }
 

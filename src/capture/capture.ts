@@ -2,7 +2,7 @@
 // are resolved beneath the root first (an escape records nothing); content is durable before the
 // call returns: small new content inline in the capture event (one fsync: the log's), the rest stored
 // in the blob store before the event is appended. The store copy of inline content follows the commit.
-import { changedAt, CLOCK_SLACK_MS, foldersChangedAt } from '../workspace/changed-at.js';
+import { changedAt, CLOCK_SLACK_MS, foldersAbove } from '../workspace/changed-at.js';
 import { lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CkptError } from '../errors.js';
@@ -103,44 +103,57 @@ export interface CaptureFields {
    * for the state at the turn's start.
    */
   outside?: boolean;
-  /** Throw LookFirst for paths this session never recorded that changed since its turn began (see `capture`). */
+  /** Throw LookFirst for what may have changed unrecorded since the turn began (see `capture`). */
   lookFirst?: boolean;
 }
 
-/** Paths a capture must have looked at before it records them (thrown inside its transaction, which then appends nothing). */
+/** What a capture must have looked at before it records (thrown inside its transaction, which then appends nothing). */
 class LookFirst extends Error {
-  constructor(readonly paths: string[]) {
+  constructor(readonly look: LookAt) {
     super('paths to look at first');
   }
 }
 
+/** Paths to look at, and folders whose files ckpt knows to look at too. */
+export interface LookAt {
+  paths: string[];
+  folders: string[];
+}
+
 /**
- * The paths among `images` this session never recorded that may hold a change nobody recorded yet
- * (this session's own records are checked by outsideChanges):
- * - a present path whose inode changed since the event before the current turn, when that turn began
- *   with a scan (anything older was there when it looked) — rare: a hand edit or another session's write;
- *   or one of whose folders (the root left out) changed since then — a folder renamed or replaced by
- *   hand moves its files without changing their inodes (since the turn began, not since the last
- *   event: another tool call in between must not hide it; the cost, a path scan of a file first
- *   written in a folder the agent changed this turn);
- * - an absent path whose nearest folder changed since this session's last event (a removal changes
- *   it; the agent's own earlier writes there came before their settles, so a run of new files costs
- *   nothing). A removal by hand followed by another recorded write in the same folder is not seen.
+ * What may hold a change nobody recorded yet, when the turn began with a scan (anything older was there
+ * when it looked; a turn without one cannot tell, and the capture takes the present as before):
+ * - a folder above a captured path (the nearest existing one of an absent path) that changed since
+ *   this session's last event naming a path below it in this turn, or since the turn began if none —
+ *   the agent's own writes there came before their settles, so a run of new files costs nothing; a
+ *   hand removal, rename or replacement of a folder is something else. Its known files are looked at.
+ * - among the paths this session never recorded (its own records are checked by outsideChanges): one
+ *   below such a folder, or a present one whose inode changed since the turn began (a hand edit,
+ *   another session's write).
  */
-function unrecordedSinceTurn(root: string, state: Readonly<HotState>, images: readonly FileImage[]): string[] {
-  // Only when the turn began with a scan: else ckpt cannot tell a change made since from one before
-  // (as for a restore's look), and the capture takes the present as before.
-  if (state.lookedSince === undefined) return [];
+function lookAtFirst(root: string, state: Readonly<HotState>, images: readonly FileImage[]): LookAt {
+  const look: LookAt = { paths: [], folders: [] };
+  if (state.lookedSince === undefined) return look;
   const ms = (at: string | undefined) => {
     const t = Date.parse(at ?? '');
     return Number.isFinite(t) ? t : 0;
   };
   const turnFrom = ms(state.lookedSince) - CLOCK_SLACK_MS;
-  const lastEvent = ms(state.retention.lastAt);
-  return images
-    .filter((i) => i.state !== 'skipped' && i.state !== 'dir' && !state.known.has(i.path))
-    .filter((i) => (i.state === 'absent' ? changedAt(root, i.path) > lastEvent : Math.max(changedAt(root, i.path), foldersChangedAt(root, i.path)) >= turnFrom))
-    .map((i) => i.path);
+  const changedByOther = (f: { dir: string; ctimeMs: number }) => {
+    const at = state.foldersAt.get(f.dir);
+    return at !== undefined ? f.ctimeMs > ms(at) : f.ctimeMs >= turnFrom;
+  };
+  const folders = new Set<string>();
+  for (const i of images) {
+    if (i.state === 'skipped' || i.state === 'dir') continue;
+    const above = foldersAbove(root, i.path);
+    const changed = (i.state === 'absent' ? above.slice(0, 1) : above).filter(changedByOther);
+    for (const f of changed) folders.add(f.dir);
+    if (state.known.has(i.path)) continue;
+    if (changed.length > 0 || (i.state !== 'absent' && changedAt(root, i.path) >= turnFrom)) look.paths.push(i.path);
+  }
+  look.folders = [...folders];
+  return look;
 }
 
 /** The next capture event of a session whose replayed state is `state` (pure): tag `N.K` in the current turn. */
@@ -171,8 +184,8 @@ export async function appendCapture(
     // The hot state (persisted snapshot + the log's tail), not a replay of the whole log: hooks call this per tool call.
     const state = await loadHotState(session, tx);
     if (fields.lookFirst) {
-      const unrecorded = unrecordedSinceTurn(session.workspaceRoot, state, images);
-      if (unrecorded.length > 0) throw new LookFirst(unrecorded);
+      const look = lookAtFirst(session.workspaceRoot, state, images);
+      if (look.paths.length > 0 || look.folders.length > 0) throw new LookFirst(look);
     }
     // One read of the owner index for both checks (a hand edit found before the tool's write needs both).
     const owners = ownerReader(session);
@@ -191,16 +204,17 @@ export async function appendCapture(
 }
 
 /**
- * Records the before-images of `inputs`. `lookFirst` (the public API's: a scan of those paths, tool
- * `user`) is called for paths this session never recorded that changed since its turn began — a hand
- * edit during the turn of a file only the baseline knew — so that change is recorded as the user's
- * before the tool's capture takes the present as its before-image (DESIGN §10 "Hand edits during a turn").
+ * Records the before-images of `inputs`. `lookFirst` (the public API's: a scan of those paths and of
+ * the files ckpt knows in those folders, tool `user`) is called for what may have changed unrecorded
+ * since the turn began (`lookAtFirst`) — a hand edit during the turn of a file only the baseline knew,
+ * a hand removal — so that change is recorded as the user's before the tool's capture takes the present
+ * as its before-image (DESIGN §10 "Hand edits during a turn").
  */
 export async function capture(
   session: SessionHandle,
   inputs: readonly string[],
   options: CaptureOptions = {},
-  lookFirst?: (paths: string[]) => Promise<unknown>,
+  lookFirst?: (look: LookAt) => Promise<unknown>,
 ): Promise<CaptureResult> {
   const paths = await resolveInputs(session, inputs, options.cwd);
   if (!session.ctx.options.captureEnabled) return { tag: null, files: [], disabled: true };
@@ -222,7 +236,7 @@ export async function capture(
     appended = await appendCapture(session, images, { ...fields, lookFirst: lookFirst !== undefined });
   } catch (err) {
     if (!(err instanceof LookFirst) || !lookFirst) throw err;
-    await lookFirst(err.paths);
+    await lookFirst(err.look);
     appended = await appendCapture(session, images, fields);
   }
   const { event, conflicts } = appended;

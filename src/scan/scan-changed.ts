@@ -56,7 +56,7 @@ export async function scanChanged(session: SessionHandle, touched: ReadonlySet<s
   let candidates: string[];
   const probe = createProbe(root);
   try {
-    candidates = expand(touched, prev, owners, rules, probe, options.siblingsOfAbsent === true);
+    candidates = expand(touched, prev, owners, rules, probe, options.knownFilesIn ?? []);
   } catch (err) {
     if (err instanceof Decline) return undefined;
     throw err;
@@ -173,13 +173,14 @@ export async function scanChanged(session: SessionHandle, touched: ReadonlySet<s
 }
 
 /** The file-level paths to look at: touched paths, the present subtree of touched folders, and their former content. */
-function expand(touched: ReadonlySet<string>, prev: ScanIndex, owners: ReadonlyMap<string, FileImage>, rules: IgnoreRules, probe: Probe, siblingsOfAbsent: boolean): string[] {
+function expand(touched: ReadonlySet<string>, prev: ScanIndex, owners: ReadonlyMap<string, FileImage>, rules: IgnoreRules, probe: Probe, knownFilesIn: readonly string[]): string[] {
   const out = new Set<string>();
   const add = (path: string): void => {
     if (RULE_FILES.has(path.slice(path.lastIndexOf('/') + 1))) throw new Decline('rule file');
     out.add(path);
     if (out.size > MAX_WATCHED_CANDIDATES) throw new Decline('too many');
   };
+  for (const dir of knownFilesIn) addKnownFiles(prev, owners, rules, dir, add);
   // Touched paths that are (or were) folders, or are gone: what was recorded below them is looked at too.
   const folders: string[] = [];
   for (const raw of touched) {
@@ -198,7 +199,6 @@ function expand(touched: ReadonlySet<string>, prev: ScanIndex, owners: ReadonlyM
     const s = prev.slotOf(path);
     if (isDir || st === undefined || (s >= 0 && prev.kind[s] === KIND_DIR)) folders.push(path);
     if (isDir) listTree(probe.root, path, rules, add);
-    if (st === undefined && siblingsOfAbsent) addKnownFiles(prev, owners, rules, path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '', add);
   }
   if (folders.length > 0) {
     for (const dir of prev.rules.keys()) {

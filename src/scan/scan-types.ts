@@ -41,11 +41,10 @@ export interface ScanOptions {
    */
   watchedOnly?: boolean;
   /**
-   * With `changedPaths`: for a path that is absent, the files ckpt knows directly in its folder are
-   * looked at too (a tool capture's look: a removal by hand there changed the folder before a tool
-   * wrote another path in it, so only the first capture in that folder would have looked).
+   * With `changedPaths`: the files ckpt knows directly in these folders ('' the root) are looked at too
+   * (a tool capture's look, for folders changed by something else than the agent: a hand removal).
    */
-  siblingsOfAbsent?: boolean;
+  knownFilesIn?: readonly string[];
 }
 
 

@@ -39,12 +39,18 @@ export interface HotState {
    * changed since was not there when ckpt last looked at the whole workspace (capture.ts).
    */
   lookedSince?: string;
+  /**
+   * Folders ('' the root) above the paths this session's events named since the current turn
+   * began, with the time of the last such event: a folder changed after it was changed by something
+   * else (a hand edit), since the agent's own writes there came before their settles (capture.ts).
+   */
+  foldersAt: Map<string, string>;
   /** What the automatic retention at a turn's start needs (retention.ts `retentionEventFromIndex`). */
   retention: RetentionIndex;
 }
 
 export function emptyHotState(): HotState {
-  return { lastSeq: 0, turn: 0, lastTurnEvent: 0, maxTurn: 0, nextK: 1, known: new Map(), recent: [], unclosedRestores: new Set(), openPlans: new Map(), retention: { prunedThrough: 0, lastAt: '', turns: [] } };
+  return { lastSeq: 0, turn: 0, lastTurnEvent: 0, maxTurn: 0, nextK: 1, known: new Map(), recent: [], unclosedRestores: new Set(), openPlans: new Map(), foldersAt: new Map(), retention: { prunedThrough: 0, lastAt: '', turns: [] } };
 }
 
 /** Folds `events` (which must continue the state's seq densely) into `state`, in place. */
@@ -57,6 +63,7 @@ export function foldHot(state: HotState, events: readonly EventBase[]): HotState
         r.turns.push({ seq: e.seq, prevAt: r.lastAt, captures: 0 });
         if (e.looked === true) state.lookedSince = r.lastAt;
         else delete state.lookedSince;
+        state.foldersAt.clear();
         const turn = e.turn as number;
         state.lastTurnEvent = turn;
         state.maxTurn = Math.max(state.maxTurn, turn);
@@ -69,6 +76,7 @@ export function foldHot(state: HotState, events: readonly EventBase[]): HotState
         if (last) last.captures++;
         if (c.turn === state.lastTurnEvent) state.nextK = Math.max(state.nextK, c.k + 1);
         if (c.tool !== 'restore') for (const f of c.files) state.known.set(f.path, null);
+        touchFolders(state, c.files, e.at);
         state.recent.push({ tag: c.tag, seq: c.seq, ...(typeof c.callId === 'string' ? { callId: c.callId } : {}), files: c.files });
         if (state.recent.length > RECENT_CAPTURES) state.recent.splice(0, state.recent.length - RECENT_CAPTURES);
         if (typeof c.restoreId === 'string') state.unclosedRestores.add(c.restoreId);
@@ -76,6 +84,7 @@ export function foldHot(state: HotState, events: readonly EventBase[]): HotState
       }
       case 'settle':
         for (const f of (e.files as FileImage[]) ?? []) state.known.set(f.path, f);
+        touchFolders(state, (e.files as FileImage[]) ?? [], e.at);
         break;
       case 'restore_started':
         state.unclosedRestores.add(String(e.id));
@@ -87,6 +96,7 @@ export function foldHot(state: HotState, events: readonly EventBase[]): HotState
         state.openPlans.delete(String(e.id));
         state.unclosedRestores.delete(String(e.id));
         if (plan) for (const entry of plan) state.known.set(entry.path, imageOfPlanEntry(entry));
+        if (plan) touchFolders(state, plan, e.at);
         break;
       }
       case 'restore_aborted':
@@ -110,6 +120,14 @@ export function foldHot(state: HotState, events: readonly EventBase[]): HotState
   return state;
 }
 
+/** Every folder above each of `files` ('' the root) was named by an event at `at`. */
+function touchFolders(state: HotState, files: readonly { path: string }[], at: string): void {
+  for (const f of files) {
+    for (let i = f.path.lastIndexOf('/'); i > 0; i = f.path.lastIndexOf('/', i - 1)) state.foldersAt.set(f.path.slice(0, i), at);
+    state.foldersAt.set('', at);
+  }
+}
+
 // ---- persisted form (untrusted when read back: every field checked, anything odd is undefined) ----
 
 const STATES = new Set<FileState>(['file', 'symlink', 'dir', 'absent', 'skipped']);
@@ -127,6 +145,7 @@ export function encodeHotState(s: HotState): Record<string, unknown> {
     openPlans: [...s.openPlans],
     retention: s.retention,
     ...(s.lookedSince !== undefined ? { lookedSince: s.lookedSince } : {}),
+    foldersAt: [...s.foldersAt],
   };
 }
 
@@ -171,6 +190,15 @@ export function decodeHotState(v: unknown): HotState | undefined {
     if (!Array.isArray(pair) || !isRestoreId(pair[0]) || !Array.isArray(pair[1]) || !isValid(() => validateRestorePlan(pair[1]))) return undefined;
     openPlans.set(pair[0], pair[1] as RestoreStartedEvent['plan']);
   }
+  // Older snapshots have none: every folder then counts as changed since the turn (a look, never a miss).
+  const foldersAt = new Map<string, string>();
+  if (o.foldersAt !== undefined) {
+    if (!Array.isArray(o.foldersAt)) return undefined;
+    for (const pair of o.foldersAt) {
+      if (!Array.isArray(pair) || pair.length !== 2 || !(pair[0] === '' || isStoredPath(pair[0])) || typeof pair[1] !== 'string') return undefined;
+      foldersAt.set(pair[0], pair[1]);
+    }
+  }
   const retention = decodeRetention(o.retention);
   if (!retention || (o.lookedSince !== undefined && typeof o.lookedSince !== 'string')) return undefined;
   return {
@@ -185,6 +213,7 @@ export function decodeHotState(v: unknown): HotState | undefined {
     recent,
     unclosedRestores: new Set(o.unclosedRestores as string[]),
     openPlans,
+    foldersAt,
   };
 }
 

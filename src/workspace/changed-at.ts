@@ -35,6 +35,17 @@ export function changedAt(root: string, rel: string): number {
  */
 export function foldersChangedAt(root: string, rel: string): number {
   let latest = 0;
-  for (let p = dirname(rel); p !== '.' && p !== '' && p !== '/'; p = dirname(p)) latest = Math.max(latest, lstatQuiet(join(root, p))?.ctimeMs ?? 0);
+  for (const f of foldersAbove(root, rel)) if (f.dir !== '') latest = Math.max(latest, f.ctimeMs);
   return latest;
+}
+
+/** The folders above `rel` that exist, nearest first, with their ctimes ('' is the root). */
+export function foldersAbove(root: string, rel: string): { dir: string; ctimeMs: number }[] {
+  const out: { dir: string; ctimeMs: number }[] = [];
+  for (let p = dirname(rel); ; p = dirname(p)) {
+    const dir = p === '.' || p === '/' ? '' : p;
+    const st = lstatQuiet(join(root, dir));
+    if (st?.isDirectory()) out.push({ dir, ctimeMs: st.ctimeMs });
+    if (dir === '') return out;
+  }
 }
