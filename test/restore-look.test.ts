@@ -283,6 +283,38 @@ describe('a restore looks first', () => {
     expect(await snapshot(w.root)).toEqual(atPrompt1);
   });
 
+  it('a folder removed by hand during the turn, then a write beside it, then one inside it: the removal is the user\'s (found by a round-3 probe)', async () => {
+    const w = await world();
+    await w.write('D/E/g.txt', 'g\n');
+    await w.write('D/E/h.txt', 'h\n');
+    await w.session.scan({ rewriteIndex: 'always' }); // the index holds D/E (else the full scan answers anyway)
+    await w.session.turn();
+    const { s: s2, agent } = await afterClear(w);
+    const atPrompt1 = await snapshot(w.root);
+    await rm(w.at('D/E'), { recursive: true });
+    await agent('D/other.txt', 'x\n'); // looks at D: a folder ckpt knew there is gone
+    await agent('D/E/g.txt', 'G\n');
+    await s2.restore('1', { force: true });
+    expect(await snapshot(w.root)).toEqual(atPrompt1);
+  });
+
+  it('parallel tool calls: a call in flight (captured, its atomic write done, not settled) is not taken for the user\'s change by the next call\'s look', async () => {
+    const w = await world();
+    await w.write('D/k.txt', 'k\n');
+    await w.session.scan({ rewriteIndex: 'always' });
+    await w.session.turn();
+    await w.session.capture(['D/k.txt'], { tool: 'Write' }); // call A
+    await sleep(20); // a file-clock tick: the folder's change is after A's capture
+    await writeFile(w.at('D/.k.txt.tmp'), 'agent\n');
+    await rename(w.at('D/.k.txt.tmp'), w.at('D/k.txt')); // A's atomic write changes the folder
+    await w.session.capture(['D/x.txt'], { tool: 'Write' }); // call B
+    await w.write('D/x.txt', 'x\n');
+    await w.session.settle(['D/k.txt']);
+    await w.session.settle(['D/x.txt']);
+    const tools = (await w.session.events()).filter((e) => e.type === 'capture').map((e) => e.tool);
+    expect(tools.filter((t) => t === 'user')).toEqual([]);
+  });
+
   it('a restore with nothing to place still records what its look found (found by a preview probe)', async () => {
     const w = await world();
     await w.write('keep.txt', 'keep\n');

@@ -102,7 +102,7 @@ export class Session extends SessionHandle {
     // the index did not hold yet, and the next look there is a path scan again.
     return capture(this, paths, options, async (look) => {
       if (!(await hasBaseline(this))) return;
-      await scan(this, { tool: OUTSIDE_TOOL, changedPaths: async () => new Set(look.paths), knownFilesIn: look.folders, rewriteIndex: 'always' });
+      await scan(this, { tool: OUTSIDE_TOOL, changedPaths: async () => new Set(look.paths), knownFilesIn: look.folders, leaveOut: look.inFlight, rewriteIndex: 'always' });
     });
   }
 

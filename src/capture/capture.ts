@@ -114,10 +114,12 @@ class LookFirst extends Error {
   }
 }
 
-/** Paths to look at, and folders whose files ckpt knows to look at too. */
+/** Paths to look at, folders whose files ckpt knows to look at too, and paths to leave out. */
 export interface LookAt {
   paths: string[];
   folders: string[];
+  /** This session's captured, unsettled paths in those folders: the agent's tool calls in flight change them. */
+  inFlight: string[];
 }
 
 /**
@@ -132,7 +134,7 @@ export interface LookAt {
  *   another session's write).
  */
 function lookAtFirst(root: string, state: Readonly<HotState>, images: readonly FileImage[]): LookAt {
-  const look: LookAt = { paths: [], folders: [] };
+  const look: LookAt = { paths: [], folders: [], inFlight: [] };
   if (state.lookedSince === undefined) return look;
   const ms = (at: string | undefined) => {
     const t = Date.parse(at ?? '');
@@ -153,6 +155,11 @@ function lookAtFirst(root: string, state: Readonly<HotState>, images: readonly F
     if (changed.length > 0 || (i.state !== 'absent' && changedAt(root, i.path) >= turnFrom)) look.paths.push(i.path);
   }
   look.folders = [...folders];
+  // A tool call in flight (captured, not settled yet) changes its folder too (an atomic write's rename;
+  // found by a round-3 probe with interleaved parallel calls): its path is the agent's, not the user's.
+  if (folders.size > 0) {
+    for (const [path, image] of state.known) if (image === null && folders.has(path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '')) look.inFlight.push(path);
+  }
   return look;
 }
 

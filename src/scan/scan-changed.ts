@@ -80,7 +80,9 @@ export async function scanChanged(session: SessionHandle, touched: ReadonlySet<s
     if (known && known.image.state !== 'absent') changes.push({ before: known, after: { path, state: 'absent' }, change: 'deleted' });
   };
   let scanned = 0;
+  const leaveOut = new Set(options.leaveOut);
   for (const path of candidates) {
+    if (leaveOut.has(path)) continue;
     const slot = prev.slotOf(path);
     const st = probe.lstat(path);
     if (st === 'unreadable') return undefined;
@@ -180,7 +182,7 @@ function expand(touched: ReadonlySet<string>, prev: ScanIndex, owners: ReadonlyM
     out.add(path);
     if (out.size > MAX_WATCHED_CANDIDATES) throw new Decline('too many');
   };
-  for (const dir of knownFilesIn) addKnownFiles(prev, owners, rules, dir, add);
+  for (const dir of knownFilesIn) addKnownFiles(prev, owners, rules, probe, dir, add);
   // Touched paths that are (or were) folders, or are gone: what was recorded below them is looked at too.
   const folders: string[] = [];
   for (const raw of touched) {
@@ -217,19 +219,32 @@ function expand(touched: ReadonlySet<string>, prev: ScanIndex, owners: ReadonlyM
 
 /**
  * The files and links ckpt knows directly in `dir` (the index's block of it, owner records), not its
- * folders nor its rule files (those would turn every such look into the full scan; the next one sees them).
+ * rule files (those would turn every such look into the full scan; the next one sees them); a folder
+ * ckpt knows there that is gone declines (the full scan records it and what it held).
  */
-function addKnownFiles(prev: ScanIndex, owners: ReadonlyMap<string, FileImage>, rules: IgnoreRules, dir: string, add: (path: string) => void): void {
+function addKnownFiles(prev: ScanIndex, owners: ReadonlyMap<string, FileImage>, rules: IgnoreRules, probe: Probe, dir: string, add: (path: string) => void): void {
   const prefix = dir === '' ? '' : `${dir}/`;
-  const file = (path: string) => !path.slice(prefix.length).includes('/') && !RULE_FILES.has(path.slice(prefix.length)) && !rules.isIgnoredPath(path);
+  const direct = (path: string) => path.startsWith(prefix) && !path.slice(prefix.length).includes('/');
+  const file = (path: string) => direct(path) && !RULE_FILES.has(path.slice(prefix.length)) && !rules.isIgnoredPath(path);
+  // A folder ckpt knows there that is gone (removed or moved by hand): only the full scan records folders.
+  const folder = (path: string) => {
+    if ((owners.get(path)?.state ?? 'dir') === 'dir' && !rules.isIgnoredPath(path, true) && !probe.isDir(path)) throw new Decline('folder gone');
+  };
   const d = dir === '' ? 0 : prev.slotOf(dir);
   if (d >= 0 && prev.kind[d] === KIND_DIR) {
     const first = prev.size[d] as number;
     const n = prev.mtime[d] as number;
     if (!(first >= 0 && n >= 0 && first + n <= prev.count)) throw new Decline('index folder block');
-    for (let j = first; j < first + n; j++) if (prev.kind[j] !== KIND_DIR && file(prev.paths[j] as string)) add(prev.paths[j] as string);
+    for (let j = first; j < first + n; j++) {
+      const path = prev.paths[j] as string;
+      if (prev.kind[j] === KIND_DIR) folder(path);
+      else if (file(path)) add(path);
+    }
   }
-  for (const [path, image] of owners) if (image.state !== 'dir' && path.startsWith(prefix) && file(path)) add(path);
+  for (const [path, image] of owners) {
+    if (image.state === 'dir' && direct(path)) folder(path);
+    else if (image.state !== 'dir' && file(path)) add(path);
+  }
 }
 
 /** Every file entry the index records below folder slot `d` (through the folders' child blocks). */

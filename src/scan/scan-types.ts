@@ -45,6 +45,8 @@ export interface ScanOptions {
    * (a tool capture's look, for folders changed by something else than the agent: a hand removal).
    */
   knownFilesIn?: readonly string[];
+  /** With `changedPaths`: paths not looked at (a tool capture's look: the agent's tool calls in flight). */
+  leaveOut?: readonly string[];
 }
 
 

@@ -40,9 +40,11 @@ export interface HotState {
    */
   lookedSince?: string;
   /**
-   * Folders ('' the root) above the paths this session's events named since the current turn
-   * began, with the time of the last such event: a folder changed after it was changed by something
-   * else (a hand edit), since the agent's own writes there came before their settles (capture.ts).
+   * Folders ('' the root) above the paths this session's events named, with the time of the last such
+   * event: a folder changed after it was changed by something else (a hand edit), since the agent's own
+   * writes there came before their settles, and a turn's scan names what changed between prompts
+   * (capture.ts). Kept across turns: cleared, the first capture below a folder the agent changed in the
+   * last seconds of the previous turn would look (a round-3 probe counted ~0.5 such looks per turn).
    */
   foldersAt: Map<string, string>;
   /** What the automatic retention at a turn's start needs (retention.ts `retentionEventFromIndex`). */
@@ -63,7 +65,6 @@ export function foldHot(state: HotState, events: readonly EventBase[]): HotState
         r.turns.push({ seq: e.seq, prevAt: r.lastAt, captures: 0 });
         if (e.looked === true) state.lookedSince = r.lastAt;
         else delete state.lookedSince;
-        state.foldersAt.clear();
         const turn = e.turn as number;
         state.lastTurnEvent = turn;
         state.maxTurn = Math.max(state.maxTurn, turn);
