@@ -287,13 +287,18 @@ describe('a restore looks first', () => {
     const w = await world();
     await w.write('D/E/g.txt', 'g\n');
     await w.write('D/E/h.txt', 'h\n');
-    await w.session.scan({ rewriteIndex: 'always' }); // the index holds D/E (else the full scan answers anyway)
+    await w.write('T/u.txt', 'u\n');
+    await w.session.scan({ rewriteIndex: 'always' }); // the index holds D/E and T (else the full scan answers anyway)
     await w.session.turn();
     const { s: s2, agent } = await afterClear(w);
     const atPrompt1 = await snapshot(w.root);
     await rm(w.at('D/E'), { recursive: true });
     await agent('D/other.txt', 'x\n'); // looks at D: a folder ckpt knew there is gone
     await agent('D/E/g.txt', 'G\n');
+    await sleep(20); // a file-clock tick after the last event naming a path in the root
+    await rm(w.at('T'), { recursive: true }); // the same at the top (the root's block of the index)
+    await agent('other.txt', 'x\n');
+    await agent('T/u.txt', 'U\n');
     await s2.restore('1', { force: true });
     expect(await snapshot(w.root)).toEqual(atPrompt1);
   });

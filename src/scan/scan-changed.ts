@@ -230,10 +230,11 @@ function addKnownFiles(prev: ScanIndex, owners: ReadonlyMap<string, FileImage>, 
   const folder = (path: string) => {
     if ((owners.get(path)?.state ?? 'dir') === 'dir' && !rules.isIgnoredPath(path, true) && !probe.isDir(path)) throw new Decline('folder gone');
   };
-  const d = dir === '' ? 0 : prev.slotOf(dir);
-  if (d >= 0 && prev.kind[d] === KIND_DIR) {
-    const first = prev.size[d] as number;
-    const n = prev.mtime[d] as number;
+  // The root's block is the index's first (its length kept apart); a folder's, through its slot.
+  const d = dir === '' ? -1 : prev.slotOf(dir);
+  if (dir === '' || (d >= 0 && prev.kind[d] === KIND_DIR)) {
+    const first = dir === '' ? 0 : (prev.size[d] as number);
+    const n = dir === '' ? prev.rootChildren : (prev.mtime[d] as number);
     if (!(first >= 0 && n >= 0 && first + n <= prev.count)) throw new Decline('index folder block');
     for (let j = first; j < first + n; j++) {
       const path = prev.paths[j] as string;
