@@ -142,11 +142,17 @@ describe('scan + restore property', () => {
           const { tree: then, since } = atTag.get(tag)!;
           const rules = rulesAt.slice(since);
           const before = await model();
-          const r = await restore(w.session, tag, {});
-          expect(r.drift).toEqual([]);
-          const after = await model();
           // Visible under every rule set since the tag's scan: exactly as at the tag.
           const stable = (p: string) => rules.every((text) => !ignoredBy(text, p));
+          // Drift only where a later rule hid a change from the scans (ckpt could not record it: the
+          // restore refuses to overwrite it unasked; found by a random seed): then forced.
+          const r = await restore(w.session, tag, {}).catch(async (err: unknown) => {
+            const drift = (err as { code?: string; data?: { drift?: string[] } }).data?.drift ?? [];
+            if ((err as { code?: string }).code !== 'DRIFT' || drift.some(stable)) throw err;
+            return restore(w.session, tag, { force: true });
+          });
+          expect(r.drift.filter(stable)).toEqual([]);
+          const after = await model();
           const pick2 = (t: Model, keep: (p: string) => boolean) => Object.fromEntries(Object.entries(t).filter(([p]) => keep(p)));
           expect(pick2(after, stable)).toEqual(pick2(then, stable));
           // Ignored under all of them: untouched by the restore.
@@ -159,7 +165,7 @@ describe('scan + restore property', () => {
           await w.dirs.cleanup();
         }
       }),
-      { numRuns: Number(process.env.SCAN_PROPERTY_RUNS ?? 25) },
+      { numRuns: Number(process.env.SCAN_PROPERTY_RUNS ?? 25), ...(process.env.SCAN_PROPERTY_SEED ? { seed: Number(process.env.SCAN_PROPERTY_SEED), path: process.env.SCAN_PROPERTY_PATH, endOnFailure: true } : {}) },
     );
   });
 });
