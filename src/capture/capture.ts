@@ -126,7 +126,7 @@ export interface LookAt {
  * What may hold a change nobody recorded yet, when the turn began with a scan (anything older was there
  * when it looked; a turn without one cannot tell, and the capture takes the present as before):
  * - a folder above a captured path (the nearest existing one of an absent path) that changed since
- *   this session's last event naming a path below it in this turn, or since the turn began if none —
+ *   this session's last event naming a path below it (`foldersAt`), or since the turn began if none —
  *   the agent's own writes there came before their settles, so a run of new files costs nothing; a
  *   hand removal, rename or replacement of a folder is something else. Its known files are looked at.
  * - among the paths this session never recorded (its own records are checked by outsideChanges): one
