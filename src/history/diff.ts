@@ -96,11 +96,14 @@ export async function diffSession(input: DiffInput): Promise<DiffResult> {
     // The state at a position is the earliest image after it; none after it: the path is as ckpt last
     // recorded it — as it is now, unless it changed unrecorded since (then a past tag's side is the
     // record, as `cat` answers; the present side is the present).
-    const since = async (seq: number) => (seq === Infinity ? undefined : await recorded(path, await present(path)));
+    // The present is read (and hashed) once per path, whichever side needs it.
+    let now: Promise<FileImage> | undefined;
+    const presentOnce = () => (now ??= present(path));
+    const since = async (seq: number) => (seq === Infinity ? undefined : await recorded(path, await presentOnce()));
     const fromImage = atFrom.get(path) ?? (await since(fromSeq));
     const toImage = atToMap.get(path) ?? (await since(toSeq));
-    const before = fromImage ?? (await present(path));
-    const after = toImage ?? (await present(path));
+    const before = fromImage ?? (await presentOnce());
+    const after = toImage ?? (await presentOnce());
     const bad = [before, after].find((i) => i.state === 'skipped');
     if (bad) {
       result.skipped.push({ path, why: bad.why ?? 'skipped' });
