@@ -102,7 +102,13 @@ describe('replay snapshot', () => {
       ['foreign (another log)', await readFile(snapFile(b), 'utf8')],
       ['a state of the wrong shape', good.replace('"known":[', '"known":[7,')],
       ['a position moved back one line (a one-byte line end)', JSON.stringify(moved)],
+      // The folders' last events (the capture's look): every key is a stored path, every value a string.
+      ...[['"../x"', '"2026-01-01T00:00:00.000Z"'], ['"/etc"', '"x"'], ['"a/../../b"', '"x"'], ['"d"', '7'], ['7', '"x"']].map(
+        ([k, v]): [string, string] => [`foldersAt [${k}, ${v}]`, good.replace('"foldersAt":[', `"foldersAt":[[${k},${v}],`)],
+      ),
+      ['foldersAt not a list', good.replace(/"foldersAt":\[[^\]]*\]\]/, '"foldersAt":{"":"x"}')],
     ];
+    expect(good).toContain('"foldersAt":[["",');
     for (const [label, text] of cases) {
       await writeFile(snapFile(a), text);
       const { session, fullReads } = freshHandle('a');
