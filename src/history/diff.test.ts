@@ -131,5 +131,13 @@ describe('diff', () => {
     expect(r.patch).not.toContain('SECRET');
     expect(r.changes).toEqual([]);
     expect(r.skipped).toEqual([{ path: 'd/f.txt', why: 'symlinked-parent' }]);
+    // Once a scan recorded the link, its files are D (nothing is below a link), as the restore plans them back.
+    await session.scan();
+    const recorded = await session.diff('1', undefined, { patch: true });
+    expect(recorded.patch).not.toContain('SECRET');
+    expect(recorded.skipped).toEqual([]);
+    expect(recorded.changes.map((c) => `${c.path}:${c.status}`)).toEqual(['d:A', 'd/f.txt:D']);
+    const plan = (await session.restore('1', { dryRun: true })).plan!;
+    expect(plan.entries.map((e) => `${e.path}:${e.action}`).sort()).toEqual(['d/f.txt:write', 'd:mkdir']);
   });
 });

@@ -80,10 +80,13 @@ export async function diffSession(input: DiffInput): Promise<DiffResult> {
   const patches: string[] = [];
   // The present side is read the way a restore reads it: through real folders only (a captured
   // folder replaced by a symlink to elsewhere is `symlinked-parent`, never followed). Below a folder
-  // since replaced by a file nothing can be: absent, as the restore planner takes it (its files `D`).
+  // since replaced by a file nothing can be: absent, as the restore planner takes it (its files `D`);
+  // so is a path below a symlink that a capture in range recorded (the restore replaces that link
+  // and plans the path back: a preview probe found diff skipping it meanwhile).
   const present = async (path: string): Promise<FileImage> => {
     const now = await readPresent(input.root, path, input.maxBytes);
-    return now.state === 'skipped' && now.why === WHY.parentNotDirectory ? { path, state: 'absent' } : now;
+    if (now.state !== 'skipped' || now.at === undefined) return now;
+    return now.why === WHY.parentNotDirectory || changed.has(now.at) ? { path, state: 'absent' } : now;
   };
   const recorded = recordUnlessPresent(events, input.blobs, input.lastRecord);
   const atFrom = fromSeq === Infinity ? new Map<string, FileImage>() : imagesAt(captures, fromSeq);
