@@ -95,6 +95,23 @@ describe('forged log lines', () => {
     ['staging folders outside', [{ type: 'capture', tag: '1.2', turn: 1, k: 2, tool: 'restore', restoreId: 'r3', stageDirs: ['../outside'], files: [] }]],
     ['a settle with a dot segment', [{ type: 'settle', tag: '1.1', files: [{ path: 'x/./../../outside/victim.txt', state: 'absent' }] }]],
     ['a blob id that is a path', [{ type: 'restore_started', id: 'r4', to: '1', recovery: '1.1', plan: [{ path: 'a.txt', action: 'write', blob: '../../../../outside/victim.txt' }] }]],
+    // A plan recovery could not undo (found by a hostile-store probe: `ckpt status` carried out a
+    // planted plan, deleting files no capture recorded and writing a git hook from a planted blob).
+    ['an open restore without a recovery capture', [{ type: 'restore_started', id: 'r6', to: '1', recovery: '1.1', plan: [{ path: 'a.txt', action: 'delete' }] }]],
+    [
+      'an open restore whose recovery capture did not record its paths',
+      [
+        { type: 'capture', tag: '1.2', turn: 1, k: 2, tool: 'restore', restoreId: 'r7', stageDirs: [], files: [{ path: 'a.txt', state: 'absent' }] },
+        { type: 'restore_started', id: 'r7', to: '1', recovery: '1.2', plan: [{ path: 'a.txt', action: 'delete' }, { path: 'planted', action: 'symlink', target: '/etc/passwd' }] },
+      ],
+    ],
+    [
+      'an open restore whose recovery content is not in the store',
+      [
+        { type: 'capture', tag: '1.2', turn: 1, k: 2, tool: 'restore', restoreId: 'r8', stageDirs: [], files: [{ path: 'a.txt', state: 'file', blob: 'e'.repeat(64), mode: 0o644 }] },
+        { type: 'restore_started', id: 'r8', to: '1', recovery: '1.2', plan: [{ path: 'a.txt', action: 'delete' }] },
+      ],
+    ],
   ];
   forgeries.forEach(([name, events], n) => {
     it(`${name}: every command fails LOG_CORRUPT and writes nothing`, async () => {
@@ -124,7 +141,7 @@ describe('forged log lines', () => {
 
   it('recovery never writes through a folder replaced by a symlink to outside', async () => {
     await forge([
-      { type: 'capture', tag: '1.2', turn: 1, k: 2, tool: 'restore', restoreId: 'r5', stageDirs: [], files: [] },
+      { type: 'capture', tag: '1.2', turn: 1, k: 2, tool: 'restore', restoreId: 'r5', stageDirs: [], files: [{ path: 'sub/victim.txt', state: 'absent' }, { path: 'sub/y.txt', state: 'absent' }] },
       { type: 'restore_started', id: 'r5', to: '1', recovery: '1.2', plan: [{ path: 'sub/victim.txt', action: 'write', blob }, { path: 'sub/y.txt', action: 'delete', newDirs: 1 }] },
     ]);
     await symlink(outside, join(dirs.workspace, 'sub'), 'dir');

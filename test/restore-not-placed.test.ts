@@ -4,8 +4,10 @@
 // with DRIFT although nothing had changed it.
 import { spawnSync } from 'node:child_process';
 import { linkSync, readFileSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, truncate } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { openStore } from '../src/index.js';
 import { makeWorld } from './fixtures/restore-world.js';
 import { useWorlds } from './helpers/worlds.js';
 
@@ -71,5 +73,33 @@ describe('a path the restore could not place', () => {
     const r = await w.session.restore('1');
     expect(r.skipped).toEqual([]);
     expect([await readFile(w.at('one.txt'), 'utf8'), await readFile(w.at('two.txt'), 'utf8')]).toEqual(['v1\n', 'v1\n']);
+  });
+
+  it('recovery after a crash leaves a path the user wrote since (neither what the recovery capture read nor what the plan puts there), and places the rest', async () => {
+    // Recovery used to place the whole plan again: a file written after the crash, before ckpt ran
+    // again, was overwritten with no recovery image of it (the hostile-store probe's review).
+    const w = await world();
+    for (const f of ['a', 'b', 'c']) await w.write(`${f}.txt`, `${f}1\n`);
+    await w.session.turn();
+    await w.tool(['a.txt', 'b.txt', 'c.txt'], async () => {
+      for (const f of ['a', 'b', 'c']) await w.write(`${f}.txt`, `${f}2\n`);
+    });
+    await w.session.turn();
+    await w.session.restore('1');
+    // The crash: the log ends at restore_started (placing was under way: a.txt placed, b.txt not yet).
+    const log = join(w.dirs.store, w.session.key, 'events.jsonl');
+    const text = readFileSync(log, 'utf8');
+    await truncate(log, text.indexOf('\n', text.indexOf('"type":"restore_started"')) + 1);
+    await w.write('b.txt', 'b2\n');
+    await w.write('c.txt', 'the user, after the crash\n');
+    const again = await (await openStore({ dir: w.dirs.store })).openWorkspace(w.root);
+    const session = await again.get(w.session.id); // recovery finishes the restore
+    expect(await Promise.all(['a', 'b', 'c'].map((f) => readFile(w.at(`${f}.txt`), 'utf8')))).toEqual(['a1\n', 'b1\n', 'the user, after the crash\n']);
+    const committed = (await session.events()).filter((e) => e.type === 'restore_committed').at(-1) as unknown as { result: { skipped: unknown[]; recovered?: boolean } };
+    expect(committed.result).toMatchObject({ recovered: true, skipped: [{ path: 'c.txt', why: 'changed-during-restore' }] });
+    // ckpt knows c.txt is not at the tag: a restore to it sees the write as the user's own (drift).
+    const preview = await session.restore('1', { dryRun: true });
+    expect(preview.restored).toEqual(['c.txt']);
+    expect(preview.drift).toEqual(['c.txt']);
   });
 });

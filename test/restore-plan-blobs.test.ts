@@ -103,8 +103,10 @@ describe('restore plans in blobs', () => {
     const plan = (capture.files as { path: string; blob: string; mode: number }[]).map((f) => ({ path: f.path, action: 'write', blob: f.blob, mode: f.mode }));
     const fields = await planFields(w.session.ctx.blobs, plan as never);
     expect(fields.plan).toBeUndefined();
+    // The recovery capture records every planned path as it is (recovery carries out no other plan).
+    const present = (await w.session.events()).find((e) => e.type === 'settle')!.files;
     await w.session.append([
-      { type: 'capture', tag: '1.2', turn: 1, k: 2, tool: 'restore', restoreId: 'r1', stageDirs: [], files: [] },
+      { type: 'capture', tag: '1.2', turn: 1, k: 2, tool: 'restore', restoreId: 'r1', stageDirs: [], files: present },
       { type: 'restore_started', id: 'r1', to: '1', recovery: '1.2', ...fields },
     ]);
     await w.ws.latest();

@@ -154,8 +154,10 @@ describe('recovery on open', () => {
     });
     const capture = (await w.session.events()).find((e) => e.type === 'capture')!;
     const blob = (capture.files as { path: string; blob: string }[])[0]!.blob;
+    // The recovery capture records every planned path as it is (recovery carries out no other plan).
+    const present = (await w.session.events()).find((e) => e.type === 'settle')!.files;
     await w.session.append([
-      { type: 'capture', tag: '1.2', turn: 1, k: 2, tool: 'restore', restoreId: 'r1', stageDirs: [], files: [] },
+      { type: 'capture', tag: '1.2', turn: 1, k: 2, tool: 'restore', restoreId: 'r1', stageDirs: [], files: present },
       { type: 'restore_started', id: 'r1', to: '1', recovery: '1.2', plan: [{ path: 'x/y.txt', action: 'delete', newDirs: 1 }, { path: 'a.txt', action: 'write', blob, mode: 0o600 }] },
     ]);
     await w.ws.latest();

@@ -1,11 +1,13 @@
 // Recovery of interrupted restores (DESIGN §4), run when a session is opened and before any restore:
 // - `restore_started` without `restore_committed`: the point of no return was passed, so the restore
-//   is finished from its journaled plan (placed again from the store — idempotent) and committed;
+//   is finished from its journaled plan (placed again from the store — idempotent) and committed —
+//   once its recovery capture is found to cover the plan, and leaving a path written since the crash
+//   (recovery-check.ts);
 // - a recovery capture carrying a `restoreId` with neither `restore_started` nor `restore_aborted`:
 //   the process died before its point of no return; `restore_aborted` is appended (and what older
 //   versions staged before that point is removed: their staging files and the folders they made).
 //   The workspace is then exactly as before that restore.
-import type { CaptureEvent, EventBase, RestoreStartedEvent } from '../format/event.js';
+import type { CaptureEvent, EventBase, FileImage, RestoreStartedEvent } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { loadPlans, planOf, resultFields } from '../session/restore-plans.js';
 import { loadHotState, rememberedHotState } from '../session/hot-snapshot.js';
@@ -15,6 +17,8 @@ import { placeEntries } from './place.js';
 import type { PlannedEntry } from './plan-restore.js';
 import { storeContent } from './plan-content.js';
 import { removeEmptyFolders, removeStaged } from './stage.js';
+import { CHANGED_DURING_RESTORE } from './place-guard.js';
+import { changedSinceInterrupted, recoveryImagesOf } from './recovery-check.js';
 
 export interface RecoveryReport {
   /** Ids of restores finished from their plan. */
@@ -75,8 +79,11 @@ export async function recoverInTx(session: SessionHandle, tx: EventLogTx): Promi
     await abandon(session, tx, capture);
     report.aborted.push(String(capture.restoreId));
   }
+  // Every open restore's journal is checked before anything is done from any of them.
+  const recovered = new Map<string, Map<string, FileImage>>();
+  for (const started of pending.open) recovered.set(started.id, await recoveryImagesOf(events, started, planOf(started) as PlannedEntry[], session.ctx.blobs));
   for (const started of pending.open) {
-    await finish(session, tx, started);
+    await finish(session, tx, started, recovered.get(started.id)!);
     report.finished.push(started.id);
   }
   return report;
@@ -91,23 +98,28 @@ async function abandon(session: SessionHandle, tx: EventLogTx, capture: CaptureE
   await tx.append([{ type: 'restore_aborted', id, reason: 'interrupted before restore_started' }]);
 }
 
-async function finish(session: SessionHandle, tx: EventLogTx, started: RestoreStartedEvent): Promise<void> {
+async function finish(session: SessionHandle, tx: EventLogTx, started: RestoreStartedEvent, recovered: ReadonlyMap<string, FileImage>): Promise<void> {
   const root = session.workspaceRoot;
-  const entries = planOf(started) as PlannedEntry[];
-  const paths = entries.map((e) => e.path);
+  const planned = planOf(started) as PlannedEntry[];
   // Leftovers of the interrupted run are written again from the store: their content may be partial.
-  await removeStaged(root, paths, started.id);
+  await removeStaged(root, planned.map((e) => e.path), started.id);
+  const changed = await changedSinceInterrupted(root, planned, recovered, session.ctx.options.maxBlobBytes);
+  const entries = planned.filter((e) => !changed.has(e.path));
   const placed = await placeEntries(root, started.id, entries, storeContent(session.ctx.blobs, entries));
+  const left = planned.filter((e) => changed.has(e.path)).map((e) => ({ path: e.path, why: CHANGED_DURING_RESTORE }));
   const result = {
     to: started.to,
     restored: placed.restored,
     deleted: placed.deleted,
-    skipped: placed.skipped,
+    skipped: [...left, ...placed.skipped],
     drift: [],
     undo: started.recovery,
     id: started.id,
     recovered: true,
   };
   await tx.append([{ type: 'restore_committed', id: started.id, result: await resultFields(session.ctx.blobs, result) }]);
+  // Paths not placed are as the recovery capture read them (as after a restore that ran to its end).
+  const notPlaced = result.skipped.filter((s) => !s.why.endsWith('(folder mode)')).map((s) => recovered.get(s.path)).filter((f) => f !== undefined);
+  if (notPlaced.length > 0 && typeof started.recovery === 'string') await tx.append([{ type: 'settle', tag: started.recovery, files: notPlaced }]);
   await recordRestored(session, entries, placed);
 }
