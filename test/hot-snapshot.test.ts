@@ -106,6 +106,7 @@ describe('replay snapshot', () => {
       ...[['"../x"', '"2026-01-01T00:00:00.000Z"'], ['"/etc"', '"x"'], ['"a/../../b"', '"x"'], ['"d"', '7'], ['7', '"x"']].map(
         ([k, v]): [string, string] => [`foldersAt [${k}, ${v}]`, good.replace('"foldersAt":[', `"foldersAt":[[${k},${v}],`)],
       ),
+      ['a turn past the highest started', good.replace(/"turn":\d+/, '"turn":70')],
       ['foldersAt not a list', good.replace(/"foldersAt":\[[^\]]*\]\]/, '"foldersAt":{"":"x"}')],
     ];
     expect(good).toContain('"foldersAt":[["",');

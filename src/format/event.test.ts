@@ -51,6 +51,8 @@ describe('decodeEvent', () => {
     ['blob id that is a path', { ...VALID[4]!, plan: [{ path: 'a', action: 'write', blob: '../../x' }] }],
     ['restore id that is a path', { ...VALID[4]!, id: '../x' }],
     ['unknown action', { ...VALID[4]!, plan: [{ path: 'a', action: 'chmod' }] }],
+    ['a mode that is no stat mode', { ...VALID[2]!, files: [{ path: 'a', state: 'file', blob: BLOB, mode: 99999999 }] }],
+    ['a plan mode that is no stat mode', { ...VALID[4]!, plan: [{ path: 'a', action: 'write', blob: BLOB, mode: 0o200000 }] }],
     ['files not a list', { ...VALID[2]!, files: 'a' }],
     ['stageDirs outside', { ...VALID[2]!, restoreId: 'r', stageDirs: ['..'] }],
     // Fuzz defect (issue 16): any string passed as a capture's tag; reading the log then failed INVALID_ARGUMENT.

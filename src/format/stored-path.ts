@@ -55,8 +55,13 @@ export function isBlobId(id: unknown): id is string {
   return typeof id === 'string' && BLOB_ID.test(id);
 }
 
+/**
+ * A stat mode at most (16 bits: ckpt records `mode & 0o7777`; the type bits are tolerated in what older
+ * writers may have kept): anything above was not written by ckpt (a hostile-store probe's 99999999
+ * was restored as 0377).
+ */
 function isMode(mode: unknown): boolean {
-  return mode === undefined || (Number.isSafeInteger(mode) && (mode as number) >= 0);
+  return mode === undefined || (Number.isSafeInteger(mode) && (mode as number) >= 0 && (mode as number) <= 0o177777);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

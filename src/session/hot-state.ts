@@ -164,6 +164,8 @@ export function decodeHotState(v: unknown): HotState | undefined {
   const o = v as Record<string, unknown>;
   const ints = [o.lastSeq, o.turn, o.lastTurnEvent, o.maxTurn, o.nextK];
   if (!ints.every((n) => Number.isSafeInteger(n) && (n as number) >= 0)) return undefined;
+  // What every fold keeps true (a forged turn 7 of a session with two was appended as tag 7.3).
+  if (o.turn !== Math.max(o.lastTurnEvent as number, o.maxTurn as number) || (o.nextK as number) < 1) return undefined;
   if (!Array.isArray(o.known) || !Array.isArray(o.recent) || !Array.isArray(o.unclosedRestores) || !Array.isArray(o.openPlans)) return undefined;
   const known = new Map<string, FileImage | null>();
   // The snapshot is as untrusted as the log it caches: every path, image and plan passes the checks
