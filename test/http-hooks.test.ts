@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startDaemon, type RunningDaemon } from '../src/http/daemon.js';
 import { agentSessionId } from '../src/index.js';
+import { hookCredential, hookKey } from '../src/daemon/hook-credential.js';
 import { openStore, type Store } from '../src/store.js';
 import { claudeEvents as ev, claudeSession } from './fixtures/claude-events.js';
 import { runCli } from './helpers/cli.js';
@@ -197,5 +198,29 @@ describe('command hooks with a daemon running', () => {
     await writeFile(join(ws, 'f3'), '3');
     expect((await cmd(ev.postToolUse(s, 'Bash', bash, 'toolu_3', {}))).code).toBe(0);
     expect(await checkpoints(s.session_id)).toEqual(['0.1:Bash', '0.2:Bash', '0.3:Bash']);
+  });
+
+  it('a daemon that exits when idle does not once an agent\'s HTTP hooks posted to it: its port is theirs (another process could take it)', async () => {
+    const idleDaemon = async () => {
+      let idled = false;
+      const d = await startDaemon({ store, version: 'test', idle: { ms: 200, onIdle: () => void (idled = true) } });
+      return { d, idled: () => idled };
+    };
+    await daemon?.close();
+    daemon = undefined;
+    // No HTTP hook (only the thin client's store token): it exits when idle.
+    const quiet = await idleDaemon();
+    await createClient(quiet.d.url, quiet.d.token).call('POST', '/hooks/claude', { body: ev.sessionStart(claudeSession(ws)) });
+    await new Promise((r) => setTimeout(r, 700));
+    expect(quiet.idled()).toBe(true);
+    await quiet.d.close();
+    // An HTTP hook (a hook credential, as `ckpt init` installs them): it stays.
+    const held = await idleDaemon();
+    const credential = hookCredential(await hookKey(store.daemonCtx), ws);
+    const r = await createClient(held.d.url, credential).call('POST', `/hooks/claude?workspace=${encodeURIComponent(ws)}`, { body: ev.sessionStart(claudeSession(ws)) });
+    expect(r.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 700));
+    expect(held.idled()).toBe(false);
+    await held.d.close();
   });
 });

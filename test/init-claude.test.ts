@@ -267,7 +267,7 @@ describe('ckpt init claude: the default install (issue 28)', () => {
     expect(real.command).toContain(`--store ${dirs.store}`);
   });
 
-  it('a daemon back on another port (its port taken): the next prompt hook re-points the HTTP hooks at it and says so once; its log holds no login code', async () => {
+  it('a daemon back on another port (its port taken): the next prompt hook re-points the HTTP hooks at it, and stops the prompts of the agent process that still posts to the old port until it restarts; its log holds no login code', async () => {
     expect((await ckpt(['init', 'claude', '--json'])).code).toBe(0);
     const localFile = join(project, '.claude', 'settings.local.json');
     const claimFile = join(dirs.store, 'daemon', 'daemon.json');
@@ -304,19 +304,25 @@ describe('ckpt init claude: the default install (issue 28)', () => {
       expect(claim.port).toBeGreaterThan(0);
       expect(claim.port).not.toBe(first.port);
       // Its HTTP hooks still post to the old port (the squatter): the prompt hook reaches the new daemon and re-points them.
+      // That agent process (it read its hooks when it started) would send its tool calls to the
+      // squatter, which could answer for ckpt (found by a daemon probe): its prompt is stopped.
       const [said] = await hooks.fire(ev.userPromptSubmit(s, 'two'));
-      expect(said!.code, said!.stderr).toBe(0);
-      expect(JSON.parse(said!.stdout).systemMessage).toMatch(new RegExp(`now listens on port ${claim.port} \\(port ${first.port} was taken\\).*re-pointed`));
+      const stopped = new RegExp(`sends its tool calls' HTTP hooks to port ${first.port}, which ckpt's daemon does not hold \\(it listens on port ${claim.port}.*Restart Claude Code`);
+      expect(said).toMatchObject({ code: 2, stderr: expect.stringMatching(stopped) }); // the command hook's way to block a prompt
       const after = JSON.parse(await readFile(localFile, 'utf8'));
       for (const e of ['PreToolUse', 'PostToolUse', 'PostToolUseFailure']) {
         expect(after.hooks[e][0].hooks[0].url).toBe(before.hooks[e][0].hooks[0].url.replace(`:${first.port}/`, `:${claim.port}/`));
         expect(after.hooks[e][0].hooks[0].headers).toEqual(before.hooks[e][0].hooks[0].headers);
       }
       expect(after.hooks.Stop).toEqual([...before.hooks.Stop, ...OTHER.hooks.Stop]); // everything else as it was
-      // Said once: the next prompt finds nothing to re-point.
-      expect((await hooks.fire(ev.userPromptSubmit(s, 'three')))[0]).toMatchObject({ code: 0, stdout: '' });
-      // The HTTP hooks as now installed reach the daemon and record.
+      // So is its next one (nothing left to re-point), and its /clear is no restart.
+      expect((await hooks.fire(ev.userPromptSubmit(s, 'three')))[0]).toMatchObject({ code: 2 });
+      await hooks.fire(ev.sessionStart(s, 'clear'));
+      expect((await hooks.fire(ev.userPromptSubmit(s, 'four')))[0]).toMatchObject({ code: 2 });
+      // Restarted, it reads the re-pointed hooks: its prompts go on, and its HTTP hooks reach the daemon and record.
       hooks = await loadInstalledHooks(localFile, project, 'CLAUDE_PROJECT_DIR');
+      expect((await hooks.fire(ev.sessionStart(s, 'resume')))[0]).toMatchObject({ code: 0 });
+      expect((await hooks.fire(ev.userPromptSubmit(s, 'five')))[0]).toMatchObject({ code: 0, stdout: '' });
       await writeFile(join(project, 'a.txt'), 'one\n');
       const edit = { file_path: join(project, 'a.txt'), old_string: 'one', new_string: 'two' };
       expect(await hooks.fire(ev.preToolUse(s, 'Edit', edit, 'toolu_9'))).toMatchObject([{ code: 200, stdout: '{}' }]);

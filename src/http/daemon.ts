@@ -90,7 +90,10 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const app = createApp({ state, hub, token, guard, version: options.version, streams, onServerError, ...(options.streamLimits ? { streamLimits: options.streamLimits } : {}) });
   let lastActive = Date.now();
   let tcpPort: number | undefined;
-  const hooks = createHookLane({ state, guard, onServerError, hookKey: hookKeyText, port: () => tcpPort });
+  // Once an agent's HTTP hooks post here, the port is theirs: an idle exit would free it for any local
+  // process to take, and the agent would send it every tool call (found by a daemon probe).
+  let httpHooksPostHere = false;
+  const hooks = createHookLane({ state, guard, onServerError, hookKey: hookKeyText, port: () => tcpPort, onHttpHook: () => void (httpHooksPostHere = true) });
   const toApp = getRequestListener(app.fetch);
   const server = createServer((req, res) => {
     if (!hooks(req, res)) return void toApp(req, res);
@@ -151,7 +154,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 
   const idleTimer = options.idle
     ? setInterval(() => {
-        if (inFlight === 0 && Date.now() - lastActive >= options.idle!.ms) {
+        if (inFlight === 0 && !httpHooksPostHere && Date.now() - lastActive >= options.idle!.ms) {
           clearInterval(idleTimer);
           options.idle!.onIdle();
         }

@@ -25,6 +25,7 @@ import { workspaceField } from './schemas.js';
 import { checkHookRoot } from './hook-roots.js';
 import { join } from 'node:path';
 import { repointHttpHooks } from '../hooks/install/repoint-http-hooks.js';
+import { createStaleHooks, type StaleHooks } from './stale-hooks.js';
 
 const HOOK_PREFIX = '/hooks/';
 const HOOK_PATH = /^\/hooks\/([^/?]+)(?:\?|$)/;
@@ -60,25 +61,30 @@ export interface HookLaneOptions {
   onHook?: () => void;
   /** The TCP port the daemon listens on (undefined on a unix socket): installed HTTP hooks are re-pointed at it. */
   port?: () => number | undefined;
+  /** Called when an agent's HTTP hook (a hook credential, not the thin client) was answered: they post to this port. */
+  onHttpHook?: () => void;
 }
 
 /** The once-per-prompt events at which the HTTP hooks in the project's local settings are checked. */
 const REPOINT_EVENTS: ReadonlySet<string> = new Set(['SessionStart', 'UserPromptSubmit']);
+/** Session starts of a new agent process (which reads its hook settings then); `clear` and `compact` come from a running one. */
+const STARTS: ReadonlySet<string> = new Set(['startup', 'resume']);
 
 /** The header in which the thin hook client (hook-client.ts) passes the agent's project-dir variables. */
 export const HOOK_ENV_HEADER = 'x-ckpt-hook-env';
 
 /** A node:http request handler that serves `POST /hooks/<agent>` and returns false for anything else. */
 export function createHookLane(options: HookLaneOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const stale = createStaleHooks();
   return (req, res) => {
     const m = req.method === 'POST' && req.url ? HOOK_PATH.exec(req.url) : null;
     if (!m) return false;
-    void serve(options, req, res, m[1]!).catch((err: unknown) => res.destroy(err as Error));
+    void serve(options, stale, req, res, m[1]!).catch((err: unknown) => res.destroy(err as Error));
     return true;
   };
 }
 
-async function serve({ state, guard, onServerError, hookKey, onHook, port }: HookLaneOptions, req: IncomingMessage, res: ServerResponse, agent: string): Promise<void> {
+async function serve({ state, guard, onServerError, hookKey, onHook, onHttpHook, port }: HookLaneOptions, stale: StaleHooks, req: IncomingMessage, res: ServerResponse, agent: string): Promise<void> {
   let status = 200;
   let body: object;
   try {
@@ -116,18 +122,19 @@ async function serve({ state, guard, onServerError, hookKey, onHook, port }: Hoo
       scan: (session, tool) => state.scan(session, { tool }),
     });
     body = hookAnswer(outcome);
+    if (scoped) onHttpHook?.();
     // A once-per-prompt command hook (the thin client, which passes the project folder): the HTTP
     // hooks of this project must post to this daemon's port, which may have changed since they
     // were installed (the daemon came back while another process held its port).
     const listening = port?.();
     const projectDir = spec.projectDirEnv.map((n) => agentEnv[n]).find((v) => v !== undefined);
     if (!scoped && listening !== undefined && spec.httpHooks && spec.settingsFiles.local && projectDir && outcome.event && REPOINT_EVENTS.has(outcome.event)) {
-      const moved = await repointHttpHooks(join(projectDir, spec.settingsFiles.local), spec.name, listening).catch(() => undefined);
-      if (moved) {
-        const note = `ckpt: its daemon now listens on port ${listening} (port ${moved.from.join(', ')} was taken); ckpt's HTTP hooks in ${moved.file} were re-pointed at it. If ${spec.displayName} keeps the old hooks until it restarts, the scan at the end of each answer records the changes meanwhile.`;
-        const said = (body as { systemMessage?: unknown }).systemMessage;
-        body = { ...body, systemMessage: typeof said === 'string' && said ? `${said}\n${note}` : note };
-      }
+      const file = join(projectDir, spec.settingsFiles.local);
+      const moved = await repointHttpHooks(file, spec.name, listening).catch(() => undefined);
+      if (moved) stale.repointed(projectDir, moved.from);
+      else if (outcome.event === 'SessionStart' && outcome.agentSession && (outcome.source === undefined || STARTS.has(outcome.source))) stale.started(outcome.agentSession);
+      const from = outcome.agentSession === undefined ? undefined : stale.staleFrom(projectDir, outcome.agentSession);
+      if (from) body = staleAnswer(body, outcome.event, spec.displayName, from, listening, file);
     }
   } catch (err) {
     const e = toCkptError(err);
@@ -186,6 +193,18 @@ function decodeSegment(s: string): string {
 }
 
 /** The answer to a hook outcome: its stdout JSON (`{}` when it had nothing to say), or the block of strict mode. */
+/**
+ * The answer to an agent process whose HTTP hooks post to another port: its prompt is stopped (a
+ * `UserPromptSubmit` block: nothing reaches the model, so no tool call is posted there); a session
+ * start, which cannot be stopped, says so.
+ */
+function staleAnswer(body: object, event: string, agent: string, from: readonly number[], port: number, file: string): object {
+  const text = `ckpt: this ${agent} process still sends its tool calls' HTTP hooks to port ${from.join(', ')}, which ckpt's daemon does not hold (it listens on port ${port}; ${file} now names it). Whatever listens on port ${from.join(', ')} would receive every tool call's input and could answer for ckpt. Restart ${agent} to load the re-pointed hooks; until then ckpt stops each prompt.`;
+  if (event === 'UserPromptSubmit') return { decision: 'block', reason: text, systemMessage: text };
+  const said = (body as { systemMessage?: unknown }).systemMessage;
+  return { ...body, systemMessage: typeof said === 'string' && said ? `${said}\n${text}` : text };
+}
+
 function hookAnswer(outcome: HookOutcome): object {
   if (outcome.exitCode === 0) return outcome.stdout ? (JSON.parse(outcome.stdout) as object) : {};
   const reason = outcome.stderr.trim();

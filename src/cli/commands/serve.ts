@@ -19,7 +19,7 @@ export const serveCommand: CommandSpec = {
     ['--host <host>', 'listen on this address instead of 127.0.0.1 (a non-loopback one needs --allow-remote)'],
     ['--allow-remote', 'with --host: really listen beyond this machine (token, cookie and files in clear text; warns)'],
     ['--print-token', 'print the bearer token (made on first use) and exit'],
-    ['--idle-exit <seconds>', 'exit after this long without a request (the daemon hooks start on demand)'],
+    ['--idle-exit <seconds>', 'exit after this long without a request (the daemon hooks start on demand); not once an agent\'s HTTP hooks posted to it (they name its port)'],
     ['--no-login-url', 'make no one-time login address for the web page (`ckpt open` makes one): the daemon hooks start writes its output to a log file'],
     ['--max-event-streams <n>', 'live /events streams open at once, all clients (default 256, or CKPT_MAX_EVENT_STREAMS; 429 beyond)'],
     ['--max-event-streams-per-client <n>', 'live /events streams one client may hold (default 32, or CKPT_MAX_EVENT_STREAMS_PER_CLIENT; 429 beyond)'],
