@@ -269,17 +269,49 @@ describe('found by the history oracle', () => {
     expect(await snapshot(w.root)).toEqual(before);
   });
 
-  it('a file that becomes ignored but stays is neither recorded nor touched', async () => {
+  it('a file that becomes ignored but stays: untouched when unchanged; changed in the same step, its change is recorded once (a restore puts it back), then it is not tracked', async () => {
     const w = await world();
     await w.write('web/app.cgi', 'v1');
+    await w.write('web/keep.cgi', 'k1');
     await scan(w.session);
     const turn = await startTurn(w.session);
-    await w.write('web/.gitignore', 'app.cgi\n');
+    await w.write('web/.gitignore', 'app.cgi\nkeep.cgi\n');
+    // Found by a round-4 probe (a real agent's `echo .env >> .gitignore && echo KEY=new > .env`): the
+    // change was recorded nowhere, and `restore 1` left it.
     await w.write('web/app.cgi', 'v2, ignored now');
     const r = await scan(w.session);
-    expect(r.files.map((f) => f.path)).toEqual(['web/.gitignore']);
-    await restore(w.session, turn.tag);
-    expect(await w.read('web/app.cgi')).toBe('v2, ignored now');
+    expect(r.files.map((f) => f.path).sort()).toEqual(['web/.gitignore', 'web/app.cgi']);
+    await w.write('web/app.cgi', 'v3, not looked at');
+    expect((await scan(w.session)).files).toEqual([]);
+    await restore(w.session, turn.tag, { force: true });
+    expect([await w.read('web/app.cgi'), await w.read('web/keep.cgi')]).toEqual(['v1', 'k1']);
+  });
+
+  it('a file ckpt recorded as deleted, made again while its name was ignored and un-ignored since, was there at the prompts in between: a restore keeps it (file and folder)', async () => {
+    // Found by a round-4 probe with real agents: `restore 3` deleted a file prompt 3 had (and, for a
+    // folder, everything in it); the scan took the old scan index's time for "there before".
+    const tick = () => new Promise((r) => setTimeout(r, 30));
+    const w = await world();
+    await w.write('x.log', 'old');
+    await w.write('out/a.txt', 'a');
+    await scan(w.session);
+    await startTurn(w.session);
+    await w.remove('x.log');
+    await w.remove('out');
+    await w.write('.gitignore', 'x.log\nout/\n');
+    expect((await scan(w.session)).files.map((f) => f.path).sort()).toEqual(['.gitignore', 'out', 'out/a.txt', 'x.log']);
+    await tick();
+    await startTurn(w.session);
+    await w.write('x.log', 'mine');
+    await w.write('out/a.txt', 'mine too');
+    await tick();
+    await scan(w.session);
+    const third = await startTurn(w.session);
+    await tick();
+    const before = await snapshot(w.root);
+    await w.remove('.gitignore');
+    await scan(w.session);
+    await restore(w.session, third.tag);
+    expect(await snapshot(w.root)).toEqual(before);
   });
 });
-

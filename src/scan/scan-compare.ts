@@ -37,6 +37,8 @@ export interface CompareResult {
   adopted: number;
   /** The set of unbaselined folders changed (the index must be rewritten). */
   unbaselinedChanged: boolean;
+  /** Recorded paths the rules ignore now that are still there (ignored-now.ts looks at their content). */
+  ignoredNow: Known[];
 }
 
 /** Every change since what ckpt last knew (nothing for a baseline); sets `next.unbaselined` and carries unreached entries over. */
@@ -57,8 +59,11 @@ export function compareWithKnown(input: CompareInput): CompareResult {
   // A path new to ckpt that the previous rules ignored (its name un-ignored since: a .gitignore edited,
   // a branch checked out) was there all along as far as ckpt can tell: its before-image says "not
   // recorded", so a restore leaves it as it is instead of deleting an `.env` or a `dist/` it never saw.
+  // So is a path ckpt last recorded as deleted: made again while ignored, it was there unrecorded (a
+  // round-4 probe: `restore 3` deleted a file prompt 3 had, and with a folder all it held).
   const created = (path: string, isDir: boolean, change: Change): Change =>
     wasIgnored?.(path, isDir) ? { ...change, before: { image: { path, state: 'skipped', why: 'ignored' } } } : change;
+  const wasDeleted = (k: Known): boolean => k.image.state === 'absent';
   const within = (set: ReadonlySet<string>, path: string, self: boolean): boolean => {
     if (set.size === 0) return false;
     if (set.has('') || (self && set.has(path))) return true;
@@ -82,7 +87,7 @@ export function compareWithKnown(input: CompareInput): CompareResult {
       if (change === 'created' && now.image.state === 'skipped') continue;
       if (change) {
         const found: Change = { before: known, after: now.image, ...(now.gitOid !== undefined ? { afterGitOid: now.gitOid } : {}), change };
-        changes.push(previously ? found : created(path, false, found));
+        changes.push(previously && !wasDeleted(previously) ? found : created(path, false, found));
       }
     }
     // Folders: their existence is recorded like a path's (created, deleted, or a type change).
@@ -100,7 +105,7 @@ export function compareWithKnown(input: CompareInput): CompareResult {
       }
       const known = previously ?? { image: { path, state: 'absent' } };
       const change = compare(known, { image: now }, undefined);
-      if (change) changes.push(previously ? { before: known, after: now, change } : created(path, true, { before: known, after: now, change }));
+      if (change) changes.push(previously && !wasDeleted(previously) ? { before: known, after: now, change } : created(path, true, { before: known, after: now, change }));
     }
   }
 
@@ -114,6 +119,7 @@ export function compareWithKnown(input: CompareInput): CompareResult {
     ...[...unbaselined].filter((d) => within(pendingDirs, d, true) && !pendingDirs.has(d)),
   ];
   const handled = new Set<string>();
+  const ignoredNow: Known[] = [];
   const unseen = (path: string, p: number): void => {
     handled.add(path);
     if (underPending(path)) {
@@ -125,9 +131,13 @@ export function compareWithKnown(input: CompareInput): CompareResult {
     }
     const known = knownOf(path, p);
     if (!known || known.image.state === 'absent') return;
-    // A path that became ignored is left alone while it is there; one that is gone as well was
+    // A path that became ignored is not tracked while it is there (what it holds now is looked at
+    // once: ignored-now.ts; after that its record says "ignored"); one that is gone as well was
     // deleted (a checkout that deletes a tracked file and ignores its name in the same step).
-    if (rules.isIgnoredPath(path, known.image.state === 'dir') && existsNoFollow(join(input.root, path))) return;
+    if (rules.isIgnoredPath(path, known.image.state === 'dir') && existsNoFollow(join(input.root, path))) {
+      if (known.image.state !== 'skipped') ignoredNow.push(known);
+      return;
+    }
     changes.push({ before: known, after: { path, state: 'absent' }, change: 'deleted' });
   };
   if (prev) {
@@ -146,7 +156,7 @@ export function compareWithKnown(input: CompareInput): CompareResult {
     }
   }
 
-  return { changes, adopted, unbaselinedChanged: adopted > 0 || next.unbaselined.length !== unbaselined.size };
+  return { changes, adopted, unbaselinedChanged: adopted > 0 || next.unbaselined.length !== unbaselined.size, ignoredNow };
 }
 
 function existsNoFollow(abs: string): boolean {

@@ -16,6 +16,8 @@ import { newerOwnerImages } from './known.js';
 import type { ScanIndex } from './scan-index.js';
 import { contentPass } from './content-pass.js';
 import { compareWithKnown, type Change } from './scan-compare.js';
+import { changedWhileIgnored } from './ignored-now.js';
+import { loadHotState } from '../session/hot-snapshot.js';
 import { loadIndexCached, sameMap } from './scan-persist.js';
 import { previousIgnoreRules } from './previous-rules.js';
 import type { ScanOptions } from './scan-types.js';
@@ -149,8 +151,15 @@ export async function findChanges(session: SessionHandle, options: ScanOptions, 
   // ones ignored that was there before that scan (its inode born before it) is not "created"
   // (previous-rules.ts). One made since — the checkout that brought the new rules made it too — is.
   const previous = prev && prev.rules.size > 0 && !sameMap(prev.rules, walk.ruleTexts) ? previousIgnoreRules({ root, storeDir: ctx.dir, extra: options.ignore }, prev.rules) : undefined;
-  const wasIgnored = previous ? (path: string, isDir: boolean) => previous.isIgnoredPath(path, isDir) && bornBefore(join(root, path), prev!.timeMs) : undefined;
-  const { changes, unbaselinedChanged } = compareWithKnown({ root, phase, prev, owners, rules, gitSha1: readResult.gitSha1, ...(wasIgnored ? { wasIgnored } : {}) });
+  // "There before" means at the prompt whose state this scan's before-images are: the session's last
+  // turn (a turn's own scan runs before its turn event). The index's time is older when later scans
+  // left it as it was: a file made while ignored after it, and un-ignored since, was "created", and
+  // `restore N` deleted it although prompt N had it (a round-4 probe).
+  const thereAt = previous ? Date.parse((await loadHotState(session)).turnAt ?? '') : NaN;
+  const before = Number.isFinite(thereAt) ? thereAt : (prev?.timeMs ?? 0);
+  const wasIgnored = previous ? (path: string, isDir: boolean) => previous.isIgnoredPath(path, isDir) && bornBefore(join(root, path), before) : undefined;
+  const { changes, unbaselinedChanged, ignoredNow } = compareWithKnown({ root, phase, prev, owners, rules, gitSha1: readResult.gitSha1, ...(wasIgnored ? { wasIgnored } : {}) });
+  changes.push(...(await changedWhileIgnored(root, ignoredNow, maxBytes)));
   return {
     prev,
     ...(loaded.corrupt ? { corrupt: true as const } : {}),

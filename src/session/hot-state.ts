@@ -39,6 +39,8 @@ export interface HotState {
    * changed since was not there when ckpt last looked at the whole workspace (capture.ts).
    */
   lookedSince?: string;
+  /** When the last `turn` event was written (a scan's "there at the prompt" test for names un-ignored since: scan-find.ts). */
+  turnAt?: string;
   /**
    * Folders ('' the root) above the paths this session's events named, with the time of the last such
    * event: a folder changed after it was changed by something else (a hand edit), since the agent's own
@@ -65,6 +67,7 @@ export function foldHot(state: HotState, events: readonly EventBase[]): HotState
         r.turns.push({ seq: e.seq, prevAt: r.lastAt, captures: 0 });
         if (e.looked === true) state.lookedSince = r.lastAt;
         else delete state.lookedSince;
+        state.turnAt = e.at;
         const turn = e.turn as number;
         state.lastTurnEvent = turn;
         state.maxTurn = Math.max(state.maxTurn, turn);
@@ -146,6 +149,7 @@ export function encodeHotState(s: HotState): Record<string, unknown> {
     openPlans: [...s.openPlans],
     retention: s.retention,
     ...(s.lookedSince !== undefined ? { lookedSince: s.lookedSince } : {}),
+    ...(s.turnAt !== undefined ? { turnAt: s.turnAt } : {}),
     foldersAt: [...s.foldersAt],
   };
 }
@@ -203,10 +207,11 @@ export function decodeHotState(v: unknown): HotState | undefined {
     }
   }
   const retention = decodeRetention(o.retention);
-  if (!retention || (o.lookedSince !== undefined && typeof o.lookedSince !== 'string')) return undefined;
+  if (!retention || (o.lookedSince !== undefined && typeof o.lookedSince !== 'string') || (o.turnAt !== undefined && typeof o.turnAt !== 'string')) return undefined;
   return {
     retention,
     ...(typeof o.lookedSince === 'string' ? { lookedSince: o.lookedSince } : {}),
+    ...(typeof o.turnAt === 'string' ? { turnAt: o.turnAt } : {}),
     lastSeq: o.lastSeq as number,
     turn: o.turn as number,
     lastTurnEvent: o.lastTurnEvent as number,
