@@ -14,7 +14,7 @@ import { buildOpenApi } from './openapi.js';
 import { createRouter } from './route.js';
 import { addCheckpointRoutes } from './routes-checkpoints.js';
 import { addInspectRoutes } from './routes-inspect.js';
-import { addEventRoutes } from './routes-events.js';
+import { addEventRoutes, type StreamBacklog } from './routes-events.js';
 import { addHookDocs, isHookPath } from './hook-lane.js';
 import { unauthorized, type RequestGuard } from './request-guard.js';
 import { addRestoreRoutes } from './routes-restore.js';
@@ -45,6 +45,8 @@ export interface AppOptions {
   streams: Set<() => void>;
   /** Caps on open SSE streams per client and overall (default DEFAULT_STREAM_LIMITS). */
   streamLimits?: StreamLimits;
+  /** How far one SSE stream may fall behind before it is ended (default DEFAULT_STREAM_BACKLOG). */
+  streamBacklog?: StreamBacklog;
   /** Called for every error answered with a 5xx (logging). */
   onServerError?: (err: CkptError) => void;
   /** The web page's one-time codes and cookie sessions (default: a fresh one). */
@@ -87,7 +89,7 @@ export function createApp(options: AppOptions): Hono {
   addInspectRoutes(router, options.state);
   addRestoreRoutes(router, options.state, options.token);
   addStoreRoutes(router, options.state);
-  addEventRoutes(router, options.hub, { streams: options.streams, gate: createStreamGate(options.streamLimits) });
+  addEventRoutes(router, options.hub, { streams: options.streams, gate: createStreamGate(options.streamLimits), ...(options.streamBacklog ? { backlog: options.streamBacklog } : {}) });
   addHookDocs(router);
   router.add({ method: 'get', path: '/health', summary: 'the daemon is up: pid, store, version', handler: async () => ({
       ok: true,

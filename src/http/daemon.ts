@@ -13,6 +13,7 @@ import { createEventHub } from './event-hub.js';
 import { createHookLane } from './hook-lane.js';
 import { createQuietGate } from './quiet-gate.js';
 import { createRequestGuard, isLoopbackAddress } from './request-guard.js';
+import type { StreamBacklog } from './routes-events.js';
 import type { StreamLimits } from './stream-gate.js';
 
 export interface DaemonOptions {
@@ -40,6 +41,8 @@ export interface DaemonOptions {
   idle?: { ms: number; onIdle: () => void };
   /** Caps on live `GET /events` streams per client and overall (default 32 and 256; 429 beyond). */
   streamLimits?: StreamLimits;
+  /** How far one `GET /events` stream may fall behind its events before it is ended (tests; default as the hub keeps). */
+  streamBacklog?: StreamBacklog;
 }
 
 export interface RunningDaemon {
@@ -87,7 +90,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const guard = createRequestGuard({ token, host: options.host, socket: options.socket !== undefined });
   // Escaped: a message may quote request values, and a newline in one must not forge a log line (issue 27 item 8).
   const onServerError = (err: CkptError): void => options.log?.(`error ${err.code}: ${escapeForLog(err.message)}`);
-  const app = createApp({ state, hub, token, guard, version: options.version, streams, onServerError, ...(options.streamLimits ? { streamLimits: options.streamLimits } : {}) });
+  const app = createApp({ state, hub, token, guard, version: options.version, streams, onServerError, ...(options.streamLimits ? { streamLimits: options.streamLimits } : {}), ...(options.streamBacklog ? { streamBacklog: options.streamBacklog } : {}) });
   let lastActive = Date.now();
   let tcpPort: number | undefined;
   // Once an agent's HTTP hooks post here, the port is theirs: an idle exit would free it for any local

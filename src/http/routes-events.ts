@@ -1,8 +1,11 @@
 // GET /events: Server-Sent Events of every event appended to the store's session logs (by any
 // process), filtered by workspace (root path or id) and session, resumable with Last-Event-ID.
+// A stream whose client does not read as fast as events come (or never reads) falls behind: past its
+// backlog cap it is ended, and the client resumes with Last-Event-ID (or is told `reset`) like any
+// dropped stream. Without the cap its queue grew the daemon's memory without bound.
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
-import type { EventHub, HubEvent } from './event-hub.js';
+import { DEFAULT_HUB_LIMITS, type EventHub, type HubEvent } from './event-hub.js';
 import type { Router } from './route.js';
 import type { StreamGate } from './stream-gate.js';
 
@@ -11,7 +14,22 @@ export interface EventsOptions {
   streams: Set<() => void>;
   /** Admits a stream (per client and overall caps, 429 beyond them) and takes its slot back when it ends. */
   gate: StreamGate;
+  /** How far one stream may fall behind before it is ended (default DEFAULT_STREAM_BACKLOG). */
+  backlog?: StreamBacklog;
 }
+
+/** Events matched for a stream and not yet written to it: their number and bytes (HubEvent.bytes). */
+export interface StreamBacklog {
+  events: number;
+  bytes: number;
+}
+
+/**
+ * As much as the hub keeps: a client further behind could not resume from it anyway. The queued events
+ * are the hub's own objects, and every live stream's backlog ends at the newest event, so all of them
+ * together hold at most one cap's worth beyond the hub.
+ */
+export const DEFAULT_STREAM_BACKLOG: StreamBacklog = DEFAULT_HUB_LIMITS;
 
 export function addEventRoutes(r: Router, hub: EventHub, options: EventsOptions): void {
   r.add({
@@ -35,8 +53,11 @@ export function addEventRoutes(r: Router, hub: EventHub, options: EventsOptions)
       const remote = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress ?? 'local';
       // Admitted (or LIMIT_REACHED, 429) before the stream starts, so a refusal is an ordinary JSON error.
       const release = options.gate.acquire(`${remote} ${c.get('ckptClient') ?? 'token'}`);
+      const cap = options.backlog ?? DEFAULT_STREAM_BACKLOG;
       return streamSSE(c, async (stream) => {
         let queue: HubEvent[] = [];
+        // The backlog: events in `queue` and in the batch being written, until each is written.
+        const behind = { events: 0, bytes: 0 };
         let wake: (() => void) | undefined;
         let ended = false;
         const end = (): void => {
@@ -45,7 +66,20 @@ export function addEventRoutes(r: Router, hub: EventHub, options: EventsOptions)
           wake?.();
         };
         const unsubscribe = hub.subscribe((events) => {
-          for (const e of events) if (wanted(e)) queue.push(e);
+          if (ended) return;
+          for (const e of events) {
+            if (!wanted(e)) continue;
+            queue.push(e);
+            behind.events++;
+            behind.bytes += e.bytes;
+          }
+          if (behind.events > cap.events || behind.bytes > cap.bytes) {
+            // The write in progress waits on a full socket: only closing the socket ends it.
+            queue = [];
+            end();
+            (c.env as { incoming?: { socket?: { destroy(): void } } } | undefined)?.incoming?.socket?.destroy();
+            return;
+          }
           wake?.();
         });
         options.streams.add(end);
@@ -56,7 +90,12 @@ export function addEventRoutes(r: Router, hub: EventHub, options: EventsOptions)
             const missed = hub.since(resumeFrom);
             if (missed.reset) await stream.writeSSE({ event: 'reset', data: JSON.stringify({ reason: missed.reset }) });
             const seen = new Set(queue.map((e) => e.n));
-            queue = [...missed.events.filter((e) => wanted(e) && !seen.has(e.n)), ...queue];
+            const replay = missed.events.filter((e) => wanted(e) && !seen.has(e.n));
+            for (const e of replay) {
+              behind.events++;
+              behind.bytes += e.bytes;
+            }
+            queue = [...replay, ...queue];
           }
           while (!ended) {
             if (queue.length === 0) {
@@ -72,7 +111,10 @@ export function addEventRoutes(r: Router, hub: EventHub, options: EventsOptions)
             const batch = queue;
             queue = [];
             for (const e of batch) {
+              if (ended) break;
               await stream.writeSSE({ id: e.id, event: e.event.type, data: JSON.stringify({ workspace: e.workspace, root: e.root, ...(e.machine ? { machine: e.machine } : {}), session: e.session, event: e.event }) });
+              behind.events--;
+              behind.bytes -= e.bytes;
             }
           }
         } finally {

@@ -3,8 +3,10 @@
 // `perClient` live streams and the daemon `total`; beyond either the answer is 429 LIMIT_REACHED
 // (DESIGN §7) with Retry-After, and a stream's slot comes back when its client goes away. Real
 // daemons, real sockets: an in-process one with small limits, the default caps, and `ckpt serve` with
-// the limit from its flag and from the environment.
+// the limit from its flag and from the environment. And a stream whose client never reads is ended
+// once it is its backlog behind (its queue grew the daemon's memory without bound); the client resumes.
 import { request, type ClientRequest } from 'node:http';
+import { connect } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startDaemon, type RunningDaemon } from '../../src/http/daemon.js';
@@ -156,6 +158,83 @@ describe('GET /events caps', () => {
         d.child.kill('SIGTERM');
         await d.exited;
       }
+    }
+  });
+});
+
+/** A client that reads everything: counts the turn events it has received. */
+function countingStream(url: string, token: string): { turns: () => number; close: () => void } {
+  let turns = 0;
+  let rest = '';
+  const req = request(`${url}/events`, { headers: { authorization: `Bearer ${token}` }, agent: false }, (res) => {
+    res.setEncoding('utf8');
+    res.on('data', (d: string) => {
+      const messages = (rest + d).split('\n\n');
+      rest = messages.pop()!;
+      for (const m of messages) if (m.startsWith('event: turn\n')) turns++;
+    });
+    res.on('error', () => {});
+  });
+  req.on('error', () => {});
+  req.end();
+  return { turns: () => turns, close: () => req.destroy() };
+}
+
+describe('GET /events backlog', () => {
+  it('ends a stream whose client stops reading once it falls its backlog behind; the client resumes with Last-Event-ID', async () => {
+    daemon = await startDaemon({ store, version: 'test', streamLimits: { perClient: 2, total: 2 }, streamBacklog: { events: 10_000, bytes: 4 << 20 } });
+    const u = new URL(daemon.url);
+    const bearer = { authorization: `Bearer ${daemon.token}` };
+    // A raw socket that reads the stream's head and hello, then stops reading.
+    const stuck = connect({ host: u.hostname, port: Number(u.port) });
+    let received = '';
+    let closed = false;
+    stuck.setEncoding('utf8');
+    stuck.on('data', (d: string) => (received += d));
+    stuck.on('close', () => (closed = true));
+    stuck.on('error', () => {});
+    stuck.write(`GET /events HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: Bearer ${daemon.token}\r\n\r\n`);
+    await eventually('the hello arrives', async () => received.includes('event: hello'));
+    stuck.pause();
+    // A client that reads: each turn reaches it before the next is made, so the feed delivers one at a time.
+    const reader = countingStream(daemon.url, daemon.token);
+    try {
+      // The two hold both slots.
+      await eventually('both streams are open', async () => (await openStream(daemon!.url, bearer)).status === 429);
+      // Prompts of ~180 KB until the stuck socket's buffers are full and its backlog is over 4 MiB:
+      // the daemon then ends that stream and its slot comes back; the reading one goes on.
+      const s = await (await store.openWorkspace(dirs.workspace)).create({ id: 's1' });
+      const prompt = '中'.repeat(60_000);
+      let ended = false;
+      let turns = 0;
+      while (turns < 600 && !ended) {
+        await s.turn({ text: `${turns} ${prompt}` });
+        turns++;
+        await eventually('the reading client has the turn', async () => reader.turns() === turns);
+        if (turns % 10 === 0) {
+          const probe = await openStream(daemon.url, bearer);
+          ended = probe.status === 200;
+          probe.close();
+        }
+      }
+      expect(ended).toBe(true);
+      await s.turn({ text: 'after' });
+      await eventually('the reading client is still served', async () => reader.turns() === turns + 1);
+      // The stuck client reads what reached it and finds the stream closed by the daemon.
+      stuck.resume();
+      await eventually('the stream is closed', async () => closed, 10_000);
+      const ids = [...received.matchAll(/^id: (\S+)$/gm)].map((m) => m[1]!);
+      const lastId = ids.at(-1)!;
+      expect(lastId).toMatch(/^[0-9a-f]{8}-\d+$/);
+      // Resuming from the last id it read replays what it missed (the hub still holds it).
+      const next = `${lastId.split('-')[0]}-${Number(lastId.split('-')[1]) + 1}`;
+      const again = await openStream(daemon.url, { ...bearer, 'last-event-id': lastId });
+      expect(again.status).toBe(200);
+      await eventually('the missed events are replayed', async () => again.text().includes(`id: ${next}\n`), 10_000);
+      expect(again.text()).not.toContain('event: reset');
+    } finally {
+      stuck.destroy();
+      reader.close();
     }
   });
 });
