@@ -1,13 +1,43 @@
-// Whether a process exists, for the daemon's claim (daemon/daemon-files.ts) and the thin hook client
-// (hooks/client/hook-client.ts). A leaf: Node's `process` only, no ckpt import, so the hook client,
-// which must not load the engine, can share it.
+// Whether a pid is a live process of ours, for the daemon's claim (daemon/daemon-files.ts) and the
+// thin hook client (hooks/client/hook-client.ts), which send the store's bearer token to the claimed
+// port. A leaf: Node's built-ins only, no ckpt import, so the hook client, which must not load the
+// engine, can share it.
+import { readFileSync } from 'node:fs';
 
-/** True when a process with this pid exists (EPERM: it exists but belongs to someone else). */
+/** Where /proc exists (Linux), a zombie can be told from a live process; elsewhere signal 0 is all there is. */
+const HAS_PROC = (() => {
+  try {
+    readFileSync('/proc/self/stat');
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/**
+ * True when a process with this pid runs and is ours. A pid we may not signal (EPERM) belongs to
+ * another user: never our daemon (it runs as us), and trusting it would hand the token to whatever
+ * listens on the claimed port. A zombie (killed, not yet reaped by its parent — a container whose
+ * PID 1 does not reap) runs nothing, and kept every new daemon out until it was reaped.
+ */
 export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  } catch {
+    return false; // ESRCH: none; EPERM: someone else's
   }
+  return !(HAS_PROC && isZombie(pid));
+}
+
+/** State Z (zombie) or X (dead) in /proc/<pid>/stat; a stat that cannot be read says nothing. */
+function isZombie(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT'; // gone since the signal
+  }
+  // `pid (comm) S …`: comm may hold spaces and parentheses, so the state follows the last ')'.
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state === 'Z' || state === 'X';
 }

@@ -4,6 +4,8 @@
 // and ignore the user's proxy and ~/.curlrc. Without a daemon, curl, or a 200 it must hand the same
 // event to the Node client, which records it in-process. Real daemon on a loopback port.
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { chmod, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +18,7 @@ import { JSON_ANSWER_AGENTS } from '../src/hooks/client/hook-client.js';
 import { claudeEvents as ev, claudeSession } from './fixtures/claude-events.js';
 import { runShell } from './helpers/agent-hooks.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
+import { CAN_SEE_ZOMBIES, makeZombie } from './helpers/zombie.js';
 
 const SH_CLIENT = fileURLToPath(new URL('../bin/ckpt-hook.sh', import.meta.url));
 const NO_NODE = '/nonexistent/node';
@@ -123,6 +126,32 @@ describe('the shell hook client', () => {
     await writeFile(join(storeDir, 'daemon', 'daemon.json'), JSON.stringify({ pid: 2 ** 22 + 1, host: '127.0.0.1', port: 9 }));
     expect((await runSh(args, edit(4))).code).toBe(0);
     expect(await checkpoints(s.session_id)).toEqual(['0.1:Write', '0.2:Write', '0.3:Write', '0.4:Write']);
+  });
+
+  it.skipIf(!CAN_SEE_ZOMBIES)('a claim whose process is a zombie is dead: the token is not sent to its port', async () => {
+    // A zombie (killed, never reaped) answers kill -0; whatever holds the claimed port now must not get the token.
+    const zombie = await makeZombie();
+    const heard: string[] = [];
+    const squatter = createServer((req, res) => {
+      heard.push(req.headers.authorization ?? '');
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
+    try {
+      await daemon!.close();
+      daemon = undefined;
+      const port = (squatter.address() as AddressInfo).port;
+      await writeFile(join(storeDir, 'daemon', 'daemon.json'), `${JSON.stringify({ pid: zombie.pid, url: `http://127.0.0.1:${port}`, host: '127.0.0.1', port })}\n`);
+      const s = claudeSession(ws);
+      const args = [process.execPath, '--store', storeDir, 'hook', 'claude'];
+      expect((await runSh(args, ev.sessionStart(s))).code).toBe(0);
+      expect((await runSh(args, ev.preToolUse(s, 'Write', { file_path: join(ws, 'z.txt'), content: 'x' }, 'toolu_z'))).code).toBe(0);
+      expect(heard).toEqual([]);
+      expect(await checkpoints(s.session_id)).toEqual(['0.1:Write']);
+    } finally {
+      zombie.release();
+      await new Promise((resolve) => squatter.close(resolve));
+    }
   });
 
   it('knows every agent table\'s project-folder variables and the agents that always get a JSON answer', async () => {
