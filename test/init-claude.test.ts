@@ -295,7 +295,10 @@ describe('ckpt init claude: the default install (issue 28)', () => {
     try {
       const s = claudeSession(project);
       let hooks = await loadInstalledHooks(localFile, project, 'CLAUDE_PROJECT_DIR');
-      await hooks.fire(ev.userPromptSubmit(s, 'one')); // recorded in-process; starts the daemon
+      // No daemon runs, yet the port this agent process's HTTP hooks post to answers: its prompt is
+      // stopped (the hook starts the daemon, elsewhere).
+      const [first1] = await hooks.fire(ev.userPromptSubmit(s, 'one'));
+      expect(first1).toMatchObject({ code: 2, stderr: expect.stringContaining(`its daemon is not running, yet something listens on port ${first.port}`) });
       let claim: { port?: number } = {};
       for (let i = 0; i < 200 && !(claim.port && claim.port !== first.port); i++) {
         await new Promise((r) => setTimeout(r, 100));

@@ -16,6 +16,7 @@ import { connect, type Socket } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { processAlive } from '../../process-alive.js';
+import { squattedHookPort, squattedText } from './squatted-port.js';
 
 export interface HookArgs {
   agent: string;
@@ -97,7 +98,18 @@ export async function hookClient(args: HookArgs, io: ClientIo): Promise<ClientAn
     if (answer?.status === 200) return { exitCode: writeAnswer(answer.body, io, JSON_ANSWER_AGENTS.has(args.agent)) };
   }
   // No daemon answered: record in-process. Start one for the next events when this is a once-per-prompt one.
-  if (args.daemon && io.script && event !== undefined && START_EVENTS.has(event)) startDaemon(store, io.script, io.env, idleExitSeconds(io.env));
+  const starts = args.daemon && io.script && event !== undefined && START_EVENTS.has(event);
+  if (starts) startDaemon(store, io.script!, io.env, idleExitSeconds(io.env));
+  // None runs, yet the port the agent's HTTP hooks post to answers: not ckpt's (squatted-port.ts).
+  const squatted = starts && !daemon ? await squattedHookPort(args.agent, io.env, () => readDaemon(store)?.port) : undefined;
+  if (squatted !== undefined) {
+    const text = squattedText(args.agent, squatted);
+    if (event === 'UserPromptSubmit') {
+      io.stderr.write(`${text}\n`);
+      return { exitCode: 2 }; // a prompt's hook stops the prompt this way
+    }
+    return { input, note: text };
+  }
   return { input, ...(args.daemon ? noteOnce(store) : {}) };
 }
 
