@@ -1,6 +1,6 @@
 // `ckpt mcp` end to end: the real built CLI spawned as an MCP server, driven by the SDK's own Client
 // over stdio. Every structuredContent is validated by the client against the tool's outputSchema.
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
@@ -410,6 +410,39 @@ describe('ckpt mcp: conflicts between sessions', () => {
     const r = await mcp.call('checkpoint', { session: 'conflict-a', paths: ['shared.txt'] });
     expect(r.structuredContent).toMatchObject({ conflicts: [{ path: 'shared.txt', otherSession: 'conflict-b' }] });
     expect(textOf(r)).toContain('CONFLICT');
+  });
+});
+
+describe('ckpt mcp: diff and log carry what the CLI gives', () => {
+  it("keeps a change's mode, type and link, and a logged file's change and target", async () => {
+    const ws = join(dirs.base, 'kinds-ws');
+    await mkdir(ws);
+    await writeFile(join(ws, 'script.sh'), 'v0\n');
+    await chmod(join(ws, 'script.sh'), 0o644);
+    await writeFile(join(ws, 'target'), 'data\n');
+    await writeFile(join(ws, 'becomes-link'), 'old\n');
+    const m = await startMcp({ store: dirs.store, workspace: ws });
+    try {
+      await m.ok('session_new', { id: 'kinds' });
+      await m.ok('turn', {});
+      await m.ok('checkpoint', {});
+      await m.ok('turn', {});
+      await chmod(join(ws, 'script.sh'), 0o755);
+      await rm(join(ws, 'becomes-link'));
+      await symlink('target', join(ws, 'becomes-link'));
+      await writeFile(join(ws, 'created.txt'), 'n\n');
+      await m.ok('checkpoint', {});
+      const { changes } = await m.ok('diff', { from: '1' });
+      expect(changes).toContainEqual(expect.objectContaining({ path: 'script.sh', status: 'M', mode: { from: '644', to: '755' } }));
+      expect(changes).toContainEqual(expect.objectContaining({ path: 'becomes-link', type: { from: 'file', to: 'symlink' }, link: { to: 'target' } }));
+      expect(textOf(await m.call('diff', { from: '1' }))).toContain('mode 644 -> 755');
+      const { checkpoints } = await m.ok('log', {});
+      const files = checkpoints.at(-1).files;
+      expect(files).toContainEqual(expect.objectContaining({ path: 'created.txt', change: 'created' }));
+      expect(files).toContainEqual(expect.objectContaining({ path: 'becomes-link', target: 'target' }));
+    } finally {
+      await m.close();
+    }
   });
 });
 

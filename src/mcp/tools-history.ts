@@ -15,7 +15,34 @@ const CHECKPOINT = z.object({
   tool: z.string(),
   at: z.string(),
   reason: z.string().optional(),
-  files: z.array(z.object({ path: z.string(), state: FILE_STATE })),
+  // A file's `change`, link `target` and rename as `ckpt log --json` gives them: without them a
+  // created file read as merely "absent before", a deleted one as a plain edit.
+  files: z.array(
+    z.object({
+      path: z.string(),
+      state: FILE_STATE,
+      change: z.enum(['created', 'deleted']).optional(),
+      target: z.string().optional(),
+      renamedTo: z.string().optional(),
+      renamedFrom: z.string().optional(),
+    }),
+  ),
+  restoreTo: z.string().optional().describe("A restore's recovery capture: the tag that restore went to"),
+  pruned: z.literal(true).optional().describe('Before the prune point: this tag no longer restores'),
+  rewound: z.literal(true).optional().describe('A later rewind moved the conversation back before this checkpoint'),
+});
+
+/** A change's mode, type and link as `ckpt diff --json` gives them (a chmod alone is "M +0 -0" otherwise). */
+const DIFF_CHANGE = z.object({
+  path: z.string(),
+  status: z.enum(['A', 'M', 'D']),
+  added: z.number(),
+  removed: z.number(),
+  binary: z.boolean().optional(),
+  truncated: z.boolean().optional(),
+  mode: z.object({ from: z.string(), to: z.string() }).optional().describe('Permission bits changed (octal)'),
+  type: z.object({ from: z.enum(['file', 'symlink']), to: z.enum(['file', 'symlink']) }).optional().describe('The kind of entry changed'),
+  link: z.object({ from: z.string().optional(), to: z.string().optional() }).optional().describe("A symbolic link's target at either end"),
 });
 
 const MAX_PATCH_CHARS = 200_000;
@@ -103,9 +130,7 @@ export function registerHistoryTools(server: McpServer, ctx: McpContext): void {
         session: z.string(),
         from: z.string(),
         to: orNull(z.string(), 'End tag').describe('End tag; null for the present workspace'),
-        changes: z.array(
-          z.object({ path: z.string(), status: z.enum(['A', 'M', 'D']), added: z.number(), removed: z.number(), binary: z.boolean().optional(), truncated: z.boolean().optional() }),
-        ),
+        changes: z.array(DIFF_CHANGE),
         skipped: SKIPPED,
         patch: z.string().optional(),
         patchTruncated: z.boolean().optional().describe(`The patch was cut at ${MAX_PATCH_CHARS} characters`),
@@ -117,8 +142,8 @@ export function registerHistoryTools(server: McpServer, ctx: McpContext): void {
       const r = await session.diff(from, to, { patch });
       const cut = r.patch !== undefined && r.patch.length > MAX_PATCH_CHARS;
       const shownPatch = r.patch === undefined ? undefined : cut ? r.patch.slice(0, MAX_PATCH_CHARS) : r.patch;
-      const changes = r.changes.map((c) => ({ path: c.path, status: c.status, added: c.added, removed: c.removed, ...(c.binary ? { binary: true } : {}), ...(c.truncated ? { truncated: true } : {}) }));
-      const lines = changes.map((c) => `${c.status} ${c.path}${c.binary ? ' (binary)' : ` +${c.added} -${c.removed}`}`);
+      const changes = r.changes.map((c) => DIFF_CHANGE.parse(c));
+      const lines = changes.map((c) => `${c.status} ${c.path}${c.binary ? ' (binary)' : ` +${c.added} -${c.removed}`}${describeKind(c)}`);
       if (lines.length === 0) lines.push(`no changes between ${from} and ${to ?? 'the present workspace'}`);
       for (const s of r.skipped) lines.push(`skipped ${s.path} (${s.why})`);
       if (shownPatch) lines.push('', shownPatch);
@@ -174,6 +199,15 @@ export function registerHistoryTools(server: McpServer, ctx: McpContext): void {
       return ok(structured, text);
     },
   );
+}
+
+/** A change's type, link and mode in words, as the diff's text line ends with them. */
+function describeKind(c: z.infer<typeof DIFF_CHANGE>): string {
+  const parts: string[] = [];
+  if (c.type) parts.push(`${c.type.from} -> ${c.type.to}`);
+  if (c.link && c.link.from !== c.link.to) parts.push(`link ${c.link.from ?? '(none)'} -> ${c.link.to ?? '(none)'}`);
+  if (c.mode) parts.push(`mode ${c.mode.from} -> ${c.mode.to}`);
+  return parts.length ? ` (${parts.join(', ')})` : '';
 }
 
 function clip(text: string, max: number): string {
