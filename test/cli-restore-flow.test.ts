@@ -3,7 +3,8 @@
 // and answering no is a documented cancel (exit 10), not an error; a path with no record is NOT_FOUND;
 // the printed undo hint works when pasted into a shell.
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -47,6 +48,35 @@ describe('dry run with drift (item 11)', () => {
     const rewound = (await ckpt(['rewind', '1', '--fork', '--dry-run', '--json'])).json();
     expect(rewound.wouldRefuse).toEqual({ code: 'DRIFT', paths: ['a.txt'] });
     expect(await readFile(w('a.txt'), 'utf8')).toBe('edited by hand\n');
+  });
+});
+
+describe('dry run with content missing from the store', () => {
+  it('says the real run would fail BLOB_NOT_FOUND when a blob it writes is gone or not a file, and exits 0', async () => {
+    const session = await openLibSession(dirs.store, dirs.workspace, 'flow-session');
+    await writeFile(w('big.bin'), randomBytes(200_000)); // over the inline limit: a loose blob
+    await session.turn();
+    await session.capture(['big.bin']);
+    await writeFile(w('big.bin'), 'small now\n');
+    await session.settle(['big.bin']);
+    const capture = (await session.events()).filter((e) => e.type === 'capture').at(-1) as unknown as { files: { path: string; blob?: string }[] };
+    const blob = capture.files.find((f) => f.path === 'big.bin')!;
+    const loose = join(dirs.store, 'blobs', blob.blob!.slice(0, 2), blob.blob!.slice(2));
+    // Removed, then a symlink planted in its place (the store reads no link).
+    for (const plant of [async () => {}, () => symlink(w('a.txt'), loose)]) {
+      await rm(loose, { force: true });
+      await plant();
+      const dry = await ckpt(['restore', '2', '--dry-run', '--json']);
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(dry.json()).toMatchObject({ dryRun: true, wouldRefuse: { code: 'BLOB_NOT_FOUND', paths: ['big.bin'] } });
+      expect((await ckpt(['restore', '2', '--dry-run'])).stdout).toMatch(/would fail \(BLOB_NOT_FOUND, exit 3\).*big\.bin/);
+      expect((await ckpt(['restore', '2', '--dry-run', '--force', '--json'])).json().wouldRefuse).toMatchObject({ code: 'BLOB_NOT_FOUND' });
+      const real = await ckpt(['restore', '2', '--json']);
+      expect(real.code).toBe(3);
+      expect(JSON.parse(real.stderr).error.code).toBe('BLOB_NOT_FOUND');
+    }
+    // A plan whose content is all there (a.txt's, inline in the log) is not refused.
+    expect((await ckpt(['restore', '1', 'a.txt', '--dry-run', '--json'])).json().wouldRefuse).toBeUndefined();
   });
 });
 

@@ -48,7 +48,10 @@ export function registerRestoreTools(server: McpServer, ctx: McpContext): void {
         skipped: SKIPPED,
         drift: z.array(z.string()),
         unchanged: z.number(),
-        wouldRefuse: z.object({ code: z.literal('DRIFT'), paths: z.array(z.string()) }).optional().describe('The run would be refused with this error unless previewed with force'),
+        wouldRefuse: z
+          .object({ code: z.enum(['DRIFT', 'BLOB_NOT_FOUND']), paths: z.array(z.string()) })
+          .optional()
+          .describe('The run would fail with this error: DRIFT unless previewed with force; BLOB_NOT_FOUND when the store lacks content the plan writes'),
         watermark: WATERMARK.optional(),
         userMessage: USER_MESSAGE.optional(),
         hidden: z.number().optional().describe('Conversation entries the rewind would hide (never deleted)'),
@@ -71,7 +74,7 @@ export function registerRestoreTools(server: McpServer, ctx: McpContext): void {
       if (!snapshot) throw new CkptError('INTERNAL', 'the restore preview made no plan');
       const { token, expiresAt } = ctx.confirmer.issue(request, snapshot);
       const plan = snapshot.plan.entries.map((e) => ({ path: e.path, action: e.action }));
-      const wouldRefuse = result.drift.length > 0 && !request.force ? { code: 'DRIFT' as const, paths: [...result.drift] } : undefined;
+      const { wouldRefuse } = result;
       const structured = {
         operation: op,
         session: session.id,
@@ -288,7 +291,8 @@ function previewText(p: PreviewView): string {
   if (p.plan.length === 0) lines.push('  nothing to change');
   if (p.unchanged) lines.push(`  ${p.unchanged} path(s) already as at ${p.to}`);
   if (p.watermark) lines.push(`  conversation goes back to ${watermarkText(p.watermark)}`);
-  if (p.wouldRefuse) lines.push(`Running it would be refused with DRIFT: ${p.wouldRefuse.paths.join(', ')} changed since ckpt last recorded them. Preview with force=true only if the user agrees to overwrite them (their present content is kept for undo).`);
+  if (p.wouldRefuse?.code === 'BLOB_NOT_FOUND') lines.push(`Running it would fail with BLOB_NOT_FOUND: the store lacks the content of ${p.wouldRefuse.paths.join(', ')}.`);
+  else if (p.wouldRefuse) lines.push(`Running it would be refused with DRIFT: ${p.wouldRefuse.paths.join(', ')} changed since ckpt last recorded them. Preview with force=true only if the user agrees to overwrite them (their present content is kept for undo).`);
   const args = { tag: p.to, ...(p.operation === 'undo' ? { path: p.paths[0] } : p.paths.length ? { paths: p.paths } : {}), ...(p.fork ? { fork: true } : {}), ...(p.force ? { force: true } : {}), token: p.token };
   lines.push(`Show this plan to the user. Only if they confirm, call ${p.operation} with ${JSON.stringify(args)} (valid until ${p.expiresAt}, and only while nothing changes).`);
   return lines.join('\n');

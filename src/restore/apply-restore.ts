@@ -23,7 +23,7 @@ import { seenOf, type SeenFile } from './place-guard.js';
 import { lstatQuiet } from '../workspace/changed-at.js';
 import { checkParentChain, mapLimit } from './present.js';
 import { summarizePlan, type PlannedEntry, type PresentImage, type RestorePlan, type SkippedPath } from './plan-restore.js';
-import { readPlanContent, type ContentSource } from './plan-content.js';
+import { missingPlanContent, readPlanContent, type ContentSource } from './plan-content.js';
 import type { KeptContent } from './kept-content.js';
 import { inlineRecords } from '../format/inline-blobs.js';
 import { spillInline } from '../storage/inline-store.js';
@@ -40,8 +40,11 @@ export interface RestoreResult {
   undo: string | null;
   unchanged: string[];
   dryRun?: true;
-  /** A dry run only: the real run would refuse with this code (DRIFT: these paths drifted; `force` overrides). */
-  wouldRefuse?: { code: 'DRIFT'; paths: string[] };
+  /**
+   * A dry run only: the real run would refuse with this code — DRIFT: these paths drifted (`force`
+   * overrides); BLOB_NOT_FOUND: the store lacks the content these paths would be written from.
+   */
+  wouldRefuse?: { code: 'DRIFT' | 'BLOB_NOT_FOUND'; paths: string[] };
   plan?: RestorePlan;
   /** The restore's id in the log (`restore_started` / `restore_committed`). */
   id?: string;
@@ -179,12 +182,25 @@ function plannedPresent(present: ReadonlyMap<string, PresentImage>, path: string
   return p?.state === 'skipped' && p.at !== undefined ? { path, state: 'absent' } : p;
 }
 
+/**
+ * What the real run would refuse with, checked in its order: drift first (unless forced), then the
+ * content it writes (a missing blob fails it BLOB_NOT_FOUND before anything changes).
+ */
+async function dryRunRefusal(session: SessionHandle, tx: EventLogTx, options: ApplyRestoreOptions): Promise<RestoreResult['wouldRefuse']> {
+  const { plan } = options;
+  if (plan.drift.length > 0 && !options.force) return { code: 'DRIFT', paths: [...plan.drift] };
+  if (!plan.entries.some((e) => e.action === 'write')) return undefined;
+  const inline = inlineRecords([...(await tx.read()), ...(options.sources ?? [])]);
+  const missing = await missingPlanContent(session.ctx.blobs, plan.entries, inline);
+  return missing.length > 0 ? { code: 'BLOB_NOT_FOUND', paths: missing } : undefined;
+}
+
 export async function applyRestore(session: SessionHandle, tx: EventLogTx, options: ApplyRestoreOptions): Promise<RestoreResult> {
   const { plan } = options;
   const root = session.workspaceRoot;
   if (options.dryRun) {
-    const refuse = plan.drift.length > 0 && !options.force ? { wouldRefuse: { code: 'DRIFT' as const, paths: [...plan.drift] } } : {};
-    return { ...baseResult(options, plan.entries, [...plan.skipped], [...plan.drift]), dryRun: true, ...refuse, plan };
+    const wouldRefuse = await dryRunRefusal(session, tx, options);
+    return { ...baseResult(options, plan.entries, [...plan.skipped], [...plan.drift]), dryRun: true, ...(wouldRefuse ? { wouldRefuse } : {}), plan };
   }
   if (plan.drift.length > 0 && !options.force) throw driftError(options.to, plan.drift);
   if (plan.entries.length === 0) return nothingToPlace(session, tx, options, [...plan.skipped], [...plan.drift]);

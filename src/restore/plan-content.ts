@@ -2,6 +2,8 @@
 // plan writes is read and verified, so a missing or corrupt blob fails the restore closed with
 // nothing changed. Up to CONTENT_BUDGET bytes are kept for placing; beyond that, content is only
 // verified here and read again when it is placed. Recovery reads each blob when it places it.
+// A dry run only looks whether each blob is there (missingPlanContent), so it can say the real run
+// would fail BLOB_NOT_FOUND without reading every byte.
 import { CkptError, toCkptError } from '../errors.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { PlannedEntry } from './plan-restore.js';
@@ -17,6 +19,21 @@ export type ContentSource = (index: number) => Buffer | Promise<Buffer>;
 function blobOf(entry: PlannedEntry): string {
   if (typeof entry.blob !== 'string') throw new CkptError('INTERNAL', `plan entry ${entry.path} has no blob`);
   return entry.blob;
+}
+
+/**
+ * The paths of planned writes whose blob is neither in the store nor inline in a log line (`inline`:
+ * what the real run spills first): the real run would fail BLOB_NOT_FOUND on them. Presence only —
+ * a blob that is there but corrupt is found by the real run's read (BLOB_CORRUPT, nothing changed).
+ */
+export async function missingPlanContent(blobs: BlobStore, entries: readonly PlannedEntry[], inline: ReadonlyMap<string, string>): Promise<string[]> {
+  const writes = entries.filter((e) => e.action === 'write');
+  const missing = new Set<number>();
+  await mapLimit(writes.map((_, i) => i), READ_PARALLELISM, async (i) => {
+    const id = blobOf(writes[i]!);
+    if (!inline.has(id) && !(await blobs.has(id))) missing.add(i);
+  });
+  return writes.filter((_, i) => missing.has(i)).map((e) => e.path);
 }
 
 /** Content read from the store as it is placed (recovery: the plan comes from the journal). */

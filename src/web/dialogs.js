@@ -8,13 +8,15 @@ function planView(p) {
   const list = (title, items, cls = '') => (items?.length ? h('div', { class: `plan-part ${cls}` }, h('strong', {}, `${title} (${items.length})`), h('ul', {}, ...items.slice(0, 200).map((i) => h('li', {}, i)), items.length > 200 ? h('li.mute', {}, `… ${items.length - 200} more`) : '')) : '');
   const writes = (p.plan ?? []).filter((e) => e.action !== 'delete').map((e) => e.path);
   const deletes = (p.plan ?? []).filter((e) => e.action === 'delete').map((e) => e.path);
-  const drift = p.drift?.length ? p.drift : (p.wouldRefuse?.paths ?? []);
+  const drift = p.drift?.length ? p.drift : p.wouldRefuse?.code === 'DRIFT' ? p.wouldRefuse.paths : [];
+  const missing = p.wouldRefuse?.code === 'BLOB_NOT_FOUND' ? p.wouldRefuse.paths : [];
   const nothing = !writes.length && !deletes.length && !p.restored?.length && !p.deleted?.length;
   return h('div', { id: 'plan' },
     nothing ? h('p.mute', {}, 'Nothing to change: the files already match.') : '',
     list('Writes', writes.length ? writes : p.restored, 'writes'),
     list('Deletes', deletes.length ? deletes : p.deleted, 'deletes'),
     list('Drift: changed since ckpt last looked', drift, 'drift'),
+    list('Missing from the store: the restore would fail (BLOB_NOT_FOUND)', missing, 'drift'),
     list('Conflicts: last written by another session', (p.otherSessions ?? []).map((o) => `${o.path} — session ${o.session}`), 'conflicts'),
     list('Skipped', (p.skipped ?? []).map((i) => `${i.path}${i.why ? ` — ${i.why}` : ''}`), 'skipped'),
     list('Unchanged', p.unchanged, 'unchanged mute'));

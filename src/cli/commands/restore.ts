@@ -153,10 +153,16 @@ function humanPlan(r: RestoreResult): string {
 function humanResult(r: RestoreResult, hint: string | undefined): string {
   if (r.dryRun) {
     const lines = [humanPlan(r)];
-    if (r.wouldRefuse) {
+    if (r.wouldRefuse?.code === 'DRIFT') {
       lines.push(
         pc.yellow(
           `the real run would be refused (${r.wouldRefuse.code}, exit 4): ${r.wouldRefuse.paths.length} path(s) changed since ckpt last recorded them; add --force to restore anyway (their content is kept for undo)`,
+        ),
+      );
+    } else if (r.wouldRefuse) {
+      lines.push(
+        pc.yellow(
+          `the real run would fail (${r.wouldRefuse.code}, exit 3): the store lacks the content of ${r.wouldRefuse.paths.length} path(s) (${r.wouldRefuse.paths.slice(0, 5).join(', ')}${r.wouldRefuse.paths.length > 5 ? ', …' : ''}); \`ckpt verify\` checks the store`,
         ),
       );
     }
