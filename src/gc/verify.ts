@@ -123,6 +123,13 @@ export async function verify(ctx: Pick<StoreContext, 'backend' | 'blobs'>, optio
       [events, stored] = await log.transaction(async (tx) => [await tx.read(), await backend.read(`${s.key}/metadata.json`)] as const);
       await loadPlans(blobs, events); // a restore plan blob that is missing or invalid makes the log unusable
     } catch (err) {
+      // A session folder planted as a symlink: the store refuses to lock (and so read) through it.
+      // It is a problem to report (store_symlink, listed above), not a reason to stop verifying.
+      if (isCkptError(err, 'FORBIDDEN')) {
+        const key = typeof err.data?.key === 'string' ? err.data.key : s.key;
+        if (!problems.some((p) => p.kind === 'store_symlink' && p.key === key)) problems.push({ kind: 'store_symlink', key, message: messageOf(err) });
+        continue;
+      }
       if (!isCkptError(err, 'LOG_CORRUPT') && !isCkptError(err, 'IO')) throw err;
       problems.push({ kind: 'log_corrupt', workspace: s.wid, session: s.id, message: messageOf(err) });
       continue;

@@ -2,7 +2,7 @@
 // at `blobs/<xx>` made a blob write land outside the store; now every write, append, lock, removal and
 // create refuses (FORBIDDEN) and the outside folder stays untouched. The store root itself may be a link.
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -90,6 +90,27 @@ describe('symlinks planted in a folder store', () => {
     expect(r.ok).toBe(false);
     expect(r.problems.filter((p) => p.kind === 'store_symlink').map((p) => (p as { key: string }).key)).toEqual(['blobs/aa', 'packs/planted.pack']);
     await s.close();
+  });
+
+  it('verify reports a session folder planted as a symlink and goes on, never FORBIDDEN', async () => {
+    const ws = join(base, 'ws');
+    await mkdir(ws);
+    await writeFile(join(ws, 'f.txt'), 'hello');
+    const s = await openStore({ dir: store });
+    const w = await s.openWorkspace(ws);
+    await (await w.create({ id: 's1' })).capture(['f.txt']);
+    await (await w.create({ id: 's2' })).capture(['f.txt']);
+    await s.close();
+    const sessions = join(store, 'workspaces', w.id, 'sessions');
+    await cp(join(sessions, 's1'), join(outside, 's1'), { recursive: true });
+    await rm(join(sessions, 's1'), { recursive: true });
+    await symlink(join(outside, 's1'), join(sessions, 's1'));
+    const again = await openStore({ dir: store });
+    const r = await verify(again.ctx);
+    expect(r.ok).toBe(false);
+    expect(r.problems).toEqual([expect.objectContaining({ kind: 'store_symlink', key: `workspaces/${w.id}/sessions/s1` })]);
+    expect(r.checked.sessions).toBe(1); // s2 is still read
+    await again.close();
   });
 
   it('the store root itself may be a symlink', async () => {
