@@ -3,7 +3,7 @@
 // index. The next daemon catches the index up with the logs before its first scan of the workspace,
 // so that scan's before-image is the state the log last recorded, not an older one.
 import { spawnSync } from 'node:child_process';
-import { mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, scanViaDaemon, verify, type Store, type Workspace } from '../src/index.js';
@@ -148,5 +148,48 @@ describe('owner index caught up with the logs', () => {
     expect((await readOwners(session))['c.txt']).toMatchObject({ session: session.id, state: id });
     expect(await ws.ctx.blobs.has(id)).toBe(false);
     expect((await verify(store.ctx)).problems).toContainEqual(expect.objectContaining({ kind: 'blob_corrupt', where: 'inline', blob: id }));
+  });
+});
+
+describe('owner index rebuilt from the logs when missing or garbled', () => {
+  const ownersFile = () => join(dirs.store, 'workspaces', ws.id, 'owners.json');
+  /** Who recorded each path and what it left (the times are the events' on a rebuild). */
+  const records = async () =>
+    Object.fromEntries(Object.entries(await readOwners(session)).map(([p, o]) => [p, { session: o.session, state: o.state, mode: o.mode }]));
+
+  it("gives each path its latest recorder across sessions (settles, scans, restores), and a capture notices the other session's write", async () => {
+    await writeFile(w('a.txt'), 'v1');
+    await writeFile(w('b.txt'), 'mine');
+    await session.turn({ scan: false });
+    await session.capture(['a.txt', 'b.txt'], { tool: 'Write' });
+    await session.settle(['a.txt', 'b.txt']);
+    await session.turn({ scan: false });
+    await session.capture(['a.txt'], { tool: 'Edit' });
+    await writeFile(w('a.txt'), 'v2');
+    await session.settle(['a.txt']);
+    await session.restore('2', { force: true }); // a.txt back to v1: the restore's record
+    const other = await ws.create({ title: 'other', baseline: false });
+    await new Promise((r) => setTimeout(r, 5));
+    await other.capture(['b.txt'], { tool: 'Write' });
+    await writeFile(w('b.txt'), 'theirs');
+    await other.settle(['b.txt']);
+    await other.scan(); // the baseline
+    await writeFile(w('made-by-shell.txt'), 'x');
+    await other.scan();
+    const written = await records();
+    expect(written['b.txt']).toMatchObject({ session: other.id });
+    expect(Object.keys(written).sort()).toEqual(['a.txt', 'b.txt', 'made-by-shell.txt']);
+
+    for (const lose of [() => rm(ownersFile()), () => writeFile(ownersFile(), '{"half a')]) {
+      await lose();
+      await reopen(false);
+      expect(await records()).toEqual(written);
+      expect(JSON.parse(await readFile(ownersFile(), 'utf8'))).toHaveProperty(['b.txt', 'session'], other.id); // written back once
+      expect((await session.status()).changed.count).toBe(0);
+    }
+    await rm(ownersFile());
+    await reopen(false);
+    const captured = await session.capture(['b.txt'], { tool: 'Edit' });
+    expect(captured.conflicts).toEqual([{ path: 'b.txt', otherSession: other.id }]);
   });
 });

@@ -3,7 +3,8 @@
 // its own lock) and lets a capture in one session notice that another session changed a path since.
 // A cache written after the commit point: under a daemon (CkptOptions.defer) behind the answers,
 // writes queued meanwhile coalesced into one rewrite, and this process's readers seeing them; after
-// a daemon was killed, caught up with the settles of the logs (catchUpOwners).
+// a daemon was killed, caught up with the settles of the logs (catchUpOwners); when missing or
+// unparsable, rebuilt from the whole logs (owner-rebuild.ts).
 import { CkptError } from '../errors.js';
 import type { FileImage, NewEvent } from '../format/event.js';
 import { validateStoredPath } from '../format/stored-path.js';
@@ -12,6 +13,7 @@ import { SessionHandle } from '../session/session-handle.js';
 import { decodeInline } from '../storage/inline-store.js';
 import { sameImage } from '../workspace/read-image.js';
 import { afterCommit } from '../session/warnings.js';
+import { ownerWritesFromLogs, type LoggedWrite } from './owner-rebuild.js';
 
 export interface OwnerEntry {
   session: string;
@@ -63,7 +65,8 @@ export async function readOwners(session: SessionHandle, options: { spilled?: bo
   const pending = !options.spilled && q?.batch ? [...q.batch] : [];
   if (options.spilled && q) await runQueued(q).catch(() => {});
   await q?.last.catch(() => {});
-  const owners = await readOwnersNow(session.ctx);
+  // Writes queued in this process (a daemon's) rebuild a lost index themselves, off the answer path.
+  const owners = await readOwnersNow(session.ctx, q ? 'never' : 'lock');
   applyWrites(owners, pending);
   return owners;
 }
@@ -86,19 +89,41 @@ export function ownerReader(session: SessionHandle): ReadOwners {
   };
 }
 
-async function readOwnersNow(ctx: WorkspaceContext): Promise<OwnerMap> {
+/**
+ * The index as stored, or rebuilt from the logs when it is missing or not a JSON object (owner-rebuild.ts):
+ * a lost index made `owner` say no session wrote a path, hid conflicts and made `status` list unchanged
+ * files as changed. The rebuild runs under the index's lock (`rebuild`: 'locked' when the caller
+ * holds it, 'lock' to take it, 'never' for an empty map instead) and is written, so it happens once;
+ * a failed write still answers with the rebuilt records.
+ */
+async function readOwnersNow(ctx: WorkspaceContext, rebuild: 'lock' | 'locked' | 'never'): Promise<OwnerMap> {
+  const stored = await readStoredOwners(ctx);
+  if (stored) return stored;
+  if (rebuild === 'never') return Object.create(null) as OwnerMap;
+  const fromLogs = async (): Promise<OwnerMap> => {
+    const again = rebuild === 'lock' ? await readStoredOwners(ctx) : undefined; // another process may have rebuilt it meanwhile
+    if (again) return again;
+    const owners = Object.create(null) as OwnerMap;
+    applyWrites(owners, await ownerWritesFromLogs(ctx));
+    await ctx.backend.write(ownersKey(ctx), Buffer.from(JSON.stringify(owners))).catch(() => {});
+    return owners;
+  };
+  return rebuild === 'locked' ? fromLogs() : ctx.backend.withLock(`${ctx.workspace.key}/owners`, fromLogs);
+}
+
+/** The stored index; undefined when there is none or it is not a JSON object (a malformed record is LOG_CORRUPT). */
+async function readStoredOwners(ctx: WorkspaceContext): Promise<OwnerMap | undefined> {
   const key = ownersKey(ctx);
   const raw = await ctx.backend.read(key);
-  const owners = Object.create(null) as OwnerMap;
-  if (!raw) return owners;
+  if (!raw) return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw.toString('utf8'));
   } catch {
-    return owners; // a lost index only means fewer conflicts detected; it is rebuilt by later writes
+    return undefined;
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return owners;
-  return validateOwners(Object.assign(owners, parsed), key);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+  return validateOwners(Object.assign(Object.create(null) as OwnerMap, parsed), key);
 }
 
 /**
@@ -118,11 +143,7 @@ function validateOwners(owners: Record<string, unknown>, key: string): OwnerMap 
 }
 
 /** What one session left: `images` as the present state of their paths, recorded at `at` (ISO time). */
-interface OwnerWrite {
-  session: { id: string };
-  images: readonly FileImage[];
-  at: string;
-}
+type OwnerWrite = LoggedWrite;
 
 /** Records that `session` left `images` as the present state of their paths. */
 export function recordOwnership(session: SessionHandle, images: readonly FileImage[]): Promise<void> {
@@ -134,7 +155,7 @@ async function writeOwners(ctx: WorkspaceContext, writes: readonly OwnerWrite[])
   if (!writes.some((w) => w.images.some(recorded))) return;
   const { backend } = ctx;
   await backend.withLock(`${ctx.workspace.key}/owners`, async () => {
-    const owners = await readOwnersNow(ctx);
+    const owners = await readOwnersNow(ctx, 'locked');
     applyWrites(owners, writes);
     await backend.write(ownersKey(ctx), Buffer.from(JSON.stringify(owners)));
   });
