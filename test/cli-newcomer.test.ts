@@ -234,3 +234,38 @@ describe('a session of another workspace (README "Sharing a store": session fork
     expect(await readFile(join(forkTree, 'a.txt'), 'utf8')).toBe('a1\n');
   });
 });
+
+describe("README's command block", () => {
+  it('runs top to bottom in a fresh workspace, every command exit 0 (with the edits its comments imply)', async () => {
+    const { execFile } = await import('node:child_process');
+    const { CKPT_BIN } = await import('./helpers/cli.js');
+    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+    const start = readme.indexOf('```sh\nckpt session new --title "fix parser"');
+    expect(start).toBeGreaterThan(0);
+    const block = readme.slice(start + 6, readme.indexOf('```', start + 6));
+    const commands = block
+      .split('\n')
+      .map((l) => l.replace(/\s+#.*$/, '').replace(/ \[[^\]]*\]/g, '').trim())
+      .filter((l) => l.startsWith('ckpt '));
+    expect(commands.length).toBeGreaterThan(25);
+    await mkdir(w('src'));
+    await writeFile(w('src/parser.ts'), 'parse v0\n');
+    const sh = (cmd: string) =>
+      new Promise<{ code: number; out: string }>((resolve) => {
+        const script = `ckpt() { "${process.execPath}" "${CKPT_BIN}" --store "${dirs.store}" "$@"; }\n${cmd}`;
+        execFile('bash', ['-c', script], { cwd: dirs.workspace, env: { ...process.env, NO_COLOR: '1', CKPT_NO_DAEMON: '1' } }, (err, stdout, stderr) =>
+          resolve({ code: err ? Number(err.code ?? 1) : 0, out: stdout + stderr }),
+        );
+      });
+    let undo: string | undefined;
+    for (const cmd of commands) {
+      if (cmd.startsWith('ckpt settle')) await writeFile(w('src/parser.ts'), 'parse v1, by the agent\n');
+      if (cmd.startsWith('ckpt scan')) await writeFile(w('build.log'), 'made by a shell command\n');
+      // The restore after `restore 1` is the undo it printed.
+      if (undo !== undefined) expect(cmd, 'the undo command restore 1 printed').toBe(`ckpt restore ${undo}`);
+      const r = await sh(cmd);
+      expect(r.code, `${cmd}\n${r.out}`).toBe(0);
+      undo = cmd === 'ckpt restore 1' ? /undo with: .* restore (\S+)/.exec(r.out)?.[1] : undefined;
+    }
+  }, 60_000);
+});
