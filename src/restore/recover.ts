@@ -118,8 +118,10 @@ async function finish(session: SessionHandle, tx: EventLogTx, started: RestoreSt
     recovered: true,
   };
   await tx.append([{ type: 'restore_committed', id: started.id, result: await resultFields(session.ctx.blobs, result) }]);
-  // Paths not placed are as the recovery capture read them (as after a restore that ran to its end).
-  const notPlaced = result.skipped.filter((s) => !s.why.endsWith('(folder mode)')).map((s) => recovered.get(s.path)).filter((f) => f !== undefined);
-  if (notPlaced.length > 0 && typeof started.recovery === 'string') await tx.append([{ type: 'settle', tag: started.recovery, files: notPlaced }]);
+  // The paths left are as the recovery capture read them, for ckpt (so the next look takes what is
+  // there for the user's change). Not the placing's own skips: a delete beneath a folder already
+  // replaced by a file is one (what it removes is gone), and the crash-kill test holds them.
+  const leftImages = left.map((l) => recovered.get(l.path)!);
+  if (leftImages.length > 0 && typeof started.recovery === 'string') await tx.append([{ type: 'settle', tag: started.recovery, files: leftImages }]);
   await recordRestored(session, entries, placed);
 }
