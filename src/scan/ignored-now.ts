@@ -1,9 +1,9 @@
-// Known paths whose names the rules ignore while they are still there (DESIGN §10 "Previews, hostile
-// caches and probes (2026-12-05, third session)"): a scan leaves an ignored path alone, but one ckpt
-// recorded and that changed — in the same step that ignored its name (`echo .env >> .gitignore &&
-// echo KEY=new > .env`, a real agent's move), or since — held what ckpt recorded at the prompts
-// before: its change is recorded (before: that record), and from then on it is not tracked (after:
-// not recorded, ignored), so a restore to before it puts the record back, and a later one leaves it.
+// Known paths whose names the rules began to ignore while they are still there (DESIGN §10 "Previews,
+// hostile caches and probes (2026-12-05, third session)"): a scan leaves an ignored path alone, but
+// one ckpt recorded that changed in the step that ignored its name (`echo .env >> .gitignore && echo
+// KEY=new > .env`, a real agent's move) held what ckpt recorded at the prompts before: its change is
+// recorded (before: that record), and from then on it is not tracked (after: not recorded, ignored),
+// so a restore to before it puts the record back, and a later one leaves it.
 import { join } from 'node:path';
 import { readImage } from '../workspace/read-image.js';
 import { gitBlobId } from '../workspace/git-repo.js';

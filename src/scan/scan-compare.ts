@@ -29,6 +29,8 @@ export interface CompareInput {
   gitSha1: ReadonlyMap<number, string>;
   /** Whether a path was ignored by the previous scan's rules (given when the rules changed since). */
   wasIgnored?: (path: string, isDir: boolean) => boolean;
+  /** Whether the previous scan's rules ignored a path, whatever its age (given when the rules changed since). */
+  ignoredBefore?: (path: string, isDir: boolean) => boolean;
 }
 
 export interface CompareResult {
@@ -43,7 +45,7 @@ export interface CompareResult {
 
 /** Every change since what ckpt last knew (nothing for a baseline); sets `next.unbaselined` and carries unreached entries over. */
 export function compareWithKnown(input: CompareInput): CompareResult {
-  const { phase, prev, owners, rules, gitSha1, wasIgnored } = input;
+  const { phase, prev, owners, rules, gitSha1, wasIgnored, ignoredBefore } = input;
   const { next, work, workPrev, seenPrev, ownerSeen, dirSlots, dirPrev, walk } = phase;
   const baseline = prev === undefined;
   const changes: Change[] = [];
@@ -131,11 +133,13 @@ export function compareWithKnown(input: CompareInput): CompareResult {
     }
     const known = knownOf(path, p);
     if (!known || known.image.state === 'absent') return;
-    // A path that became ignored is not tracked while it is there (what it holds now is looked at
-    // once: ignored-now.ts; after that its record says "ignored"); one that is gone as well was
-    // deleted (a checkout that deletes a tracked file and ignores its name in the same step).
-    if (rules.isIgnoredPath(path, known.image.state === 'dir') && existsNoFollow(join(input.root, path))) {
-      if (known.image.state !== 'skipped') ignoredNow.push(known);
+    // A path that became ignored is not tracked while it is there (what it holds is looked at once,
+    // as its name becomes ignored: ignored-now.ts; its record then says "ignored" — one ignored all
+    // along is only what tools captured by name, as a watched scan sees it); one that is gone as well
+    // was deleted (a checkout that deletes a tracked file and ignores its name in the same step).
+    const isDir = known.image.state === 'dir';
+    if (rules.isIgnoredPath(path, isDir) && existsNoFollow(join(input.root, path))) {
+      if (known.image.state !== 'skipped' && ignoredBefore && !ignoredBefore(path, isDir)) ignoredNow.push(known);
       return;
     }
     changes.push({ before: known, after: { path, state: 'absent' }, change: 'deleted' });

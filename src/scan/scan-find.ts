@@ -158,7 +158,8 @@ export async function findChanges(session: SessionHandle, options: ScanOptions, 
   const thereAt = previous ? Date.parse((await loadHotState(session)).turnAt ?? '') : NaN;
   const before = Number.isFinite(thereAt) ? thereAt : (prev?.timeMs ?? 0);
   const wasIgnored = previous ? (path: string, isDir: boolean) => previous.isIgnoredPath(path, isDir) && bornBefore(join(root, path), before) : undefined;
-  const { changes, unbaselinedChanged, ignoredNow } = compareWithKnown({ root, phase, prev, owners, rules, gitSha1: readResult.gitSha1, ...(wasIgnored ? { wasIgnored } : {}) });
+  const ignoredBefore = previous ? (path: string, isDir: boolean) => previous.isIgnoredPath(path, isDir) : undefined;
+  const { changes, unbaselinedChanged, ignoredNow } = compareWithKnown({ root, phase, prev, owners, rules, gitSha1: readResult.gitSha1, ...(wasIgnored ? { wasIgnored, ignoredBefore } : {}) });
   changes.push(...(await changedWhileIgnored(root, ignoredNow, maxBytes)));
   return {
     prev,
