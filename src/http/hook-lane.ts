@@ -192,7 +192,6 @@ function decodeSegment(s: string): string {
   }
 }
 
-/** The answer to a hook outcome: its stdout JSON (`{}` when it had nothing to say), or the block of strict mode. */
 /**
  * The answer to an agent process whose HTTP hooks post to another port: its prompt is stopped (a
  * `UserPromptSubmit` block: nothing reaches the model, so no tool call is posted there); a session
@@ -205,6 +204,7 @@ function staleAnswer(body: object, event: string, agent: string, from: readonly 
   return { ...body, systemMessage: typeof said === 'string' && said ? `${said}\n${text}` : text };
 }
 
+/** The answer to a hook outcome: its stdout JSON (`{}` when it had nothing to say), or the block of strict mode. */
 function hookAnswer(outcome: HookOutcome): object {
   if (outcome.exitCode === 0) return outcome.stdout ? (JSON.parse(outcome.stdout) as object) : {};
   const reason = outcome.stderr.trim();
