@@ -43,6 +43,8 @@ export interface FakeAnthropic {
   script(steps: Step[], finalText?: string): void;
   /** Steps still queued (a test checks the agent consumed its whole script). */
   pending(): number;
+  /** Drops the steps still queued (a prompt the agent never sent, e.g. one a hook stopped); returns how many. */
+  drop(): number;
   requests: RecordedRequest[];
   close(): Promise<void>;
 }
@@ -139,6 +141,7 @@ export async function startFakeAnthropic(options: { log?: (line: string) => void
       if (text !== undefined) finalText = text;
     },
     pending: () => queue.length,
+    drop: () => queue.splice(0).length,
     requests,
     close: () =>
       new Promise<void>((resolve) => {
