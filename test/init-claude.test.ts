@@ -332,6 +332,9 @@ describe('ckpt init claude: the default install (issue 28)', () => {
       const log2 = await logOnce(claim.port!);
       expect(log2).toContain(`listening on http://127.0.0.1:${claim.port}`);
       expect(log2).not.toMatch(/code=/);
+      // The stopped prompts made no turn (they never reached the model): only the last one did.
+      const session = await (await (await openStore({ dir: dirs.store })).openWorkspace(project)).get(agentSessionId('claude', s.session_id));
+      expect((await session.events()).filter((e) => e.type === 'turn').map((e) => e.text)).toEqual(['five']);
     } finally {
       await new Promise((r) => squatter.close(r));
     }

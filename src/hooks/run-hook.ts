@@ -41,9 +41,6 @@ export interface HookOutcome {
   did: string[];
   /** The agent's event name, when the input could be read that far (HTTP hooks shape their answer by it). */
   event?: string;
-  /** The agent's session id and a session start's source (`startup`, `resume`, …), with the event. */
-  agentSession?: string;
-  source?: string;
 }
 
 const TITLE_CHARS = 80;
@@ -82,7 +79,7 @@ export async function runHook(options: RunHookOptions): Promise<HookOutcome> {
   } catch (err) {
     return fail(err);
   }
-  const named = { event: event.name, agentSession: event.sessionId, ...(event.source !== undefined ? { source: event.source } : {}) };
+  const named = { event: event.name };
   if (warnings.length === 0) return { exitCode: 0, stdout: spec.quietAnswer ?? '', stderr: '', did, ...named };
   const logNote = await log({ code: 'WARNING', message: warnings.join('; ') });
   return { exitCode: 0, stdout: systemMessage(`ckpt: ${warnings.join('; ')}${logNote}`), stderr: '', did, ...named };

@@ -100,41 +100,50 @@ async function serve({ state, guard, onServerError, hookKey, onHook, onHttpHook,
     const strict = query.strict === '1' || strictHooks(process.env);
     // The thin hook client (token holders only) passes the agent's project-dir variables, as a hook process has them.
     const agentEnv = scoped ? {} : hookEnv(req.headers[HOOK_ENV_HEADER], spec.projectDirEnv);
-    const outcome = await runHook({
-      spec,
-      // A body over the cap is drained unread and answered as the hook command does (never blocking the agent).
-      input: await readCapped(req, MAX_HOOK_INPUT_BYTES),
-      // Only ckpt's own switches: the daemon's environment is not the agent's (no CLAUDE_PROJECT_DIR).
-      env: {
-        ...agentEnv,
-        ...(strict ? { CKPT_HOOK_STRICT: '1' } : {}),
-        ...(process.env.CKPT_HOOK_LOCK_TIMEOUT_MS ? { CKPT_HOOK_LOCK_TIMEOUT_MS: process.env.CKPT_HOOK_LOCK_TIMEOUT_MS } : {}),
-      },
-      storeDir: state.store.dir,
-      store: state.store,
-      ...(query.workspace ? { workspace: query.workspace } : {}),
-      locate: !scoped,
-      openSession: async (root, link) => {
-        // A user-scope hook (no workspace in its URL, no project folder from the agent): the event's cwd chose the root.
-        if (!scoped && !query.workspace && Object.keys(agentEnv).length === 0) await checkHookRoot(state, root);
-        return state.agentSession(root, link);
-      },
-      scan: (session, tool) => state.scan(session, { tool }),
-    });
-    body = hookAnswer(outcome);
-    if (scoped) onHttpHook?.();
+    // A body over the cap is drained unread and answered as the hook command does (never blocking the agent).
+    const input = await readCapped(req, MAX_HOOK_INPUT_BYTES);
     // A once-per-prompt command hook (the thin client, which passes the project folder): the HTTP
     // hooks of this project must post to this daemon's port, which may have changed since they
-    // were installed (the daemon came back while another process held its port).
+    // were installed (the daemon came back while another process held its port); an agent process
+    // that still posts to the old one is stopped, before its prompt is recorded as a turn.
     const listening = port?.();
     const projectDir = spec.projectDirEnv.map((n) => agentEnv[n]).find((v) => v !== undefined);
-    if (!scoped && listening !== undefined && spec.httpHooks && spec.settingsFiles.local && projectDir && outcome.event && REPOINT_EVENTS.has(outcome.event)) {
-      const file = join(projectDir, spec.settingsFiles.local);
-      const moved = await repointHttpHooks(file, spec.name, listening).catch(() => undefined);
-      if (moved) stale.repointed(projectDir, moved.from);
-      else if (outcome.event === 'SessionStart' && outcome.agentSession && (outcome.source === undefined || STARTS.has(outcome.source))) stale.started(outcome.agentSession);
-      const from = outcome.agentSession === undefined ? undefined : stale.staleFrom(projectDir, outcome.agentSession);
-      if (from) body = staleAnswer(body, outcome.event, spec.displayName, from, listening, file);
+    const settings = !scoped && listening !== undefined && spec.httpHooks && spec.settingsFiles.local && projectDir ? join(projectDir, spec.settingsFiles.local) : undefined;
+    const head = settings ? promptEvent(input.data) : undefined;
+    let staleFrom: readonly number[] | undefined;
+    if (settings && head) {
+      const moved = await repointHttpHooks(settings, spec.name, listening!).catch(() => undefined);
+      if (moved) stale.repointed(projectDir!, moved.from);
+      else if (head.event === 'SessionStart' && (head.source === undefined || STARTS.has(head.source))) stale.started(head.session);
+      staleFrom = stale.staleFrom(projectDir!, head.session);
+    }
+    if (staleFrom && head!.event === 'UserPromptSubmit') {
+      // Stopped before it is recorded: the prompt never reaches the model, so it makes no turn.
+      body = staleAnswer({}, head!.event, spec.displayName, staleFrom, listening!, settings!);
+    } else {
+      const outcome = await runHook({
+        spec,
+        input,
+        // Only ckpt's own switches: the daemon's environment is not the agent's (no CLAUDE_PROJECT_DIR).
+        env: {
+          ...agentEnv,
+          ...(strict ? { CKPT_HOOK_STRICT: '1' } : {}),
+          ...(process.env.CKPT_HOOK_LOCK_TIMEOUT_MS ? { CKPT_HOOK_LOCK_TIMEOUT_MS: process.env.CKPT_HOOK_LOCK_TIMEOUT_MS } : {}),
+        },
+        storeDir: state.store.dir,
+        store: state.store,
+        ...(query.workspace ? { workspace: query.workspace } : {}),
+        locate: !scoped,
+        openSession: async (root, link) => {
+          // A user-scope hook (no workspace in its URL, no project folder from the agent): the event's cwd chose the root.
+          if (!scoped && !query.workspace && Object.keys(agentEnv).length === 0) await checkHookRoot(state, root);
+          return state.agentSession(root, link);
+        },
+        scan: (session, tool) => state.scan(session, { tool }),
+      });
+      body = hookAnswer(outcome);
+      if (scoped) onHttpHook?.();
+      if (staleFrom) body = staleAnswer(body, head!.event, spec.displayName, staleFrom, listening!, settings!);
     }
   } catch (err) {
     const e = toCkptError(err);
@@ -190,6 +199,24 @@ function decodeSegment(s: string): string {
   } catch {
     throw new CkptError('INVALID_ARGUMENT', `invalid agent name in the hook URL: ${JSON.stringify(s)}`, { agent: s });
   }
+}
+
+/** Bodies up to this size are read for their event before the hook runs (a prompt's hook is small; tool hooks can be megabytes). */
+const PEEK_MAX_BYTES = 256 * 1024;
+
+/** A once-per-prompt event's name, agent session id and source (Claude Code's field names: the agents with HTTP hooks). */
+function promptEvent(data: Buffer): { event: string; session: string; source?: string } | undefined {
+  if (data.length > PEEK_MAX_BYTES) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(data.toString('utf8'));
+  } catch {
+    return undefined; // the hook itself reports it
+  }
+  if (typeof v !== 'object' || v === null) return undefined;
+  const { hook_event_name: event, session_id: session, source } = v as Record<string, unknown>;
+  if (typeof event !== 'string' || !REPOINT_EVENTS.has(event) || typeof session !== 'string' || session === '') return undefined;
+  return { event, session, ...(typeof source === 'string' ? { source } : {}) };
 }
 
 /**
