@@ -201,20 +201,24 @@ describe('ignore rules', () => {
     expect(events).not.toContain('.ckpt-store');
   });
 
-  it('a path that becomes ignored is not recorded as deleted, and one that stops being ignored is recorded as created', async () => {
+  it('a path that becomes ignored is not recorded as deleted but as no longer recorded; once it stops being ignored it is recorded again', async () => {
     const w = await world();
     await w.write('dist/a.js', 'a');
     await w.write('tmp.txt', 't');
     await scan(w.session);
     await w.write('.gitignore', 'dist/\n');
     const r1 = await scan(w.session);
-    expect(r1.files.map((f) => [f.path, f.change])).toEqual([['.gitignore', 'created']]);
+    expect(r1.files.map((f) => [f.path, f.change, f.state])).toEqual([
+      ['.gitignore', 'created', 'file'],
+      ['dist', 'modified', 'skipped'],
+      ['dist/a.js', 'modified', 'skipped'],
+    ]);
     await w.write('.gitignore', '');
     const r2 = await scan(w.session);
-    expect(r2.files.map((f) => [f.path, f.change])).toEqual([
-      ['.gitignore', 'modified'],
-      ['dist', 'created'],
-      ['dist/a.js', 'created'],
+    expect(r2.files.map((f) => [f.path, f.change, f.state])).toEqual([
+      ['.gitignore', 'modified', 'file'],
+      ['dist', 'created', 'dir'],
+      ['dist/a.js', 'modified', 'file'],
     ]);
   });
 });

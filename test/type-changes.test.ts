@@ -1,6 +1,7 @@
 // Issue 9 (A, B, C, F) and issue 10 item 3, each as reproduced: type changes between file, symlink and
 // folder in every direction (nested too) are recorded by a scan whatever the state of the scan index,
 // and ONE journaled restore brings the tree back exactly — files, modes, link targets and folders.
+import { existsSync } from 'node:fs';
 import { chmod, mkdir, rename, rmdir } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { capture } from '../src/capture/capture.js';
@@ -269,7 +270,7 @@ describe('found by the history oracle', () => {
     expect(await snapshot(w.root)).toEqual(before);
   });
 
-  it('a file that becomes ignored but stays: untouched when unchanged; changed in the same step, its change is recorded once (a restore puts it back), then it is not tracked', async () => {
+  it('a file that becomes ignored but stays is recorded once (before: what ckpt knew; after: not recorded): a restore to before puts that back — changed in the same step or not — and it is not tracked from then on', async () => {
     const w = await world();
     await w.write('web/app.cgi', 'v1');
     await w.write('web/keep.cgi', 'k1');
@@ -280,7 +281,7 @@ describe('found by the history oracle', () => {
     // change was recorded nowhere, and `restore 1` left it.
     await w.write('web/app.cgi', 'v2, ignored now');
     const r = await scan(w.session);
-    expect(r.files.map((f) => f.path).sort()).toEqual(['web/.gitignore', 'web/app.cgi']);
+    expect(r.files.map((f) => f.path).sort()).toEqual(['web/.gitignore', 'web/app.cgi', 'web/keep.cgi']);
     await w.write('web/app.cgi', 'v3, not looked at');
     expect((await scan(w.session)).files).toEqual([]);
     await restore(w.session, turn.tag, { force: true });
@@ -313,5 +314,30 @@ describe('found by the history oracle', () => {
     await scan(w.session);
     await restore(w.session, third.tag);
     expect(await snapshot(w.root)).toEqual(before);
+  });
+
+  it('a recorded file edited while its folder is ignored: a restore to a prompt before the rule puts the record back, one while it was ignored leaves it (round-5 probe)', async () => {
+    const tick = () => new Promise((r) => setTimeout(r, 30));
+    const w = await world();
+    await w.write('data/e.txt', 'e0');
+    await scan(w.session);
+    const first = await startTurn(w.session);
+    await w.write('.gitignore', 'data/\n');
+    await scan(w.session);
+    await tick();
+    const second = await startTurn(w.session);
+    await w.write('data/e.txt', 'e0 edited while ignored');
+    await scan(w.session);
+    await tick();
+    const third = await startTurn(w.session);
+    const atThird = await snapshot(w.root);
+    await w.remove('.gitignore');
+    await scan(w.session);
+    await restore(w.session, third.tag);
+    expect(await snapshot(w.root)).toEqual(atThird);
+    await restore(w.session, second.tag);
+    expect(await w.read('data/e.txt')).toBe('e0 edited while ignored'); // unknown while ignored: left
+    await restore(w.session, first.tag);
+    expect([await w.read('data/e.txt'), existsSync(w.at('.gitignore'))]).toEqual(['e0', false]);
   });
 });

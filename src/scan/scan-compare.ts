@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import type { FileImage } from '../format/event.js';
 import type { IgnoreRules } from '../workspace/ignore-rules.js';
 import { carryOwnerImage, compare, dirImage, imageOfSlot, type Known, type ScanChangeKind } from './known.js';
-import { KIND_DIR, KIND_GONE, type ScanIndex } from './scan-index.js';
+import { KIND_DIR, KIND_GONE, KIND_SKIPPED, type ScanIndex } from './scan-index.js';
 import type { WalkPhase } from './scan-walk.js';
 
 export interface Change {
@@ -39,8 +39,6 @@ export interface CompareResult {
   adopted: number;
   /** The set of unbaselined folders changed (the index must be rewritten). */
   unbaselinedChanged: boolean;
-  /** Recorded paths the rules ignore now that are still there (ignored-now.ts looks at their content). */
-  ignoredNow: Known[];
 }
 
 /** Every change since what ckpt last knew (nothing for a baseline); sets `next.unbaselined` and carries unreached entries over. */
@@ -121,7 +119,6 @@ export function compareWithKnown(input: CompareInput): CompareResult {
     ...[...unbaselined].filter((d) => within(pendingDirs, d, true) && !pendingDirs.has(d)),
   ];
   const handled = new Set<string>();
-  const ignoredNow: Known[] = [];
   const unseen = (path: string, p: number): void => {
     handled.add(path);
     if (underPending(path)) {
@@ -133,13 +130,19 @@ export function compareWithKnown(input: CompareInput): CompareResult {
     }
     const known = knownOf(path, p);
     if (!known || known.image.state === 'absent') return;
-    // A path that became ignored is not tracked while it is there (what it holds is looked at once,
-    // as its name becomes ignored: ignored-now.ts; its record then says "ignored" — one ignored all
-    // along is only what tools captured by name, as a watched scan sees it); one that is gone as well
-    // was deleted (a checkout that deletes a tracked file and ignores its name in the same step).
+    // A path whose name the rules began to ignore while it is there is recorded once (before: what
+    // ckpt knew; after: not recorded), and not tracked from then on: a restore to a prompt before
+    // puts the record back (a round-4 probe: `echo .env >> .gitignore && echo KEY=new > .env` was
+    // recorded nowhere), one to a prompt while it was ignored leaves it (what it held then is
+    // unknown). A file stays in the index as "not recorded" until its name is un-ignored, so it is
+    // not taken for a path new to ckpt then (a round-5 probe: a file edited while its folder was
+    // ignored came back as it was edited, or was deleted) — not a folder: the walk matches folders by
+    // their parent's block, which a carried entry is not in. One that is gone as well was deleted (a
+    // checkout that deletes a tracked file and ignores its name in the same step).
     const isDir = known.image.state === 'dir';
     if (rules.isIgnoredPath(path, isDir) && existsNoFollow(join(input.root, path))) {
-      if (known.image.state !== 'skipped' && ignoredBefore && !ignoredBefore(path, isDir)) ignoredNow.push(known);
+      if (known.image.state !== 'skipped' && ignoredBefore && !ignoredBefore(path, isDir)) changes.push({ before: known, after: { path, state: 'skipped', why: 'ignored' }, change: 'modified' });
+      if (!isDir) next.why.set(next.push(path, KIND_SKIPPED, undefined), 'ignored');
       return;
     }
     changes.push({ before: known, after: { path, state: 'absent' }, change: 'deleted' });
@@ -160,7 +163,7 @@ export function compareWithKnown(input: CompareInput): CompareResult {
     }
   }
 
-  return { changes, adopted, unbaselinedChanged: adopted > 0 || next.unbaselined.length !== unbaselined.size, ignoredNow };
+  return { changes, adopted, unbaselinedChanged: adopted > 0 || next.unbaselined.length !== unbaselined.size };
 }
 
 function existsNoFollow(abs: string): boolean {

@@ -16,7 +16,6 @@ import { newerOwnerImages } from './known.js';
 import type { ScanIndex } from './scan-index.js';
 import { contentPass } from './content-pass.js';
 import { compareWithKnown, type Change } from './scan-compare.js';
-import { changedWhileIgnored } from './ignored-now.js';
 import { loadHotState } from '../session/hot-snapshot.js';
 import { loadIndexCached, sameMap } from './scan-persist.js';
 import { previousIgnoreRules } from './previous-rules.js';
@@ -159,8 +158,7 @@ export async function findChanges(session: SessionHandle, options: ScanOptions, 
   const before = Number.isFinite(thereAt) ? thereAt : (prev?.timeMs ?? 0);
   const wasIgnored = previous ? (path: string, isDir: boolean) => previous.isIgnoredPath(path, isDir) && bornBefore(join(root, path), before) : undefined;
   const ignoredBefore = previous ? (path: string, isDir: boolean) => previous.isIgnoredPath(path, isDir) : undefined;
-  const { changes, unbaselinedChanged, ignoredNow } = compareWithKnown({ root, phase, prev, owners, rules, gitSha1: readResult.gitSha1, ...(wasIgnored ? { wasIgnored, ignoredBefore } : {}) });
-  changes.push(...(await changedWhileIgnored(root, ignoredNow, maxBytes)));
+  const { changes, unbaselinedChanged } = compareWithKnown({ root, phase, prev, owners, rules, gitSha1: readResult.gitSha1, ...(wasIgnored ? { wasIgnored, ignoredBefore } : {}) });
   return {
     prev,
     ...(loaded.corrupt ? { corrupt: true as const } : {}),
