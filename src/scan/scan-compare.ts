@@ -139,10 +139,12 @@ export function compareWithKnown(input: CompareInput): CompareResult {
     // ignored came back as it was edited, or was deleted) — not a folder: the walk matches folders by
     // their parent's block, which a carried entry is not in. One that is gone as well was deleted (a
     // checkout that deletes a tracked file and ignores its name in the same step).
+    // (One ignored all along is only what tools captured by name, as before.)
     const isDir = known.image.state === 'dir';
     if (rules.isIgnoredPath(path, isDir) && existsNoFollow(join(input.root, path))) {
-      if (known.image.state !== 'skipped' && ignoredBefore && !ignoredBefore(path, isDir)) changes.push({ before: known, after: { path, state: 'skipped', why: 'ignored' }, change: 'modified' });
-      if (!isDir) next.why.set(next.push(path, KIND_SKIPPED, undefined), 'ignored');
+      const becomes = known.image.state !== 'skipped' && ignoredBefore !== undefined && !ignoredBefore(path, isDir);
+      if (becomes) changes.push({ before: known, after: { path, state: 'skipped', why: 'ignored' }, change: 'modified' });
+      if (!isDir && (becomes || known.image.why === 'ignored')) next.why.set(next.push(path, KIND_SKIPPED, undefined), 'ignored');
       return;
     }
     changes.push({ before: known, after: { path, state: 'absent' }, change: 'deleted' });
