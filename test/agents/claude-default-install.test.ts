@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeAgentWorld } from './harness/agent-world.js';
 import { tool } from './harness/fake-anthropic-server.js';
+import { waitFor } from './harness/wait-for.js';
 
 /** The pid of the daemon that serves the store (its claim), while it lives. */
 async function claimedDaemonPid(store: string): Promise<number | undefined> {
@@ -33,15 +34,6 @@ async function killDaemon(store: string): Promise<void> {
 }
 
 const FILES = { 'README.md': '# Project\n', 'src/app.js': "console.log('v1');\n" };
-
-async function waitFor<T>(what: string, get: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  for (const until = Date.now() + ms; Date.now() < until; ) {
-    const v = await get();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe('Claude Code 2.1.328, the default install without its daemon', () => {
   it('daemon down before a prompt: the prompt hook records in-process, says so once, and starts the daemon; every turn restores exactly', async () => {

@@ -15,6 +15,7 @@ import { makeAgentWorld, type AgentWorld } from './harness/agent-world.js';
 import { tool } from './harness/fake-anthropic-server.js';
 import { describeRun, type ClaudeRun } from './harness/run-claude.js';
 import { stopStoreDaemon } from './harness/stop-store-daemon.js';
+import { waitFor } from './harness/wait-for.js';
 
 interface Squatter {
   /** Connections made to it (ckpt's probe connects and leaves without a byte). */
@@ -57,15 +58,6 @@ async function hookPort(ws: string): Promise<number> {
 async function claimedPort(store: string): Promise<number | undefined> {
   const text = await readFile(join(store, 'daemon', 'daemon.json'), 'utf8').catch(() => undefined);
   return text ? (JSON.parse(text) as { port?: number }).port : undefined;
-}
-
-async function waitFor<T>(what: string, get: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  for (const until = Date.now() + ms; Date.now() < until; ) {
-    const v = await get();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 const FILES = { 'README.md': '# Project\n', 'src/app.js': "console.log('v1');\n" };
