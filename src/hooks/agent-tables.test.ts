@@ -12,6 +12,7 @@ import { parseHookEvent } from './hook-input.js';
 import { installAgent } from './install/install-agent.js';
 import { isCkptHookCommand } from './install/merge-hooks.js';
 import { JSON_ANSWER_AGENTS } from './client/hook-client.js';
+import { HTTP_HOOK_SETTINGS } from './client/squatted-port.js';
 
 type Settings = { hooks: Record<string, { matcher?: string; hooks: { type: string; command?: string; url?: string }[] }[]> };
 
@@ -75,6 +76,10 @@ describe.each(Object.values(AGENTS).filter((a) => a.install !== 'opencode-plugin
       }
       // The thin client answers `{}` for exactly the agents that need a JSON answer from every hook.
       expect(JSON_ANSWER_AGENTS.has(spec.name), 'JSON_ANSWER_AGENTS').toBe(spec.quietAnswer !== undefined);
+      // …and probes the port of exactly the agents with HTTP hooks, where their settings name it.
+      const settings = HTTP_HOOK_SETTINGS[spec.name];
+      expect(settings !== undefined, 'HTTP_HOOK_SETTINGS').toBe(spec.httpHooks === true);
+      if (settings) expect([spec.projectDirEnv.includes(settings.env), settings.file]).toEqual([true, spec.settingsFiles.local]);
       expect(installEntries(spec).map((e) => e.event)).toEqual(Object.keys(spec.events).filter((n) => spec.events[n]!.action !== 'none'));
     } finally {
       await rm(dir, { recursive: true, force: true });
