@@ -340,4 +340,20 @@ describe('found by the history oracle', () => {
     await restore(w.session, first.tag);
     expect([await w.read('data/e.txt'), existsSync(w.at('.gitignore'))]).toEqual(['e0', false]);
   });
+
+  it('a name un-ignored and then edited by a tool: a restore to before gives what the tool\'s capture found there, not the edit (round-5 probe)', async () => {
+    const w = await world();
+    await w.write('.gitignore', '.env\n');
+    await w.write('.env', 'KEY=mine');
+    await scan(w.session);
+    await new Promise((r) => setTimeout(r, 30));
+    const turn = await startTurn(w.session);
+    await w.write('.gitignore', '');
+    await scan(w.session); // .env: there, not recorded
+    const c = await capture(w.session, ['.env'], { tool: 'Edit' });
+    await w.write('.env', 'KEY=agent');
+    await settle(w.session, ['.env'], { tag: c.tag! });
+    await restore(w.session, turn.tag);
+    expect([await w.read('.env'), await w.read('.gitignore')]).toEqual(['KEY=mine', '.env\n']);
+  });
 });

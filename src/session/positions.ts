@@ -68,11 +68,23 @@ export function imagesAt(captures: readonly CaptureEvent[], position: number, fi
   const imply = (image: PositionImage): void => {
     if (!out.has(image.path) && matchesFilter(image.path, filter)) out.set(image.path, image);
   };
+  /** Paths whose first image after the position is "there, not recorded: ignored" (a name un-ignored since). */
+  const unrecorded = new Set<string>();
   for (const c of captures) {
     if (c.seq <= position) continue;
     for (const f of c.files) {
       if (!recorded.has(f.path)) recorded.set(f.path, f);
-      if (!out.has(f.path) && matchesFilter(f.path, filter)) out.set(f.path, f);
+      // What a later capture found there is the best ckpt knows of such a path (a round-5 probe: the
+      // agent un-ignored `.env`, then edited it; `restore 1` left the edit although the Edit's capture
+      // held the user's content). Never a later "absent": what was there is never taken away for it.
+      if (unrecorded.has(f.path) && f.state !== 'absent' && f.state !== 'skipped') {
+        unrecorded.delete(f.path);
+        out.set(f.path, f);
+      }
+      if (!out.has(f.path) && matchesFilter(f.path, filter)) {
+        out.set(f.path, f);
+        if (f.state === 'skipped' && f.why === 'ignored') unrecorded.add(f.path);
+      }
     }
     // What a capture records of a path itself comes before what it implies of it.
     for (const f of c.files) {
