@@ -206,7 +206,8 @@ const PEEK_MAX_BYTES = 256 * 1024;
 
 /** A once-per-prompt event's name, agent session id and source (Claude Code's field names: the agents with HTTP hooks). */
 function promptEvent(data: Buffer): { event: string; session: string; source?: string } | undefined {
-  if (data.length > PEEK_MAX_BYTES) return undefined;
+  // A tool call's hook (every one, in a command-hook install) names neither event: no second parse of it.
+  if (data.length > PEEK_MAX_BYTES || !(data.includes('"UserPromptSubmit"') || data.includes('"SessionStart"'))) return undefined;
   let v: unknown;
   try {
     v = JSON.parse(data.toString('utf8'));
