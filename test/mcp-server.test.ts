@@ -380,6 +380,11 @@ describe('ckpt mcp: protocol faults', () => {
       send({ jsonrpc: '2.0', id: 3, method: 'no/such/method' });
       send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'show', arguments: { tag: 'x'.repeat(1_000_000) } } });
       send({ jsonrpc: '2.0', id: 5, method: 'tools/list' });
+      // Params the SDK's schema refuses: "Invalid params" naming the field (the SDK says "Internal error" with its validator's dump).
+      send({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'log', arguments: null } });
+      send({ jsonrpc: '2.0', id: 7, method: 'resources/read', params: { uri: 5 } });
+      expect(await reply(6)).toMatchObject({ error: { code: -32602, message: expect.stringMatching(/^invalid params: params\.arguments: .*null/), data: { fields: [{ path: 'params.arguments' }] } } });
+      expect(await reply(7)).toMatchObject({ error: { code: -32602, message: expect.stringMatching(/^invalid params: params\.uri: /) } });
       expect((await reply(3)).error?.code).toBe(-32601);
       expect((await reply(4)).result?.isError).toBe(true);
       expect((await reply(5)).result?.tools?.length).toBeGreaterThan(10);

@@ -5,7 +5,9 @@
 // in (holding at most the limit plus its first and last few KiB), answers it with a JSON-RPC error
 // when it was a request whose id can be read at the line's start or end, and keeps serving. A line
 // that is not a JSON-RPC message is answered with a parse or invalid-request error (id null when it
-// has none), never left unanswered.
+// has none), never left unanswered. A request whose params the SDK's schema refuses is answered
+// "Invalid params" with the fields at fault, where the SDK says "Internal error" with its validator's
+// dump (modelcontextprotocol/typescript-sdk#2284: `tools/call` with `"arguments": null`).
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -15,6 +17,9 @@ export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 /** JSON-RPC "Invalid Request" and "Parse error". */
 const INVALID_REQUEST = -32600;
 const PARSE_ERROR = -32700;
+/** JSON-RPC "Invalid params" and "Internal error". */
+const INVALID_PARAMS = -32602;
+const INTERNAL_ERROR = -32603;
 /** How much of an oversize line's start and end is kept to find its id. */
 const EDGE_BYTES = 4096;
 
@@ -59,7 +64,7 @@ export class CkptStdioTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return;
-    const json = serializeMessage(message);
+    const json = serializeMessage(invalidParams(message) ?? message);
     if (!this.stdout.write(json)) await new Promise<void>((resolve) => this.stdout.once('drain', resolve));
   }
 
@@ -169,6 +174,31 @@ export class CkptStdioTransport implements Transport {
     }
     this.reply(id, INVALID_REQUEST, message, { bytes, limit: this.max });
   }
+}
+
+/**
+ * The SDK's answer to a request whose params failed its schema (an internal error whose message is
+ * the validator's issue list, each at a path under `params`) as "Invalid params"; undefined for any
+ * other message.
+ */
+export function invalidParams(message: JSONRPCMessage): JSONRPCMessage | undefined {
+  const error = (message as { error?: { code?: unknown; message?: unknown } }).error;
+  if (error?.code !== INTERNAL_ERROR || typeof error.message !== 'string' || !error.message.startsWith('[')) return undefined;
+  let issues: unknown;
+  try {
+    issues = JSON.parse(error.message);
+  } catch {
+    return undefined;
+  }
+  const fields: { path: string; problem: string }[] = [];
+  for (const issue of Array.isArray(issues) ? issues : [undefined]) {
+    const { path, message: problem } = (typeof issue === 'object' && issue !== null ? issue : {}) as { path?: unknown; message?: unknown };
+    if (!Array.isArray(path) || path[0] !== 'params' || typeof problem !== 'string') return undefined;
+    fields.push({ path: path.map(String).join('.'), problem });
+  }
+  if (fields.length === 0) return undefined;
+  const text = `invalid params: ${fields.map((f) => `${f.path}: ${f.problem}`).join('; ')}`;
+  return { ...message, error: { code: INVALID_PARAMS, message: text, data: { fields } } } as JSONRPCMessage;
 }
 
 function lastBytes(b: Buffer, n: number): Buffer {
