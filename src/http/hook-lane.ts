@@ -17,7 +17,7 @@ import { agentSpec } from '../hooks/agents/index.js';
 import { MAX_HOOK_INPUT_BYTES, readCapped } from '../hooks/hook-input.js';
 import { runHook, type HookOutcome } from '../hooks/run-hook.js';
 import { strictHooks } from '../hooks/client/hook-client.js';
-import { checkHookCredential, CkptError, httpStatusOf, isHookCredential, toCkptError } from '../index.js';
+import { checkHookCredential, CkptError, httpStatusOf, isCkptError, isHookCredential, toCkptError } from '../index.js';
 import type { DaemonState } from './daemon-state.js';
 import { unauthorized, type RequestGuard } from './request-guard.js';
 import { parseInput, type Router } from './route.js';
@@ -100,6 +100,9 @@ async function serve({ state, guard, onServerError, hookKey, onHook, onHttpHook,
     const strict = query.strict === '1' || strictHooks(process.env);
     // The thin hook client (token holders only) passes the agent's project-dir variables, as a hook process has them.
     const agentEnv = scoped ? {} : hookEnv(req.headers[HOOK_ENV_HEADER], spec.projectDirEnv);
+    // The thin hook client always sends that header (installed HTTP hooks never do).
+    const fromClient = !scoped && req.headers[HOOK_ENV_HEADER] !== undefined;
+    let refusedRoot: unknown;
     // A body over the cap is drained unread and answered as the hook command does (never blocking the agent).
     const input = await readCapped(req, MAX_HOOK_INPUT_BYTES);
     // A once-per-prompt command hook (the thin client, which passes the project folder): the HTTP
@@ -136,11 +139,20 @@ async function serve({ state, guard, onServerError, hookKey, onHook, onHttpHook,
         locate: !scoped,
         openSession: async (root, link) => {
           // A user-scope hook (no workspace in its URL, no project folder from the agent): the event's cwd chose the root.
-          if (!scoped && !query.workspace && Object.keys(agentEnv).length === 0) await checkHookRoot(state, root);
+          if (!scoped && !query.workspace && Object.keys(agentEnv).length === 0) {
+            await checkHookRoot(state, root).catch((err: unknown) => {
+              if (fromClient && isCkptError(err, 'FORBIDDEN')) refusedRoot = err;
+              throw err;
+            });
+          }
           return state.agentSession(root, link);
         },
         scan: (session, tool) => state.scan(session, { tool }),
       });
+      // The thin client (the agent's own hook process: it records in-process when no daemon runs)
+      // records a folder the daemon may not take from an event's cwd in its own process, as it does
+      // then: refused, not answered "not recorded" (Codex's user-scope hooks name no project folder).
+      if (refusedRoot) throw refusedRoot;
       body = hookAnswer(outcome);
       if (scoped) onHttpHook?.();
       if (staleFrom) body = staleAnswer(body, head!.event, spec.displayName, staleFrom, listening!, settings!);

@@ -1,7 +1,8 @@
 // Issue 27 item 6: a user-scope HTTP hook (bearer token, no ?workspace= in its URL) let the event's cwd
 // choose any folder as workspace: a home-like cwd made ckpt copy `.ssh/id_rsa` into the store. Such
 // hooks now record only in a workspace the store knows, or below a folder of CKPT_HOOK_ROOTS; the hook
-// still never blocks the agent (200 with a warning), and nothing of the folder reaches the store.
+// still never blocks the agent (200 with a warning; the thin hook client is refused 403 and records
+// in its own process, as with no daemon), and nothing of the folder reaches the store through the daemon.
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -65,6 +66,16 @@ describe('user-scope HTTP hooks', () => {
     // Known to the store now: recorded without the list too.
     const again = await editKeyThroughUserHook();
     expect(JSON.stringify(again.answers)).not.toMatch(/user-scope hook/);
+  });
+
+  it('the thin hook client (its project-folder header) is refused 403, so it records in its own process as with no daemon; the daemon records nothing', async () => {
+    delete process.env.CKPT_HOOK_ROOTS;
+    const client = createClient(daemon.url, daemon.token);
+    const s = claudeSession(home);
+    const res = await client.call('POST', '/hooks/codex', { body: ev.sessionStart(s), headers: { 'x-ckpt-hook-env': encodeURIComponent('{}') } });
+    expect(res.status).toBe(403);
+    expect(res.json().error.code).toBe('FORBIDDEN');
+    expect(await store.listWorkspaces()).toEqual([]);
   });
 
   it('a hook whose URL names the workspace is not affected (project-scope install)', async () => {
