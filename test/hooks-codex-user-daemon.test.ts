@@ -77,4 +77,6 @@ it('a second project of a user-scope Codex install is recorded while the daemon 
   const restored = await ckpt(['restore', '1', '--json'], second);
   expect(restored.code, restored.stderr).toBe(0);
   expect(await readFile(join(second, 'a.txt'), 'utf8')).toBe('alpha\n');
+  // Nothing failed on the way (the daemon's refusal is the client's cue, not a hook failure).
+  expect(await readFile(join(dirs.store, 'hooks.log'), 'utf8').catch(() => '')).toBe('');
 });

@@ -31,6 +31,8 @@ export interface RunHookOptions {
   openSession?: (root: string, link: AgentLink) => Promise<AgentSessionResult>;
   /** Scans after a shell tool (default: through the store's daemon when one runs, else in-process). */
   scan?: (session: Session, tool: string) => Promise<ScanResult>;
+  /** A failure the caller answers itself (thrown on, neither logged nor turned into the agent's answer). */
+  passOn?: (err: unknown) => boolean;
 }
 
 export interface HookOutcome {
@@ -101,6 +103,7 @@ export async function runHook(options: RunHookOptions): Promise<HookOutcome> {
   }
 
   async function fail(err: unknown): Promise<HookOutcome> {
+    if (options.passOn?.(err)) throw err;
     const rejected = err instanceof HookRejection;
     const e = rejected ? undefined : toCkptError(err);
     const code = rejected ? err.code : e!.code;

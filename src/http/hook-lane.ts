@@ -148,11 +148,11 @@ async function serve({ state, guard, onServerError, hookKey, onHook, onHttpHook,
           return state.agentSession(root, link);
         },
         scan: (session, tool) => state.scan(session, { tool }),
+        // The thin client (the agent's own hook process: it records in-process when no daemon runs)
+        // records a folder the daemon may not take from an event's cwd in its own process, as it does
+        // then: refused 403, not answered "not recorded" (Codex's user-scope hooks name no project folder).
+        passOn: (err) => err === refusedRoot,
       });
-      // The thin client (the agent's own hook process: it records in-process when no daemon runs)
-      // records a folder the daemon may not take from an event's cwd in its own process, as it does
-      // then: refused, not answered "not recorded" (Codex's user-scope hooks name no project folder).
-      if (refusedRoot) throw refusedRoot;
       body = hookAnswer(outcome);
       if (scoped) onHttpHook?.();
       if (staleFrom) body = staleAnswer(body, head!.event, spec.displayName, staleFrom, listening!, settings!);

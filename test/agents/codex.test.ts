@@ -2,15 +2,19 @@
 // ckpt's hooks installed by `ckpt init codex --user`: three prompts of apply_patch edits (adds, updates,
 // a move written with an absolute path, a delete) and shell commands (a generator, chmod, a symlink, a
 // failing command that still wrote a file). Every turn is restored exactly, and each restore undone.
-import { appendFileSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Step } from './fake-model.js';
 import { makeCliAgentWorld, type CliAgentWorld } from './harness/cli-agents.js';
+import { runCli } from '../helpers/cli.js';
+import { processAlive } from '../../src/process-alive.js';
 
 const P1 = 'Add a README, fix the greeting and generate fixtures';
 const P2 = 'Rename b to c, drop a, lock down run.sh and link the readme';
 const P3 = 'Clean up the fixtures and rewrite the readme';
+/** In a second project, while the daemon the first one's hooks started runs. */
+const P4 = 'Second project: fix the title and add notes';
 
 let w: CliAgentWorld;
 
@@ -34,6 +38,11 @@ beforeAll(async () => {
       [P3]: [
         { tool: 'exec_command', args: { cmd: 'rm -r gen && rm docs.md partial.txt' } },
         { custom: 'apply_patch', input: patch('*** Update File: README.md', '@@', '-# demo', '+# demo, take two') },
+        { text: 'Done.' },
+      ],
+      [P4]: [
+        { custom: 'apply_patch', input: patch('*** Update File: title.txt', '@@', '-old title', '+new title') },
+        { tool: 'exec_command', args: { cmd: 'echo notes > notes.txt && rm scratch.txt' } },
         { text: 'Done.' },
       ],
     }),
@@ -68,6 +77,30 @@ it('records a Codex CLI session: every turn restores exactly, every restore undo
     ['3.2', 'capture', 'README.md:file'],
   ]);
   expect(await w.checkRestores([P3, P1, P2])).toEqual([]);
+  expect(await w.hookFailures()).toEqual([]);
+}, 1_200_000);
+
+it('a second project of the user-scope install, while the daemon runs: recorded, and restored exactly', async () => {
+  // The daemon the first project's hooks started must be running (it refused such a folder, and the
+  // project was recorded nowhere: DESIGN §10, fourth session).
+  const claim = JSON.parse(readFileSync(join(w.store, 'daemon', 'daemon.json'), 'utf8')) as { pid: number };
+  expect(processAlive(claim.pid)).toBe(true);
+  const second = join(dirname(w.ws), 'second');
+  mkdirSync(second);
+  writeFileSync(join(second, 'title.txt'), 'old title\n');
+  writeFileSync(join(second, 'scratch.txt'), 'scratch\n');
+  await w.promptIn(second, P4);
+  expect(readFileSync(join(second, 'title.txt'), 'utf8')).toBe('new title\n');
+  const ckpt = (args: string[]) => runCli(['--store', w.store, ...args, '--json'], { cwd: second, env: { HOME: w.home, CKPT_HOME: '', CKPT_STORE: '' } });
+  const log = (await ckpt(['log'])).json();
+  expect(log.turns.map((t: { text: string }) => t.text)).toEqual([P4]);
+  expect(log.checkpoints.map((c: { tag: string; tool: string }) => `${c.tag}:${c.tool}`)).toEqual(['1.1:apply_patch', '1.2:Bash']);
+  const r = await ckpt(['restore', '1', '--yes']);
+  expect(r.code, r.stderr).toBe(0);
+  expect(readFileSync(join(second, 'title.txt'), 'utf8')).toBe('old title\n');
+  expect(readFileSync(join(second, 'scratch.txt'), 'utf8')).toBe('scratch\n');
+  expect(existsSync(join(second, 'notes.txt'))).toBe(false);
+  expect(JSON.parse(readFileSync(join(w.store, 'daemon', 'daemon.json'), 'utf8')).pid).toBe(claim.pid);
   expect(await w.hookFailures()).toEqual([]);
 }, 1_200_000);
 

@@ -150,6 +150,8 @@ export interface CliAgentWorld {
   json(args: string[]): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   /** Snapshot, then one prompt; fails unless the agent exited 0 after the whole script ran. */
   prompt(text: string): Promise<AgentRun>;
+  /** One prompt of a new agent session started in another folder (another project of the same HOME and store). */
+  promptIn(dir: string, text: string): Promise<AgentRun>;
   checkRestores(prompts: string[]): Promise<string[]>;
   /** The prompt's text as the agent hands it on (and ckpt records it). */
   asSent(prompt: string): string;
@@ -199,14 +201,14 @@ export async function makeCliAgentWorld(
   const snaps = new Map<string, Tree>();
   const ignore = ['.git', ...(driver.ignore ?? [])];
   let sessionId: string | undefined;
-  const runAgent = (prompt: string) =>
+  const runAgent = (prompt: string, elsewhere?: string) =>
     new Promise<AgentRun>((resolve, reject) => {
       // PWD too: opencode takes its project folder from it, not from the process's cwd.
-      const cwd = join(ws, options.startIn ?? '');
+      const cwd = elsewhere ?? join(ws, options.startIn ?? '');
       const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, PWD: cwd, NO_COLOR: '1', ...driver.env({ home, model }) };
       delete env.CKPT_HOME;
       delete env.CKPT_STORE;
-      const argv = driver.argv(prompt, sessionId);
+      const argv = driver.argv(prompt, elsewhere === undefined ? sessionId : undefined);
       const child = spawn(bin, options.argv ? options.argv(argv) : argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
@@ -233,6 +235,11 @@ export async function makeCliAgentWorld(
       const r = await runAgent(text);
       if (r.code !== 0) throw new Error(`${agent} exited ${r.code} on ${JSON.stringify(text)}:\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-3000)}`);
       sessionId ??= r.sessionId;
+      return r;
+    },
+    async promptIn(dir, text) {
+      const r = await runAgent(text, dir);
+      if (r.code !== 0) throw new Error(`${agent} exited ${r.code} on ${JSON.stringify(text)} in ${dir}:\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-3000)}`);
       return r;
     },
     asSent: (prompt) => driver.asSent?.(prompt) ?? prompt,
