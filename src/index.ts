@@ -27,6 +27,7 @@ export type { CreateSessionOptions, ForkOptions, SessionFilter, SessionTreeNode 
 export { SESSION_INFO_FIELDS, type SessionInfo, type SessionInfoField, type SessionInfoPatch } from './session/session-info.js';
 export { parseTag, formatTag, compareTags, isTag, type Tag } from './format/tag.js';
 export { parseSize } from './format/size.js';
+export { pathText } from './format/path-text.js';
 export { resolveTagSeq } from './session/positions.js';
 export type { EventBase, FileImage, FileState, NewEvent, CaptureEvent } from './format/event.js';
 export type { CaptureOptions, CaptureResult, ConflictRef } from './capture/capture.js';

@@ -5,6 +5,7 @@
 import type { CheckpointEntry, CheckpointFile, LifecycleEntry, RewindEntry, TurnEntry } from './log.js';
 import type { SessionLinks } from './links.js';
 import { relativeTime } from './relative-time.js';
+import { pathText } from '../format/path-text.js';
 
 export interface LogStyle {
   bold(s: string): string;
@@ -86,12 +87,12 @@ function fileList(c: CheckpointEntry, max: number, style: LogStyle, moreHint: st
 }
 
 function fileText(f: CheckpointFile, style: LogStyle): string {
-  if (f.renamedFrom !== undefined) return `${f.renamedFrom} -> ${f.path} ${style.dim('(renamed)')}`;
-  const link = f.target !== undefined ? `link to ${f.target}` : undefined;
-  if (f.state === 'skipped') return `${f.path} ${style.dim('(not recorded)')}`;
-  if (f.change === 'deleted') return `${f.path} ${style.dim(link ? `(deleted ${link})` : '(deleted)')}`;
-  if (f.state === 'absent') return `${f.path} ${style.dim(link ? `(new ${link})` : '(new)')}`;
-  return link ? `${f.path} ${style.dim(`(${link})`)}` : f.path;
+  if (f.renamedFrom !== undefined) return `${pathText(f.renamedFrom)} -> ${pathText(f.path)} ${style.dim('(renamed)')}`;
+  const link = f.target !== undefined ? `link to ${pathText(f.target)}` : undefined;
+  if (f.state === 'skipped') return `${pathText(f.path)} ${style.dim('(not recorded)')}`;
+  if (f.change === 'deleted') return `${pathText(f.path)} ${style.dim(link ? `(deleted ${link})` : '(deleted)')}`;
+  if (f.state === 'absent') return `${pathText(f.path)} ${style.dim(link ? `(new ${link})` : '(new)')}`;
+  return link ? `${pathText(f.path)} ${style.dim(`(${link})`)}` : pathText(f.path);
 }
 
 function lifecycleText(l: LifecycleEntry): string {

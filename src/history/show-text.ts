@@ -5,6 +5,7 @@
 import type { FileState } from '../format/event.js';
 import { relativeTime } from './relative-time.js';
 import type { TagInfo } from './show.js';
+import { pathText } from '../format/path-text.js';
 
 export interface ShowStyle {
   bold(s: string): string;
@@ -43,7 +44,7 @@ export function formatShow(info: TagInfo & { earliestTag?: string }, options: Sh
       : n.tool === 'restore'
         ? 'a restore (what it overwrote)'
         : `before ${n.tool}`;
-    const files = n.files.map((f) => `${f.path} ${style.dim(`(${stateText(f.state, f.target, f.why)})`)}`);
+    const files = n.files.map((f) => `${pathText(f.path)} ${style.dim(`(${stateText(f.state, f.target, f.why)})`)}`);
     const shown = files.length > 6 ? [...files.slice(0, 6), style.dim(`… ${files.length - 6} more`)] : files;
     lines.push(`  next checkpoint ${style.bold(n.tag)}, ${by}, ${ago(n.at)}, recorded: ${shown.length ? shown.join(', ') : 'no files'}`);
   } else lines.push('  nothing was recorded after it');
@@ -66,7 +67,7 @@ function stateText(state: FileState, target?: string, why?: string): string {
     case 'dir':
       return 'a folder';
     case 'symlink':
-      return `a link to ${target ?? '?'}`;
+      return `a link to ${target === undefined ? '?' : pathText(target)}`;
     default:
       return `not recorded${why ? `: ${why}` : ''}`;
   }

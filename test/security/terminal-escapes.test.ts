@@ -30,9 +30,29 @@ it('log, diff, status and session list show control characters of names, prompts
     expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(0);
     const printed = run.stdout + run.stderr;
     expect(printed, args.join(' ')).not.toMatch(RAW);
-    expect(printed, args.join(' ')).toContain('\\x1b');
+    // A name is shown quoted with JSON's escapes (\u001b), a prompt or a title with \x1b.
+    expect(printed, args.join(' ')).toMatch(/\\x1b|\\u001b/);
   }
   // JSON keeps the name exactly (escaped by JSON itself).
   const json = await ckpt('log', '--files', '--json');
   expect(JSON.stringify(JSON.parse(json.stdout))).toContain(JSON.stringify(NAME).slice(1, -1));
+});
+
+it('a name with a line break cannot forge lines: every listing shows it quoted on one line', async () => {
+  const ckpt = (...args: string[]) => runCli(['--store', dirs.store, ...args], { cwd: dirs.workspace });
+  // What the forged line would have said: a plan line deleting a file the restore does not touch.
+  const forged = 'x\n  delete main.ts';
+  await writeFile(join(dirs.workspace, 'keep.txt'), 'k\n');
+  expect((await ckpt('session', 'new')).code).toBe(0);
+  expect((await ckpt('turn')).code).toBe(0);
+  await writeFile(join(dirs.workspace, forged), 'x\n');
+  expect((await ckpt('scan')).code).toBe(0);
+  await writeFile(join(dirs.workspace, forged), 'changed\n');
+  for (const args of [['log', '--files'], ['diff', '1'], ['status'], ['restore', '1', '--dry-run'], ['show', '1.1'], ['owner', forged]]) {
+    const run = await ckpt(...args);
+    expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(0);
+    const lines = (run.stdout + run.stderr).split('\n');
+    expect(lines, args.join(' ')).not.toContain('  delete main.ts');
+    expect(lines.some((l) => l.includes('"x\\n  delete main.ts"')), `${args.join(' ')}:\n${run.stdout}${run.stderr}`).toBe(true);
+  }
 });

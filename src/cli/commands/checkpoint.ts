@@ -2,7 +2,7 @@
 // (`scan` is its own module, scan.ts: the lean scan entry loads it without the others).
 import type { Command } from 'commander';
 import { pc } from '../colors.js';
-import { earliestRestorableTag, shortSessionId, formatLog, formatMode, listCheckpoints, listLifecycle, listRewinds, listTurns, publicImage, scan, scanViaDaemon, type DiffChange } from '../../index.js';
+import { type DiffChange, earliestRestorableTag, formatLog, formatMode, listCheckpoints, listLifecycle, listRewinds, listTurns, pathText, publicImage, scan, scanViaDaemon, shortSessionId } from '../../index.js';
 import { colorPatch, colorsFor, type Colors } from '../colors.js';
 import { addCommands } from '../command-table.js';
 import { parseCount, scanCommand } from './scan.js';
@@ -42,7 +42,7 @@ export function registerCheckpointCommands(program: Command): void {
         out.result(body, (v) =>
           v.tag === null
             ? 'capture is disabled (CKPT_DISABLE): nothing recorded'
-            : [`captured ${pc.bold(v.tag)}`, ...v.files.map(fileLine), ...(v.conflicts ?? []).map((c) => pc.yellow(`conflict: ${c.path} was written by session ${c.otherSession} since this session recorded it`))].join('\n'),
+            : [`captured ${pc.bold(v.tag)}`, ...v.files.map(fileLine), ...(v.conflicts ?? []).map((c) => pc.yellow(`conflict: ${pathText(c.path)} was written by session ${c.otherSession} since this session recorded it`))].join('\n'),
         );
       },
     },
@@ -72,7 +72,7 @@ export function registerCheckpointCommands(program: Command): void {
           if (ws) for (const meta of await ws.list()) for (const c of listCheckpoints(await (await ws.get(meta.id)).events())) checkpoints.push({ session: meta.id, ...c });
           checkpoints.sort((a, b) => a.at.localeCompare(b.at) || a.session.localeCompare(b.session) || a.seq - b.seq);
           out.result({ checkpoints }, (v) =>
-            v.checkpoints.length === 0 ? 'no checkpoints yet' : v.checkpoints.map((c) => `${c.at}  ${shortSessionId(c.session)}  ${c.tag.padEnd(7)} ${c.tool.padEnd(10)} ${c.files.map((f) => f.path).join(', ')}`).join('\n'),
+            v.checkpoints.length === 0 ? 'no checkpoints yet' : v.checkpoints.map((c) => `${c.at}  ${shortSessionId(c.session)}  ${c.tag.padEnd(7)} ${c.tool.padEnd(10)} ${c.files.map((f) => pathText(f.path)).join(', ')}`).join('\n'),
           );
           return;
         }
@@ -108,7 +108,7 @@ export function registerCheckpointCommands(program: Command): void {
         const body = { changes: r.changes, ...(r.skipped.length ? { skipped: r.skipped } : {}), ...(r.patch !== undefined ? { patch: r.patch } : {}) };
         const c = colorsFor(ctx.io.stdout, ctx.io.env);
         out.result(body, (v) => {
-          const lines = v.changes.map((ch) => `${ch.status} ${ch.path}  ${ch.link && !ch.type ? linkText(ch.link, c) : ch.binary ? c.dim('binary') : `${c.green(`+${ch.added}`)} ${c.red(`-${ch.removed}`)}`}${kindText(ch, c)}`);
+          const lines = v.changes.map((ch) => `${ch.status} ${pathText(ch.path)}  ${ch.link && !ch.type ? linkText(ch.link, c) : ch.binary ? c.dim('binary') : `${c.green(`+${ch.added}`)} ${c.red(`-${ch.removed}`)}`}${kindText(ch, c)}`);
           if (v.changes.length === 0) lines.push('no changes');
           if (v.patch) lines.push('', colorPatch(v.patch, c));
           return lines.join('\n');
@@ -121,8 +121,8 @@ export function registerCheckpointCommands(program: Command): void {
 /** `mode 644 → 755` / `symlink → file`: written as DiffChange carries them in JSON. */
 /** A symbolic link's change: its target, not a line of content. */
 function linkText(link: NonNullable<DiffChange['link']>, c: Colors): string {
-  if (link.from !== undefined && link.to !== undefined) return c.dim(`link to ${link.from} → link to ${link.to}`);
-  return c.dim(`link to ${link.to ?? link.from}`);
+  if (link.from !== undefined && link.to !== undefined) return c.dim(`link to ${pathText(link.from)} → link to ${pathText(link.to)}`);
+  return c.dim(`link to ${pathText(link.to ?? link.from ?? '')}`);
 }
 
 function kindText(ch: DiffChange, c: Colors): string {
@@ -133,7 +133,7 @@ function kindText(ch: DiffChange, c: Colors): string {
 
 
 function fileLine(f: Record<string, unknown>): string {
-  const detail = f.state === 'file' ? `${f.bytes} bytes, mode ${formatMode(f.mode as number)}` : f.state === 'symlink' ? `-> ${f.target}` : f.state === 'skipped' ? `skipped: ${f.why}` : f.state === 'dir' ? 'folder' : 'absent';
-  return `  ${f.path}  ${pc.dim(detail)}`;
+  const detail = f.state === 'file' ? `${f.bytes} bytes, mode ${formatMode(f.mode as number)}` : f.state === 'symlink' ? `-> ${pathText(String(f.target))}` : f.state === 'skipped' ? `skipped: ${f.why}` : f.state === 'dir' ? 'folder' : 'absent';
+  return `  ${pathText(String(f.path))}  ${pc.dim(detail)}`;
 }
 

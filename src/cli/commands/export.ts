@@ -2,7 +2,7 @@
 // into a new or empty folder — from any machine that reaches the store; the workspace is never touched.
 import { resolve } from 'node:path';
 import { pc } from '../colors.js';
-import { exportSession } from '../../index.js';
+import { exportSession, pathText } from '../../index.js';
 import type { CommandSpec } from '../command-table.js';
 
 export const exportCommand: CommandSpec = {
@@ -21,7 +21,7 @@ export const exportCommand: CommandSpec = {
       out.result({ ...plan, dir: target, dryRun: true }, (r) =>
         [
           `export of ${pc.bold(r.tag)} of session ${r.session} (workspace ${r.root}) into ${r.dir} would write ${r.entries.length} path(s):`,
-          ...r.entries.map((e) => `  ${e.path}${e.state === 'dir' ? '/' : e.state === 'symlink' ? ` -> ${e.target ?? ''}` : ''}`),
+          ...r.entries.map((e) => `  ${pathText(e.path)}${e.state === 'dir' ? '/' : e.state === 'symlink' ? ` -> ${pathText(e.target ?? '')}` : ''}`),
           ...skippedLines(r.skipped),
         ].join('\n'),
       );
@@ -40,5 +40,5 @@ export const exportCommand: CommandSpec = {
 
 function skippedLines(skipped: readonly { path: string; why: string }[]): string[] {
   if (skipped.length === 0) return [];
-  return [pc.yellow(`${skipped.length} path(s) not written:`), ...skipped.map((s) => pc.yellow(`  ${s.path} (${s.why})`))];
+  return [pc.yellow(`${skipped.length} path(s) not written:`), ...skipped.map((s) => pc.yellow(`  ${pathText(s.path)} (${s.why})`))];
 }

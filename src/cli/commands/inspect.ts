@@ -3,7 +3,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { pc } from '../colors.js';
-import { CkptError, earliestRestorableTag, formatShow, locateWorkspace, workspaceConflicts } from '../../index.js';
+import { CkptError, earliestRestorableTag, formatShow, locateWorkspace, pathText, workspaceConflicts } from '../../index.js';
 import { addCommands } from '../command-table.js';
 import { colorsFor } from '../colors.js';
 import { commandHint } from '../hint.js';
@@ -46,7 +46,7 @@ export function registerInspectCommands(program: Command): void {
         out.result({ conflicts }, (r) =>
           r.conflicts.length === 0
             ? 'no conflicts'
-            : r.conflicts.map((c) => `${c.at}  ${pc.bold(c.path)}  session ${c.session} found a write by ${c.otherSession}`).join('\n'),
+            : r.conflicts.map((c) => `${c.at}  ${pc.bold(pathText(c.path))}  session ${c.session} found a write by ${c.otherSession}`).join('\n'),
         );
       },
     },
@@ -55,7 +55,7 @@ export function registerInspectCommands(program: Command): void {
       description: 'which session of the workspace last wrote a path',
       run: async ([path], ctx, out) => {
         const report = await (await ctx.session()).owner(path as string, { cwd: ctx.io.cwd });
-        out.result(report, (r) => (r.owner ? `${r.path}: last written by session ${r.owner.session} at ${r.owner.at}` : `${r.path}: no session recorded writing it`));
+        out.result(report, (r) => (r.owner ? `${pathText(r.path)}: last written by session ${r.owner.session} at ${r.owner.at}` : `${pathText(r.path)}: no session recorded writing it`));
       },
     },
   ]);

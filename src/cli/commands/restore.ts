@@ -5,7 +5,7 @@
 import { createInterface } from 'node:readline';
 import { Option, type Command } from 'commander';
 import { pc } from '../colors.js';
-import { restore, rewind, shortSessionId, undoPath, type RestoreOptions, type RestoreResult, type Session } from '../../index.js';
+import { pathText, restore, type RestoreOptions, type RestoreResult, rewind, type Session, shortSessionId, undoPath } from '../../index.js';
 import { addCommands, type CommandSpec, type OptionSpec } from '../command-table.js';
 import type { CliContext } from '../context.js';
 import { CliExit, EXIT_CANCELLED } from '../exit.js';
@@ -142,10 +142,10 @@ function undoHint(ctx: CliContext, undo: string | null, session: string | undefi
 
 function humanPlan(r: RestoreResult): string {
   const lines = [`Plan: restore to ${pc.bold(r.to)}`];
-  for (const p of r.restored) lines.push(`  ${pc.green('write ')} ${p}`);
-  for (const p of r.deleted) lines.push(`  ${pc.red('delete')} ${p}`);
-  for (const s of r.skipped) lines.push(`  ${pc.yellow('skip  ')} ${s.path} (${s.why})`);
-  for (const p of r.drift) lines.push(`  ${pc.yellow('drift ')} ${p} (changed since ckpt last recorded it)`);
+  for (const p of r.restored) lines.push(`  ${pc.green('write ')} ${pathText(p)}`);
+  for (const p of r.deleted) lines.push(`  ${pc.red('delete')} ${pathText(p)}`);
+  for (const s of r.skipped) lines.push(`  ${pc.yellow('skip  ')} ${pathText(s.path)} (${s.why})`);
+  for (const p of r.drift) lines.push(`  ${pc.yellow('drift ')} ${pathText(p)} (changed since ckpt last recorded it)`);
   if (r.restored.length + r.deleted.length === 0) lines.push('  nothing to change');
   return lines.join('\n');
 }
@@ -162,7 +162,7 @@ function humanResult(r: RestoreResult, hint: string | undefined): string {
     } else if (r.wouldRefuse) {
       lines.push(
         pc.yellow(
-          `the real run would fail (${r.wouldRefuse.code}, exit 3): the store lacks the content of ${r.wouldRefuse.paths.length} path(s) (${r.wouldRefuse.paths.slice(0, 5).join(', ')}${r.wouldRefuse.paths.length > 5 ? ', …' : ''}); \`ckpt verify\` checks the store`,
+          `the real run would fail (${r.wouldRefuse.code}, exit 3): the store lacks the content of ${r.wouldRefuse.paths.length} path(s) (${r.wouldRefuse.paths.slice(0, 5).map(pathText).join(', ')}${r.wouldRefuse.paths.length > 5 ? ', …' : ''}); \`ckpt verify\` checks the store`,
         ),
       );
     }
@@ -170,7 +170,7 @@ function humanResult(r: RestoreResult, hint: string | undefined): string {
     return lines.join('\n');
   }
   const lines = [`restored to ${pc.bold(r.to)}: ${r.restored.length} written, ${r.deleted.length} deleted, ${r.skipped.length} skipped`];
-  for (const s of r.skipped) lines.push(`  skipped ${s.path} (${s.why})`);
+  for (const s of r.skipped) lines.push(`  skipped ${pathText(s.path)} (${s.why})`);
   if (r.drift.length) lines.push(`  overwrote ${r.drift.length} drifted path(s); their content is in the undo capture`);
   lines.push(hint ? `undo with: ${hint}` : 'nothing to change');
   return lines.join('\n');

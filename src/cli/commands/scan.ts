@@ -2,7 +2,7 @@
 // apart from the other checkpoint commands, so that the lean scan entry (scan-main.ts) loads this and
 // not the rest of the CLI.
 import { pc } from '../colors.js';
-import { CkptError, publicScanResult, scan, scanViaDaemon } from '../../index.js';
+import { CkptError, pathText, publicScanResult, scan, scanViaDaemon } from '../../index.js';
 import type { CommandSpec } from '../command-table.js';
 import { progressBar } from '../progress.js';
 import { counted } from '../counted.js';
@@ -36,11 +36,11 @@ export const scanCommand: CommandSpec = {
           : `${v.truncated ? 'nothing recorded' : 'no changes'} (${scannedText(v.scanned)} in ${v.ms} ms)`;
       // A checkout or an `rm -rf` changes thousands of paths: the first few, as `log` shows them (--json has all).
       const shown = v.files.slice(0, LISTED);
-      const lines = [head, ...shown.map((f) => `  ${String(f.change).padEnd(8)} ${f.path}`)];
+      const lines = [head, ...shown.map((f) => `  ${String(f.change).padEnd(8)} ${pathText(f.path)}`)];
       if (v.files.length > shown.length) lines.push(`  … ${v.files.length - shown.length} more (ckpt log --files lists them all)`);
       if (v.warning) lines.push(pc.yellow(`warning: ${v.warning}`));
       if (v.truncated) lines.push(pc.yellow(`scan cut short by --budget: ${v.pending?.length ?? 0} folder(s) not reached, nothing recorded for them`));
-      for (const s of v.skipped ?? []) lines.push(pc.yellow(`  skipped ${s.path} (${s.why})`));
+      for (const s of v.skipped ?? []) lines.push(pc.yellow(`  skipped ${pathText(s.path)} (${s.why})`));
       for (const m of v.warnings ?? []) lines.push(pc.red(`warning: ${m}`));
       return lines.join('\n');
     });

@@ -3,7 +3,7 @@
 // session (and none was named) it says so with the next step and exits 0: `{"workspace",
 // "session":null,"next"}` (DESIGN §10 "Short session ids").
 import { pc } from '../colors.js';
-import { CkptError, relativeTime, shortSessionId } from '../../index.js';
+import { CkptError, pathText, relativeTime, shortSessionId } from '../../index.js';
 import type { CommandSpec } from '../command-table.js';
 import { commandHint } from '../hint.js';
 
@@ -39,12 +39,12 @@ export const statusCommand: CommandSpec = {
       ];
       if (s.continues) lines.push(s.continues.missing ? `continues session ${s.continues.session} (removed)` : `continues session ${s.continues.session}: its ${s.continues.turns} turn(s) are there (ckpt log --session ${s.continues.session})`);
       if (s.forkedFrom) lines.push(`fork of ${s.forkedFrom.session} at @${s.forkedFrom.seq}${s.forkedFrom.differs > 0 ? `: ${s.forkedFrom.differs} path(s) differed from the fork point when it was made (restore @${s.forkedFrom.seq} puts them back)` : ''}`);
-      if (s.unsettled.length) lines.push(pc.yellow(`${s.unsettled.length} captured path(s) not settled:`), ...s.unsettled.map((p) => `  ${p}`));
+      if (s.unsettled.length) lines.push(pc.yellow(`${s.unsettled.length} captured path(s) not settled:`), ...s.unsettled.map((p) => `  ${pathText(p)}`));
       const scanHint = commandHint(ctx, ['scan'], { session: ctx.flags.session !== undefined ? s.session : undefined });
       if (s.changed.count === 0) lines.push(s.baseline ? 'no changes since ckpt last recorded the workspace' : `no changes to the paths ckpt recorded (no scan baseline yet; record one with: ${scanHint})`);
       else {
         lines.push(`${s.changed.count} path(s) changed since ckpt last recorded them${s.baseline ? '' : ' (only recorded paths checked: no scan baseline yet)'}:`);
-        lines.push(...s.changed.paths.map((p) => `  ${p}`));
+        lines.push(...s.changed.paths.map((p) => `  ${pathText(p)}`));
         if (s.changed.count > s.changed.paths.length) lines.push(pc.dim(`  … and ${s.changed.count - s.changed.paths.length} more (--limit)`));
         lines.push(pc.dim(`record them with: ${scanHint}`));
       }
