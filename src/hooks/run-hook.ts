@@ -11,6 +11,7 @@ import { actionOf, type AgentSpec } from './agent-spec.js';
 import { fileToolPaths, HookRejection, parseHookEvent, pathsOf, type HookEvent } from './hook-input.js';
 import { appendHookLog, type HookLogEntry } from './hook-log.js';
 import { strictHooks } from './client/hook-client.js';
+import { keepHooks } from './keep-hooks.js';
 
 export interface RunHookOptions {
   spec: AgentSpec;
@@ -52,6 +53,8 @@ export async function runHook(options: RunHookOptions): Promise<HookOutcome> {
   const strict = strictHooks(env);
   const did: string[] = [];
   const warnings: string[] = [];
+  /** What the agent's user should hear that is no failure (not in the hook log). */
+  const notes: string[] = [];
   let event: HookEvent | undefined;
   let store: Store | undefined;
   let session: Session | undefined;
@@ -63,7 +66,8 @@ export async function runHook(options: RunHookOptions): Promise<HookOutcome> {
   try {
     event = parseHookEvent(spec, options.input);
     if (event.action === 'none' || isPassive(spec, event)) return { exitCode: 0, stdout: spec.quietAnswer ?? '', stderr: '', did };
-    let root = projectRoot(spec, env, event, options.workspace);
+    const projectDir = projectRoot(spec, env, event, options.workspace);
+    let root = projectDir;
     // An agent that names no project dir (Codex CLI) runs hooks in its session's cwd, maybe a subfolder;
     // one whose project dir is only the folder it started in (Gemini CLI, opencode) may have started in
     // a subfolder of its git project too: the workspace is found from there, not above the git top.
@@ -73,7 +77,11 @@ export async function runHook(options: RunHookOptions): Promise<HookOutcome> {
     const opened = options.openSession ? await options.openSession(root, link) : await (await (await openOnce()).openWorkspace(root)).openAgentSession(link);
     session = opened.session;
     if (opened.created) did.push(`session ${session.id}`);
-    await act(spec, event, session, did, warnings, scanSession);
+    const scanned = await act(spec, event, session, did, warnings, scanSession);
+    if (scanned) {
+      const kept = await keepHooks(spec, session, scanned, projectDir);
+      if (kept) notes.push(kept);
+    }
     if (event.action === 'session-start' && event.source === 'clear' && opened.created) {
       const previous = await linkCleared(await (await openOnce()).openWorkspace(root), session, spec, event);
       if (previous) did.push(`continues ${previous}`);
@@ -82,6 +90,7 @@ export async function runHook(options: RunHookOptions): Promise<HookOutcome> {
     return fail(err);
   }
   const named = { event: event.name };
+  if (warnings.length === 0 && notes.length > 0) return { exitCode: 0, stdout: systemMessage(`ckpt: ${notes.join('; ')}`), stderr: '', did, ...named };
   if (warnings.length === 0) return { exitCode: 0, stdout: spec.quietAnswer ?? '', stderr: '', did, ...named };
   const logNote = await log({ code: 'WARNING', message: warnings.join('; ') });
   return { exitCode: 0, stdout: systemMessage(`ckpt: ${warnings.join('; ')}${logNote}`), stderr: '', did, ...named };
@@ -116,7 +125,8 @@ export async function runHook(options: RunHookOptions): Promise<HookOutcome> {
   }
 }
 
-async function act(spec: AgentSpec, event: HookEvent, session: Session, did: string[], warnings: string[], scanSession: (s: Session, tool: string) => Promise<ScanResult>): Promise<void> {
+/** Does what the event's action says; returns the scan it made after a tool or at a turn's end. */
+async function act(spec: AgentSpec, event: HookEvent, session: Session, did: string[], warnings: string[], scanSession: (s: Session, tool: string) => Promise<ScanResult>): Promise<ScanResult | undefined> {
   switch (event.action) {
     case 'session-start': {
       const base = await ensureBaseline(session);
@@ -170,13 +180,13 @@ async function act(spec: AgentSpec, event: HookEvent, session: Session, did: str
       const r = await scanSession(session, tool);
       if (r.tag) did.push(`scan ${r.tag}${r.watched !== undefined ? ` (watched ${r.watched})` : ''}${'daemon' in r ? ' via daemon' : ''}`);
       if (r.warning) warnings.push(r.warning);
-      return;
+      return r;
     }
     case 'turn-end': {
       const r = await scanSession(session, event.name);
       if (r.tag) did.push(`scan ${r.tag}${r.watched !== undefined ? ` (watched ${r.watched})` : ''}${'daemon' in r ? ' via daemon' : ''}`);
       if (r.warning) warnings.push(r.warning);
-      return;
+      return r;
     }
     case 'compaction': {
       const triggers = spec.events[event.name]?.triggers;

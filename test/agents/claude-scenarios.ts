@@ -54,6 +54,9 @@ const C2 = 'After the clear: update the todo list, drop the data folder';
 const F1 = 'Create a.txt';
 const F2 = 'Set a.txt to 2 and add b.txt';
 const F3 = 'Set a.txt to 3 and replace b.txt with a link folder';
+const G1 = 'Write the notes';
+const G2 = 'Clean the work tree';
+const G3 = 'Write the notes again';
 
 export function defineClaudeScenarios(mode: HookMode): void {
   describe.each(['git', 'plain'] as const)(`Claude Code 2.1.328, ${mode} hooks, %s project`, (kind) => {
@@ -181,6 +184,20 @@ export function defineClaudeScenarios(mode: HookMode): void {
           { prompt: F1, session: fork.id, turn: await w.turnOf(F1) },
         ]);
         expect(problems).toEqual([]);
+      });
+    });
+
+    // A round-6 probe: the agent's `git clean -fdx` removed the untracked settings file holding ckpt's
+    // hooks, and every later prompt went unrecorded. ckpt puts the file back (a restore, recorded).
+    it.runIf(kind === 'git')("the agent's git clean -fdx removes ckpt's untracked hook settings: ckpt puts them back, the next prompt is recorded, every turn restores exactly", async () => {
+      await withWorld(kind, mode, async (w) => {
+        const f = (p: string) => `${w.ws}/${p}`;
+        await w.prompt(G1, [[tool.write(f('notes.txt'), 'n1\n')]]);
+        await w.prompt(G2, [[tool.bash('git clean -fdxq')]]);
+        await w.prompt(G3, [[tool.write(f('notes.txt'), 'n3\n')]]);
+        const log = await w.ckpt.json(['log']);
+        expect(log.turns.map((t: { text: string }) => t.text)).toEqual([G1, G2, G3]);
+        expect(await w.checkRestores([{ prompt: G3 }, { prompt: G2 }, { prompt: G1 }])).toEqual([]);
       });
     });
   });
