@@ -34,7 +34,9 @@ it('records a Gemini CLI session through the installed hooks; restoring to every
   const settings = JSON.parse(await readFile(join(project, '.gemini', 'settings.json'), 'utf8'));
   expect(settings.tools).toEqual({ enableHooks: true });
   expect(settings.hooks.AfterAgent).toHaveLength(1);
-  expect(settings.hooks.BeforeTool).toMatchObject([{ matcher: '*', hooks: [{ type: 'command', name: 'ckpt-before-tool' }] }]);
+  // Every tool but the passive ones (a read_file starts no hook process); PreCompress only for `/compress`.
+  expect(settings.hooks.BeforeTool).toMatchObject([{ matcher: '^(?!(?:read_file|read_many_files|list_directory|glob|search_file_content|grep|google_web_search|web_fetch|write_todos|save_memory)$)', hooks: [{ type: 'command', name: 'ckpt-before-tool' }] }]);
+  expect(settings.hooks.PreCompress).toMatchObject([{ matcher: 'manual', hooks: [{ type: 'command', name: 'ckpt-pre-compress' }] }]);
   const hooks = await loadInstalledHooks(join(project, '.gemini', 'settings.json'), project, 'GEMINI_PROJECT_DIR');
   const s = geminiSession(project);
   const quiet = async (event: Record<string, unknown>) => {

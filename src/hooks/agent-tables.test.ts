@@ -53,7 +53,9 @@ describe.each(Object.values(AGENTS).filter((a) => a.install !== 'opencode-plugin
           const tool = spec.events[name]!.action === 'before-tool' || spec.events[name]!.action === 'after-tool';
           // Tool events must reach ckpt for every tool but the passive ones (an unknown tool is scanned after it ran).
           const matcher = groups[0]!.matcher;
-          if (!tool) expect(matcher, name).toBeUndefined();
+          // A lifecycle event has no matcher, but one that records a single trigger may match only it (Gemini's PreCompress).
+          const triggers = spec.events[name]!.triggers;
+          if (!tool) expect(matcher, name).toBe(triggers?.length === 1 ? triggers[0] : undefined);
           else if (flat) {
             // Flat hook files: no matcher (every tool reaches ckpt, which answers a passive one before
             // opening the store), or one the agent matches against the whole tool name (Copilot CLI).
@@ -84,6 +86,29 @@ describe.each(Object.values(AGENTS).filter((a) => a.install !== 'opencode-plugin
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('Gemini CLI', () => {
+  // Gemini CLI 0.61's own matching (hookPlanner matchesContext): a tool event's matcher is a regular
+  // expression searched in the tool name (`*` or '' = every tool); a trigger event's is compared with the
+  // trigger as a string. No hook process should start for a passive tool or an `auto` PreCompress
+  // (fired before every model call).
+  const geminiRuns = (matcher: string | undefined, context: { toolName?: string; trigger?: string }) => {
+    if (!matcher || matcher.trim() === '' || matcher.trim() === '*') return true;
+    if (context.toolName) return new RegExp(matcher.trim()).test(context.toolName);
+    if (context.trigger) return matcher.trim() === context.trigger;
+    return true;
+  };
+  it('runs no hook for a passive tool or an auto PreCompress, and every other tool and a manual one', () => {
+    const gemini = AGENTS.gemini!;
+    const entries = new Map(installEntries(gemini).map((e) => [e.event, e]));
+    for (const event of ['BeforeTool', 'AfterTool']) {
+      for (const t of gemini.passiveTools) expect(geminiRuns(entries.get(event)!.matcher, { toolName: t }), `${event} ${t}`).toBe(false);
+      for (const t of ['write_file', 'replace', 'run_shell_command', 'mcp_server_tool', 'read_file_and_write']) expect(geminiRuns(entries.get(event)!.matcher, { toolName: t }), `${event} ${t}`).toBe(true);
+    }
+    expect(geminiRuns(entries.get('PreCompress')!.matcher, { trigger: 'auto' })).toBe(false);
+    expect(geminiRuns(entries.get('PreCompress')!.matcher, { trigger: 'manual' })).toBe(true);
   });
 });
 

@@ -7,7 +7,16 @@
 // hooks only while its hooks system is enabled (`tools.enableHooks`, /settings → Enable Hooks System).
 // Verified against the real binary (@google/gemini-cli 0.61.0): test/agents/gemini.test.ts. A call the
 // CLI rejects before running it (e.g. `replace` without its required `instruction`) fires no BeforeTool.
-import { recordsNothing, SNAKE_CASE_FIELDS, type AgentSpec } from '../agent-spec.js';
+import { matcherSkipping, recordsNothing, SNAKE_CASE_FIELDS, type AgentSpec } from '../agent-spec.js';
+
+/** Tools that change nothing (Gemini CLI 0.61's built-in names). */
+const PASSIVE = ['read_file', 'read_many_files', 'list_directory', 'glob', 'search_file_content', 'grep', 'google_web_search', 'web_fetch', 'write_todos', 'save_memory'];
+/**
+ * Tool hooks run for every tool but those. Gemini CLI reads a tool matcher as a regular expression and
+ * runs the hook when it matches anywhere in the name (`RegExp.test`), as Claude Code does: with `*` a
+ * read_file cost a hook process pair for nothing (+0.2–0.6 s per call on a loaded 2-core machine).
+ */
+const TOOLS = matcherSkipping(PASSIVE);
 
 export const gemini: AgentSpec = {
   name: 'gemini',
@@ -16,11 +25,13 @@ export const gemini: AgentSpec = {
   events: {
     SessionStart: { action: 'session-start', extra: { name: 'ckpt-session-start' } },
     BeforeAgent: { action: 'turn', extra: { name: 'ckpt-before-agent' } },
-    BeforeTool: { action: 'before-tool', matcher: '*', extra: { name: 'ckpt-before-tool' } },
-    AfterTool: { action: 'after-tool', matcher: '*', extra: { name: 'ckpt-after-tool' } },
+    BeforeTool: { action: 'before-tool', matcher: TOOLS, extra: { name: 'ckpt-before-tool' } },
+    AfterTool: { action: 'after-tool', matcher: TOOLS, extra: { name: 'ckpt-after-tool' } },
     // Gemini CLI 0.61 fires an `auto` PreCompress before every model call, before it checks its
     // threshold (ChatCompressionService.compress): only `/compress` (manual) is surely a compaction.
-    PreCompress: { action: 'compaction', triggers: ['manual'], extra: { name: 'ckpt-pre-compress' } },
+    // The matcher keeps Gemini from starting the hook for the others (a trigger event's matcher is
+    // compared with the trigger as a string): one hook process per model call, for nothing, before.
+    PreCompress: { action: 'compaction', triggers: ['manual'], matcher: 'manual', extra: { name: 'ckpt-pre-compress' } },
     ...recordsNothing('AfterAgent', 'SessionEnd', 'Notification', 'BeforeModel', 'AfterModel', 'BeforeToolSelection'),
   },
   fileTools: {
@@ -28,7 +39,7 @@ export const gemini: AgentSpec = {
     replace: ['file_path'],
   },
   pathFields: ['file_path'],
-  passiveTools: ['read_file', 'read_many_files', 'list_directory', 'glob', 'search_file_content', 'grep', 'google_web_search', 'web_fetch', 'write_todos', 'save_memory'],
+  passiveTools: PASSIVE,
   projectDirEnv: ['GEMINI_PROJECT_DIR', 'CLAUDE_PROJECT_DIR'],
   projectDirIsStart: true,
   settingsFiles: { project: '.gemini/settings.json', user: '.gemini/settings.json' },
