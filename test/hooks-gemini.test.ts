@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { geminiEvents as ev, geminiSession } from './fixtures/gemini-events.js';
 import { treeOf } from './fixtures/scan-world.js';
-import { loadInstalledHooks } from './helpers/agent-hooks.js';
+import { loadInstalledHooks, runShell } from './helpers/agent-hooks.js';
 import { runCli } from './helpers/cli.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 
@@ -116,4 +116,29 @@ it('Gemini CLI started in a subfolder of a git project (--user hooks): the works
   const r = await ckpt(['restore', '1', '--yes', '--json'], src);
   expect(r.code, r.stderr).toBe(0);
   expect(await treeOf(project, ['.git'])).toEqual(before);
+});
+
+it('a hook command that is gone (checkout moved, the node it names uninstalled) never blocks Gemini: exit 0, strict mode still 2', async () => {
+  // Gemini CLI takes any exit but 0 and 1 that prints text for a deny: `sh: …: not found` (127) blocked
+  // every prompt ("Agent execution blocked"). Run as Gemini runs a command hook (bash -c, JSON on stdin).
+  const project = dirs.workspace;
+  const ckpt = (args: string[]) => runCli(['--store', dirs.store, ...args], { cwd: project, env: { HOME: join(dirs.base, 'home') } });
+  expect((await ckpt(['init', 'gemini', '--project'])).code).toBe(0);
+  const settings = JSON.parse(await readFile(join(project, '.gemini', 'settings.json'), 'utf8'));
+  const command = settings.hooks.BeforeAgent[0].hooks[0].command as string;
+  const s = geminiSession(project);
+  const run = (line: string, event: Record<string, unknown>, env: NodeJS.ProcessEnv = {}) =>
+    runShell(line, { cwd: project, env: { ...process.env, GEMINI_PROJECT_DIR: project, ...env }, input: JSON.stringify(event) });
+  const client = /^\S*ckpt-hook\.sh/.exec(command)?.[0];
+  const movedCheckout = client ? command.replace(client, '/nonexistent/ckpt/bin/ckpt-hook.sh') : command.replace(/\S*ckpt\.js/, '/nonexistent/ckpt/bin/ckpt.js');
+  const goneNode = command.replace(process.execPath, '/nonexistent/node/bin/node');
+  expect(movedCheckout).not.toBe(command);
+  expect(goneNode).not.toBe(command);
+  for (const line of [movedCheckout, goneNode]) {
+    const r = await run(line, ev.beforeAgent(s, 'hello'));
+    expect(r.code, `${line}: ${r.stderr}`).toBe(0);
+  }
+  // Strict mode's deliberate deny of a tool call whose before-image cannot be recorded still exits 2.
+  const strict = await run(command, ev.beforeTool(s, 'write_file', { file_path: '/etc/ckpt-outside.txt', content: 'x' }), { CKPT_HOOK_STRICT: '1' });
+  expect(strict.code, strict.stderr).toBe(2);
 });

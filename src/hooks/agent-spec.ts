@@ -132,6 +132,12 @@ export interface AgentSpec {
    * (default `{type: 'command', command}`), and the `version` a new file of that scope starts with.
    */
   flatHook?: { fields: (command: string) => Record<string, unknown>; version?: Partial<Record<'project' | 'user', number>> };
+  /**
+   * `hooks-json`: the command line installed for the `ckpt hook <agent> --daemon` command (default: the
+   * command itself). Gemini CLI takes any exit but 0 and 1 with text on stdout or stderr for a deny —
+   * a command that is not found (127) blocks every prompt — so its line maps every failure but 2 to 0.
+   */
+  commandLine?: (command: string) => string;
   /** What a hook prints when it has nothing to say (default nothing; Cursor reads a JSON answer from every hook). */
   quietAnswer?: string;
   /** Said by `ckpt init <agent>` after installing (e.g. a switch the user must turn on). */

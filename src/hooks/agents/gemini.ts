@@ -43,6 +43,12 @@ export const gemini: AgentSpec = {
   projectDirEnv: ['GEMINI_PROJECT_DIR', 'CLAUDE_PROJECT_DIR'],
   projectDirIsStart: true,
   settingsFiles: { project: '.gemini/settings.json', user: '.gemini/settings.json' },
+  // Gemini CLI denies on any exit but 0 and 1 that prints text (hookRunner convertPlainTextToHookOutput):
+  // a hook command that is gone — ckpt's checkout moved or deleted, the node it names uninstalled
+  // (`sh: …: not found`, 127) — blocked every prompt ("Agent execution blocked"). As for Copilot, every
+  // failure but strict mode's deliberate 2 becomes exit 0 (its message still shows as a system message).
+  // A POSIX shell runs the line (bash -c); on Windows Gemini runs PowerShell, which has no such list.
+  ...(process.platform === 'win32' ? {} : { commandLine: (command: string) => `${command} || [ $? -ne 2 ] || exit 2` }),
   installNote: 'Gemini CLI runs hooks only while its hooks system is enabled (tools.enableHooks; /settings -> Enable Hooks System)',
   fields: SNAKE_CASE_FIELDS,
 };

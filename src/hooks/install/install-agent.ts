@@ -78,7 +78,7 @@ export async function installAgent(options: InstallOptions): Promise<InstallResu
           file,
           version,
         )
-      : installHooks(parsed.value, installEntries(spec), { type: 'command', command }, spec.name, file, options.http ? { type: 'http', ...options.http } : undefined, options.httpFor);
+      : installHooks(parsed.value, installEntries(spec), { type: 'command', command: spec.commandLine?.(command) ?? command }, spec.name, file, options.http ? { type: 'http', ...options.http } : undefined, options.httpFor);
   // An uninstall that leaves nothing but an empty object removes the file (ckpt's install made it,
   // or it held nothing): `{}` left behind would be clutter in the project. So does one left with only
   // the format `version` an install of this scope sets: a hook file without hooks.
