@@ -11,7 +11,7 @@ import { AGENTS } from './agents/index.js';
 import { parseHookEvent } from './hook-input.js';
 import { installAgent } from './install/install-agent.js';
 import { isCkptHookCommand } from './install/merge-hooks.js';
-import { JSON_ANSWER_AGENTS } from './client/hook-client.js';
+import { JSON_ANSWER_AGENTS, START_EVENTS } from './client/hook-client.js';
 import { HTTP_HOOK_SETTINGS } from './client/squatted-port.js';
 
 type Settings = { hooks: Record<string, { matcher?: string; hooks: { type: string; command?: string; url?: string }[] }[]> };
@@ -86,6 +86,17 @@ describe.each(Object.values(AGENTS).filter((a) => a.install !== 'opencode-plugin
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('every agent', () => {
+  // `--daemon` hooks start the store's daemon at a once-per-prompt event (session start, prompt, stop,
+  // compaction). An agent whose names are missing from the thin client's START_EVENTS never gets one: every
+  // tool call then pays an in-process hook (a node start per event) — opencode's plugin events did.
+  it.each(Object.values(AGENTS))('$name: its once-per-prompt events start the daemon', (spec) => {
+    const once = Object.entries(spec.events).filter(([, e]) => ['session-start', 'turn', 'turn-end', 'compaction'].includes(e.action)).map(([name]) => name);
+    expect(once.length, spec.name).toBeGreaterThan(0);
+    expect(once.filter((name) => !START_EVENTS.has(name)), spec.name).toEqual([]);
   });
 });
 

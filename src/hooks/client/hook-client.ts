@@ -42,7 +42,7 @@ export type ClientAnswer = { exitCode: number } | { input: { data: Buffer; tooLa
 /** The same cap as hook-input.ts (kept apart so that this module imports nothing of ckpt). */
 const MAX_INPUT_BYTES = 8 * 1024 * 1024;
 /** Events after which the daemon is started when it is down: they come once per prompt, not per tool call. */
-export const START_EVENTS: ReadonlySet<string> = new Set(['SessionStart', 'UserPromptSubmit', 'Stop', 'PreCompact', 'BeforeAgent', 'AfterAgent', 'PreCompress', 'sessionStart', 'userPromptSubmitted', 'agentStop', 'beforeSubmitPrompt', 'stop', 'preCompact']);
+export const START_EVENTS: ReadonlySet<string> = new Set(['SessionStart', 'UserPromptSubmit', 'Stop', 'PreCompact', 'BeforeAgent', 'AfterAgent', 'PreCompress', 'sessionStart', 'userPromptSubmitted', 'agentStop', 'beforeSubmitPrompt', 'stop', 'preCompact', 'session.start', 'chat.message', 'session.compacting']);
 /** Agents that read a JSON answer from every hook, `{}` included (their tables' `quietAnswer`; test: hooks/agent-tables.test.ts). */
 export const JSON_ANSWER_AGENTS: ReadonlySet<string> = new Set(['cursor']);
 /** How long the daemon started on demand lives without a request (seconds): 30 minutes, or CKPT_DAEMON_IDLE_EXIT. */
