@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { opencode } from '../src/hooks/agents/opencode.js';
+import { opencodePluginSource } from '../src/hooks/install/opencode-plugin.js';
 import { treeOf } from './fixtures/scan-world.js';
 import { runCli } from './helpers/cli.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
@@ -100,3 +101,27 @@ it('records prompts, edits before they happen and shell calls; every turn restor
     expect(await treeOf(dirs.workspace, ['.opencode']), `turn ${turn}`).toEqual(trees[turn]);
   }
 }, 180_000);
+
+it('the plugin starts no hook process for a passive tool (read, grep, glob…), and one for every other tool', async () => {
+  // Each hook run is a process (sh + the thin client, or a node start): a read cost two, for nothing.
+  const log = join(dirs.base, 'events.log');
+  await mkdir(join(dirs.workspace, '.opencode', 'plugins'), { recursive: true });
+  await writeFile(pluginFile(), opencodePluginSource(`cat >> '${log}' && echo >> '${log}'`, opencode.passiveTools));
+  const hooks = await load();
+  await hooks['chat.message']!({ sessionID: 'ses_p' }, { parts: [{ type: 'text', text: 'go' }] });
+  for (const [tool, callID] of [['read', 'c1'], ['grep', 'c2'], ['glob', 'c3'], ['list', 'c4'], ['edit', 'c5'], ['bash', 'c6'], ['some_mcp_tool', 'c7']] as const) {
+    await hooks['tool.execute.before']!({ tool, sessionID: 'ses_p', callID }, { args: { filePath: join(dirs.workspace, 'a.txt') } });
+    await hooks['tool.execute.after']!({ tool, sessionID: 'ses_p', callID }, {});
+  }
+  const sent = (await readFile(log, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { hook_event_name: string; tool_name?: string });
+  expect(sent.map((e) => `${e.hook_event_name}${e.tool_name ? ` ${e.tool_name}` : ''}`)).toEqual([
+    'session.start',
+    'chat.message',
+    'tool.execute.before edit',
+    'tool.execute.after edit',
+    'tool.execute.before bash',
+    'tool.execute.after bash',
+    'tool.execute.before some_mcp_tool',
+    'tool.execute.after some_mcp_tool',
+  ]);
+});

@@ -100,7 +100,7 @@ async function installPluginFile(options: InstallOptions, file: string, command:
   if (text !== undefined && !isCkptPlugin(text)) {
     throw new CkptError('INVALID_ARGUMENT', `${file} exists and is not ckpt's plugin; it was left unchanged`, { file });
   }
-  const next = options.uninstall ? undefined : opencodePluginSource(command);
+  const next = options.uninstall ? undefined : opencodePluginSource(command, options.spec.passiveTools);
   const changed = next !== text;
   const changes = !changed ? [] : next === undefined ? ['removed the plugin'] : text === undefined ? ['added the plugin'] : ['updated the plugin'];
   if (changed && !options.dryRun) {

@@ -8,12 +8,18 @@
 
 export const PLUGIN_MARKER = '// ckpt: records this project\'s opencode sessions';
 
-export function opencodePluginSource(command: string): string {
+/**
+ * `passive`: tools that change nothing (the opencode table's passiveTools): the plugin does not run the
+ * hook for them at all — each would cost two hook processes (read, grep, glob…) for nothing.
+ */
+export function opencodePluginSource(command: string, passive: readonly string[] = []): string {
   return `${PLUGIN_MARKER} (written by \`ckpt init opencode\`; \`ckpt init opencode --uninstall\` removes it).
 // Each event goes to ckpt's hook command as one JSON object on stdin; a failure never reaches opencode.
 import { spawn } from 'node:child_process';
 
 const COMMAND = ${JSON.stringify(command)};
+// Tools that change nothing: no hook process for them.
+const PASSIVE = new Set(${JSON.stringify(passive)});
 
 export const CkptPlugin = async ({ directory }) => {
   const argsByCall = new Map();
@@ -55,6 +61,7 @@ export const CkptPlugin = async ({ directory }) => {
     },
     'tool.execute.before': async (input, output) => {
       try {
+        if (PASSIVE.has(input.tool)) return;
         const args = output && typeof output.args === 'object' && output.args !== null ? output.args : {};
         argsByCall.set(input.callID, args);
         await start(input.sessionID);
@@ -63,6 +70,7 @@ export const CkptPlugin = async ({ directory }) => {
     },
     'tool.execute.after': async (input) => {
       try {
+        if (PASSIVE.has(input.tool)) return;
         const args = argsByCall.get(input.callID) ?? (input && typeof input.args === 'object' && input.args !== null ? input.args : {});
         argsByCall.delete(input.callID);
         await send({ hook_event_name: 'tool.execute.after', session_id: input.sessionID, tool_name: input.tool, tool_input: args, tool_use_id: input.callID });
