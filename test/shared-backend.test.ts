@@ -95,6 +95,31 @@ describeShared('shared backend specifics', () => {
     }
   });
 
+  it('never deletes an S3 object another row still names (round-6 probe: a bad row replaced by a put)', async () => {
+    const loc = parseSharedStoreUrl(url);
+    const pool = new pg.Pool({ connectionString: loc.pgConnectionString });
+    try {
+      await b.create('blobs/aa/01', Buffer.from('blob one'));
+      await b.create('blobs/aa/02', Buffer.from('blob two'));
+      // A damaged row: blob 01 names blob 02's S3 object.
+      await pool.query(`UPDATE "${loc.schema}".chunks SET s3_name = (SELECT s3_name FROM "${loc.schema}".chunks WHERE key = 'blobs/aa/02') WHERE key = 'blobs/aa/01'`);
+      // The repair (the blob store's put over a corrupt copy) and a removal drop 01's rows.
+      await b.write('blobs/aa/01', Buffer.from('blob one'));
+      expect((await b.read('blobs/aa/02'))?.toString()).toBe('blob two');
+      await pool.query(`UPDATE "${loc.schema}".chunks SET s3_name = (SELECT s3_name FROM "${loc.schema}".chunks WHERE key = 'blobs/aa/02') WHERE key = 'blobs/aa/01'`);
+      await b.remove('blobs/aa/01');
+      expect((await b.read('blobs/aa/02'))?.toString()).toBe('blob two');
+      // Removing 02 itself still deletes its object (nothing else names it now).
+      await b.remove('blobs/aa/02');
+      // Left over: only 01's own two objects (the first one the damage orphaned, the repair's), never 02's.
+      const orphans = (await b.leftovers()).map((l) => l.key).filter((k) => k.startsWith('../s3/'));
+      expect(orphans).toHaveLength(2);
+      for (const k of orphans) expect(k).toMatch(/^\.\.\/s3\/blobs\/aa\/01\./);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('reports an S3 object without a row as a leftover, removed only past the cutoff', async () => {
     const loc = parseSharedStoreUrl(url);
     const s3 = createS3Objects({ bucket: loc.bucket, endpoint: loc.endpoint, region: loc.region, where: loc.redacted });

@@ -71,7 +71,16 @@ export async function createSharedBackend(options: SharedBackendOptions): Promis
     newS3Name: (key) => `${loc.prefix}${key}.${randomBytes(8).toString('hex')}`,
     async dropS3(names) {
       const live = names.filter((n): n is string => typeof n === 'string');
-      if (live.length > 0) await s3.deleteMany(live).catch(() => {});
+      if (live.length === 0) return;
+      // Rows are untrusted: one may name another row's object (a damaged or copied row). An object
+      // some row still names stays; deleting it lost that row's blob when a put replaced the bad row.
+      const named = await pool
+        .query<{ s3_name: string }>(`SELECT DISTINCT s3_name FROM ${t.chunks} WHERE s3_name = ANY($1::text[])`, [live])
+        .then((r) => new Set(r.rows.map((row) => row.s3_name)))
+        .catch(() => undefined);
+      if (!named) return;
+      const gone = live.filter((n) => !named.has(n));
+      if (gone.length > 0) await s3.deleteMany(gone).catch(() => {});
     },
   };
 
