@@ -95,6 +95,38 @@ describeShared('shared backend specifics', () => {
     }
   });
 
+  it('stops writing under a lock whose connection broke: another process may hold it now (round-6 probe)', async () => {
+    const loc = parseSharedStoreUrl(url);
+    const admin = new pg.Pool({ connectionString: loc.pgConnectionString });
+    try {
+      await b.append('logs/l', Buffer.from('one\n'));
+      const run = b.withLock('logs/l', async () => {
+        await b.append('logs/l', Buffer.from('two\n'));
+        // What a restart, failover or idle-connection killer does to the one connection holding the lock.
+        await admin.query(
+          `SELECT pg_terminate_backend(l.pid) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+           WHERE l.locktype = 'advisory' AND l.granted AND a.datname = current_database() AND l.pid <> pg_backend_pid()`,
+        );
+        // The lock is free now: another process takes it and appends.
+        await b.withLock('other', async () => {}).catch(() => {});
+        for (let i = 0; i < 100; i++) {
+          try {
+            await b.append('logs/l', Buffer.from('three\n'));
+          } catch (err) {
+            return err;
+          }
+          await sleep(20);
+        }
+        return undefined;
+      });
+      await expect(run).rejects.toMatchObject({ code: 'LOCKED', data: { compromised: true } });
+      // 'two' went in while the lock was held; nothing was written once it was lost.
+      expect((await b.read('logs/l'))?.toString()).toMatch(/^one\ntwo\n(three\n)?$/);
+    } finally {
+      await admin.end();
+    }
+  });
+
   it('never deletes an S3 object another row still names (round-6 probe: a bad row replaced by a put)', async () => {
     const loc = parseSharedStoreUrl(url);
     const pool = new pg.Pool({ connectionString: loc.pgConnectionString });

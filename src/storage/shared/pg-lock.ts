@@ -20,6 +20,17 @@ export interface PgLocksOptions {
 
 export type WithLock = <T>(key: string, fn: () => Promise<T>, options?: LockOptions) => Promise<T>;
 
+/** The locks, and `assertHeld()`: LOCKED when a lock this call runs under was lost (call before a write). */
+export interface PgLocks {
+  withLock: WithLock;
+  assertHeld(): void;
+}
+
+interface HeldLock {
+  key: string;
+  lost?: Error;
+}
+
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** The two int4 halves of an advisory lock id for `key` in `namespace` (64 bits of sha256). */
@@ -28,14 +39,24 @@ export function advisoryLockId(namespace: string, key: string): [number, number]
   return [h.readInt32BE(0), h.readInt32BE(4)];
 }
 
-export function createPgLocks(options: PgLocksOptions): WithLock {
-  const heldHere = new AsyncLocalStorage<ReadonlySet<string>>();
+export function createPgLocks(options: PgLocksOptions): PgLocks {
+  const heldHere = new AsyncLocalStorage<readonly HeldLock[]>();
+  const compromised = (lock: HeldLock): CkptError =>
+    new CkptError('LOCKED', `lock ${lock.key} was lost while held: ${lock.lost!.message}`, { key: lock.key, compromised: true });
   const queues = new Map<string, Promise<void>>();
 
-  return async function withLock<T>(key: string, fn: () => Promise<T>, lockOptions?: LockOptions): Promise<T> {
+  // Once a lock's connection breaks, PostgreSQL has freed it and another process may hold it: the work
+  // under it must not write any more (it used to run on and append events computed before the other
+  // holder's, round-6 probe), so every write of the driver asks first.
+  const assertHeld = (): void => {
+    const lost = heldHere.getStore()?.find((l) => l.lost);
+    if (lost) throw compromised(lost);
+  };
+
+  const withLock = async function withLock<T>(key: string, fn: () => Promise<T>, lockOptions?: LockOptions): Promise<T> {
     const timeoutMs = lockOptions?.timeoutMs ?? options.defaultTimeoutMs;
     const held = heldHere.getStore();
-    if (held?.has(key)) throw new CkptError('INTERNAL', `nested withLock on ${key} would deadlock`, { key });
+    if (held?.some((l) => l.key === key)) throw new CkptError('INTERNAL', `nested withLock on ${key} would deadlock`, { key });
     const deadline = Date.now() + timeoutMs;
     const locked = (): CkptError => new CkptError('LOCKED', `lock ${key} not acquired within ${timeoutMs} ms`, { key, timeoutMs });
     const [k1, k2] = advisoryLockId(options.namespace, key);
@@ -58,9 +79,9 @@ export function createPgLocks(options: PgLocksOptions): WithLock {
       } catch (err) {
         throw new CkptError('IO', `lock ${key}: cannot connect to ${options.where}: ${(err as Error).message}`, { key, retryable: true }, { cause: err });
       }
-      let lost: Error | undefined;
+      const state: HeldLock = { key };
       const onError = (err: Error): void => {
-        lost = err;
+        state.lost ??= err;
       };
       client.on('error', onError);
       let acquired = false;
@@ -70,7 +91,7 @@ export function createPgLocks(options: PgLocksOptions): WithLock {
           try {
             ok = (await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::int4, $2::int4) AS ok', [k1, k2])).rows[0]?.ok;
           } catch (err) {
-            lost ??= err as Error;
+            state.lost ??= err as Error;
             throw new CkptError('IO', `lock ${key}: ${(err as Error).message}`, { key, retryable: true }, { cause: err });
           }
           if (ok) break;
@@ -79,12 +100,12 @@ export function createPgLocks(options: PgLocksOptions): WithLock {
           await sleep(wait);
         }
         acquired = true;
-        const result = await heldHere.run(new Set([...(held ?? []), key]), fn);
-        if (lost) throw new CkptError('LOCKED', `lock ${key} was lost while held: ${lost.message}`, { key, compromised: true });
+        const result = await heldHere.run([...(held ?? []), state], fn);
+        if (state.lost) throw compromised(state);
         return result;
       } finally {
         client.off('error', onError);
-        let healthy = !lost;
+        let healthy = !state.lost;
         if (acquired && healthy) {
           healthy = await client.query('SELECT pg_advisory_unlock($1::int4, $2::int4)', [k1, k2]).then(
             () => true,
@@ -99,4 +120,5 @@ export function createPgLocks(options: PgLocksOptions): WithLock {
       if (queues.get(key) === tail) queues.delete(key);
     }
   };
+  return { withLock, assertHeld };
 }

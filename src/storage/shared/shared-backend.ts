@@ -130,6 +130,9 @@ export async function createSharedBackend(options: SharedBackendOptions): Promis
   // Keys under p: p/… ('0' is the character after '/').
   const UNDER = `(key >= $1 || '/' AND key < $1 || '0')`;
 
+  const locks = createPgLocks({ pool: lockPool, namespace: loc.schema, defaultTimeoutMs: options.lockTimeoutMs ?? 10_000, where: loc.redacted });
+  const { assertHeld } = locks;
+
   const freshen = async (key: string): Promise<boolean> =>
     (await q('touch', `UPDATE ${t.objects} SET mtime_us = greatest(${NOW_US}, mtime_us + 1) WHERE key = $1`, [key])).rowCount! > 0;
 
@@ -181,6 +184,7 @@ export async function createSharedBackend(options: SharedBackendOptions): Promis
 
     async write(key, data) {
       keySegments(key);
+      assertHeld();
       if (!env.isExternal(key)) {
         // One statement, so atomic: the object row and its single chunk replace what was there.
         await q(
@@ -220,6 +224,7 @@ export async function createSharedBackend(options: SharedBackendOptions): Promis
 
     async create(key, data) {
       keySegments(key);
+      assertHeld();
       const external = env.isExternal(key) && data.length > 0;
       const name = external ? env.newS3Name(key) : null;
       // The S3 put runs alongside the existence check: callers (the blob store) create what they just
@@ -252,6 +257,7 @@ export async function createSharedBackend(options: SharedBackendOptions): Promis
 
     async append(key, data) {
       keySegments(key);
+      assertHeld();
       const len = data.length;
       const external = env.isExternal(key);
       const name = external && len > 0 ? env.newS3Name(key) : null;
@@ -276,6 +282,7 @@ export async function createSharedBackend(options: SharedBackendOptions): Promis
 
     async truncate(key, size) {
       keySegments(key);
+      assertHeld();
       const dropped: (string | null)[] = [];
       const client = await pool.connect();
       try {
@@ -330,6 +337,7 @@ export async function createSharedBackend(options: SharedBackendOptions): Promis
 
     async remove(key) {
       keySegments(key);
+      assertHeld();
       const res = await q<{ s3_name: string | null }>(
         `remove ${key}`,
         `WITH o AS (DELETE FROM ${t.objects} WHERE key = $1), c AS (DELETE FROM ${t.chunks} WHERE key = $1 RETURNING s3_name) SELECT s3_name FROM c`,
@@ -340,6 +348,7 @@ export async function createSharedBackend(options: SharedBackendOptions): Promis
 
     async removeTree(prefix) {
       const p = keySegments(prefix).join('/');
+      assertHeld();
       const res = await q<{ s3_name: string | null }>(
         `removeTree ${prefix}`,
         `WITH o AS (DELETE FROM ${t.objects} WHERE quarantine_of IS NULL AND (key = $1 OR ${UNDER})),
@@ -366,7 +375,7 @@ export async function createSharedBackend(options: SharedBackendOptions): Promis
       return res.rows.map((r) => r.name).sort(compareKeys);
     },
 
-    withLock: createPgLocks({ pool: lockPool, namespace: loc.schema, defaultTimeoutMs: options.lockTimeoutMs ?? 10_000, where: loc.redacted }),
+    withLock: locks.withLock,
 
     async subscribe(listener, onError) {
       const stop = await subscribeAppends({ connectionString: loc.pgConnectionString, channel: t.channel, where: loc.redacted, ...(onError ? { onError } : {}) }, listener);
