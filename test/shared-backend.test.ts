@@ -240,6 +240,22 @@ describe('shared store URLs', () => {
     expect(() => parseSharedStoreUrl('postgres://h/db?blobs=s3://bkt&schema=Bad-Name')).toThrow(/schema/);
   });
 
+  it('hides a password holding @, a space, / or # (round-6 probe)', () => {
+    const shown = (url: string): string => {
+      try {
+        return parseSharedStoreUrl(url).redacted;
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    for (const pw of ['Qa@Zk9@Xq7', 'Qa Zk9 Xq7', 'Qa/Zk9/Xq7', 'Qa#Zk9#Xq7', 'Qa?Zk9?Xq7']) {
+      const out = shown(`postgres://u:${pw}@127.0.0.1:5432/db?blobs=s3://bkt&endpoint=http://127.0.0.1:9000`);
+      for (const part of pw.split(/[@ /#?]/)) expect(out, pw).not.toContain(part);
+    }
+    expect(shown('postgres://u:p@ss@127.0.0.1:5432/db?blobs=s3://bkt')).toBe('postgres://u:***@127.0.0.1:5432/db?blobs=s3://bkt');
+    expect(redactUrl('postgres://h/db?blobs=s3://bkt&endpoint=http://ak:sk@h:1')).toBe('postgres://h/db?blobs=s3://bkt&endpoint=http://ak:***@h:1');
+  });
+
   it('never shows a password from the URL when the servers cannot be reached (library and CLI)', async () => {
     const url = 'postgres://u:hunter2@127.0.0.1:1/db?blobs=s3://bkt&endpoint=http://127.0.0.1:1';
     const err = (await createSharedBackend({ url }).then(

@@ -30,7 +30,9 @@ export function isSharedStoreUrl(store: string): boolean {
 
 /** Removes user passwords and secret-looking query parameters from any URL-ish string. */
 export function redactUrl(url: string): string {
-  let out = url.replace(/(\/\/[^/:@?#\s]*):[^@/?#\s]*@/g, '$1:***@');
+  // A URL's user information runs to the *last* '@' before the end of its authority (the first '/',
+  // '?' or '#'), as URL parsers read it: a password holding '@' or a space is hidden whole.
+  let out = url.replace(/(\/\/[^/:@?#\s]*):[^/?#]*@/g, '$1:***@');
   out = out.replace(/([?&](?:password|secret|sslpassword|token|aws_secret_access_key|aws_session_token)=)[^&#\s]*/gi, '$1***');
   return out;
 }
@@ -44,7 +46,12 @@ export function parseSharedStoreUrl(url: string): SharedStoreLocation {
   try {
     parsed = new URL(url);
   } catch {
-    return fail('not a URL');
+    // Not parseable: where its user information ends is unclear (a password holding '/', '?' or '#'
+    // not percent-encoded), so everything up to the last '@' is hidden.
+    const hidden = url.replace(/^([a-z][a-z0-9+.-]*:\/\/).*@/is, '$1***@');
+    throw new CkptError('INVALID_ARGUMENT', `invalid store URL ${redactUrl(hidden)}: not a URL (percent-encode '/', '?', '#' and '@' in a password)`, {
+      store: redactUrl(hidden),
+    });
   }
   if (!/^postgres(ql)?:$/i.test(parsed.protocol)) fail('expected postgres://');
   const q = parsed.searchParams;
