@@ -191,4 +191,29 @@ describe('found by the history oracle (issue 9)', () => {
     expect(back.drift).toEqual([]);
     expect(await treeOf(w.root)).toEqual(before);
   });
+
+  it('the same through a watched scan (the daemon\'s): the change is recorded with its content id, not refused', async () => {
+    // A round-6 probe (real Claude Code, default and HTTP hooks): `chmod 755 src/util.js && git add -A`
+    // in a Bash call made the daemon's after-tool scan fail "refusing to append: event settle …: file
+    // image without a valid blob id" — the watched scan dropped the after-state's git blob, which the
+    // full scan copies into the store. The turn-end scan recorded it instead, as tool "Stop".
+    let w = await world();
+    for (let attempt = 0; ; attempt++) {
+      await repo(w, { run: '#!/bin/sh\necho hi\n', 'keep.txt': 'k\n' });
+      if ((await scan(w.session)).gitReferenced === 2) break;
+      expect(attempt).toBeLessThan(4);
+      w = await world();
+    }
+    const before = await treeOf(w.root);
+    const turn = await startTurn(w.session);
+    await chmod(w.at('run'), 0o755);
+    w.git('add', 'run');
+    const r = await scan(w.session, { changedPaths: async () => new Set(['run']) });
+    expect(r.watched, 'the watched scan answered').toBeDefined();
+    expect(r.files).toMatchObject([{ path: 'run', change: 'mode', mode: 0o755 }]);
+    expect(r.files[0]!.blob).toMatch(/^[0-9a-f]{64}$/);
+    const back = await restore(w.session, turn.tag);
+    expect(back.drift).toEqual([]);
+    expect(await treeOf(w.root)).toEqual(before);
+  });
 });

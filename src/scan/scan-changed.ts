@@ -148,7 +148,9 @@ export async function scanChanged(session: SessionHandle, touched: ReadonlySet<s
       const now = imageOfSlot(next, i, path);
       const change = compare(known, now, read.gitSha1.get(i));
       if (change === 'created' && now.image.state === 'skipped') continue;
-      if (change) changes.push({ before: known, after: now.image, change });
+      // An after-state known only as git's blob (a mode-only change of a file matching git's index)
+      // carries it, as in the full scan (scan-compare.ts): recording copies its content id from git.
+      if (change) changes.push({ before: known, after: now.image, ...(now.gitOid !== undefined ? { afterGitOid: now.gitOid } : {}), change });
       // Touched, read, unchanged (an agent's write that ckpt settled): its content is the known image's.
       else if (now.image.state === 'file' && now.image.blob !== undefined && known.image.state === 'file' && known.image.blob === now.image.blob) recordedBlobs.add(now.image.blob);
     }
