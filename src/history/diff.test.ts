@@ -1,4 +1,4 @@
-import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TempDirs } from '../../test/helpers/temp.js';
@@ -45,6 +45,26 @@ describe('diff', () => {
     expect(plan.entries.map((e) => `${e.path}:${e.action}`).sort()).toEqual(['d/a.txt:write', 'd/b.txt:write', 'd:mkdir']);
   });
 
+  it("a folder's chmod is M with its mode, as the restore and its dry run put it back (round-6 probe)", async () => {
+    await mkdir(w('lib'));
+    await writeFile(w('lib/m.js'), 'm\n');
+    await chmod(w('lib'), 0o755);
+    await session.scan();
+    await session.turn();
+    await chmod(w('lib'), 0o700);
+    await session.scan();
+    const r = await session.diff('1');
+    expect(r.changes).toEqual([{ path: 'lib', status: 'M', added: 0, removed: 0, mode: { from: '755', to: '700' } }]);
+    await session.turn();
+    expect((await session.diff('2', '1')).changes).toEqual([{ path: 'lib', status: 'M', added: 0, removed: 0, mode: { from: '700', to: '755' } }]);
+    const plan = (await session.restore('1', { dryRun: true })).plan!;
+    expect(plan.entries.map((e) => `${e.path}:${e.action}`)).toEqual(['lib:mkdir']);
+    // A new folder is no change of its own (its files are), as before.
+    await mkdir(w('fresh'));
+    await session.scan();
+    expect((await session.diff('1')).changes.map((c) => c.path)).toEqual(['lib']);
+  });
+
   it('diffs between two tags using the images recorded at each', async () => {
     await versions('a.txt', 'v1\n', 'v2\n', 'v3\n');
     await writeFile(w('a.txt'), 'v4 not captured\n');
@@ -65,6 +85,7 @@ describe('diff', () => {
     expect((await session.diff('1', '2')).changes).toEqual(expected);
     await rm(w('new.txt')); // by hand, nothing recorded it
     expect((await session.diff('1', '2')).changes).toEqual(expected);
+    await session.turn();
     expect((await session.diff('2', '1')).changes).toEqual([{ path: 'new.txt', status: 'D', added: 0, removed: 1 }]);
     expect((await session.diff('1')).changes).toEqual([]); // the present side is the present
   });
@@ -92,6 +113,7 @@ describe('diff', () => {
     ]);
     expect(back.patch).toContain('-more');
     // From turn 2 to turn 1 while the present is later still: images, not the present, at both ends.
+    await session.turn();
     expect((await session.diff('2', '1')).changes).toEqual(back.changes);
     expect((await session.diff('2')).changes).toEqual([{ path: 'a.txt', status: 'M', added: 1, removed: 2 }]);
   });
