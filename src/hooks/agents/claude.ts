@@ -7,8 +7,15 @@
 // CLAUDE_PROJECT_DIR to the project root for hook commands.
 import { matcherSkipping, recordsNothing, SNAKE_CASE_FIELDS, type AgentSpec } from '../agent-spec.js';
 
-/** Tools that change nothing (ToolSearch loads deferred tools, Skill a skill's instructions): no hook runs for them. */
-const PASSIVE = ['Read', 'Glob', 'Grep', 'LS', 'WebFetch', 'WebSearch', 'TodoWrite', 'BashOutput', 'KillShell', 'KillBash', 'ExitPlanMode', 'EnterPlanMode', 'ListMcpResourcesTool', 'ReadMcpResourceTool', 'ToolSearch', 'Skill', 'AskUserQuestion'];
+/**
+ * Tools that change nothing (ToolSearch loads deferred tools, Skill a skill's instructions): no hook runs for them.
+ * Claude Code (2.1.328) tests a matcher against a tool's legacy names too (ListPeers for ListAgents, KillShell and
+ * KillBash for TaskStop, ListMcpResources / ReadMcpResource / ReadMcpResourceDir for the …Tool names), so every name
+ * of a passive tool is listed: one left out lets the tool through the matcher. ListAgents, ReportFindings and
+ * ScheduleWakeup are 2.1.328's read-only tools (a round-6 probe: a ListAgents call ran two hooks and a scan, 0.7–1.7 s
+ * on 20,000 files with command hooks). Not SendMessage, Agent or Workflow: they run subagents, which write.
+ */
+const PASSIVE = ['Read', 'Glob', 'Grep', 'LS', 'WebFetch', 'WebSearch', 'TodoWrite', 'BashOutput', 'KillShell', 'KillBash', 'TaskStop', 'ExitPlanMode', 'EnterPlanMode', 'ListMcpResourcesTool', 'ListMcpResources', 'ReadMcpResourceTool', 'ReadMcpResource', 'ReadMcpResourceDirTool', 'ReadMcpResourceDir', 'ToolSearch', 'Skill', 'AskUserQuestion', 'ListAgents', 'ListPeers', 'ReportFindings', 'ScheduleWakeup'];
 /** Every tool but the passive ones (issue 28: a Read costs nothing, an unknown tool is still recorded). */
 const TOOLS = matcherSkipping(PASSIVE);
 
