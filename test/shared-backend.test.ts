@@ -155,11 +155,20 @@ describeShared('shared backend specifics', () => {
   it('reports an S3 object without a row as a leftover, removed only past the cutoff', async () => {
     const loc = parseSharedStoreUrl(url);
     const s3 = createS3Objects({ bucket: loc.bucket, endpoint: loc.endpoint, region: loc.region, where: loc.redacted });
+    const pool = new pg.Pool({ connectionString: loc.pgConnectionString });
     try {
-      // What a writer killed between its S3 put and its row insert leaves behind.
-      await s3.put(`${loc.prefix}blobs/ee/ff.0123456789abcdef`, Buffer.from('orphan'));
+      const id = (await pool.query<{ value: string }>(`SELECT value FROM "${loc.schema}".meta WHERE name = 'store_id'`)).rows[0]!.value;
+      expect(id).toMatch(/^[0-9a-f]{16}$/);
+      // What a writer killed between its S3 put and its row insert leaves behind: a name with this store's id.
+      await s3.put(`${loc.prefix}blobs/ee/ff.${id}.0123456789abcdef`, Buffer.from('orphan'));
+      // Not this store's names (another store's id, an older ckpt's shape): never its leftovers.
+      await s3.put(`${loc.prefix}blobs/ee/ff.fedcba9876543210.0123456789abcdef`, Buffer.from('other'));
+      await s3.put(`${loc.prefix}blobs/ee/ff.0123456789abcdef`, Buffer.from('older'));
       const left = await b.leftovers();
-      expect(left).toEqual([expect.objectContaining({ key: '../s3/blobs/ee/ff.0123456789abcdef', bytes: 6 })]);
+      expect(left).toEqual([expect.objectContaining({ key: `../s3/blobs/ee/ff.${id}.0123456789abcdef`, bytes: 6 })]);
+      for (const other of ['../s3/blobs/ee/ff.fedcba9876543210.0123456789abcdef', '../s3/blobs/ee/ff.0123456789abcdef']) {
+        await expect(b.removeLeftover(other, Infinity)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+      }
       expect(await b.removeLeftover(left[0]!.key, 0)).toBe(0);
       expect(await b.removeLeftover(left[0]!.key, Date.now() + 60_000)).toBe(6);
       expect(await b.leftovers()).toEqual([]);
@@ -170,8 +179,32 @@ describeShared('shared backend specifics', () => {
       expect((await b.leftovers()).map((l) => l.key)).toEqual([q!.key]);
       expect(await b.removeLeftover(q!.key, Infinity)).toBe(1);
       expect((await b.read('blobs/11/22'))?.toString()).toBe('x');
+      expect(await s3.head(`${loc.prefix}blobs/ee/ff.fedcba9876543210.0123456789abcdef`)).toBeTruthy();
     } finally {
       s3.close();
+      await pool.end();
+    }
+  });
+
+  it("two stores in one database and one bucket prefix: one's leftovers never name the other's objects (round-6 probe: its gc deleted them)", async () => {
+    // Store B: another schema, the same bucket and prefix, and one nested below A's `blobs/`.
+    const a = parseSharedStoreUrl(url);
+    const sibling = new URL(url);
+    sibling.searchParams.set('schema', `${a.schema}_b`);
+    const nested = new URL(url);
+    nested.searchParams.set('schema', `${a.schema}_c`);
+    nested.searchParams.set('blobs', `s3://${a.bucket}/${a.prefix}blobs/team-c`);
+    for (const other of [sibling.href, nested.href]) {
+      const b2 = await createSharedBackend({ url: other });
+      try {
+        await b2.create('blobs/ab/cd', Buffer.from('the other store'));
+        await b2.create('packs/p1.pack', Buffer.from('pack'));
+        expect((await b.leftovers()).filter((l) => l.key.startsWith('../s3/'))).toEqual([]);
+        expect((await b2.read('blobs/ab/cd'))?.toString()).toBe('the other store');
+      } finally {
+        await b2.close();
+        await dropSharedStore(other);
+      }
     }
   });
 

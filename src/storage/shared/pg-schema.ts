@@ -4,6 +4,7 @@
 // row per appended event batch; appends are serialized by the row lock of the objects upsert, so
 // offsets, and the seqs inside, never repeat or skip). A chunk holds its bytes inline (`data`) or
 // names the immutable S3 object holding them (`s3_name`, for `blobs/` and `packs/`).
+import { randomBytes } from 'node:crypto';
 import type { Pool } from 'pg';
 import { CkptError } from '../../errors.js';
 
@@ -24,10 +25,30 @@ export function tablesOf(schema: string): Tables {
 /** µs since the epoch by the database clock: one clock for every machine writing the store. */
 export const NOW_US = `(extract(epoch from clock_timestamp()) * 1000000)::bigint`;
 
-/** Creates the schema and tables unless present (serialized by a transaction-level advisory lock). */
-export async function ensureSchema(pool: Pool, schema: string): Promise<void> {
+/**
+ * A store's id (16 hex digits, `meta.store_id`, made once): its S3 object names carry it, so a GC sweeps
+ * only objects this store wrote — several stores may share a database (one schema each) and a bucket
+ * (a round-6 probe: one store's gc deleted the other's blobs as its own orphans).
+ */
+const STORE_ID = /^[0-9a-f]{16}$/;
+
+/** Creates the schema and tables unless present (serialized by a transaction-level advisory lock); returns the store's id. */
+export async function ensureSchema(pool: Pool, schema: string): Promise<string> {
   const t = tablesOf(schema);
-  const present = await pool.query<{ version: string | null }>(`SELECT (SELECT value FROM ${t.meta} WHERE name = 'schema_version') AS version`).catch(
+  let id = await createTables(pool, schema, t);
+  if (id === undefined) {
+    await pool.query(`INSERT INTO ${t.meta} (name, value) VALUES ('store_id', $1) ON CONFLICT (name) DO NOTHING`, [randomBytes(8).toString('hex')]);
+    id = (await pool.query<{ value: string }>(`SELECT value FROM ${t.meta} WHERE name = 'store_id'`)).rows[0]?.value;
+  }
+  if (id === undefined || !STORE_ID.test(id)) throw new CkptError('LOG_CORRUPT', `the shared store's id (${t.meta} store_id) is not 16 hex digits`, { id: id ?? null });
+  return id;
+}
+
+/** Creates the tables unless present; the store's id when it has one already (one query for an existing store). */
+async function createTables(pool: Pool, schema: string, t: Tables): Promise<string | undefined> {
+  const present = await pool
+    .query<{ version: string | null; id: string | null }>(`SELECT (SELECT value FROM ${t.meta} WHERE name = 'schema_version') AS version, (SELECT value FROM ${t.meta} WHERE name = 'store_id') AS id`)
+    .catch(
     (err: { code?: string }) => {
       // No schema or no table yet (undefined schema / table): created below.
       if (err.code === '3F000' || err.code === '42P01') return undefined;

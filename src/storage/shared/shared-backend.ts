@@ -32,6 +32,7 @@ export interface SharedBackend extends StoreBackend {
 }
 
 const EXTERNAL_ROOTS = ['blobs/', 'packs/'];
+const OWN_TAIL = 1 + 16 + 1 + 16;
 const toMs = (us: string | number): number => Number(us) / 1000;
 
 export async function createSharedBackend(options: SharedBackendOptions): Promise<SharedBackend> {
@@ -53,8 +54,9 @@ export async function createSharedBackend(options: SharedBackendOptions): Promis
   const closers: (() => Promise<void>)[] = [];
   // The bucket is checked (made if missing) by the first put, not here: what needs only PostgreSQL
   // (logs, status, the daemon's feed) opens and works while S3 is unreachable.
+  let storeId: string;
   try {
-    await ensureSchema(pool, loc.schema);
+    storeId = await ensureSchema(pool, loc.schema);
   } catch (err) {
     await Promise.allSettled([pool.end(), lockPool.end()]);
     s3.close();
@@ -62,13 +64,25 @@ export async function createSharedBackend(options: SharedBackendOptions): Promis
     throw new CkptError('IO', `cannot open the shared store ${loc.redacted}: ${(err as Error).message}`, { store: loc.redacted, retryable: true }, { cause: err });
   }
 
+  // `.<store id>.<16 hex>`: the end of every S3 object name this store writes.
+  const ownTail = new RegExp(`^\\.${storeId}\\.[0-9a-f]{16}$`);
   const env: SharedEnv = {
     pool,
     t,
     s3,
     loc,
     isExternal: (key) => EXTERNAL_ROOTS.some((r) => key.startsWith(r)),
-    newS3Name: (key) => `${loc.prefix}${key}.${randomBytes(8).toString('hex')}`,
+    newS3Name: (key) => `${loc.prefix}${key}.${storeId}.${randomBytes(8).toString('hex')}`,
+    isOwnS3Name: (name) => {
+      if (!name.startsWith(loc.prefix) || name.length <= loc.prefix.length + OWN_TAIL || !ownTail.test(name.slice(-OWN_TAIL))) return false;
+      const key = name.slice(loc.prefix.length, -OWN_TAIL);
+      try {
+        keySegments(key);
+      } catch {
+        return false;
+      }
+      return EXTERNAL_ROOTS.some((r) => key.startsWith(r));
+    },
     async dropS3(names) {
       const live = names.filter((n): n is string => typeof n === 'string');
       if (live.length === 0) return;

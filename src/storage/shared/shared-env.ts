@@ -12,7 +12,10 @@ export interface SharedEnv {
   s3: S3Objects;
   loc: SharedStoreLocation;
   isExternal(key: string): boolean;
+  /** A new, unique S3 object name for `key`'s bytes: `<prefix><key>.<store id>.<16 hex>`. */
   newS3Name(key: string): string;
+  /** Whether an S3 object name has the shape `newS3Name` gives this store's names (others' are never swept). */
+  isOwnS3Name(name: string): boolean;
   /** Deletes S3 objects no row points to any more; failures leave leftovers for GC, never errors. */
   dropS3(names: readonly (string | null)[]): Promise<void>;
 }

@@ -2,7 +2,7 @@
 // rows to a hidden `../gc/<hex>` key (its S3 objects stay where they are, uniquely named, so a put
 // meanwhile writes new ones and nothing is shared); release renames them back unless a copy was
 // written meanwhile; leftovers are quarantined rows and S3 objects no row points to (interrupted
-// writes), aged by the database clock and S3's LastModified respectively.
+// writes) whose names carry this store's id, aged by the database clock and S3's LastModified respectively.
 import { randomBytes } from 'node:crypto';
 import { CkptError } from '../../errors.js';
 import type { Leftover, Quarantined, StoreBackend } from '../backend.js';
@@ -95,7 +95,9 @@ export function createSharedGc(env: SharedEnv): GcPart {
           quarantineOf: r.quarantine_of,
         }));
         for (const o of listed) {
-          if (!referenced.has(o.name)) out.push({ key: `${S3_ORPHAN}${o.name.slice(loc.prefix.length)}`, bytes: o.size, mtimeMs: o.mtimeMs });
+          // Only names this store gives its objects: another store's under the same prefix (one bucket,
+          // another schema) or below it (a prefix inside this one's `blobs/`) are never its orphans.
+          if (!referenced.has(o.name) && env.isOwnS3Name(o.name)) out.push({ key: `${S3_ORPHAN}${o.name.slice(loc.prefix.length)}`, bytes: o.size, mtimeMs: o.mtimeMs });
         }
         return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
       } catch (err) {
@@ -126,6 +128,7 @@ export function createSharedGc(env: SharedEnv): GcPart {
         keySegments(rest);
         if (!env.isExternal(rest)) throw new CkptError('INVALID_ARGUMENT', `not a leftover of this store: ${key}`, { key });
         const name = `${loc.prefix}${rest}`;
+        if (!env.isOwnS3Name(name)) throw new CkptError('INVALID_ARGUMENT', `not a leftover of this store: ${key}`, { key });
         const head = await s3.head(name);
         if (!head || head.mtimeMs >= cutoffMs) return 0;
         const used = await pool.query(`SELECT 1 FROM ${t.chunks} WHERE s3_name = $1 LIMIT 1`, [name]).catch((err: unknown) => {
