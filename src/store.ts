@@ -138,8 +138,10 @@ export interface Store {
   /**
    * Drops a workspace (by root folder — which may no longer exist — or by id): its sessions, scan
    * baseline and owner index. Its blobs are freed by the next GC unless something else references them.
+   * Another machine's workspace of a shared store is WRONG_MACHINE unless `otherMachine` (a machine
+   * that is gone: its whole history would go from here otherwise by a mistyped id).
    */
-  removeWorkspace(target: string): Promise<{ id: string; root: string; sessions: number }>;
+  removeWorkspace(target: string, options?: { otherMachine?: boolean }): Promise<{ id: string; root: string; sessions: number }>;
 }
 
 /**
@@ -263,7 +265,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
       await backend.close?.();
     },
     listWorkspaces,
-    removeWorkspace: async (target) => {
+    removeWorkspace: async (target, options = {}) => {
       const known = await listWorkspaces();
       // By root only a workspace of this machine: another machine's clone may sit at the same path.
       let found = known.find((w) => w.id === target || (w.root === resolve(target) && w.machine === machine));
@@ -272,6 +274,13 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
         found = identity && known.find((w) => w.id === identity.id);
       }
       if (!found) throw new CkptError('NOT_FOUND', `no workspace ${JSON.stringify(target)} in the store ${dir}`, { workspace: target });
+      if (shared && found.machine !== machine && !options.otherMachine) {
+        throw new CkptError(
+          'WRONG_MACHINE',
+          `workspace ${found.id} (${found.root}) belongs to machine ${found.machine ?? '(unknown)'}: removing it here deletes that machine's whole history; remove it there, or pass --other-machine when that machine is gone`,
+          { workspace: found.id, machine: found.machine ?? null, root: found.root },
+        );
+      }
       const key = `workspaces/${found.id}`;
       const ids = await backend.children(`${key}/sessions`);
       // Each log goes first, under its own lock, as a session removal does: a transaction in flight

@@ -65,6 +65,22 @@ describeShared('two machines sharing a store', () => {
     await Promise.all(opened.map((o) => o.store.close()));
   });
 
+  it("refuses to remove another machine's workspace (WRONG_MACHINE, nothing removed) unless --other-machine (round-6 probe)", async () => {
+    const folder = join(base, 'proj');
+    await mkdir(folder);
+    await writeFile(join(folder, 'x.txt'), 'x');
+    const cli = (machine: string, ...args: string[]) => runCli(['--json', ...args], { cwd: folder, env: { CKPT_STORE: url, CKPT_MACHINE_ID: machine } });
+    expect((await cli('m-one', 'session', 'new')).code).toBe(0);
+    const id = (await cli('m-one', 'workspace', 'list')).json().workspaces[0].id as string;
+    const refused = await cli('m-two', 'workspace', 'rm', id, '--yes');
+    expect(refused.code, refused.stderr).toBe(4);
+    expect(JSON.parse(refused.stderr).error).toMatchObject({ code: 'WRONG_MACHINE', data: { workspace: id, machine: 'm-one' } });
+    expect((await cli('m-one', 'log')).code).toBe(0); // its history is there
+    const removed = await cli('m-two', 'workspace', 'rm', id, '--yes', '--other-machine');
+    expect(removed.code, removed.stderr).toBe(0);
+    expect((await cli('m-one', 'workspace', 'list')).json().workspaces).toEqual([]);
+  });
+
   it("one machine restores the other's session into its own folder while the other keeps working", async () => {
     const a = join(base, 'machine-a', 'repo');
     const b = join(base, 'machine-b', 'repo');

@@ -73,7 +73,10 @@ export function registerInspectCommands(program: Command): void {
       use: 'rm [dir]',
       description:
         'drop a workspace (default: --workspace or the workspace of the current folder; or a root or id from `workspace list`): every session, the scan baseline and the owner index; gc frees the content',
-      options: [['--yes', 'really remove it (required: this deletes the whole history of the workspace)']],
+      options: [
+        ['--yes', 'really remove it (required: this deletes the whole history of the workspace)'],
+        ['--other-machine', "remove another machine's workspace of a shared store (a machine that is gone)"],
+      ],
       run: async ([dir, opts], ctx, out) => {
         const store = await ctx.store();
         // Without a folder: the workspace this folder belongs to, found upward as every command finds it.
@@ -82,7 +85,7 @@ export function registerInspectCommands(program: Command): void {
         if (!(opts as { yes?: boolean }).yes) {
           throw new CkptError('INVALID_ARGUMENT', `this removes every session of workspace ${target} and its history; pass --yes to do it`, { workspace: target });
         }
-        const removed = await store.removeWorkspace(target);
+        const removed = await store.removeWorkspace(target, { otherMachine: Boolean((opts as { otherMachine?: boolean }).otherMachine) });
         out.result({ removed }, (r) => `removed workspace ${r.removed.root} (${r.removed.sessions} session(s)); free its content with: ${commandHint(ctx, ['gc'])} (after the 15m grace period, or with --grace 0s now)`);
       },
     },
