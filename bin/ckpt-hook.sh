@@ -91,10 +91,12 @@ case $token in *[!0-9a-f]*) node_client "$@" ;; esac
 # kill -0 fails on a process of another user (EPERM): never our daemon, so never sent the token.
 [ -n "$pid" ] && [ -n "$port" ] && [ ${#token} -eq 64 ] && kill -0 "$pid" 2>/dev/null || node_client "$@"
 # A zombie (killed, not reaped: a container whose PID 1 does not reap) answers kill -0 but serves
-# nothing: its state in /proc/PID/stat, after the last ')', is Z (or X). No /proc: kill -0 is all.
+# nothing: its state in /proc/PID/stat, after the last ')', is Z (or X). A stopped daemon (T or t:
+# Ctrl-Z, SIGSTOP) accepts connections and answers nothing: the Node client records in-process
+# instead of waiting out the answer timeout. No /proc: kill -0 is all.
 stat=
 [ -r "/proc/$pid/stat" ] && IFS= read -r stat 2>/dev/null <"/proc/$pid/stat" || :
-case ${stat##*') '} in [ZX]*) node_client "$@" ;; esac
+case ${stat##*') '} in [ZXTt]*) node_client "$@" ;; esac
 
 # The agent's project folders, as the Node client passes them (every agent table's projectDirEnv);
 # a value the header would need escaped for is the Node client's.

@@ -31,13 +31,29 @@ export function processAlive(pid: number): boolean {
 
 /** State Z (zombie) or X (dead) in /proc/<pid>/stat; a stat that cannot be read says nothing. */
 function isZombie(pid: number): boolean {
+  const state = procState(pid);
+  return state === 'Z' || state === 'X' || state === 'gone';
+}
+
+/**
+ * True when the process is stopped (state T or t: Ctrl-Z on a foreground `ckpt serve`, SIGSTOP, a
+ * debugger): alive — its claim holds, no second daemon may start — but it answers nothing, while the
+ * kernel still accepts connections on its port. The hook client does not wait on it (a round-6 probe:
+ * every hook of every agent waited out the client's two-minute answer timeout).
+ */
+export function processStopped(pid: number): boolean {
+  const state = HAS_PROC ? procState(pid) : undefined;
+  return state === 'T' || state === 't';
+}
+
+/** The state letter in /proc/<pid>/stat ('gone' when it vanished; undefined when it cannot be read). */
+function procState(pid: number): string | undefined {
   let stat: string;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ENOENT'; // gone since the signal
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'gone' : undefined; // gone since the signal
   }
   // `pid (comm) S …`: comm may hold spaces and parentheses, so the state follows the last ')'.
-  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-  return state === 'Z' || state === 'X';
+  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
 }

@@ -80,3 +80,35 @@ it('a second project of a user-scope Codex install is recorded while the daemon 
   // Nothing failed on the way (the daemon's refusal is the client's cue, not a hook failure).
   expect(await readFile(join(dirs.store, 'hooks.log'), 'utf8').catch(() => '')).toBe('');
 });
+
+it('a stopped daemon (Ctrl-Z, SIGSTOP) is not waited on: each hook records in its own process at once (round-6 probe: two minutes per hook)', async () => {
+  const init = await ckpt(['init', 'codex', '--user', '--json'], dirs.workspace);
+  expect(init.code, init.stderr).toBe(0);
+  const hooks = await loadInstalledHooks(join(home, '.codex', 'hooks.json'), dirs.workspace, 'CODEX_HAS_NO_PROJECT_DIR_VARIABLE');
+  await writeFile(join(dirs.workspace, 'a.txt'), 'alpha\n');
+  const a = codexEvents(dirs.workspace, '01a234ba-0000-7000-8000-00000000000c');
+  await hooks.fire(a.start);
+  let claim: { pid?: number } = {};
+  for (let i = 0; i < 200 && !claim.pid; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    claim = JSON.parse((await readFile(join(dirs.store, 'daemon', 'daemon.json'), 'utf8').catch(() => undefined)) ?? '{}') as { pid?: number };
+  }
+  expect(claim.pid).toBeGreaterThan(0);
+  process.kill(claim.pid!, 'SIGSTOP');
+  try {
+    const started = Date.now();
+    for (const event of [a.prompt('one'), a.pre]) {
+      for (const r of await hooks.fire(event)) expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    }
+    await writeFile(join(dirs.workspace, 'a.txt'), 'ALPHA\n');
+    for (const r of await hooks.fire(a.post)) expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(Date.now() - started).toBeLessThan(30_000); // the client's answer timeout is 120 s per hook
+  } finally {
+    process.kill(claim.pid!, 'SIGCONT');
+  }
+  const log = (await ckpt(['log', '--json'], dirs.workspace)).json();
+  expect(log.turns.map((t: { text: string }) => t.text)).toEqual(['one']);
+  expect(log.checkpoints.map((c: { tag: string; tool: string }) => `${c.tag}:${c.tool}`)).toEqual(['1.1:apply_patch']);
+  expect((await ckpt(['restore', '1', '--json'], dirs.workspace)).code).toBe(0);
+  expect(await readFile(join(dirs.workspace, 'a.txt'), 'utf8')).toBe('alpha\n');
+}, 120_000);

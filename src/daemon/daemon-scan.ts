@@ -12,6 +12,7 @@ import { CkptError, type ErrorCode } from '../errors.js';
 import { scanResultOf } from '../scan/scan-json.js';
 import type { ScanResult } from '../scan/scan-types.js';
 import { daemonClaim, daemonToken } from './daemon-files.js';
+import { processStopped } from '../process-alive.js';
 
 const CONNECT_TIMEOUT_MS = 1000;
 
@@ -31,6 +32,13 @@ export async function scanViaDaemon(
     return undefined;
   }
   if (daemon.pid === process.pid) return undefined;
+  // Stopped (Ctrl-Z, SIGSTOP): it would answer nothing until the timeout. Scanned here, as with no
+  // daemon: after its settles that its owner index may lack, as for a daemon that died.
+  if (processStopped(daemon.pid)) {
+    const started = Date.parse(daemon.startedAt);
+    await catchUpOwnersOnce(session.ctx, Number.isFinite(started) ? started : 0).catch(() => {});
+    return undefined;
+  }
   const target = daemon.socket ? { socketPath: daemon.socket } : daemon.port !== undefined ? { host: daemon.host ?? '127.0.0.1', port: daemon.port } : undefined;
   if (!target) return undefined;
   const token = await daemonToken(store.daemonCtx);
