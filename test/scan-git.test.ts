@@ -169,9 +169,14 @@ describe('git-aware baseline', () => {
 });
 
 describe('found by the history oracle (issue 9)', () => {
-  it('a mode-only change of a file matching git\'s index records its content id, so a restore sees no drift', async () => {
-    // The baseline must reference git's blobs (the path under test); git's index is racily clean now
-    // and then on a loaded machine (see the baseline tests above), so a fresh repository is tried again.
+  /**
+   * A mode-only change of a file matching git's index (what `git checkout` of a commit that only sets
+   * +x does: chmod in place, git's index updated), scanned with `options`: recorded with its content
+   * id, and the restore to the turn sees no drift. The baseline must reference git's blobs (the path
+   * under test); git's index is racily clean now and then on a loaded machine (see the baseline tests
+   * above), so a fresh repository is tried again.
+   */
+  async function modeOnlyChange(options?: Parameters<typeof scan>[1]): Promise<Awaited<ReturnType<typeof scan>>> {
     let w = await world();
     for (let attempt = 0; ; attempt++) {
       await repo(w, { run: '#!/bin/sh\necho hi\n', 'keep.txt': 'k\n' });
@@ -181,15 +186,19 @@ describe('found by the history oracle (issue 9)', () => {
     }
     const before = await treeOf(w.root);
     const turn = await startTurn(w.session);
-    // What `git checkout` of a commit that only sets +x does: chmod in place, git's index updated.
     await chmod(w.at('run'), 0o755);
     w.git('add', 'run');
-    const r = await scan(w.session);
+    const r = await scan(w.session, options);
     expect(r.files).toMatchObject([{ path: 'run', change: 'mode', mode: 0o755 }]);
     expect(r.files[0]!.blob).toMatch(/^[0-9a-f]{64}$/);
     const back = await restore(w.session, turn.tag);
     expect(back.drift).toEqual([]);
     expect(await treeOf(w.root)).toEqual(before);
+    return r;
+  }
+
+  it('a mode-only change of a file matching git\'s index records its content id, so a restore sees no drift', async () => {
+    await modeOnlyChange();
   });
 
   it('the same through a watched scan (the daemon\'s): the change is recorded with its content id, not refused', async () => {
@@ -197,23 +206,7 @@ describe('found by the history oracle (issue 9)', () => {
     // in a Bash call made the daemon's after-tool scan fail "refusing to append: event settle …: file
     // image without a valid blob id" — the watched scan dropped the after-state's git blob, which the
     // full scan copies into the store. The turn-end scan recorded it instead, as tool "Stop".
-    let w = await world();
-    for (let attempt = 0; ; attempt++) {
-      await repo(w, { run: '#!/bin/sh\necho hi\n', 'keep.txt': 'k\n' });
-      if ((await scan(w.session)).gitReferenced === 2) break;
-      expect(attempt).toBeLessThan(4);
-      w = await world();
-    }
-    const before = await treeOf(w.root);
-    const turn = await startTurn(w.session);
-    await chmod(w.at('run'), 0o755);
-    w.git('add', 'run');
-    const r = await scan(w.session, { changedPaths: async () => new Set(['run']) });
+    const r = await modeOnlyChange({ changedPaths: async () => new Set(['run']) });
     expect(r.watched, 'the watched scan answered').toBeDefined();
-    expect(r.files).toMatchObject([{ path: 'run', change: 'mode', mode: 0o755 }]);
-    expect(r.files[0]!.blob).toMatch(/^[0-9a-f]{64}$/);
-    const back = await restore(w.session, turn.tag);
-    expect(back.drift).toEqual([]);
-    expect(await treeOf(w.root)).toEqual(before);
   });
 });
