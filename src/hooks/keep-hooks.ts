@@ -4,7 +4,9 @@
 // committed, as `ckpt init` leaves it — removed the file, and real Claude Code then ran every later
 // prompt with no hook: nothing recorded, nothing said (a round-6 probe). The file goes back as a
 // restore of it (and of the folders that went with it) to the scan's tag: recorded like any restore,
-// so `restore N` stays exact and the put-back can be undone.
+// so `restore N` stays exact and the put-back can be undone. Not a file `git stash -u` took: `git stash
+// pop` brings it back, and would fail on a copy put back first (the agent is told instead).
+import { execFile } from 'node:child_process';
 import { join, relative, sep } from 'node:path';
 import type { ScanResult, Session } from '../index.js';
 import type { AgentSpec } from './agent-spec.js';
@@ -29,10 +31,25 @@ export async function keepHooks(spec: AgentSpec, session: Session, scan: Pick<Sc
     if (before?.content && holdsCkptHooks(before.content.toString('utf8'), spec.name)) lost.push(f.path);
   }
   if (lost.length === 0) return undefined;
-  // The folders that went with it (`.claude/` as a whole): made again by the same restore.
-  const folders = scan.files.filter((f) => f.change === 'deleted' && lost.some((p) => p.startsWith(`${f.path}/`))).map((f) => f.path);
-  const r = await session.restore(scan.tag, { paths: [...folders, ...lost] });
-  return `${lost.join(', ')} held ckpt's hooks and was removed by ${scan.tag}; ckpt put it back (undo with: ckpt restore ${r.undo ?? scan.tag}). To remove ckpt's hooks, run ckpt init ${spec.name} --uninstall.`;
+  const stashed: string[] = [];
+  const back: string[] = [];
+  for (const p of lost) ((await inNewestStash(root, p)) ? stashed : back).push(p);
+  const said: string[] = [];
+  if (stashed.length > 0) said.push(`${stashed.join(', ')} held ckpt's hooks and was stashed by ${scan.tag} (git stash -u): nothing is recorded until git stash pop brings it back`);
+  if (back.length > 0) {
+    // The folders that went with it (`.claude/` as a whole): made again by the same restore.
+    const folders = scan.files.filter((f) => f.change === 'deleted' && back.some((p) => p.startsWith(`${f.path}/`))).map((f) => f.path);
+    const r = await session.restore(scan.tag, { paths: [...folders, ...back] });
+    said.push(`${back.join(', ')} held ckpt's hooks and was removed by ${scan.tag}; ckpt put it back (undo with: ckpt restore ${r.undo ?? scan.tag}). To remove ckpt's hooks, run ckpt init ${spec.name} --uninstall`);
+  }
+  return `${said.join('; ')}.`;
+}
+
+/** Whether git's newest stash holds `path` among its untracked files (what `git stash -u` took); false without git. */
+function inNewestStash(root: string, path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    execFile('git', ['-C', root, 'rev-parse', '--verify', '--quiet', `refs/stash^3:./${path}`], { timeout: 5_000 }, (err) => resolve(!err));
+  });
 }
 
 /** True when a settings file's text holds one of ckpt's hooks for `agent` (any of its formats), or is ckpt's opencode plugin. */
