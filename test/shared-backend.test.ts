@@ -9,6 +9,7 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runBackendContract } from '../src/storage/backend-contract.js';
 import { createSharedBackend, type SharedBackend } from '../src/storage/shared/shared-backend.js';
+import { advisoryLockId } from '../src/storage/shared/pg-lock.js';
 import { createS3Objects } from '../src/storage/shared/s3-objects.js';
 import { parseSharedStoreUrl, redactUrl } from '../src/storage/shared/store-url.js';
 import { runCli } from './helpers/cli.js';
@@ -102,11 +103,15 @@ describeShared('shared backend specifics', () => {
       await b.append('logs/l', Buffer.from('one\n'));
       const run = b.withLock('logs/l', async () => {
         await b.append('logs/l', Buffer.from('two\n'));
-        // What a restart, failover or idle-connection killer does to the one connection holding the lock.
-        await admin.query(
-          `SELECT pg_terminate_backend(l.pid) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
-           WHERE l.locktype = 'advisory' AND l.granted AND a.datname = current_database() AND l.pid <> pg_backend_pid()`,
+        // What a restart, failover or idle-connection killer does to the one connection holding the lock
+        // (only this lock's: other suites hold locks on the same server at the same time).
+        const [k1, k2] = advisoryLockId(loc.schema, 'logs/l');
+        const killed = await admin.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_locks
+           WHERE locktype = 'advisory' AND granted AND objsubid = 2 AND classid::bigint = $1 AND objid::bigint = $2 AND pid <> pg_backend_pid()`,
+          [k1 >>> 0, k2 >>> 0],
         );
+        expect(killed.rowCount).toBe(1);
         // The lock is free now: another process takes it and appends.
         await b.withLock('other', async () => {}).catch(() => {});
         for (let i = 0; i < 100; i++) {
