@@ -21,29 +21,25 @@ const HAS_PROC = (() => {
  * PID 1 does not reap) runs nothing, and kept every new daemon out until it was reaped.
  */
 export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false; // ESRCH: none; EPERM: someone else's
-  }
-  return !(HAS_PROC && isZombie(pid));
-}
-
-/** State Z (zombie) or X (dead) in /proc/<pid>/stat; a stat that cannot be read says nothing. */
-function isZombie(pid: number): boolean {
-  const state = procState(pid);
-  return state === 'Z' || state === 'X' || state === 'gone';
+  return processStatus(pid) !== 'gone';
 }
 
 /**
- * True when the process is stopped (state T or t: Ctrl-Z on a foreground `ckpt serve`, SIGSTOP, a
- * debugger): alive — its claim holds, no second daemon may start — but it answers nothing, while the
- * kernel still accepts connections on its port. The hook client does not wait on it (a round-6 probe:
- * every hook of every agent waited out the client's two-minute answer timeout).
+ * `gone` (no process of ours: none, another user's, a zombie — Z or X in /proc/<pid>/stat), `stopped`
+ * (state T or t: Ctrl-Z on a foreground `ckpt serve`, SIGSTOP, a debugger — alive, so its claim holds
+ * and no second daemon may start, but it answers nothing while the kernel still accepts connections
+ * on its port: the hook client does not wait on it, a round-6 probe saw every hook of every agent wait
+ * out the client's two-minute answer timeout), else `running`. One signal and one /proc read.
  */
-export function processStopped(pid: number): boolean {
-  const state = HAS_PROC ? procState(pid) : undefined;
-  return state === 'T' || state === 't';
+export function processStatus(pid: number): 'gone' | 'stopped' | 'running' {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return 'gone'; // ESRCH: none; EPERM: someone else's
+  }
+  const state = HAS_PROC ? procState(pid) : undefined; // a stat that cannot be read says nothing
+  if (state === 'Z' || state === 'X' || state === 'gone') return 'gone';
+  return state === 'T' || state === 't' ? 'stopped' : 'running';
 }
 
 /** The state letter in /proc/<pid>/stat ('gone' when it vanished; undefined when it cannot be read). */

@@ -12,7 +12,7 @@ import { CkptError, type ErrorCode } from '../errors.js';
 import { scanResultOf } from '../scan/scan-json.js';
 import type { ScanResult } from '../scan/scan-types.js';
 import { daemonClaim, daemonToken } from './daemon-files.js';
-import { processStopped } from '../process-alive.js';
+import { processStatus } from '../process-alive.js';
 
 const CONNECT_TIMEOUT_MS = 1000;
 
@@ -34,7 +34,7 @@ export async function scanViaDaemon(
   if (daemon.pid === process.pid) return undefined;
   // Stopped (Ctrl-Z, SIGSTOP): it would answer nothing until the timeout. Scanned here, as with no
   // daemon: after its settles that its owner index may lack, as for a daemon that died.
-  if (processStopped(daemon.pid)) {
+  if (processStatus(daemon.pid) === 'stopped') {
     const started = Date.parse(daemon.startedAt);
     await catchUpOwnersOnce(session.ctx, Number.isFinite(started) ? started : 0).catch(() => {});
     return undefined;

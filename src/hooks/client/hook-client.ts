@@ -15,7 +15,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'nod
 import { connect, type Socket } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { processAlive, processStopped } from '../../process-alive.js';
+import { processStatus } from '../../process-alive.js';
 import { squattedHookPort, squattedText } from './squatted-port.js';
 
 export interface HookArgs {
@@ -125,7 +125,7 @@ function readDaemon(store: string): Daemon | undefined {
   try {
     const claim = JSON.parse(readFileSync(join(store, 'daemon', 'daemon.json'), 'utf8')) as { pid?: unknown; host?: unknown; port?: unknown; socket?: unknown };
     // A stopped daemon (Ctrl-Z, SIGSTOP) would take the whole answer timeout to say nothing: recorded in-process instead.
-    if (typeof claim.pid !== 'number' || !processAlive(claim.pid) || processStopped(claim.pid)) return undefined;
+    if (typeof claim.pid !== 'number' || processStatus(claim.pid) !== 'running') return undefined;
     const token = readFileSync(join(store, 'daemon', 'token'), 'utf8').trim();
     if (!/^[0-9a-f]{64}$/.test(token)) return undefined;
     if (typeof claim.socket === 'string') return { socket: claim.socket, token };
