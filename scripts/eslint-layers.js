@@ -31,7 +31,7 @@ export const LAYERS = {
   gc: { may: [...BELOW_OPS, 'storage/pack', 'scan'] },
   daemon: { may: [...BELOW_OPS, 'storage/shared', 'capture', 'scan', 'process-alive'] },
   api: { may: [...BELOW_OPS, 'capture', 'conversation', 'scan', 'restore', 'history', 'gc'], types: ['store'] },
-  store: { may: [...BELOW_OPS, 'storage/fs', 'storage/shared', 'scan', 'restore', 'api'] },
+  store: { may: [...BELOW_OPS, 'storage/fs', 'storage/shared', 'scan', 'restore', 'daemon', 'api'] },
   'locate-workspace': { may: ['errors', 'workspace', 'store'] },
   index: { may: [...BELOW_OPS, 'storage/shared', 'capture', 'conversation', 'scan', 'restore', 'history', 'gc', 'daemon', 'api', 'store', 'locate-workspace'] },
   // Adapters: the public API (src/index.ts) and the adapters below them.

@@ -63,6 +63,12 @@ export interface StoreContext {
    * of an inline capture): after the call, drained by `store.close()`.
    */
   afterCall: AfterCallQueue;
+  /**
+   * When the store's daemon may owe this process owner-index records it will not write now (it died,
+   * or is stopped, or took over from one that died): the start (ms) of the daemon that owed them, for
+   * the owner index to catch up with the logs before it is read (owner-index.ts). Undefined: nothing owed.
+   */
+  ownersOwedSince?: () => Promise<number | undefined>;
 }
 
 export interface WorkspaceContext extends StoreContext {

@@ -30,6 +30,7 @@ import { agentSessionId, type AgentLink } from './session/agent-link.js';
 import { createAfterCallQueue } from './session/after-call.js';
 import type { CreateSessionOptions, SessionFilter } from './session/session-store.js';
 import { resolveWorkspace } from './workspace/workspace-id.js';
+import { ownersOwedSince } from './daemon/daemon-files.js';
 
 export const STORE_FORMAT = 1;
 export const DEFAULT_MAX_BLOB_BYTES = 16 * 1024 * 1024;
@@ -230,6 +231,8 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     await makeStoreDir(local);
     daemonCtx = { ...ctx, dir: local, backend: createFsBackend({ dir: local, lockTimeoutMs: resolved.lockTimeoutMs }) };
   } else daemonCtx = { ...ctx, dir };
+  // Set before any workspace's context copies ctx; a foreign workspace is read by no daemon of this machine.
+  ctx.ownersOwedSince = () => ownersOwedSince(daemonCtx);
 
   const listWorkspaces = async () => {
     const out: WorkspaceInfo[] = [];

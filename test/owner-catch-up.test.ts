@@ -3,7 +3,7 @@
 // index. The next daemon catches the index up with the logs before its first scan of the workspace,
 // so that scan's before-image is the state the log last recorded, not an older one.
 import { spawnSync } from 'node:child_process';
-import { mkdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, scanViaDaemon, verify, type Store, type Workspace } from '../src/index.js';
@@ -107,6 +107,45 @@ describe('owner index caught up with the logs', () => {
     await deadClaim();
     expect(await scanViaDaemon(store, session, 'Bash', {})).toBeUndefined();
     expect((await readOwners(session))['a.txt']).toMatchObject({ session: session.id });
+  });
+
+  it("a tool capture's look after a dead daemon (the property test's seed 630803129): the hand edit its prompt scan recorded stays prompt 1's state", async () => {
+    await writeFile(w('a.txt'), 'start');
+    await mkdir(w('d'));
+    await writeFile(w('d/f.txt'), 'f');
+    await session.scan();
+    await reopen(true);
+    await writeFile(w('a.txt'), 'one'); // by hand, before prompt 1
+    await session.turn({ text: 'prompt 1', scan: (tool) => session.scan({ tool }) }); // recorded; its owner record dropped by the kill
+    await deadClaim();
+    await reopen(false);
+    // During the turn: a folder renamed by hand, then the agent writes in the new one. The capture
+    // looks first (a full scan: the folder is new to the index) — against the index the dead daemon left.
+    await rename(w('d'), w('x'));
+    await session.capture(['x/c.txt'], { tool: 'Write' });
+    await writeFile(w('x/c.txt'), 'c');
+    await session.settle(['x/c.txt']);
+    await session.restore('1', { force: true });
+    expect(await readFile(w('a.txt'), 'utf8')).toBe('one');
+    expect(await readFile(w('d/f.txt'), 'utf8')).toBe('f');
+  });
+
+  it('a daemon that takes over from a dead one says what it owes in its claim and catches up every workspace before its claim is gone', async () => {
+    await writeFile(w('a.txt'), 'v0');
+    await session.scan();
+    await reopen(true);
+    await writeFile(w('a.txt'), 'by a shell command');
+    await session.scan();
+    await reopen(false);
+    await deadClaim();
+    const daemon = await startDaemon({ store, version: 'test' });
+    const claim = JSON.parse(await readFile(join(dirs.store, 'daemon', 'daemon.json'), 'utf8')) as { ownersOwedSince?: number };
+    expect(claim.ownersOwedSince).toBe(started);
+    await daemon.close();
+    // No claim left to say so: the index was caught up without a scan or capture asking.
+    await expect(readFile(join(dirs.store, 'daemon', 'daemon.json'))).rejects.toThrow();
+    const owners = JSON.parse(await readFile(join(dirs.store, 'workspaces', ws.id, 'owners.json'), 'utf8')) as Record<string, { session: string }>;
+    expect(owners['a.txt']).toMatchObject({ session: session.id });
   });
 
   it('applies only settles the index lacks: a newer record of another session stays, forged content is not stored', async () => {

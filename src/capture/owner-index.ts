@@ -63,7 +63,11 @@ export async function readOwners(session: SessionHandle, options: { spilled?: bo
   // applying one would name a blob its copy has not stored yet, or a record whose copy then fails).
   const q = queuedWrites.get(session.ctx.backend)?.get(ownersKey(session.ctx));
   const pending = !options.spilled && q?.batch ? [...q.batch] : [];
-  if (options.spilled && q) await runQueued(q).catch(() => {});
+  const ran = options.spilled && q ? runQueued(q).catch(() => {}) : undefined;
+  // Records a daemon owed and will not write now (killed, stopped) are in the logs' settles: taken
+  // first, or a scan or a capture's look would take an older state for the last known (DESIGN §10).
+  await catchUpOwed(session.ctx);
+  await ran;
   await q?.last.catch(() => {});
   // Writes queued in this process (a daemon's) rebuild a lost index themselves, off the answer path.
   const owners = await readOwnersNow(session.ctx, q ? 'never' : 'lock');
@@ -341,15 +345,45 @@ const SETTLE: ReadonlySet<string> = new Set(['settle']);
 /** Marks a workspace's owner index as caught up after the daemon that started at the given time died. */
 const caughtUpKey = (ctx: WorkspaceContext): string => `${ctx.workspace.key}/owners-caught-up`;
 
+/** The catch-ups this process made, is making or found marked, per backend: by `<workspace key> <since>`. */
+const caughtUpHere = new WeakMap<object, Map<string, Promise<void>>>();
+
 /**
- * catchUpOwners once per killed daemon and workspace: its claim stays until a daemon starts again, and
- * meanwhile every in-process scan (a CLI scan, a fallback hook) would read the recent logs anew. The
- * mark is written after the index (a crash in between catches up again; applying twice changes
- * nothing). A claim that does not say when its daemon started (sinceMs 0) is caught up every time.
+ * catchUpOwners once per owing daemon and workspace: its claim stays until a daemon starts again (and a
+ * daemon that took over carries it on), and meanwhile every reader would read the recent logs anew.
+ * The mark is written after the index (a crash in between catches up again; applying twice changes
+ * nothing), and remembered in this process. A claim that does not say when its daemon started
+ * (sinceMs 0) is caught up every time.
  */
-export async function catchUpOwnersOnce(ctx: WorkspaceContext, sinceMs: number): Promise<void> {
+export function catchUpOwnersOnce(ctx: WorkspaceContext, sinceMs: number): Promise<void> {
   const mark = Buffer.from(`${sinceMs}\n`);
-  if (sinceMs > 0 && (await ctx.backend.read(caughtUpKey(ctx)).catch(() => undefined))?.equals(mark)) return;
-  await catchUpOwners(ctx, sinceMs);
-  if (sinceMs > 0) await ctx.backend.write(caughtUpKey(ctx), mark);
+  const run = async () => {
+    if (sinceMs > 0 && (await ctx.backend.read(caughtUpKey(ctx)).catch(() => undefined))?.equals(mark)) return;
+    await catchUpOwners(ctx, sinceMs);
+    if (sinceMs > 0) await ctx.backend.write(caughtUpKey(ctx), mark);
+  };
+  if (sinceMs === 0) return run();
+  const here = caughtUpHere.get(ctx.backend) ?? caughtUpHere.set(ctx.backend, new Map()).get(ctx.backend)!;
+  const id = `${ctx.workspace.key} ${sinceMs}`;
+  let done = here.get(id);
+  if (!done) {
+    here.set(id, (done = run()));
+    done.catch(() => here.delete(id)); // tried again by the next reader
+  }
+  return done;
+}
+
+/**
+ * Catches the index up with what the store's daemon owes (StoreContext.ownersOwedSince), best effort:
+ * an index that cannot be caught up is read as it is. Another machine's workspace owes nothing to a
+ * daemon of this one.
+ */
+async function catchUpOwed(ctx: WorkspaceContext): Promise<void> {
+  if (!ctx.ownersOwedSince || ctx.workspace.foreign) return;
+  try {
+    const since = await ctx.ownersOwedSince();
+    if (since !== undefined) await catchUpOwnersOnce(ctx, since);
+  } catch {
+    // as before the catch-up: the index as stored
+  }
 }

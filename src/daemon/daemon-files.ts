@@ -4,7 +4,7 @@
 // process is gone (SIGKILL, crash) is taken over; a live one refuses a second daemon.
 import type { StoreContext } from '../context.js';
 import { CkptError } from '../errors.js';
-import { processAlive } from '../process-alive.js';
+import { processAlive, processStatus } from '../process-alive.js';
 import { storeSecret } from '../storage/store-secret.js';
 
 export const DAEMON_TOKEN_KEY = 'daemon/token';
@@ -22,6 +22,12 @@ export interface DaemonInfo {
   port?: number;
   socket?: string;
   startedAt: string;
+  /**
+   * This daemon took over from one that died holding the claim: the dead one's start (ms; its own
+   * owed start when it had one). Owner records that one owed may be missing from any workspace's index
+   * until it is caught up (ownersOwedSince).
+   */
+  ownersOwedSince?: number;
 }
 
 /** The store's daemon token, created (32 random bytes, hex, mode 0600) when there is none yet. */
@@ -31,15 +37,34 @@ export function daemonToken(ctx: StoreContext): Promise<string> {
 
 /**
  * The store's daemon claim in one read: `running` when its process is alive; `deadSince` when it died
- * without releasing the claim (killed, or the machine went down) — the time it started, in ms (0 when
- * its claim does not say).
+ * without releasing the claim (killed, or the machine went down) — since when it may owe owner-index
+ * records (ownersOwedSince: its start, in ms, 0 when its claim does not say, or the earlier start of
+ * a dead daemon it took over from).
  */
 export async function daemonClaim(ctx: StoreContext): Promise<{ running?: DaemonInfo; deadSince?: number }> {
   const info = await readClaim(ctx);
   if (info === undefined) return {};
   if (info.pid === process.pid || processAlive(info.pid)) return { running: info };
+  return { deadSince: owedBy(info, 'dead') };
+}
+
+/**
+ * Since when (ms) the store's daemon may owe owner-index records that no process will write now — a
+ * daemon writes them after its answers (CkptOptions.defer): a dead or stopped daemon's (a stopped one
+ * writes nothing until it is continued), or those a running daemon took over from a dead one
+ * (`ownersOwedSince`). Undefined: nothing owed.
+ */
+export async function ownersOwedSince(ctx: StoreContext): Promise<number | undefined> {
+  const info = await readClaim(ctx);
+  if (info === undefined) return undefined;
+  return owedBy(info, info.pid === process.pid ? 'running' : processStatus(info.pid));
+}
+
+function owedBy(info: DaemonInfo, status: 'gone' | 'dead' | 'stopped' | 'running'): number | undefined {
+  const taken = typeof info.ownersOwedSince === 'number' && Number.isSafeInteger(info.ownersOwedSince) && info.ownersOwedSince >= 0 ? info.ownersOwedSince : undefined;
+  if (status === 'running') return taken;
   const started = typeof info.startedAt === 'string' ? Date.parse(info.startedAt) : NaN;
-  return { deadSince: Number.isFinite(started) ? started : 0 };
+  return Math.min(Number.isFinite(started) ? started : 0, taken ?? Infinity);
 }
 
 /** The daemon serving the store, when its process is alive. */

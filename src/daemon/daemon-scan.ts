@@ -3,11 +3,9 @@
 // adapter that scans — `ckpt scan` and the command hooks (`ckpt hook <agent>` after a shell tool).
 // Any failure to reach the daemon (no daemon, a stale claim, a refused connection, a wrong token)
 // answers undefined and the caller scans in-process; an answer from the daemon — success or a ckpt
-// error — is the result. CKPT_NO_DAEMON=1 always answers undefined. After a daemon died, the owner
-// index is first caught up with the logs, once per dead daemon (owner-index.ts catchUpOwnersOnce): the in-process scan that
-// follows must not miss the records the daemon had not written yet.
+// error — is the result. CKPT_NO_DAEMON=1 always answers undefined. (The in-process scan after a dead
+// or stopped daemon first catches the owner index up with what that daemon owed: owner-index.ts readOwners.)
 import type { StoreContext, WorkspaceContext } from '../context.js';
-import { catchUpOwnersOnce } from '../capture/owner-index.js';
 import { CkptError, type ErrorCode } from '../errors.js';
 import { scanResultOf } from '../scan/scan-json.js';
 import type { ScanResult } from '../scan/scan-types.js';
@@ -26,19 +24,10 @@ export async function scanViaDaemon(
   env: NodeJS.ProcessEnv,
 ): Promise<DaemonScanResult | undefined> {
   if (/^(1|true|yes|on)$/i.test(env.CKPT_NO_DAEMON ?? '')) return undefined;
-  const { running: daemon, deadSince } = await daemonClaim(store.daemonCtx);
-  if (!daemon) {
-    if (deadSince !== undefined) await catchUpOwnersOnce(session.ctx, deadSince).catch(() => {});
-    return undefined;
-  }
-  if (daemon.pid === process.pid) return undefined;
-  // Stopped (Ctrl-Z, SIGSTOP): it would answer nothing until the timeout. Scanned here, as with no
-  // daemon: after its settles that its owner index may lack, as for a daemon that died.
-  if (processStatus(daemon.pid) === 'stopped') {
-    const started = Date.parse(daemon.startedAt);
-    await catchUpOwnersOnce(session.ctx, Number.isFinite(started) ? started : 0).catch(() => {});
-    return undefined;
-  }
+  const { running: daemon } = await daemonClaim(store.daemonCtx);
+  if (!daemon || daemon.pid === process.pid) return undefined;
+  // Stopped (Ctrl-Z, SIGSTOP): it would answer nothing until the timeout. Scanned here, as with no daemon.
+  if (processStatus(daemon.pid) === 'stopped') return undefined;
   const target = daemon.socket ? { socketPath: daemon.socket } : daemon.port !== undefined ? { host: daemon.host ?? '127.0.0.1', port: daemon.port } : undefined;
   if (!target) return undefined;
   const token = await daemonToken(store.daemonCtx);

@@ -2,7 +2,7 @@
 // handle reads only what was appended to its log since its last read), and one touch tracker per
 // workspace that has been scanned through the daemon (watched scans).
 import { resolve } from 'node:path';
-import { agentSessionId, catchUpOwnersOnce, CkptError, createTouchTracker, isCkptError, recoverSession, type AgentLink, type AgentSessionResult, type ScanResult, type Session, type Store, type TouchTracker, type Workspace } from '../index.js';
+import { agentSessionId, CkptError, createTouchTracker, isCkptError, recoverSession, type AgentLink, type AgentSessionResult, type ScanResult, type Session, type Store, type TouchTracker, type Workspace } from '../index.js';
 
 const WORKSPACE_ID = /^[0-9a-f]{20}$/;
 
@@ -48,22 +48,13 @@ export type FullScan = (session: Session, tool: string) => Promise<ScanResult>;
 
 export interface DaemonStateOptions {
   fullScan?: FullScan;
-  /**
-   * The daemon before this one was killed; its start (ms): its owner-index writes after its answers
-   * may be missing, so each workspace's index is caught up with the settles since then before this
-   * daemon's first scan of it (owner-index.ts catchUpOwners). After a clean stop there is nothing to
-   * catch up.
-   */
-  afterCrash?: number;
 }
 
 export function createDaemonState(store: Store, options: DaemonStateOptions = {}): DaemonState {
-  const { fullScan, afterCrash } = options;
+  const { fullScan } = options;
   const workspaces = new Map<string, Promise<Workspace>>();
   const sessions = new Map<string, Session>();
   const trackers = new Map<string, { tracker: TouchTracker; usedAt: number }>();
-  /** Per workspace, the owner index caught up with its logs after a crash (options.afterCrash), once per daemon. */
-  const caughtUp = new Map<string, Promise<unknown>>();
   // A workspace not scanned through the daemon for a while stops being watched (inotify watches and
   // memory are per folder); its next scan is a full one and starts watching again.
   const sweep = setInterval(() => {
@@ -145,13 +136,6 @@ export function createDaemonState(store: Store, options: DaemonStateOptions = {}
       // Another machine's workspace (shared store): the session refuses (WRONG_MACHINE) before any
       // watcher is started on a folder of this machine that merely has the same path.
       if (s.ctx.workspace.foreign) return s.scan({ tool: options.tool });
-      // After a crash, before this daemon's first scan of the workspace: records the killed daemon had
-      // not yet written after its answers would otherwise be missing from what the scan compares with.
-      if (afterCrash !== undefined) {
-        let owners = caughtUp.get(s.ctx.workspace.id);
-        if (!owners) caughtUp.set(s.ctx.workspace.id, (owners = catchUpOwnersOnce(s.ctx, afterCrash).catch(() => {})));
-        await owners;
-      }
       const tracker = state.tracker(await workspace(s.workspaceRoot));
       let res;
       try {

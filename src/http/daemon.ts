@@ -6,7 +6,7 @@ import { chmod, lstat, unlink } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
-import { assertNoDaemon, claimDaemon, CkptError, createAfterCallQueue, daemonToken, hookKey, lastDaemonPort, type DaemonInfo, type Store } from '../index.js';
+import { assertNoDaemon, catchUpOwnersOnce, claimDaemon, CkptError, createAfterCallQueue, daemonToken, hookKey, lastDaemonPort, type DaemonInfo, type Store } from '../index.js';
 import { createApp } from './app.js';
 import { createDaemonState, type FullScan } from './daemon-state.js';
 import { createEventHub } from './event-hub.js';
@@ -62,13 +62,14 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     }
     options.log?.(`WARNING: listening on ${host}, beyond this machine: the bearer token, the web cookie and every file the API serves cross the network in clear text (no TLS). Use 127.0.0.1 and an SSH tunnel instead where you can.`);
   }
-  // A daemon before this one was killed (its claim is left): owner records of its answers may be missing.
-  const { deadSince: afterCrash } = await assertNoDaemon(store.daemonCtx);
+  // A daemon before this one was killed (its claim is left): owner records of its answers may be
+  // missing. This daemon's claim says so (readers catch up the index they read) until close.
+  const { deadSince: ownersOwedSince } = await assertNoDaemon(store.daemonCtx);
   const token = await daemonToken(store.daemonCtx);
   const hookKeyText = await hookKey(store.daemonCtx);
   // A new daemon: the next time the hooks cannot reach one, their fallback says so again (hook-client.ts).
   await store.daemonCtx.backend.remove(FALLBACK_NOTE_KEY).catch(() => {});
-  const state = createDaemonState(store, { fullScan: options.fullScan, afterCrash });
+  const state = createDaemonState(store, { fullScan: options.fullScan });
   const hub = await createEventHub(store, (err) => options.log?.(`event feed: ${escapeForLog((err as Error).message)}`));
   // The owner index (and the store copy of what it names) follows each answer at once: other
   // processes (a CLI restore, a scan in a child) read it. The store copy of a capture's inline
@@ -148,7 +149,8 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 
   let claim;
   try {
-    claim = await claimDaemon(store.daemonCtx, typeof addr === 'string' ? { url, socket: addr } : { url, host: addr.address, port: addr.port });
+    const owed = ownersOwedSince !== undefined ? { ownersOwedSince } : {};
+    claim = await claimDaemon(store.daemonCtx, typeof addr === 'string' ? { url, socket: addr, ...owed } : { url, host: addr.address, port: addr.port, ...owed });
   } catch (err) {
     await new Promise((resolve) => server.close(resolve));
     closeParts();
@@ -164,6 +166,8 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       }, Math.max(50, Math.min(60_000, options.idle.ms / 4)))
     : undefined;
   idleTimer?.unref();
+  // Every workspace of this machine caught up in the background, so that none still owes once the claim is gone.
+  const caughtUp = ownersOwedSince === undefined ? Promise.resolve() : catchUpWorkspaces(store, ownersOwedSince).catch(logAfter);
   let closing: Promise<void> | undefined;
   return {
     info: claim.info,
@@ -186,12 +190,21 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
         delete store.ctx.options.deferIdle;
         await Promise.all([afterAnswer.drain(), whenIdle.drain()]);
         closeParts();
+        await caughtUp;
         await claim.release();
         if (options.socket) await unlink(options.socket).catch(() => {});
       })();
       return closing;
     },
   };
+}
+
+/** Catches up the owner index of every workspace of this machine with the logs since `sinceMs` (owner-index.ts). */
+async function catchUpWorkspaces(store: Store, sinceMs: number): Promise<void> {
+  for (const { id } of await store.listWorkspaces()) {
+    const ws = await store.openWorkspaceById(id).catch(() => undefined);
+    if (ws && !ws.ctx.workspace.foreign) await catchUpOwnersOnce(ws.ctx, sinceMs).catch(() => {});
+  }
 }
 
 /** Written by a hook client that found no daemon and recorded in-process (it said so once); removed by a daemon's start. */
