@@ -38,6 +38,7 @@ type Op =
   | { kind: 'fork'; back: number; to: number }
   | { kind: 'clear' }
   | { kind: 'hand-mid'; op: FsOp; content: string }
+  | { kind: 'straddle'; path: string; content: string; writeFirst: boolean }
   | { kind: 'after-answers' }
   | { kind: 'kill' };
 
@@ -60,6 +61,9 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('fork' as const), back: fc.nat(4), to: fc.nat(4) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'clear' as const }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('hand-mid' as const), op: fsOp, content: fc.constantFrom(...CONTENTS) }) },
+  // A tool call across a prompt (a background subagent): PreToolUse, the next prompt, PostToolUse —
+  // written before the prompt or after it.
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('straddle' as const), path: fc.constantFrom(...PATHS), content: fc.constantFrom(...CONTENTS), writeFirst: fc.boolean() }) },
 );
 
 /** Daemon mode: the work queued behind answers runs (the daemon's queue), or the daemon is killed first. */
@@ -188,6 +192,14 @@ async function runWorld(ops: readonly Op[], daemon: boolean): Promise<void> {
           await apply(root, o.op);
           await agentWrite(o.op.path, o.content);
         }
+      } else if (o.kind === 'straddle') {
+        const id = `toolu_${++call}`;
+        const input = { file_path: join(root, o.path), content: o.content };
+        await hook(ev.preToolUse(s, 'Write', input, id));
+        if (o.writeFirst) await apply(root, { kind: 'write', path: o.path, content: o.content });
+        await prompt();
+        if (!o.writeFirst) await apply(root, { kind: 'write', path: o.path, content: o.content });
+        await hook(ev.postToolUse(s, 'Write', input, id, { filePath: input.file_path }));
       } else if (o.kind === 'bash') {
         const id = `toolu_${++call}`;
         const input = { command: JSON.stringify(o.ops), description: 'effects' };

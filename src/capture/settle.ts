@@ -7,12 +7,14 @@
 import { CkptError } from '../errors.js';
 import { lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { FileImage } from '../format/event.js';
+import type { EventBase, FileImage, NewEvent } from '../format/event.js';
+import type { InlineBlobs } from '../format/inline-blobs.js';
+import type { HotState } from '../session/hot-state.js';
 import { parseTag } from '../format/tag.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { replay } from '../session/replay.js';
 import { appendWithHotState, loadHotState } from '../session/hot-snapshot.js';
-import { readImages, resolveInputs } from './capture.js';
+import { nextCaptureEvent, readImages, resolveInputs } from './capture.js';
 import { withWarnings } from '../session/warnings.js';
 import { recordOwnershipAfter } from './owner-index.js';
 import { inlineOf } from '../format/inline-blobs.js';
@@ -43,7 +45,8 @@ export async function settle(session: SessionHandle, inputs: readonly string[], 
   const warnings: string[] = [];
   const tag = await session.transaction(async (tx) => {
     // Recent captures come from the hot state (no whole-log read); an older one from a full replay.
-    let captures: { tag: string; callId?: unknown }[] = (await loadHotState(session, tx)).recent;
+    const state = await loadHotState(session, tx);
+    let captures: { tag: string; seq: number; callId?: unknown }[] = state.recent;
     const find = (): { tag: string } | undefined =>
       options.callId !== undefined
         ? [...captures].reverse().find((c) => c.callId === options.callId)
@@ -73,14 +76,52 @@ export async function settle(session: SessionHandle, inputs: readonly string[], 
       images.push(...kept, ...(await createdFolders(session.workspaceRoot, captured, kept)));
     }
     // Only the content of the images kept: a path dropped above has no record to carry it.
-    const inline = inlineOf(sink.inline(), images);
-    await appendWithHotState(session, tx, [{ type: 'settle', tag: tag ?? null, files: images, ...(inline ? { inline } : {}) }]);
-    return tag ?? null;
+    const settleOf = (t: string | null, files: FileImage[]): NewEvent => {
+      const inline = inlineOf(sink.inline(), files);
+      return { type: 'settle', tag: t, files, ...(inline ? { inline } : {}) };
+    };
+    const moved = captured && (await acrossPrompt(tx, state, captured as CapturedCall, images));
+    if (!moved) {
+      await appendWithHotState(session, tx, [settleOf(tag ?? null, images)]);
+      return tag ?? null;
+    }
+    const stay = images.filter((i) => !moved.paths.has(i.path));
+    const go = images.filter((i) => moved.paths.has(i.path));
+    await appendWithHotState(session, tx, [...(stay.length > 0 ? [settleOf(tag ?? null, stay)] : []), moved.capture, settleOf(moved.capture.tag, go)]);
+    return moved.capture.tag;
   }, { warnings });
   // The owner index may only name blobs the store holds (a scan takes its records as before-images):
   // the content's copy comes first, in the same work.
   await recordOwnershipAfter(session, images, warnings, () => sink.spill());
   return withWarnings({ tag, files: images }, warnings);
+}
+
+type CapturedCall = { seq: number; tag: string; callId?: unknown; files: FileImage[] };
+
+/**
+ * A tool call across a prompt (DESIGN §10 "A tool call across a prompt"): captured before the last
+ * turn began, settled after — a background subagent still writing when the user sent the next prompt.
+ * The turn began with a scan (`looked`), and a path that scan saw changed has its record since (the
+ * scan's settle); a path still only captured was as the capture found it at the prompt, so its write
+ * belongs to this turn: its before-image is recorded again as a capture of this turn (the content
+ * carried along from the first capture's event), which the settle of those paths then names — else
+ * `restore` of this turn, which looks at this turn's captures, kept the write. Undefined otherwise.
+ */
+async function acrossPrompt(tx: { read(): Promise<readonly EventBase[]> }, state: HotState, captured: CapturedCall, settled: readonly FileImage[]): Promise<{ capture: NewEvent & { tag: string }; paths: Set<string> } | undefined> {
+  const turnSeq = state.retention.turns.at(-1)?.seq;
+  if (state.lookedSince === undefined || turnSeq === undefined || captured.seq > turnSeq) return undefined;
+  const still = new Set(captured.files.filter((f) => state.known.get(f.path) === null).map((f) => f.path));
+  const paths = new Set(settled.map((i) => i.path).filter((p) => still.has(p) || [...still].some((s) => s.startsWith(`${p}/`))));
+  const before = captured.files.filter((f) => paths.has(f.path));
+  if (before.length === 0) return undefined;
+  const first = (await tx.read()).find((e) => e.seq === captured.seq) as { tool?: unknown; inline?: InlineBlobs } | undefined;
+  const inline = inlineOf(first?.inline, before);
+  const capture = nextCaptureEvent(state, before, {
+    tool: typeof first?.tool === 'string' ? first.tool : 'capture',
+    reason: `captured at ${captured.tag}, written after prompt ${state.lastTurnEvent}`,
+    extra: { ...(typeof captured.callId === 'string' ? { callId: captured.callId } : {}), ...(inline ? { inline } : {}) },
+  });
+  return { capture, paths };
 }
 
 /**
