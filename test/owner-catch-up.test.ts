@@ -35,6 +35,17 @@ async function deadClaim(): Promise<void> {
   await writeFile(join(dirs.store, 'daemon', 'daemon.json'), JSON.stringify({ pid: Number(dead.stdout), url: 'http://127.0.0.1:9', host: '127.0.0.1', port: 9, startedAt: new Date(started).toISOString() }));
 }
 
+/** A shell command's write recorded by a daemon killed before its owner record; its claim left behind. */
+async function shellWriteLostToKill(): Promise<void> {
+  await writeFile(w('a.txt'), 'v0');
+  await session.scan();
+  await reopen(true);
+  await writeFile(w('a.txt'), 'by a shell command');
+  await session.scan();
+  await reopen(false);
+  await deadClaim();
+}
+
 beforeEach(async () => {
   started = Date.now();
   dirs = await makeTempDirs('ckpt-owner-catch-up-');
@@ -83,13 +94,7 @@ describe('owner index caught up with the logs', () => {
   });
 
   it('no daemon came back yet: a scan in another process (the CLI, a fallback hook) catches up first when the dead daemon\'s claim is left', async () => {
-    await writeFile(w('a.txt'), 'v0');
-    await session.scan();
-    await reopen(true);
-    await writeFile(w('a.txt'), 'by a shell command');
-    await session.scan();
-    await reopen(false);
-    await deadClaim();
+    await shellWriteLostToKill();
     await writeFile(w('a.txt'), 'edited by hand');
     expect(await scanViaDaemon(store, session, 'Bash', {})).toBeUndefined();
     const next = await session.scan();
@@ -131,13 +136,7 @@ describe('owner index caught up with the logs', () => {
   });
 
   it('a daemon that takes over from a dead one says what it owes in its claim and catches up every workspace before its claim is gone', async () => {
-    await writeFile(w('a.txt'), 'v0');
-    await session.scan();
-    await reopen(true);
-    await writeFile(w('a.txt'), 'by a shell command');
-    await session.scan();
-    await reopen(false);
-    await deadClaim();
+    await shellWriteLostToKill();
     const daemon = await startDaemon({ store, version: 'test' });
     const claim = JSON.parse(await readFile(join(dirs.store, 'daemon', 'daemon.json'), 'utf8')) as { ownersOwedSince?: number };
     expect(claim.ownersOwedSince).toBe(started);
