@@ -16,7 +16,7 @@ import { connect, type Socket } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { processStatus } from '../../process-alive.js';
-import { squattedHookPort, squattedText } from './squatted-port.js';
+import { httpHookPort, squattedHookPort, squattedText } from './squatted-port.js';
 
 export interface HookArgs {
   agent: string;
@@ -101,7 +101,8 @@ export async function hookClient(args: HookArgs, io: ClientIo): Promise<ClientAn
   const starts = args.daemon && io.script && event !== undefined && START_EVENTS.has(event);
   if (starts) startDaemon(store, io.script!, io.env, idleExitSeconds(io.env));
   // None runs, yet the port the agent's HTTP hooks post to answers: not ckpt's (squatted-port.ts).
-  const squatted = starts && !daemon ? await squattedHookPort(args.agent, io.env, () => readDaemon(store)?.port) : undefined;
+  // The store's own daemon, stopped (Ctrl-Z, SIGSTOP), still holds its port: that listener is ckpt's, not a squatter.
+  const squatted = starts && !daemon ? await squattedHookPort(args.agent, io.env, () => readDaemon(store)?.port ?? stoppedDaemonPort(store)) : undefined;
   if (squatted !== undefined) {
     const text = squattedText(args.agent, squatted);
     if (event === 'UserPromptSubmit') {
@@ -110,7 +111,27 @@ export async function hookClient(args: HookArgs, io: ClientIo): Promise<ClientAn
     }
     return { input, note: text };
   }
+  // A session's start that started the daemon: the agent's next events — its first prompt's among
+  // them — are HTTP hooks to the daemon's port, which fail (silently) until it listens. Wait for it
+  // (a start takes ~0.2–1 s) and answer through it, so that the prompt after it is recorded.
+  if (starts && !daemon && event === 'SessionStart' && httpHookPort(args.agent, io.env) !== undefined && stoppedDaemonPort(store) === undefined) {
+    const up = await waitForDaemon(store, DAEMON_START_WAIT_MS);
+    const answer = up && (await post(up, args, io.env, input.data).catch(() => undefined));
+    if (answer && answer.status === 200) return { exitCode: writeAnswer(answer.body, io, JSON_ANSWER_AGENTS.has(args.agent)) };
+  }
   return { input, ...(args.daemon ? noteOnce(store) : {}) };
+}
+
+/** How long a session's start waits for the daemon it started before recording in-process. */
+const DAEMON_START_WAIT_MS = 5_000;
+
+async function waitForDaemon(store: string, ms: number): Promise<Daemon | undefined> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const d = readDaemon(store);
+    if (d || Date.now() >= until) return d;
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }
 
 interface Daemon {
@@ -132,6 +153,16 @@ function readDaemon(store: string): Daemon | undefined {
     if (typeof claim.port !== 'number') return undefined;
     const host = typeof claim.host === 'string' && claim.host !== '0.0.0.0' && claim.host !== '::' ? claim.host : '127.0.0.1';
     return { host, port: claim.port, token };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The port of the store's daemon when its claimed process is alive but stopped (it listens, it does not answer). */
+function stoppedDaemonPort(store: string): number | undefined {
+  try {
+    const claim = JSON.parse(readFileSync(join(store, 'daemon', 'daemon.json'), 'utf8')) as { pid?: unknown; port?: unknown };
+    return typeof claim.pid === 'number' && typeof claim.port === 'number' && processStatus(claim.pid) === 'stopped' ? claim.port : undefined;
   } catch {
     return undefined;
   }

@@ -18,8 +18,8 @@ const PROBE_TIMEOUT_MS = 300;
 /** How long a daemon that listens but has not written its claim yet is given. */
 const STARTING_MS = 500;
 
-/** The port of `agent`'s ckpt HTTP hooks in the project's local settings, when something that is not the store's daemon listens there. */
-export async function squattedHookPort(agent: string, env: NodeJS.ProcessEnv, daemonPort: () => number | undefined): Promise<number | undefined> {
+/** The port `agent`'s ckpt HTTP hooks in the project's local settings post to, when it has such hooks. */
+export function httpHookPort(agent: string, env: NodeJS.ProcessEnv): number | undefined {
   const where = HTTP_HOOK_SETTINGS[agent];
   const dir = where && env[where.env];
   if (!where || !dir) return undefined;
@@ -31,7 +31,13 @@ export async function squattedHookPort(agent: string, env: NodeJS.ProcessEnv, da
   }
   const m = new RegExp(`"http://(?:127\\.0\\.0\\.1|localhost|\\[::1\\]):(\\d+)/hooks/${agent}[?"]`).exec(text);
   const port = m ? Number(m[1]) : NaN;
-  if (!Number.isInteger(port) || port <= 0 || port > 65535 || !(await answers(port))) return undefined;
+  return Number.isInteger(port) && port > 0 && port <= 65535 ? port : undefined;
+}
+
+/** The port of `agent`'s ckpt HTTP hooks in the project's local settings, when something that is not the store's daemon listens there. */
+export async function squattedHookPort(agent: string, env: NodeJS.ProcessEnv, daemonPort: () => number | undefined): Promise<number | undefined> {
+  const port = httpHookPort(agent, env);
+  if (port === undefined || daemonPort() === port || !(await answers(port))) return undefined;
   await new Promise((r) => setTimeout(r, STARTING_MS));
   return daemonPort() === port ? undefined : port;
 }
