@@ -65,10 +65,10 @@ export interface StoreContext {
   afterCall: AfterCallQueue;
   /**
    * When the store's daemon may owe this process owner-index records it will not write now (it died,
-   * or is stopped, or took over from one that died): the start (ms) of the daemon that owed them, for
+   * or is stopped, or took over from one that died): the start (ms) of the daemon that owed them and who owes them (daemon-files.ts OwedRecords), for
    * the owner index to catch up with the logs before it is read (owner-index.ts). Undefined: nothing owed.
    */
-  ownersOwedSince?: () => Promise<number | undefined>;
+  ownersOwed?: () => Promise<{ since: number; by: string } | undefined>;
 }
 
 export interface WorkspaceContext extends StoreContext {

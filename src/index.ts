@@ -58,7 +58,7 @@ export type { RestoreOptions, CheckPlan, PlanSnapshot, RestoreResult, RestorePla
 export { runGc, planGc, applyGc, gcSummary, takeInventory, describeGcPlan, formatBytes, prune, resolveRetention, verify, sessionSize, storeStats, parseDuration } from './gc/index.js';
 export { copyStore, type CopyProblem, type CopyStoreResult } from './gc/index.js';
 export type { GcPlan, GcResult, GcSummary, PruneOptions, PruneResult, RetentionPolicy, VerifyResult, VerifyProblem, SizeReport, StoreStats } from './gc/index.js';
-export { daemonToken, runningDaemon, claimDaemon, assertNoDaemon, lastDaemonPort, type DaemonInfo } from './daemon/daemon-files.js';
+export { daemonToken, runningDaemon, claimDaemon, assertNoDaemon, lastDaemonPort, owerId, type DaemonInfo } from './daemon/daemon-files.js';
 export { createLogFeed, type FeedEvent, type LogFeed, type LogFeedOptions } from './daemon/log-feed.js';
 export { createTouchTracker, type TouchTracker, type TouchTrackerOptions } from './daemon/touch-tracker.js';
 export { scanViaDaemon, type DaemonScanResult } from './daemon/daemon-scan.js';

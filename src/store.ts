@@ -30,7 +30,7 @@ import { agentSessionId, type AgentLink } from './session/agent-link.js';
 import { createAfterCallQueue } from './session/after-call.js';
 import type { CreateSessionOptions, SessionFilter } from './session/session-store.js';
 import { resolveWorkspace } from './workspace/workspace-id.js';
-import { ownersOwedSince } from './daemon/daemon-files.js';
+import { ownersOwed } from './daemon/daemon-files.js';
 
 export const STORE_FORMAT = 1;
 export const DEFAULT_MAX_BLOB_BYTES = 16 * 1024 * 1024;
@@ -232,7 +232,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     daemonCtx = { ...ctx, dir: local, backend: createFsBackend({ dir: local, lockTimeoutMs: resolved.lockTimeoutMs }) };
   } else daemonCtx = { ...ctx, dir };
   // Set before any workspace's context copies ctx; a foreign workspace is read by no daemon of this machine.
-  ctx.ownersOwedSince = () => ownersOwedSince(daemonCtx);
+  ctx.ownersOwed = () => ownersOwed(daemonCtx);
 
   const listWorkspaces = async () => {
     const out: WorkspaceInfo[] = [];

@@ -135,6 +135,38 @@ describe('owner index caught up with the logs', () => {
     expect(await readFile(w('d/f.txt'), 'utf8')).toBe('f');
   });
 
+  it("a second daemon's death (h7 probe): the daemon that took over from a dead one dies too; what it owed is caught up, not only the first one's records", async () => {
+    await writeFile(w('a.txt'), 'start');
+    await mkdir(w('d'));
+    await writeFile(w('d/f.txt'), 'f');
+    await session.scan();
+    // The first daemon: prompt 1's scan records a hand edit; killed before the owner record.
+    await reopen(true);
+    await writeFile(w('a.txt'), 'one');
+    await session.turn({ text: 'prompt 1', scan: (tool) => session.scan({ tool }) });
+    await deadClaim();
+    await reopen(false);
+    expect((await readOwners(session))['a.txt']).toMatchObject({ session: session.id }); // caught up (and marked)
+    // The second daemon took over from it (its claim carries the first one's start), answered prompt 2's
+    // scan of another hand edit, and was killed before that owner record as well.
+    const first = started;
+    started += 2000;
+    await reopen(true);
+    await writeFile(w('a.txt'), 'two');
+    await session.turn({ text: 'prompt 2', scan: (tool) => session.scan({ tool }) });
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+    await writeFile(join(dirs.store, 'daemon', 'daemon.json'), JSON.stringify({ pid: Number(dead.stdout), url: 'http://127.0.0.1:9', host: '127.0.0.1', port: 9, startedAt: new Date(started).toISOString(), ownersOwedSince: first }));
+    await reopen(false);
+    // In the turn: a folder renamed by hand, then a tool capture (its look is a full scan against the index).
+    await rename(w('d'), w('x'));
+    await session.capture(['x/c.txt'], { tool: 'Write' });
+    await writeFile(w('x/c.txt'), 'c');
+    await session.settle(['x/c.txt']);
+    await session.restore('2', { force: true });
+    expect(await readFile(w('a.txt'), 'utf8')).toBe('two');
+    expect(await readFile(w('d/f.txt'), 'utf8')).toBe('f');
+  });
+
   it('a daemon that takes over from a dead one says what it owes in its claim and catches up every workspace before its claim is gone', async () => {
     await shellWriteLostToKill();
     const daemon = await startDaemon({ store, version: 'test' });

@@ -355,8 +355,11 @@ const caughtUpHere = new WeakMap<object, Map<string, Promise<void>>>();
  * nothing), and remembered in this process. A claim that does not say when its daemon started
  * (sinceMs 0) is caught up every time.
  */
-export function catchUpOwnersOnce(ctx: WorkspaceContext, sinceMs: number): Promise<void> {
-  const mark = Buffer.from(`${sinceMs}\n`);
+export function catchUpOwnersOnce(ctx: WorkspaceContext, sinceMs: number, by = ''): Promise<void> {
+  // The mark names the owing daemon and its state as well (daemon-files.ts OwedRecords.by): a catch-up
+  // made while a daemon ran after taking over, or while it was stopped, does not cover what it owed
+  // when it died later (h7 probe: a second daemon's death lost its records, as the first fix's did).
+  const mark = Buffer.from(`${sinceMs}${by ? ` ${by}` : ''}\n`);
   const run = async () => {
     if (sinceMs > 0 && (await ctx.backend.read(caughtUpKey(ctx)).catch(() => undefined))?.equals(mark)) return;
     await catchUpOwners(ctx, sinceMs);
@@ -364,7 +367,7 @@ export function catchUpOwnersOnce(ctx: WorkspaceContext, sinceMs: number): Promi
   };
   if (sinceMs === 0) return run();
   const here = caughtUpHere.get(ctx.backend) ?? caughtUpHere.set(ctx.backend, new Map()).get(ctx.backend)!;
-  const id = `${ctx.workspace.key} ${sinceMs}`;
+  const id = `${ctx.workspace.key} ${sinceMs} ${by}`;
   let done = here.get(id);
   if (!done) {
     here.set(id, (done = run()));
@@ -374,15 +377,15 @@ export function catchUpOwnersOnce(ctx: WorkspaceContext, sinceMs: number): Promi
 }
 
 /**
- * Catches the index up with what the store's daemon owes (StoreContext.ownersOwedSince), best effort:
+ * Catches the index up with what the store's daemon owes (StoreContext.ownersOwed), best effort:
  * an index that cannot be caught up is read as it is. Another machine's workspace owes nothing to a
  * daemon of this one.
  */
 async function catchUpOwed(ctx: WorkspaceContext): Promise<void> {
-  if (!ctx.ownersOwedSince || ctx.workspace.foreign) return;
+  if (!ctx.ownersOwed || ctx.workspace.foreign) return;
   try {
-    const since = await ctx.ownersOwedSince();
-    if (since !== undefined) await catchUpOwnersOnce(ctx, since);
+    const owed = await ctx.ownersOwed();
+    if (owed !== undefined) await catchUpOwnersOnce(ctx, owed.since, owed.by);
   } catch {
     // as before the catch-up: the index as stored
   }

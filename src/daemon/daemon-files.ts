@@ -55,9 +55,32 @@ export async function daemonClaim(ctx: StoreContext): Promise<{ running?: Daemon
  * (`ownersOwedSince`). Undefined: nothing owed.
  */
 export async function ownersOwedSince(ctx: StoreContext): Promise<number | undefined> {
+  return (await ownersOwed(ctx))?.since;
+}
+
+/** What the store's daemon may owe the owner index (ownersOwedSince), and who owes it. */
+export interface OwedRecords {
+  /** Since when (ms) records may be missing. */
+  since: number;
+  /**
+   * The owing claim and its state (`<pid>@<startedAt> <running|stopped|gone>`): a catch-up covers what
+   * was owed when it ran, so it is marked as done for this owner only — the same daemon dead after a
+   * catch-up made while it ran (it took over from a dead one) or while it was stopped may owe more.
+   */
+  by: string;
+}
+
+export async function ownersOwed(ctx: StoreContext): Promise<OwedRecords | undefined> {
   const info = await readClaim(ctx);
   if (info === undefined) return undefined;
-  return owedBy(info, info.pid === process.pid ? 'running' : processStatus(info.pid));
+  const status = info.pid === process.pid ? 'running' : processStatus(info.pid);
+  const since = owedBy(info, status);
+  return since === undefined ? undefined : { since, by: owerId(info.pid, info.startedAt, status) };
+}
+
+/** The owner part of a catch-up's mark (OwedRecords.by). */
+export function owerId(pid: number, startedAt: unknown, status: 'running' | 'stopped' | 'gone'): string {
+  return `${pid}@${String(startedAt)} ${status}`;
 }
 
 function owedBy(info: DaemonInfo, status: 'gone' | 'dead' | 'stopped' | 'running'): number | undefined {

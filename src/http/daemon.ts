@@ -6,7 +6,7 @@ import { chmod, lstat, unlink } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
-import { assertNoDaemon, catchUpOwnersOnce, claimDaemon, CkptError, createAfterCallQueue, daemonToken, hookKey, lastDaemonPort, type DaemonInfo, type Store } from '../index.js';
+import { assertNoDaemon, catchUpOwnersOnce, owerId, claimDaemon, CkptError, createAfterCallQueue, daemonToken, hookKey, lastDaemonPort, type DaemonInfo, type Store } from '../index.js';
 import { createApp } from './app.js';
 import { createDaemonState, type FullScan } from './daemon-state.js';
 import { createEventHub } from './event-hub.js';
@@ -167,7 +167,8 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     : undefined;
   idleTimer?.unref();
   // Every workspace of this machine caught up in the background, so that none still owes once the claim is gone.
-  const caughtUp = ownersOwedSince === undefined ? Promise.resolve() : catchUpWorkspaces(store, ownersOwedSince).catch(logAfter);
+  // Marked as this running daemon's (the mark readers compute while it runs): once it dies, what it owes itself is caught up anew.
+  const caughtUp = ownersOwedSince === undefined ? Promise.resolve() : catchUpWorkspaces(store, ownersOwedSince, owerId(process.pid, claim.info.startedAt, 'running')).catch(logAfter);
   let closing: Promise<void> | undefined;
   return {
     info: claim.info,
@@ -200,10 +201,10 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 }
 
 /** Catches up the owner index of every workspace of this machine with the logs since `sinceMs` (owner-index.ts). */
-async function catchUpWorkspaces(store: Store, sinceMs: number): Promise<void> {
+async function catchUpWorkspaces(store: Store, sinceMs: number, by: string): Promise<void> {
   for (const { id } of await store.listWorkspaces()) {
     const ws = await store.openWorkspaceById(id).catch(() => undefined);
-    if (ws && !ws.ctx.workspace.foreign) await catchUpOwnersOnce(ws.ctx, sinceMs).catch(() => {});
+    if (ws && !ws.ctx.workspace.foreign) await catchUpOwnersOnce(ws.ctx, sinceMs, by).catch(() => {});
   }
 }
 
