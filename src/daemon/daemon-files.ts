@@ -25,7 +25,7 @@ export interface DaemonInfo {
   /**
    * This daemon took over from one that died holding the claim: the dead one's start (ms; its own
    * owed start when it had one). Owner records that one owed may be missing from any workspace's index
-   * until it is caught up (ownersOwedSince).
+   * until it is caught up (ownersOwed).
    */
   ownersOwedSince?: number;
 }
@@ -38,7 +38,7 @@ export function daemonToken(ctx: StoreContext): Promise<string> {
 /**
  * The store's daemon claim in one read: `running` when its process is alive; `deadSince` when it died
  * without releasing the claim (killed, or the machine went down) — since when it may owe owner-index
- * records (ownersOwedSince: its start, in ms, 0 when its claim does not say, or the earlier start of
+ * records (ownersOwed: its start, in ms, 0 when its claim does not say, or the earlier start of
  * a dead daemon it took over from).
  */
 export async function daemonClaim(ctx: StoreContext): Promise<{ running?: DaemonInfo; deadSince?: number }> {
@@ -48,17 +48,7 @@ export async function daemonClaim(ctx: StoreContext): Promise<{ running?: Daemon
   return { deadSince: owedBy(info, 'dead') };
 }
 
-/**
- * Since when (ms) the store's daemon may owe owner-index records that no process will write now — a
- * daemon writes them after its answers (CkptOptions.defer): a dead or stopped daemon's (a stopped one
- * writes nothing until it is continued), or those a running daemon took over from a dead one
- * (`ownersOwedSince`). Undefined: nothing owed.
- */
-export async function ownersOwedSince(ctx: StoreContext): Promise<number | undefined> {
-  return (await ownersOwed(ctx))?.since;
-}
-
-/** What the store's daemon may owe the owner index (ownersOwedSince), and who owes it. */
+/** What the store's daemon may owe the owner index (ownersOwed), and who owes it. */
 export interface OwedRecords {
   /** Since when (ms) records may be missing. */
   since: number;
@@ -70,6 +60,12 @@ export interface OwedRecords {
   by: string;
 }
 
+/**
+ * What the store's daemon may owe the owner index that no process will write now — a daemon writes
+ * its records after its answers (CkptOptions.defer): a dead or stopped daemon's (a stopped one writes
+ * nothing until it is continued), or those a running daemon took over from a dead one (its claim's
+ * `ownersOwedSince`). Undefined: nothing owed.
+ */
 export async function ownersOwed(ctx: StoreContext): Promise<OwedRecords | undefined> {
   const info = await readClaim(ctx);
   if (info === undefined) return undefined;
