@@ -16,7 +16,7 @@ import { connect, type Socket } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { processStatus } from '../../process-alive.js';
-import { httpHookPort, squattedHookPort, squattedText } from './squatted-port.js';
+import { httpHookPort, promptHookIsHttp, squattedHookPort, squattedText } from './squatted-port.js';
 
 export interface HookArgs {
   agent: string;
@@ -99,10 +99,22 @@ export async function hookClient(args: HookArgs, io: ClientIo): Promise<ClientAn
   }
   // No daemon answered: record in-process. Start one for the next events when this is a once-per-prompt one.
   const starts = args.daemon && io.script && event !== undefined && START_EVENTS.has(event);
-  if (starts) startDaemon(store, io.script!, io.env, idleExitSeconds(io.env));
+  // The store's own daemon, stopped (Ctrl-Z, SIGSTOP): it still holds its port, so that listener is
+  // ckpt's, not a squatter — but the agent's HTTP hooks post there and Claude Code waits for each (a
+  // tool call's for minutes: measured over 300 s). A prompt's hook stops the prompt and says why and
+  // how to go on; a command-hook install just records in-process.
+  const stopped = daemon ? undefined : stoppedDaemon(store);
+  if (stopped && starts && httpHookPort(args.agent, io.env) === stopped.port) {
+    const text = stoppedText(args.agent, stopped.pid);
+    if (event === 'UserPromptSubmit') {
+      io.stderr.write(`${text}\n`);
+      return { exitCode: 2 };
+    }
+    return { input, note: text };
+  }
+  if (starts && !stopped) startDaemon(store, io.script!, io.env, idleExitSeconds(io.env));
   // None runs, yet the port the agent's HTTP hooks post to answers: not ckpt's (squatted-port.ts).
-  // The store's own daemon, stopped (Ctrl-Z, SIGSTOP), still holds its port: that listener is ckpt's, not a squatter.
-  const squatted = starts && !daemon ? await squattedHookPort(args.agent, io.env, () => readDaemon(store)?.port ?? stoppedDaemonPort(store)) : undefined;
+  const squatted = starts && !daemon && !stopped ? await squattedHookPort(args.agent, io.env, () => readDaemon(store)?.port) : undefined;
   if (squatted !== undefined) {
     const text = squattedText(args.agent, squatted);
     if (event === 'UserPromptSubmit') {
@@ -111,10 +123,10 @@ export async function hookClient(args: HookArgs, io: ClientIo): Promise<ClientAn
     }
     return { input, note: text };
   }
-  // A session's start that started the daemon: the agent's next events — its first prompt's among
-  // them — are HTTP hooks to the daemon's port, which fail (silently) until it listens. Wait for it
+  // A session's start that started the daemon, under `init --http`: the agent's next events — its
+  // first prompt's among them — are HTTP hooks to the daemon's port, which fail (silently) until it listens. Wait for it
   // (a start takes ~0.2–1 s) and answer through it, so that the prompt after it is recorded.
-  if (starts && !daemon && event === 'SessionStart' && httpHookPort(args.agent, io.env) !== undefined && stoppedDaemonPort(store) === undefined) {
+  if (starts && !daemon && event === 'SessionStart' && promptHookIsHttp(args.agent, io.env) && !stopped) {
     const up = await waitForDaemon(store, DAEMON_START_WAIT_MS);
     const answer = up && (await post(up, args, io.env, input.data).catch(() => undefined));
     if (answer && answer.status === 200) return { exitCode: writeAnswer(answer.body, io, JSON_ANSWER_AGENTS.has(args.agent)) };
@@ -158,14 +170,20 @@ function readDaemon(store: string): Daemon | undefined {
   }
 }
 
-/** The port of the store's daemon when its claimed process is alive but stopped (it listens, it does not answer). */
-function stoppedDaemonPort(store: string): number | undefined {
+/** The store's daemon when its claimed process is alive but stopped (it listens, it does not answer). */
+function stoppedDaemon(store: string): { pid: number; port?: number } | undefined {
   try {
     const claim = JSON.parse(readFileSync(join(store, 'daemon', 'daemon.json'), 'utf8')) as { pid?: unknown; port?: unknown };
-    return typeof claim.pid === 'number' && typeof claim.port === 'number' && processStatus(claim.pid) === 'stopped' ? claim.port : undefined;
+    if (typeof claim.pid !== 'number' || processStatus(claim.pid) !== 'stopped') return undefined;
+    return { pid: claim.pid, ...(typeof claim.port === 'number' ? { port: claim.port } : {}) };
   } catch {
     return undefined;
   }
+}
+
+/** What the client says when the agent's HTTP hooks post to the store's stopped daemon (a prompt's hook: and stops it). */
+function stoppedText(agent: string, pid: number): string {
+  return `ckpt: its daemon (pid ${pid}) is stopped (Ctrl-Z or SIGSTOP), and this ${agent === 'claude' ? 'Claude Code' : agent} process sends its tool calls' HTTP hooks to it: each tool call would wait for it. Continue it (\`fg\` in its terminal, or \`kill -CONT ${pid}\`); until then ckpt stops each prompt.`;
 }
 
 function eventName(data: Buffer): string | undefined {

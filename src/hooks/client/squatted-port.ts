@@ -34,6 +34,23 @@ export function httpHookPort(agent: string, env: NodeJS.ProcessEnv): number | un
   return Number.isInteger(port) && port > 0 && port <= 65535 ? port : undefined;
 }
 
+/**
+ * Whether the prompt's own event (Claude Code's UserPromptSubmit) is one of ckpt's HTTP hooks in the
+ * project's local settings (`init claude --http`): then nothing records a prompt sent while the daemon
+ * does not listen yet. (The default install's prompt hook is a command hook that records in-process.)
+ */
+export function promptHookIsHttp(agent: string, env: NodeJS.ProcessEnv): boolean {
+  const where = HTTP_HOOK_SETTINGS[agent];
+  const dir = where && env[where.env];
+  if (!where || !dir || agent !== 'claude') return false;
+  try {
+    const settings = JSON.parse(readFileSync(join(dir, where.file), 'utf8')) as { hooks?: { UserPromptSubmit?: { hooks?: { type?: string; url?: string }[] }[] } };
+    return (settings.hooks?.UserPromptSubmit ?? []).some((g) => (g.hooks ?? []).some((h) => h.type === 'http' && typeof h.url === 'string' && h.url.includes(`/hooks/${agent}`)));
+  } catch {
+    return false;
+  }
+}
+
 /** The port of `agent`'s ckpt HTTP hooks in the project's local settings, when something that is not the store's daemon listens there. */
 export async function squattedHookPort(agent: string, env: NodeJS.ProcessEnv, daemonPort: () => number | undefined): Promise<number | undefined> {
   const port = httpHookPort(agent, env);
