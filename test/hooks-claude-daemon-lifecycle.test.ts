@@ -9,13 +9,13 @@
 // 2. `init claude --http` with no daemon running when a Claude Code process starts (killed, stopped, a
 // reboot): the SessionStart command hook started it detached and returned; the prompt's HTTP hook a
 // moment later was refused (Claude Code goes on silently) and the prompt had no turn.
-import { readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { stopStoreDaemon } from './agents/harness/stop-store-daemon.js';
 import { loadInstalledHooks } from './helpers/agent-hooks.js';
 import { runCli } from './helpers/cli.js';
+import { stopProcess } from './helpers/stop-process.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 
 let dirs: TempDirs;
@@ -50,10 +50,7 @@ it("a stopped daemon's own port is not taken for a squatter: the prompt is stopp
     if (!claim.pid) await new Promise((r) => setTimeout(r, 50));
   }
   expect(claim.pid).toBeGreaterThan(0);
-  process.kill(claim.pid!, 'SIGSTOP');
-  // A stop takes effect once the process is scheduled: a hook checking before that (a loaded machine)
-  // sees it running, posts, and waits out the client's answer timeout (the race is the client's, not this test's subject).
-  for (let i = 0; i < 200 && !/\) [Tt]/.test(readFileSync(`/proc/${claim.pid}/stat`, 'latin1')); i++) await new Promise((r) => setTimeout(r, 10));
+  await stopProcess(claim.pid!);
   try {
     const runs = await hooks.fire({ ...base, hook_event_name: 'UserPromptSubmit', prompt: 'one' });
     expect(runs).toHaveLength(1);

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { stopStoreDaemon } from './agents/harness/stop-store-daemon.js';
 import { loadInstalledHooks } from './helpers/agent-hooks.js';
 import { runCli } from './helpers/cli.js';
+import { stopProcess } from './helpers/stop-process.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 
 let dirs: TempDirs;
@@ -94,7 +95,7 @@ it('a stopped daemon (Ctrl-Z, SIGSTOP) is not waited on: each hook records in it
     claim = JSON.parse((await readFile(join(dirs.store, 'daemon', 'daemon.json'), 'utf8').catch(() => undefined)) ?? '{}') as { pid?: number };
   }
   expect(claim.pid).toBeGreaterThan(0);
-  process.kill(claim.pid!, 'SIGSTOP');
+  await stopProcess(claim.pid!);
   try {
     const started = Date.now();
     for (const event of [a.prompt('one'), a.pre]) {
