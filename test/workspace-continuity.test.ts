@@ -270,3 +270,24 @@ describe('a hand edit during a turn is the user\'s, recorded before the next too
     expect((await s.events()).filter((e) => e.type === 'capture').map((c) => c.tool)).toEqual(['Edit', 'Edit', 'Edit']);
   });
 });
+
+describe('a fork made after another fork (h7-long probe)', () => {
+  it('takes no other fork\'s first record as the workspace after its point: restore of its point is exact', async () => {
+    await writeFile(at('f.txt'), 'v0\n');
+    const parent = await ws.create({ id: 'p' });
+    await parent.turn();
+    await edit(parent, 'f.txt', 'v1\n');
+    await parent.turn();
+    await edit(parent, 'f.txt', 'v2\n');
+    await parent.turn();
+    const tree3 = await treeOf(dirs.workspace);
+    await new Promise((r) => setTimeout(r, 5));
+    // The first fork's record holds f.txt as it was at turn 1 (made after turn 3 began).
+    await ws.fork('p', { atTag: '1' });
+    await new Promise((r) => setTimeout(r, 5));
+    const second = await ws.fork('p', { atTag: '3' });
+    expect((await second.links()).forkedFrom).toMatchObject({ session: 'p', differs: 0 });
+    await second.restore('3', { force: true });
+    expect(await treeOf(dirs.workspace)).toEqual(tree3);
+  });
+});

@@ -40,7 +40,10 @@ export async function forkPointRecord(input: ForkRecordInput): Promise<NewEvent[
   // repeat the parent's images, so taking the earliest is still right).
   const later: { at: string; rank: number; seq: number; c: CaptureEvent }[] = [];
   for (const e of parentEvents) if (e.type === 'capture' && e.seq > atSeq) later.push({ at: e.at, rank: 0, seq: e.seq, c: e as CaptureEvent });
-  for (const events of input.others) for (const e of events) if (e.type === 'capture' && e.at > forkAt) later.push({ at: e.at, rank: 1, seq: e.seq, c: e as CaptureEvent });
+  // Another fork's first record is left out, as on the timeline (workspace-timeline.ts): its images are
+  // that fork's point, not the workspace when it was made (a fork at turn 1, then one at turn 3 with
+  // nothing changed since took turn 1's files as turn 3's: its `restore 3` wrote them back).
+  for (const events of input.others) for (const e of events) if (e.type === 'capture' && e.at > forkAt && (e as CaptureEvent).tool !== FORK_TOOL) later.push({ at: e.at, rank: 1, seq: e.seq, c: e as CaptureEvent });
   if (later.length === 0) return [];
   later.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.rank - b.rank || a.seq - b.seq));
   // The earliest capture after the point holds each path's image at the point (DESIGN §2 "Restore to a tag").
