@@ -183,3 +183,38 @@ describe('prune', () => {
     expect(() => resolveRetention(undefined, { CKPT_KEEP_AGE: '30 days' })).toThrow(/CKPT_KEEP_AGE/);
   });
 });
+
+// h7-long probe: after /clear (or a second agent) the continuing session's retention retired the only
+// record of what a path held at an earlier session's kept turn. A whole restore used to go ahead,
+// leave that path as it was (skipped) and exit 0: the workspace was neither that turn nor the present.
+describe('a point another session\'s retention retired in part', () => {
+  const write = async (s: Session, rel: string, content: string) => {
+    await s.capture([rel], { tool: 'Write' });
+    await writeFile(join(dirs.workspace, rel), content);
+    await s.settle([rel]);
+  };
+  it('refuses a whole restore with TAG_PRUNED, nothing changed; a restore of other paths by name still works', async () => {
+    await writeFile(join(dirs.workspace, 'a.txt'), 'original');
+    const a = await ws.create({ id: 'a' });
+    await a.turn({ scan: false });
+    await write(a, 'notes.txt', 'A wrote notes');
+    await new Promise((r) => setTimeout(r, 5));
+    const b = await ws.create({ id: 'b' });
+    await b.turn({ scan: false });
+    await edit(b, dirs.workspace, 'a.txt', 'original', 'B rewrote a.txt');
+    for (let t = 2; t <= 4; t++) {
+      await b.turn({ scan: false });
+      await write(b, 'other.txt', `B ${t}`);
+    }
+    expect((await prune(b, { keepTurns: 2 })).pruned).toBe(true);
+    const dry = await a.restore('1', { dryRun: true });
+    expect(dry.wouldRefuse).toEqual({ code: 'TAG_PRUNED', paths: ['a.txt'] });
+    const err = await a.restore('1', { force: true }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'TAG_PRUNED', data: { tag: '1', paths: ['a.txt'], sessions: ['b'] } });
+    expect(exitCodeOf(err)).toBe(3);
+    expect(await readFile(join(dirs.workspace, 'a.txt'), 'utf8')).toBe('B rewrote a.txt');
+    expect(await readFile(join(dirs.workspace, 'notes.txt'), 'utf8')).toBe('A wrote notes');
+    await a.restore('1', { force: true, paths: ['notes.txt'] });
+    await expect(readFile(join(dirs.workspace, 'notes.txt'), 'utf8')).rejects.toThrow();
+  });
+});

@@ -42,9 +42,10 @@ export interface RestoreResult {
   dryRun?: true;
   /**
    * A dry run only: the real run would refuse with this code — DRIFT: these paths drifted (`force`
-   * overrides); BLOB_NOT_FOUND: the store lacks the content these paths would be written from.
+   * overrides); BLOB_NOT_FOUND: the store lacks the content these paths would be written from;
+   * TAG_PRUNED: another session's retention retired what these paths held at the tag.
    */
-  wouldRefuse?: { code: 'DRIFT' | 'BLOB_NOT_FOUND'; paths: string[] };
+  wouldRefuse?: { code: 'DRIFT' | 'BLOB_NOT_FOUND' | 'TAG_PRUNED'; paths: string[] };
   plan?: RestorePlan;
   /** The restore's id in the log (`restore_started` / `restore_committed`). */
   id?: string;
@@ -188,6 +189,8 @@ function plannedPresent(present: ReadonlyMap<string, PresentImage>, path: string
  */
 async function dryRunRefusal(session: SessionHandle, tx: EventLogTx, options: ApplyRestoreOptions): Promise<RestoreResult['wouldRefuse']> {
   const { plan } = options;
+  const retired = retiredElsewhere(plan.skipped);
+  if (retired.length > 0) return { code: 'TAG_PRUNED', paths: retired.map((s) => s.path) };
   if (plan.drift.length > 0 && !options.force) return { code: 'DRIFT', paths: [...plan.drift] };
   if (!plan.entries.some((e) => e.action === 'write')) return undefined;
   const inline = inlineRecords([...(await tx.read()), ...(options.sources ?? [])]);
@@ -202,6 +205,8 @@ export async function applyRestore(session: SessionHandle, tx: EventLogTx, optio
     const wouldRefuse = await dryRunRefusal(session, tx, options);
     return { ...baseResult(options, plan.entries, [...plan.skipped], [...plan.drift]), dryRun: true, ...(wouldRefuse ? { wouldRefuse } : {}), plan };
   }
+  const retired = retiredElsewhere(plan.skipped);
+  if (retired.length > 0) throw retiredError(options.to, retired);
   if (plan.drift.length > 0 && !options.force) throw driftError(options.to, plan.drift);
   if (plan.entries.length === 0) return nothingToPlace(session, tx, options, [...plan.skipped], [...plan.drift]);
 
@@ -319,5 +324,25 @@ export async function recordRestored(session: SessionHandle, entries: readonly P
   const done = new Set([...placed.restored, ...placed.deleted]);
   await afterCommit(warnings, 'owner index not updated', () =>
     recordOwnership(session, entries.filter((e) => done.has(e.path)).map((e) => withFolderMode(session.workspaceRoot, imageOfPlanEntry(e)))),
+  );
+}
+
+/**
+ * Paths the plan leaves because what they held at the tag was recorded only by another session's
+ * captures that its retention retired (session/workspace-timeline.ts `prunedImage`). Left alone, the
+ * workspace would be neither the tag's state nor the present one: the point is no longer kept whole.
+ */
+function retiredElsewhere(skipped: readonly SkippedPath[]): SkippedPath[] {
+  return skipped.filter((s) => RETIRED_ELSEWHERE.test(s.why));
+}
+const RETIRED_ELSEWHERE = /(^|: )pruned in session \S+$/;
+
+function retiredError(to: string, retired: readonly SkippedPath[]): CkptError {
+  const sessions = [...new Set(retired.map((s) => RETIRED_ELSEWHERE.exec(s.why)![0].replace(/^(: )?pruned in session /, '')))];
+  const paths = retired.map((s) => s.path);
+  return new CkptError(
+    'TAG_PRUNED',
+    `tag ${to} is no longer restorable as a whole: what ${paths.length} path(s) held there (${paths.slice(0, 5).join(', ')}${paths.length > 5 ? ', …' : ''}) was recorded only by session(s) ${sessions.join(', ')}, whose retention retired it; nothing was changed (a restore naming other paths still works)`,
+    { tag: to, paths, sessions },
   );
 }

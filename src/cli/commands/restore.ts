@@ -159,6 +159,12 @@ function humanResult(r: RestoreResult, hint: string | undefined): string {
           `the real run would be refused (${r.wouldRefuse.code}, exit 4): ${r.wouldRefuse.paths.length} path(s) changed since ckpt last recorded them; add --force to restore anyway (their content is kept for undo)`,
         ),
       );
+    } else if (r.wouldRefuse?.code === 'TAG_PRUNED') {
+      lines.push(
+        pc.yellow(
+          `the real run would fail (TAG_PRUNED, exit 3): what ${r.wouldRefuse.paths.length} path(s) held at ${r.to} (${r.wouldRefuse.paths.slice(0, 5).map(pathText).join(', ')}${r.wouldRefuse.paths.length > 5 ? ', …' : ''}) was retired by another session's retention; restore other paths by name`,
+        ),
+      );
     } else if (r.wouldRefuse) {
       lines.push(
         pc.yellow(
