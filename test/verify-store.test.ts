@@ -1,7 +1,7 @@
 // `verify` on real stores: healthy, a tampered blob (loose and packed), a missing blob, a corrupt
 // log, metadata that disagrees with its log, an interrupted restore — and a restore from a corrupt
 // blob failing closed end to end (BLOB_CORRUPT, exit 5, nothing changed).
-import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -124,4 +124,26 @@ describe('verify', () => {
     expect(events.some((l) => l.includes('"restore_started"'))).toBe(false);
     expect((await readFile(join(sessionDir('s'), 'events.jsonl'))).length).toBeGreaterThanOrEqual(logBefore.length);
   });
+});
+
+// h7-long probe: `ckpt verify` run while an agent works (other processes gc'ing and scanning too)
+// reported blob_missing for owners.json, exit 5, on a healthy store. A settle's after-image is in its
+// event (inline) and then in the owner index; its blob-store copy follows the answer — or never comes
+// when the process dies first (DESIGN "Inline before-images"): the event's copy stands in for it.
+it('counts a settle\'s inline content as the copy of what the owner index names', async () => {
+  const soon: (() => Promise<void>)[] = [];
+  const daemonish = await openStore({ dir: dirs.store, retention: false, defer: (work) => void soon.push(work) });
+  const d = await (await daemonish.openWorkspace(dirs.workspace)).get('s');
+  await d.capture(['new.txt'], { tool: 'Write' });
+  await writeFile(join(dirs.workspace, 'new.txt'), 'content no blob holds yet\n');
+  await d.settle(['new.txt']);
+  for (const work of soon.splice(0)) await work();
+  await daemonish.close();
+  const id = sha('content no blob holds yet\n');
+  expect(await readFile(join(dirs.store, 'workspaces', ws.id, 'owners.json'), 'utf8')).toContain(id);
+  // The store copy lost (the process killed right after the owner record): only the event holds it.
+  await rm(loosePath(id));
+  const r = await verify(store.ctx);
+  expect(r.problems).toEqual([]);
+  expect(r.ok).toBe(true);
 });
