@@ -26,6 +26,7 @@ import { summarizePlan, type PlannedEntry, type PresentImage, type RestorePlan, 
 import { missingPlanContent, readPlanContent, type ContentSource } from './plan-content.js';
 import type { KeptContent } from './kept-content.js';
 import { inlineRecords } from '../format/inline-blobs.js';
+import { pathText } from '../format/path-text.js';
 import { spillInline } from '../storage/inline-store.js';
 import type { OutsideLook } from '../scan/look-outside.js';
 
@@ -82,7 +83,7 @@ const RECOVERY_SLICE = 32;
 const RECOVERY_PACK_MIN = 64;
 
 export function driftError(to: string, drift: readonly string[]): CkptError {
-  const shown = drift.slice(0, 5).join(', ') + (drift.length > 5 ? `, … (${drift.length} in all)` : '');
+  const shown = drift.slice(0, 5).map(pathText).join(', ') + (drift.length > 5 ? `, … (${drift.length} in all)` : '');
   return new CkptError(
     'DRIFT',
     `restore to ${to} would overwrite ${drift.length} path(s) changed since ckpt last recorded them: ${shown}. Nothing was changed; use --force to restore anyway (their present content is kept in the recovery capture)`,
@@ -342,7 +343,7 @@ function retiredError(to: string, retired: readonly SkippedPath[]): CkptError {
   const paths = retired.map((s) => s.path);
   return new CkptError(
     'TAG_PRUNED',
-    `tag ${to} is no longer restorable as a whole: what ${paths.length} path(s) held there (${paths.slice(0, 5).join(', ')}${paths.length > 5 ? ', …' : ''}) was recorded only by session(s) ${sessions.join(', ')}, whose retention retired it; nothing was changed (a restore naming other paths still works)`,
+    `tag ${to} is no longer restorable as a whole: what ${paths.length} path(s) held there (${paths.slice(0, 5).map(pathText).join(', ')}${paths.length > 5 ? ', …' : ''}) was recorded only by session(s) ${sessions.join(', ')}, whose retention retired it; nothing was changed (a restore naming other paths still works)`,
     { tag: to, paths, sessions },
   );
 }
