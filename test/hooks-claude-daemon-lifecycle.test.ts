@@ -9,44 +9,29 @@
 // 2. `init claude --http` with no daemon running when a Claude Code process starts (killed, stopped, a
 // reboot): the SessionStart command hook started it detached and returned; the prompt's HTTP hook a
 // moment later was refused (Claude Code goes on silently) and the prompt had no turn.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { stopStoreDaemon } from './agents/harness/stop-store-daemon.js';
+import { expect, it } from 'vitest';
 import { loadInstalledHooks } from './helpers/agent-hooks.js';
+import { stopStoreDaemon } from './agents/harness/stop-store-daemon.js';
 import { runCli } from './helpers/cli.js';
+import { daemonWorld } from './helpers/daemon-world.js';
 import { stopProcess } from './helpers/stop-process.js';
-import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 
-let dirs: TempDirs;
-let home: string;
-const savedNoDaemon = process.env.CKPT_NO_DAEMON;
+const world = daemonWorld('ckpt-claude-stopped-');
 
-beforeEach(async () => {
-  delete process.env.CKPT_NO_DAEMON;
-  dirs = await makeTempDirs('ckpt-claude-stopped-');
-  home = join(dirs.base, 'home');
-  await mkdir(home);
-});
-afterEach(async () => {
-  await stopStoreDaemon(dirs.store);
-  if (savedNoDaemon === undefined) delete process.env.CKPT_NO_DAEMON;
-  else process.env.CKPT_NO_DAEMON = savedNoDaemon;
-  await dirs.cleanup();
-});
-
-const ckpt = (args: string[]) => runCli(['--store', dirs.store, ...args], { cwd: dirs.workspace, env: { HOME: home } });
+const ckpt = (args: string[]) => runCli(['--store', world.dirs.store, ...args], { cwd: world.dirs.workspace, env: { HOME: world.home } });
 
 it("a stopped daemon's own port is not taken for a squatter: the prompt is stopped with the daemon's pid and how to continue it, and goes through once it is continued", async () => {
   const init = await ckpt(['init', 'claude', '--json']);
   expect(init.code, init.stderr).toBe(0);
-  await writeFile(join(dirs.workspace, 'a.txt'), 'alpha\n');
-  const hooks = await loadInstalledHooks(join(dirs.workspace, '.claude', 'settings.local.json'), dirs.workspace, 'CLAUDE_PROJECT_DIR');
-  const base = { session_id: '0b1c2d3e-0000-4000-8000-000000000001', transcript_path: '/dev/null', cwd: dirs.workspace };
+  await writeFile(join(world.dirs.workspace, 'a.txt'), 'alpha\n');
+  const hooks = await loadInstalledHooks(join(world.dirs.workspace, '.claude', 'settings.local.json'), world.dirs.workspace, 'CLAUDE_PROJECT_DIR');
+  const base = { session_id: '0b1c2d3e-0000-4000-8000-000000000001', transcript_path: '/dev/null', cwd: world.dirs.workspace };
   for (const r of await hooks.fire({ ...base, hook_event_name: 'SessionStart', source: 'startup' })) expect(r.code, r.stderr).toBe(0);
   let claim: { pid?: number } = {};
   for (let i = 0; i < 200 && !claim.pid; i++) {
-    claim = JSON.parse((await readFile(join(dirs.store, 'daemon', 'daemon.json'), 'utf8').catch(() => undefined)) ?? '{}') as { pid?: number };
+    claim = JSON.parse((await readFile(join(world.dirs.store, 'daemon', 'daemon.json'), 'utf8').catch(() => undefined)) ?? '{}') as { pid?: number };
     if (!claim.pid) await new Promise((r) => setTimeout(r, 50));
   }
   expect(claim.pid).toBeGreaterThan(0);
@@ -70,10 +55,10 @@ it("a stopped daemon's own port is not taken for a squatter: the prompt is stopp
 it('--http: the session start that starts the daemon answers once it listens, so the first prompt\'s HTTP hook reaches it and is recorded', async () => {
   const init = await ckpt(['init', 'claude', '--http', '--json']);
   expect(init.code, init.stderr).toBe(0);
-  await stopStoreDaemon(dirs.store); // as after a reboot or an idle exit
-  await writeFile(join(dirs.workspace, 'a.txt'), 'alpha\n');
-  const hooks = await loadInstalledHooks(join(dirs.workspace, '.claude', 'settings.local.json'), dirs.workspace, 'CLAUDE_PROJECT_DIR');
-  const base = { session_id: '0b1c2d3e-0000-4000-8000-000000000002', transcript_path: '/dev/null', cwd: dirs.workspace };
+  await stopStoreDaemon(world.dirs.store); // as after a reboot or an idle exit
+  await writeFile(join(world.dirs.workspace, 'a.txt'), 'alpha\n');
+  const hooks = await loadInstalledHooks(join(world.dirs.workspace, '.claude', 'settings.local.json'), world.dirs.workspace, 'CLAUDE_PROJECT_DIR');
+  const base = { session_id: '0b1c2d3e-0000-4000-8000-000000000002', transcript_path: '/dev/null', cwd: world.dirs.workspace };
   for (const r of await hooks.fire({ ...base, hook_event_name: 'SessionStart', source: 'startup' })) expect(r.code, r.stderr).toBe(0);
   // Claude Code sends the prompt's HTTP hook right after the session start's command hook returned.
   const runs = await hooks.fire({ ...base, hook_event_name: 'UserPromptSubmit', prompt: 'one' });

@@ -6,31 +6,15 @@
 // install with no daemon running recorded it (DESIGN §10, fourth session).
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { stopStoreDaemon } from './agents/harness/stop-store-daemon.js';
+import { expect, it } from 'vitest';
 import { loadInstalledHooks } from './helpers/agent-hooks.js';
 import { runCli } from './helpers/cli.js';
+import { daemonWorld } from './helpers/daemon-world.js';
 import { stopProcess } from './helpers/stop-process.js';
-import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 
-let dirs: TempDirs;
-let home: string;
-const savedNoDaemon = process.env.CKPT_NO_DAEMON;
+const world = daemonWorld('ckpt-codex-user-');
 
-beforeEach(async () => {
-  delete process.env.CKPT_NO_DAEMON;
-  dirs = await makeTempDirs('ckpt-codex-user-');
-  home = join(dirs.base, 'home');
-  await mkdir(home);
-});
-afterEach(async () => {
-  await stopStoreDaemon(dirs.store);
-  if (savedNoDaemon === undefined) delete process.env.CKPT_NO_DAEMON;
-  else process.env.CKPT_NO_DAEMON = savedNoDaemon;
-  await dirs.cleanup();
-});
-
-const ckpt = (args: string[], cwd: string) => runCli(['--store', dirs.store, ...args], { cwd, env: { HOME: home } });
+const ckpt = (args: string[], cwd: string) => runCli(['--store', world.dirs.store, ...args], { cwd, env: { HOME: world.home } });
 
 function codexEvents(project: string, sid: string) {
   const base = (hook_event_name: string) => ({ session_id: sid, transcript_path: null, cwd: project, hook_event_name, model: 'gpt-5.5', permission_mode: 'bypassPermissions' });
@@ -44,23 +28,23 @@ function codexEvents(project: string, sid: string) {
 }
 
 it('a second project of a user-scope Codex install is recorded while the daemon runs, and restores', async () => {
-  const init = await ckpt(['init', 'codex', '--user', '--json'], dirs.workspace);
+  const init = await ckpt(['init', 'codex', '--user', '--json'], world.dirs.workspace);
   expect(init.code, init.stderr).toBe(0);
-  const settings = join(home, '.codex', 'hooks.json');
+  const settings = join(world.home, '.codex', 'hooks.json');
   // The first project: its prompt's hook starts the daemon.
-  const first = await loadInstalledHooks(settings, dirs.workspace, 'CODEX_HAS_NO_PROJECT_DIR_VARIABLE');
-  const a = codexEvents(dirs.workspace, '01a234ba-0000-7000-8000-00000000000a');
+  const first = await loadInstalledHooks(settings, world.dirs.workspace, 'CODEX_HAS_NO_PROJECT_DIR_VARIABLE');
+  const a = codexEvents(world.dirs.workspace, '01a234ba-0000-7000-8000-00000000000a');
   await first.fire(a.start);
   await first.fire(a.prompt('one'));
   let claim: { pid?: number } = {};
   for (let i = 0; i < 200 && !claim.pid; i++) {
     await new Promise((r) => setTimeout(r, 50));
-    claim = JSON.parse((await readFile(join(dirs.store, 'daemon', 'daemon.json'), 'utf8').catch(() => undefined)) ?? '{}') as { pid?: number };
+    claim = JSON.parse((await readFile(join(world.dirs.store, 'daemon', 'daemon.json'), 'utf8').catch(() => undefined)) ?? '{}') as { pid?: number };
   }
   expect(claim.pid).toBeGreaterThan(0);
 
   // The second project, which the store has never seen: every hook goes to the running daemon first.
-  const second = join(dirs.base, 'second');
+  const second = join(world.dirs.base, 'second');
   await mkdir(second);
   await writeFile(join(second, 'a.txt'), 'alpha\n');
   const hooks = await loadInstalledHooks(settings, second, 'CODEX_HAS_NO_PROJECT_DIR_VARIABLE');
@@ -70,7 +54,7 @@ it('a second project of a user-scope Codex install is recorded while the daemon 
   }
   await writeFile(join(second, 'a.txt'), 'ALPHA\n'); // what Codex's apply_patch writes
   for (const r of await hooks.fire(b.post)) expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
-  expect(JSON.parse((await readFile(join(dirs.store, 'daemon', 'daemon.json'), 'utf8'))).pid).toBe(claim.pid); // the daemon ran throughout
+  expect(JSON.parse((await readFile(join(world.dirs.store, 'daemon', 'daemon.json'), 'utf8'))).pid).toBe(claim.pid); // the daemon ran throughout
 
   const log = (await ckpt(['log', '--files', '--json'], second)).json();
   expect(log.turns.map((t: { text: string }) => t.text)).toEqual(['two']);
@@ -79,20 +63,20 @@ it('a second project of a user-scope Codex install is recorded while the daemon 
   expect(restored.code, restored.stderr).toBe(0);
   expect(await readFile(join(second, 'a.txt'), 'utf8')).toBe('alpha\n');
   // Nothing failed on the way (the daemon's refusal is the client's cue, not a hook failure).
-  expect(await readFile(join(dirs.store, 'hooks.log'), 'utf8').catch(() => '')).toBe('');
+  expect(await readFile(join(world.dirs.store, 'hooks.log'), 'utf8').catch(() => '')).toBe('');
 });
 
 it('a stopped daemon (Ctrl-Z, SIGSTOP) is not waited on: each hook records in its own process at once (round-6 probe: two minutes per hook)', async () => {
-  const init = await ckpt(['init', 'codex', '--user', '--json'], dirs.workspace);
+  const init = await ckpt(['init', 'codex', '--user', '--json'], world.dirs.workspace);
   expect(init.code, init.stderr).toBe(0);
-  const hooks = await loadInstalledHooks(join(home, '.codex', 'hooks.json'), dirs.workspace, 'CODEX_HAS_NO_PROJECT_DIR_VARIABLE');
-  await writeFile(join(dirs.workspace, 'a.txt'), 'alpha\n');
-  const a = codexEvents(dirs.workspace, '01a234ba-0000-7000-8000-00000000000c');
+  const hooks = await loadInstalledHooks(join(world.home, '.codex', 'hooks.json'), world.dirs.workspace, 'CODEX_HAS_NO_PROJECT_DIR_VARIABLE');
+  await writeFile(join(world.dirs.workspace, 'a.txt'), 'alpha\n');
+  const a = codexEvents(world.dirs.workspace, '01a234ba-0000-7000-8000-00000000000c');
   await hooks.fire(a.start);
   let claim: { pid?: number } = {};
   for (let i = 0; i < 200 && !claim.pid; i++) {
     await new Promise((r) => setTimeout(r, 50));
-    claim = JSON.parse((await readFile(join(dirs.store, 'daemon', 'daemon.json'), 'utf8').catch(() => undefined)) ?? '{}') as { pid?: number };
+    claim = JSON.parse((await readFile(join(world.dirs.store, 'daemon', 'daemon.json'), 'utf8').catch(() => undefined)) ?? '{}') as { pid?: number };
   }
   expect(claim.pid).toBeGreaterThan(0);
   await stopProcess(claim.pid!);
@@ -101,15 +85,15 @@ it('a stopped daemon (Ctrl-Z, SIGSTOP) is not waited on: each hook records in it
     for (const event of [a.prompt('one'), a.pre]) {
       for (const r of await hooks.fire(event)) expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
     }
-    await writeFile(join(dirs.workspace, 'a.txt'), 'ALPHA\n');
+    await writeFile(join(world.dirs.workspace, 'a.txt'), 'ALPHA\n');
     for (const r of await hooks.fire(a.post)) expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
     expect(Date.now() - started).toBeLessThan(30_000); // the client's answer timeout is 120 s per hook
   } finally {
     process.kill(claim.pid!, 'SIGCONT');
   }
-  const log = (await ckpt(['log', '--json'], dirs.workspace)).json();
+  const log = (await ckpt(['log', '--json'], world.dirs.workspace)).json();
   expect(log.turns.map((t: { text: string }) => t.text)).toEqual(['one']);
   expect(log.checkpoints.map((c: { tag: string; tool: string }) => `${c.tag}:${c.tool}`)).toEqual(['1.1:apply_patch']);
-  expect((await ckpt(['restore', '1', '--json'], dirs.workspace)).code).toBe(0);
-  expect(await readFile(join(dirs.workspace, 'a.txt'), 'utf8')).toBe('alpha\n');
+  expect((await ckpt(['restore', '1', '--json'], world.dirs.workspace)).code).toBe(0);
+  expect(await readFile(join(world.dirs.workspace, 'a.txt'), 'utf8')).toBe('alpha\n');
 }, 120_000);
