@@ -345,7 +345,7 @@ const SETTLE: ReadonlySet<string> = new Set(['settle']);
 /** Marks a workspace's owner index as caught up after the daemon that started at the given time died. */
 const caughtUpKey = (ctx: WorkspaceContext): string => `${ctx.workspace.key}/owners-caught-up`;
 
-/** The catch-ups this process made, is making or found marked, per backend: by `<workspace key> <since>`. */
+/** The catch-ups this process made, is making or found marked, per backend: by `<workspace key> <since> <owing daemon>`. */
 const caughtUpHere = new WeakMap<object, Map<string, Promise<void>>>();
 
 /**
