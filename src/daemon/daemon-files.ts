@@ -45,7 +45,7 @@ export async function daemonClaim(ctx: StoreContext): Promise<{ running?: Daemon
   const info = await readClaim(ctx);
   if (info === undefined) return {};
   if (info.pid === process.pid || processAlive(info.pid)) return { running: info };
-  return { deadSince: owedBy(info, 'dead') };
+  return { deadSince: owedBy(info, 'gone') };
 }
 
 /** What the store's daemon may owe the owner index (ownersOwed), and who owes it. */
@@ -79,7 +79,7 @@ export function owerId(pid: number, startedAt: unknown, status: 'running' | 'sto
   return `${pid}@${String(startedAt)} ${status}`;
 }
 
-function owedBy(info: DaemonInfo, status: 'gone' | 'dead' | 'stopped' | 'running'): number | undefined {
+function owedBy(info: DaemonInfo, status: 'gone' | 'stopped' | 'running'): number | undefined {
   const taken = typeof info.ownersOwedSince === 'number' && Number.isSafeInteger(info.ownersOwedSince) && info.ownersOwedSince >= 0 ? info.ownersOwedSince : undefined;
   if (status === 'running') return taken;
   const started = typeof info.startedAt === 'string' ? Date.parse(info.startedAt) : NaN;

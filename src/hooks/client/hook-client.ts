@@ -91,7 +91,7 @@ export async function hookClient(args: HookArgs, io: ClientIo): Promise<ClientAn
   const input = await readInput(io.stdin);
   const store = storeFolder(args, io.env, io.cwd);
   if (!store || input.tooLarge || /^(1|true|yes|on)$/i.test(io.env.CKPT_NO_DAEMON ?? '')) return { input };
-  const daemon = readDaemon(store);
+  const { running: daemon, stopped } = readClaim(store);
   const event = eventName(input.data);
   if (daemon) {
     const answer = await post(daemon, args, io.env, input.data).catch(() => undefined);
@@ -103,7 +103,6 @@ export async function hookClient(args: HookArgs, io: ClientIo): Promise<ClientAn
   // ckpt's, not a squatter — but the agent's HTTP hooks post there and Claude Code waits for each (a
   // tool call's for minutes: measured over 300 s). A prompt's hook stops the prompt and says why and
   // how to go on; a command-hook install just records in-process.
-  const stopped = daemon ? undefined : stoppedDaemon(store);
   if (stopped && starts && httpHookPort(args.agent, io.env) === stopped.port) {
     const text = stoppedText(args.agent, stopped.pid);
     if (event === 'UserPromptSubmit') {
@@ -155,29 +154,29 @@ interface Daemon {
 
 /** The running daemon's address (its claim, when its process lives) and the store's token. */
 function readDaemon(store: string): Daemon | undefined {
-  try {
-    const claim = JSON.parse(readFileSync(join(store, 'daemon', 'daemon.json'), 'utf8')) as { pid?: unknown; host?: unknown; port?: unknown; socket?: unknown };
-    // A stopped daemon (Ctrl-Z, SIGSTOP) would take the whole answer timeout to say nothing: recorded in-process instead.
-    if (typeof claim.pid !== 'number' || processStatus(claim.pid) !== 'running') return undefined;
-    const token = readFileSync(join(store, 'daemon', 'token'), 'utf8').trim();
-    if (!/^[0-9a-f]{64}$/.test(token)) return undefined;
-    if (typeof claim.socket === 'string') return { socket: claim.socket, token };
-    if (typeof claim.port !== 'number') return undefined;
-    const host = typeof claim.host === 'string' && claim.host !== '0.0.0.0' && claim.host !== '::' ? claim.host : '127.0.0.1';
-    return { host, port: claim.port, token };
-  } catch {
-    return undefined;
-  }
+  return readClaim(store).running;
 }
 
-/** The store's daemon when its claimed process is alive but stopped (it listens, it does not answer). */
-function stoppedDaemon(store: string): { pid: number; port?: number } | undefined {
+/**
+ * The store's daemon claim in one read and one process check: `running` (its address and the store's
+ * token) when its process runs; `stopped` when it is alive but stopped (Ctrl-Z, SIGSTOP: it listens,
+ * it answers nothing, and would take the whole answer timeout to say so — recorded in-process instead).
+ */
+function readClaim(store: string): { running?: Daemon; stopped?: { pid: number; port?: number } } {
   try {
-    const claim = JSON.parse(readFileSync(join(store, 'daemon', 'daemon.json'), 'utf8')) as { pid?: unknown; port?: unknown };
-    if (typeof claim.pid !== 'number' || processStatus(claim.pid) !== 'stopped') return undefined;
-    return { pid: claim.pid, ...(typeof claim.port === 'number' ? { port: claim.port } : {}) };
+    const claim = JSON.parse(readFileSync(join(store, 'daemon', 'daemon.json'), 'utf8')) as { pid?: unknown; host?: unknown; port?: unknown; socket?: unknown };
+    if (typeof claim.pid !== 'number') return {};
+    const status = processStatus(claim.pid);
+    if (status === 'stopped') return { stopped: { pid: claim.pid, ...(typeof claim.port === 'number' ? { port: claim.port } : {}) } };
+    if (status !== 'running') return {};
+    const token = readFileSync(join(store, 'daemon', 'token'), 'utf8').trim();
+    if (!/^[0-9a-f]{64}$/.test(token)) return {};
+    if (typeof claim.socket === 'string') return { running: { socket: claim.socket, token } };
+    if (typeof claim.port !== 'number') return {};
+    const host = typeof claim.host === 'string' && claim.host !== '0.0.0.0' && claim.host !== '::' ? claim.host : '127.0.0.1';
+    return { running: { host, port: claim.port, token } };
   } catch {
-    return undefined;
+    return {};
   }
 }
 

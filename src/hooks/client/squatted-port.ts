@@ -18,18 +18,22 @@ const PROBE_TIMEOUT_MS = 300;
 /** How long a daemon that listens but has not written its claim yet is given. */
 const STARTING_MS = 500;
 
-/** The port `agent`'s ckpt HTTP hooks in the project's local settings post to, when it has such hooks. */
-export function httpHookPort(agent: string, env: NodeJS.ProcessEnv): number | undefined {
+/** The text of the project's local settings file that holds `agent`'s HTTP hooks; undefined when there is none. */
+function hookSettingsText(agent: string, env: NodeJS.ProcessEnv): string | undefined {
   const where = HTTP_HOOK_SETTINGS[agent];
   const dir = where && env[where.env];
   if (!where || !dir) return undefined;
-  let text: string;
   try {
-    text = readFileSync(join(dir, where.file), 'utf8');
+    return readFileSync(join(dir, where.file), 'utf8');
   } catch {
     return undefined;
   }
-  const m = new RegExp(`"http://(?:127\\.0\\.0\\.1|localhost|\\[::1\\]):(\\d+)/hooks/${agent}[?"]`).exec(text);
+}
+
+/** The port `agent`'s ckpt HTTP hooks in the project's local settings post to, when it has such hooks. */
+export function httpHookPort(agent: string, env: NodeJS.ProcessEnv): number | undefined {
+  const text = hookSettingsText(agent, env);
+  const m = text === undefined ? null : new RegExp(`"http://(?:127\\.0\\.0\\.1|localhost|\\[::1\\]):(\\d+)/hooks/${agent}[?"]`).exec(text);
   const port = m ? Number(m[1]) : NaN;
   return Number.isInteger(port) && port > 0 && port <= 65535 ? port : undefined;
 }
@@ -40,11 +44,10 @@ export function httpHookPort(agent: string, env: NodeJS.ProcessEnv): number | un
  * does not listen yet. (The default install's prompt hook is a command hook that records in-process.)
  */
 export function promptHookIsHttp(agent: string, env: NodeJS.ProcessEnv): boolean {
-  const where = HTTP_HOOK_SETTINGS[agent];
-  const dir = where && env[where.env];
-  if (!where || !dir || agent !== 'claude') return false;
+  const text = agent === 'claude' ? hookSettingsText(agent, env) : undefined;
+  if (text === undefined) return false;
   try {
-    const settings = JSON.parse(readFileSync(join(dir, where.file), 'utf8')) as { hooks?: { UserPromptSubmit?: { hooks?: { type?: string; url?: string }[] }[] } };
+    const settings = JSON.parse(text) as { hooks?: { UserPromptSubmit?: { hooks?: { type?: string; url?: string }[] }[] } };
     return (settings.hooks?.UserPromptSubmit ?? []).some((g) => (g.hooks ?? []).some((h) => h.type === 'http' && typeof h.url === 'string' && h.url.includes(`/hooks/${agent}`)));
   } catch {
     return false;
