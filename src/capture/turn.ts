@@ -5,6 +5,7 @@ import type { SessionHandle } from '../session/session-handle.js';
 import { appendWithHotState, loadHotState } from '../session/hot-snapshot.js';
 import { resolveRetention, retentionEventFromIndex } from '../session/retention.js';
 import { withWarnings } from '../session/warnings.js';
+import { retireIdleSessions } from './idle-retention.js';
 
 export interface TurnOptions {
   /** Messages in the agent's transcript when the turn began: the watermark a rewind returns. */
@@ -39,5 +40,10 @@ export async function startTurn(session: SessionHandle, options: TurnOptions = {
     if (pruneEvent) await appendWithHotState(session, tx, [pruneEvent]);
     return { turn, tag: String(turn), seq: stored!.seq };
   }, { warnings });
+  // The workspace's sessions left behind retire by the same policy, after the answer (idle-retention.ts).
+  if (retention) {
+    const { deferIdle, defer } = session.ctx.options;
+    (deferIdle ?? defer ?? session.ctx.afterCall.add)(async () => void (await retireIdleSessions(session, retention)));
+  }
   return withWarnings(result, warnings);
 }

@@ -62,9 +62,10 @@ export class SessionHandle {
    * (also when `fn` throws after appending); a failure to rewrite it goes to `options.warnings`.
    * The lock lingers for this process's next transaction — under a server (CkptOptions.defer is
    * set) for long (LINGER: neither taking nor releasing it is part of what a hook waits for, most of
-   * the time), else briefly (LINGER_LIBRARY).
+   * the time), else briefly (LINGER_LIBRARY). `lockTimeoutMs`: how long to wait for the lock before
+   * LOCKED (the backend's default otherwise).
    */
-  async transaction<T>(fn: (tx: EventLogTx) => Promise<T>, options: { warnings?: string[] } = {}): Promise<T> {
+  async transaction<T>(fn: (tx: EventLogTx) => Promise<T>, options: { warnings?: string[]; lockTimeoutMs?: number } = {}): Promise<T> {
     return this.log.transaction(async (tx) => {
       const appended: EventBase[] = [];
       let result: T;
@@ -91,7 +92,7 @@ export class SessionHandle {
       // failure to rewrite it is a warning, not the operation's failure.
       if (appended.length > 0) await afterCommit(options.warnings, 'session metadata not updated', () => this.writeMetadata(appended));
       return result;
-    }, { linger: this.ctx.options.defer ? LINGER : LINGER_LIBRARY });
+    }, { linger: this.ctx.options.defer ? LINGER : LINGER_LIBRARY, ...(options.lockTimeoutMs !== undefined ? { timeoutMs: options.lockTimeoutMs } : {}) });
   }
 
   /** The metadata: metadata.json folded forward over the log's tail, or the whole log folded when it cannot be used. */

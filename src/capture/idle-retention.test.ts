@@ -1,0 +1,94 @@
+// Sessions left behind retire by the automatic policy at another session's turn (idle-retention.ts).
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore, type Store, type Workspace } from '../store.js';
+import type { Session } from '../api/session.js';
+import { makeTempDirs, type TempDirs } from '../../test/helpers/temp.js';
+import { IDLE_PASS_EVERY_MS, retireIdleSessions } from './idle-retention.js';
+
+let dirs: TempDirs;
+let store: Store;
+let ws: Workspace;
+const DAY = 86_400_000;
+
+beforeEach(async () => {
+  dirs = await makeTempDirs('ckpt-idle-retention-');
+  store = await openStore({ dir: dirs.store, retention: false });
+  ws = await store.openWorkspace(dirs.workspace);
+});
+afterEach(async () => {
+  await store.close();
+  await dirs.cleanup();
+});
+
+/** Turns 1..n of `s`, each writing a.txt = `<id> v<t>` (captured, then settled). */
+async function history(s: Session, n: number): Promise<void> {
+  for (let t = 1; t <= n; t++) {
+    await s.turn({ scan: false });
+    await s.capture(['a.txt'], { tool: 'Write' });
+    await writeFile(join(dirs.workspace, 'a.txt'), `${s.id} v${t}`);
+    await s.settle(['a.txt']);
+  }
+}
+
+const turnSeq = async (s: Session, n: number) => (await s.events()).find((e) => e.type === 'turn' && e.turn === n)!.seq;
+const prunes = async (s: Session) => (await s.events()).filter((e) => e.type === 'prune');
+const markerPath = () => join(dirs.store, 'workspaces', ws.id, 'idle-retention.json');
+
+describe('sessions left behind', () => {
+  it("retire at another session's turn as their own next turn would, keeping their last turn", async () => {
+    const left = await ws.create({ id: 'left' });
+    await history(left, 3);
+    await store.close();
+    // A tiny age: by the time the new session's turn starts, the whole left-behind session is older.
+    store = await openStore({ dir: dirs.store, retention: { olderThanMs: 30 } });
+    ws = await store.openWorkspace(dirs.workspace);
+    await new Promise((r) => setTimeout(r, 60));
+    const now = await ws.create({ id: 'now' });
+    await now.turn({ scan: false });
+    await store.close(); // runs what follows the answer
+    store = await openStore({ dir: dirs.store, retention: false });
+    ws = await store.openWorkspace(dirs.workspace);
+    const again = await ws.get('left');
+    expect(await prunes(again)).toMatchObject([{ before: await turnSeq(again, 3), auto: true }]);
+    await expect(again.restore('1')).rejects.toMatchObject({ code: 'TAG_PRUNED' });
+    await again.restore('3');
+    expect(await readFile(join(dirs.workspace, 'a.txt'), 'utf8')).toBe('left v2');
+    expect(await prunes(await ws.get('now'))).toEqual([]); // its own turn is the only one
+  });
+
+  it('look once per IDLE_PASS_EVERY_MS per workspace (a marker), and not with retention off', async () => {
+    const a = await ws.create({ id: 'a' });
+    const b = await ws.create({ id: 'b' });
+    await history(a, 2);
+    const later = Date.now() + 2 * DAY;
+    expect(await retireIdleSessions(b, false, later)).toEqual([]);
+    expect(await retireIdleSessions(b, { keepTurns: 100 }, later)).toEqual([]); // nothing to retire by count
+    const c = await ws.create({ id: 'c' });
+    await history(c, 2);
+    // Marked by the call above: within the hour nothing is looked at.
+    expect(await retireIdleSessions(b, { olderThanMs: DAY }, later)).toEqual([]);
+    expect(await retireIdleSessions(b, { olderThanMs: DAY }, later + IDLE_PASS_EVERY_MS)).toEqual(['a', 'c']);
+    expect(await prunes(a)).toMatchObject([{ before: await turnSeq(a, 2), auto: true, olderThan: '1d' }]);
+  });
+
+  it('skip a session in use (its lock held) and distrust the marker', async () => {
+    const busy = await ws.create({ id: 'busy' });
+    const idle = await ws.create({ id: 'idle' });
+    const me = await ws.create({ id: 'me' });
+    await history(busy, 2);
+    await history(idle, 2);
+    // A marker from the future (forged, or another clock) does not hold the pass back; nor does garbage.
+    await writeFile(markerPath(), JSON.stringify({ at: Date.now() + 10 * DAY }));
+    let release!: () => void;
+    const held = busy.transaction(() => new Promise<void>((r) => (release = r)));
+    const later = Date.now() + 2 * DAY;
+    expect(await retireIdleSessions(me, { olderThanMs: DAY }, later)).toEqual(['idle']);
+    release();
+    await held;
+    expect(await prunes(busy)).toEqual([]);
+    await writeFile(markerPath(), '{"at":');
+    expect(await retireIdleSessions(me, { olderThanMs: DAY }, later)).toEqual(['busy']);
+  });
+});
