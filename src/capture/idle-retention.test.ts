@@ -91,4 +91,14 @@ describe('sessions left behind', () => {
     await writeFile(markerPath(), '{"at":');
     expect(await retireIdleSessions(me, { olderThanMs: DAY }, later)).toEqual(['busy']);
   });
+
+  it('leave a session with a restore left unfinished to its own open', async () => {
+    const crashed = await ws.create({ id: 'crashed' });
+    const me = await ws.create({ id: 'me' });
+    await history(crashed, 2);
+    // What a kill between a restore's start and its commit leaves (its recovery capture is 2.1).
+    await crashed.append([{ type: 'restore_started', id: 'r1', to: '1', recovery: '2.1', plan: [{ path: 'a.txt', action: 'delete' }] }]);
+    expect(await retireIdleSessions(me, { olderThanMs: DAY }, Date.now() + 2 * DAY)).toEqual([]);
+    expect(await prunes(crashed)).toEqual([]);
+  });
 });

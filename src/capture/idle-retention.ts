@@ -50,7 +50,10 @@ export async function retireIdleSessions(session: SessionHandle, policy: Retenti
       const other = new SessionHandle(session.ctx, id);
       if ((await other.log.lastSeq()) === 0) continue; // not a session (yet): nothing to retire, no lock to make
       const appended = await other.transaction(async (tx) => {
-        const prune = retentionEventFromIndex((await loadHotState(other, tx)).retention, policy, now);
+        const hot = await loadHotState(other, tx);
+        // A restore left unfinished (a crash) is finished when that session is next opened: not here.
+        if (hot.openPlans.size > 0 || hot.unclosedRestores.size > 0) return [];
+        const prune = retentionEventFromIndex(hot.retention, policy, now);
         return prune ? appendWithHotState(other, tx, [prune]) : [];
       }, { lockTimeoutMs: BUSY_MS });
       if (appended.length > 0) retired.push(id);
