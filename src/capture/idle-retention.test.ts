@@ -92,6 +92,20 @@ describe('sessions left behind', () => {
     expect(await retireIdleSessions(me, { olderThanMs: DAY }, later)).toEqual(['busy']);
   });
 
+  it('take a pass cut short by its budget up at the next turn, from where it stopped', async () => {
+    const ids = ['s1', 's2', 's3'];
+    for (const id of ids) await history(await ws.create({ id }), 2);
+    const me = await ws.create({ id: 'me' });
+    const later = Date.now() + 2 * DAY;
+    // A budget of 0 ms: one session per pass, whatever the interval (the marker names the next).
+    expect(await retireIdleSessions(me, { olderThanMs: DAY }, later, 0)).toEqual(['s1']);
+    expect(JSON.parse(await readFile(markerPath(), 'utf8'))).toEqual({ at: later, from: 's2' });
+    expect(await retireIdleSessions(me, { olderThanMs: DAY }, later, 0)).toEqual(['s2']);
+    expect(await retireIdleSessions(me, { olderThanMs: DAY }, later, 0)).toEqual(['s3']);
+    expect(JSON.parse(await readFile(markerPath(), 'utf8'))).toEqual({ at: later });
+    expect(await retireIdleSessions(me, { olderThanMs: DAY }, later, 0)).toEqual([]); // done: within the hour
+  });
+
   it('leave a session with a restore left unfinished to its own open', async () => {
     const crashed = await ws.create({ id: 'crashed' });
     const me = await ws.create({ id: 'me' });
