@@ -12,9 +12,13 @@
 // a fragment is never sent to any server) and kept by the page in its own origin's storage; every API
 // request carries it in `X-Ckpt-Key` (the EventSource, which cannot set headers, as `?key=`). The
 // cookie alone opens only the page shell and its static assets, which hold no data.
+//
+// `/login` answers only the daemon's own user (peer-uid.ts, Linux): `ckpt open` passes the code on
+// xdg-open's command line, readable by every local user, who could otherwise redeem it first.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { CkptError } from '../index.js';
+import { peerUid, type PeerSocket } from './peer-uid.js';
 
 export const COOKIE_NAME = 'ckpt_session';
 const CODE_TTL_MS = 5 * 60_000;
@@ -77,6 +81,11 @@ export function createWebLogin(): WebLogin {
         c.header('cache-control', 'no-store');
         c.header('referrer-policy', 'no-referrer');
         c.header('content-security-policy', PAGE_CSP);
+        // `ckpt open` passes the code on xdg-open's command line, which every local user can read: a
+        // connection another user made is refused before the code is looked at, so it stays the browser's.
+        if (!ownUser((c.env as { incoming?: { socket?: PeerSocket } } | undefined)?.incoming?.socket)) {
+          return c.html(otherUserPage(), 403);
+        }
         if (!code || !takeFrom(codes, code, true)) {
           return c.html(loginFailedPage(), 401);
         }
@@ -95,6 +104,21 @@ export function createWebLogin(): WebLogin {
       });
     },
   };
+}
+
+/**
+ * False when the connection is known to come from another local user than the daemon's (Linux,
+ * peer-uid.ts). Root is trusted (docs/SECURITY.md; WSL's localhost relay connects as root).
+ */
+function ownUser(socket: PeerSocket | undefined): boolean {
+  const uid = socket && process.getuid ? peerUid(socket) : undefined;
+  return uid === undefined || uid === 0 || uid === process.getuid!();
+}
+
+function otherUserPage(): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>ckpt — sign in</title></head>
+<body style="font-family:system-ui;max-width:40em;margin:3em auto"><h1>ckpt: refused</h1><p id="other-user">This sign-in
+came from another user of this machine than the one running the ckpt daemon.</p></body></html>`;
 }
 
 /** The page shell and its static files (no data in them): the cookie alone opens them, so a browser can navigate to them. */
