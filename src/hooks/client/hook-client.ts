@@ -11,7 +11,7 @@
 // with `exitCode` is final, one with `input` must be recorded in-process by the caller. Agents whose
 // once-per-prompt events have other names add them to START_EVENTS.
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -280,8 +280,12 @@ async function readInput(stdin: NodeJS.ReadableStream): Promise<{ data: Buffer; 
 export function startDaemon(store: string, script: string, env: NodeJS.ProcessEnv, idleSeconds: number): void {
   let log: number | 'ignore' = 'ignore';
   try {
-    mkdirSync(join(store, 'daemon'), { recursive: true, mode: 0o700 });
-    log = openSync(join(store, 'daemon', 'serve.log'), 'a', 0o600);
+    const dir = join(store, 'daemon');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // No write through a link planted below the store root (DESIGN §6; an agent can plant one when
+    // the store lies in its workspace): the folder must be a folder, and the file is opened O_NOFOLLOW.
+    if (!lstatSync(dir).isDirectory()) throw new Error(`${dir} is not a folder`);
+    log = openSync(join(dir, 'serve.log'), constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0), 0o600);
   } catch {
     // no log then
   }

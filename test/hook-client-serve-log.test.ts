@@ -1,0 +1,58 @@
+// The hook client that starts the store's daemon (`ckpt hook <agent> --daemon`) sends its output to
+// daemon/serve.log. It opened that file with a plain append, following a symlink planted there (or a
+// `daemon` folder replaced by a link; an agent can plant one when the store lies inside its
+// workspace): the daemon's output went to the link's target, outside the store (a probe, 2026-12-06;
+// DESIGN §6: no store write follows a symlink below the store root). Now no log is written then.
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startDaemon } from '../src/hooks/client/hook-client.js';
+import { makeTempDirs, type TempDirs } from './helpers/temp.js';
+
+let dirs: TempDirs;
+let fake: string;
+/** A store folder (the hook client's log is a file beside the claim, also under test:shared). */
+let store: string;
+
+beforeEach(async () => {
+  dirs = await makeTempDirs('ckpt-serve-log-');
+  // Stands for `ckpt serve`: prints a line and exits.
+  store = join(dirs.base, 'store-folder');
+  fake = join(dirs.base, 'fake-serve.cjs');
+  writeFileSync(fake, "console.log('daemon output');\n");
+});
+
+afterEach(async () => {
+  await dirs.cleanup();
+});
+
+/** Starts the fake daemon as the hook client would, and waits until it has surely written. */
+async function start(): Promise<void> {
+  startDaemon(store, fake, process.env, 1);
+  await new Promise((r) => setTimeout(r, 1500));
+}
+
+describe('the daemon started by a hook client', () => {
+  it('logs to daemon/serve.log', async () => {
+    await start();
+    expect(readFileSync(join(store, 'daemon', 'serve.log'), 'utf8')).toBe('daemon output\n');
+  });
+
+  it('writes nothing through a link planted at daemon/serve.log', async () => {
+    mkdirSync(join(store, 'daemon'), { recursive: true });
+    const victim = join(dirs.base, 'victim.txt');
+    writeFileSync(victim, 'precious\n');
+    symlinkSync(victim, join(store, 'daemon', 'serve.log'));
+    await start();
+    expect(readFileSync(victim, 'utf8')).toBe('precious\n');
+  });
+
+  it('writes nothing through a daemon folder replaced by a link', async () => {
+    const elsewhere = join(dirs.base, 'elsewhere');
+    mkdirSync(elsewhere);
+    mkdirSync(store, { recursive: true });
+    symlinkSync(elsewhere, join(store, 'daemon'));
+    await start();
+    expect(() => readFileSync(join(elsewhere, 'serve.log'))).toThrow(/ENOENT/);
+  });
+});
