@@ -22,7 +22,7 @@ import { addSessionRoutes } from './routes-sessions.js';
 import { addStoreRoutes } from './routes-store.js';
 import { registerWebAssets } from './web-assets.js';
 import { addWebRoutes } from './web-routes.js';
-import { COOKIE_NAME, cookieValue, createWebLogin, isPublicPath, loginFailedPage, type WebLogin } from './web-login.js';
+import { createWebLogin, isPublicPath, loginFailedPage, type WebLogin } from './web-login.js';
 import { createStreamGate, type StreamLimits } from './stream-gate.js';
 
 declare module 'hono' {
@@ -65,9 +65,10 @@ export function createApp(options: AppOptions): Hono {
     guard.checkHost(c.req.header('host'), (c.env as { incoming?: { socket?: { localAddress?: string } } } | undefined)?.incoming?.socket?.localAddress);
     // Hook paths take the bearer token only: a browser's cookie must not be able to record into a session.
     if (isPublicPath(c.req.path)) return next();
-    if (!isHookPath(c.req.path) && web.cookieAuthorized(c)) {
+    const cookie = isHookPath(c.req.path) ? undefined : web.cookieAuthorized(c);
+    if (cookie !== undefined) {
       // One browser sign-in is one client (a digest: the cookie itself must not sit in memory twice).
-      c.set('ckptClient', `web:${createHash('sha256').update(cookieValue(c.req.header('cookie'), COOKIE_NAME) ?? '').digest('hex').slice(0, 16)}`);
+      c.set('ckptClient', `web:${createHash('sha256').update(cookie).digest('hex').slice(0, 16)}`);
       return next();
     }
     if (!guard.hasToken(c.req.header('authorization'))) {

@@ -30,11 +30,11 @@ export interface WebLogin {
   /** A fresh one-time code (valid for 5 minutes, usable once). */
   issueCode(): string;
   /**
-   * Whether the request carries a live session cookie and that session's page key (`X-Ckpt-Key`;
-   * `?key=` on GET /events), and, for a write, the X-Ckpt header. The page shell and its static
-   * assets need the cookie only.
+   * The live session cookie the request carries, when it also carries that session's page key
+   * (`X-Ckpt-Key`; `?key=` on GET /events) and, for a write, the X-Ckpt header; else undefined. The
+   * page shell and its static assets need the cookie only.
    */
-  cookieAuthorized(c: Context): boolean;
+  cookieAuthorized(c: Context): string | undefined;
   /** Registers GET /login and POST /web/code (the latter checks the bearer token itself). */
   register(app: Hono, hasToken: (authorization: string | undefined) => boolean): void;
 }
@@ -66,14 +66,24 @@ export function createWebLogin(): WebLogin {
   return {
     issueCode,
     cookieAuthorized(c) {
-      const value = cookieValue(c.req.header('cookie'), COOKIE_NAME);
-      const session = value ? takeFrom(sessions, value, false) : undefined;
-      if (!session) return false;
+      // Every cookie of that name, not the first: a page on another loopback port can set one for
+      // this host with a longer Path (`ckpt_session=junk; Path=/sessions`), which the browser then
+      // sends first, and the page was signed out for good, a new sign-in included (a probe, 2026-12-06).
+      let value: string | undefined;
+      let session: { until: number; key: string } | undefined;
+      for (const v of cookieValues(c.req.header('cookie'), COOKIE_NAME)) {
+        session = takeFrom(sessions, v, false);
+        if (session) {
+          value = v;
+          break;
+        }
+      }
+      if (!session) return undefined;
       const read = c.req.method === 'GET' || c.req.method === 'HEAD';
-      if (read && isPageAsset(c.req.path)) return true;
+      if (read && isPageAsset(c.req.path)) return value;
       const key = c.req.header('x-ckpt-key') ?? (read && c.req.path === '/events' ? c.req.query('key') : undefined);
-      if (key === undefined || !sameSecret(session.key, key)) return false;
-      return read || c.req.header('x-ckpt') === '1';
+      if (key === undefined || !sameSecret(session.key, key)) return undefined;
+      return read || c.req.header('x-ckpt') === '1' ? value : undefined;
     },
     register(app, hasToken) {
       app.get('/login', (c) => {
@@ -137,13 +147,16 @@ export function isPublicPath(path: string): boolean {
   return path === '/login';
 }
 
-export function cookieValue(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
+/** Every value of the cookie `name` in a Cookie header, in the order sent (at most 16). */
+export function cookieValues(header: string | undefined, name: string): string[] {
+  const values: string[] = [];
+  if (!header) return values;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+    if (eq > 0 && part.slice(0, eq).trim() === name) values.push(part.slice(eq + 1).trim());
+    if (values.length === 16) break;
   }
-  return undefined;
+  return values;
 }
 
 export function loginFailedPage(): string {

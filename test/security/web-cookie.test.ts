@@ -83,6 +83,20 @@ describe('the web cookie alone', () => {
   });
 });
 
+describe('a cookie of the same name set by a page on another port', () => {
+  // Cookies are not port-scoped: a dev server on 127.0.0.1:3000 can set `ckpt_session=junk; Path=/sessions`,
+  // which the browser sends before the page's own (longer path first) on every /sessions request. The
+  // page was signed out for good, a new sign-in included, while only the first value was looked at.
+  it('does not sign the page out: any live value of the cookie counts, a junk one alone still nothing', async () => {
+    const signed = { 'x-ckpt-key': key };
+    const tossed = `ckpt_session=junk; ${cookie}`;
+    expect((await fetch(`${daemon.url}/sessions/s1/file?workspace=${ws()}&tag=1&path=secret.txt`, { headers: { ...signed, cookie: tossed } })).status).toBe(200);
+    expect((await fetch(`${daemon.url}/sessions/s1/restore/preview`, { method: 'POST', headers: { ...signed, cookie: tossed, 'x-ckpt': '1', 'content-type': 'application/json' }, body: JSON.stringify({ workspace: dirs.workspace, tag: '1' }) })).status).toBe(200);
+    expect(await streamStatus(`/events?workspace=${ws()}&key=${key}`, { cookie: tossed })).toBe(200);
+    expect((await fetch(`${daemon.url}/workspaces`, { headers: { ...signed, cookie: 'ckpt_session=junk; ckpt_session=other' } })).status).toBe(401);
+  });
+});
+
 describe('POST /web/code', () => {
   it('needs the bearer token itself: a cookie (with or without the key) plus any Authorization value mints nothing', async () => {
     for (const headers of [
