@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 import { startMcp, textOf, type McpHandle } from './helpers/mcp.js';
+import { runCli } from './helpers/cli.js';
 
 let dirs: TempDirs;
 let mcp: McpHandle;
@@ -341,6 +342,48 @@ describe('ckpt mcp: workspace scoping', () => {
     const mine = await mcp.ok('read_file', { tag: '1', path: 'a.txt', session: (await mcp.ok('session_list', {})).sessions.find((s: { kind: string }) => s.kind === 'root').id });
     expect(mine.content).not.toContain('secret');
     await rm(other, { recursive: true, force: true });
+  });
+});
+
+describe('ckpt mcp beside the agent hooks', () => {
+  // A model that follows the server's instructions in Claude Code with ckpt's hooks installed calls
+  // `turn` on every prompt. In the hooks' session that was a second turn per prompt: turn N stopped
+  // being the user's prompt N (a probe under the real Claude Code: `ckpt restore 3` gave the tree from
+  // within prompt two, exit 0). Such a session gets its turns from the hooks only.
+  it("refuses turn in a session ckpt's hooks record (nothing recorded); a session made over MCP still takes turns", async () => {
+    const ws = join(dirs.base, 'hooked-ws');
+    await mkdir(ws);
+    await writeFile(join(ws, 'a.txt'), 'one\n');
+    const prompt = async (text: string) => {
+      const event = { session_id: 'conv-1', transcript_path: join(ws, 't.jsonl'), cwd: ws, hook_event_name: 'UserPromptSubmit', prompt: text };
+      const r = await runCli(['--store', dirs.store, 'hook', 'claude'], { cwd: ws, input: JSON.stringify(event), env: { CKPT_NO_DAEMON: '1', CLAUDE_PROJECT_DIR: ws } });
+      expect(r.code, r.stderr).toBe(0);
+    };
+    await prompt('first prompt');
+    const hooked = await startMcp({ store: dirs.store, workspace: ws });
+    try {
+      const session = 'claude-conv-1';
+      const before = await hooked.ok('session_show', { session });
+      expect(before.turns).toBe(1);
+      for (const args of [{}, { session }, { session, text: 'first prompt', messageCount: 1 }]) {
+        const refused = await hooked.fails('turn', args);
+        expect(refused.code).toBe('INVALID_ARGUMENT');
+        expect(refused.text).toContain('hooks');
+      }
+      expect(await hooked.ok('session_show', { session })).toMatchObject({ turns: 1, lastSeq: before.lastSeq });
+      await prompt('second prompt');
+      const log = await runCli(['--store', dirs.store, '--session', session, 'log', '--json'], { cwd: ws });
+      expect(log.json().turns.map((t: { turn: number; text: string }) => [t.turn, t.text])).toEqual([
+        [1, 'first prompt'],
+        [2, 'second prompt'],
+      ]);
+      // A session the model starts itself (even one naming an agent) is not the hooks': turn works there.
+      const own = (await hooked.ok('session_new', { info: { agent: 'claude', externalId: 'conv-1' } })).session.id;
+      expect(own).not.toBe(session);
+      expect(await hooked.ok('turn', { session: own })).toMatchObject({ turn: 1 });
+    } finally {
+      await hooked.close();
+    }
   });
 });
 

@@ -32,7 +32,10 @@ const INSTRUCTIONS = `ckpt records what you change in this workspace so any earl
 Call session_new once per conversation, turn when the user sends a message, checkpoint with the paths
 BEFORE every write/edit/delete (and checkpoint without paths after shell commands), settle after writing.
 Restores are two-step: restore_preview returns a plan and a token; show the plan to the user and call
-restore / undo / rewind with the token only after they confirm.`;
+restore / undo / rewind with the token only after they confirm.
+When ckpt's hooks already record this agent (\`ckpt init\`: its session id starts with the agent's name,
+e.g. claude-…), do not call session_new, turn, checkpoint or settle: the hooks record every prompt and
+tool call (turn is refused in such a session). Use the read tools and the two-step restores.`;
 
 const REQUIRE_PERSON_NOTE = `
 This server requires a person's approval for restore / undo / rewind: the client asks its user (MCP

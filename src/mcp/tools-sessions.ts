@@ -2,7 +2,7 @@
 // (they record history; none changes a file of the workspace).
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { resolveTagSeq, type SessionTreeNode } from '../index.js';
+import { agentSessionId, CkptError, resolveTagSeq, type Session, type SessionTreeNode } from '../index.js';
 import type { McpContext } from './context.js';
 import { ok, registerTool } from './results.js';
 import { READ_ONLY, RECORDS, SESSION_ID, SESSION_INFO, SESSION_META, TAG, publicMeta } from './schemas.js';
@@ -151,9 +151,34 @@ export function registerSessionTools(server: McpServer, ctx: McpContext): void {
     },
     async ({ session: id, messageCount, text }) => {
       const session = await ctx.session(id);
+      await refuseHookTurn(session);
       const r = await session.turn({ messageCount, text });
       return ok({ session: session.id, turn: r.turn, tag: r.tag, seq: r.seq }, `turn ${r.turn} began (tag ${r.tag}) in session ${session.id}`);
     },
+  );
+}
+
+/**
+ * A session ckpt's hooks record for an agent's conversation (its id is derived from the agent's own
+ * session id, agentSessionId) gets its turns from the agent's prompt hook, one per prompt. A model that
+ * follows this server's instructions in that agent calls `turn` too: a second turn per prompt, and
+ * turn N is no longer the user's prompt N (`ckpt restore 3` gave the tree from within prompt two).
+ * Refused, nothing recorded; every other tool works on such a session as before.
+ */
+async function refuseHookTurn(session: Session): Promise<void> {
+  const { agent, externalId } = await session.metadata();
+  if (!agent || !externalId) return;
+  let derived: string | undefined;
+  try {
+    derived = agentSessionId(agent, externalId);
+  } catch {
+    return; // not a name ckpt's hooks use
+  }
+  if (derived !== session.id) return;
+  throw new CkptError(
+    'INVALID_ARGUMENT',
+    `session ${session.id} is recorded by ${agent}'s hooks, which start a turn on every prompt: nothing was recorded (do not call turn, session_new, checkpoint or settle for this conversation; the hooks record it)`,
+    { session: session.id, recordedByHooks: agent },
   );
 }
 
