@@ -5,7 +5,7 @@
 // exactly as in the CLI (DRIFT unless force, and force must have been previewed).
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { CkptError, type CheckPlan, type PlanSnapshot, type RestoreResult, type RewindResult, type Session } from '../index.js';
+import { CkptError, pathText, type CheckPlan, type PlanSnapshot, type RestoreResult, type RewindResult, type Session } from '../index.js';
 import type { ConfirmOperation, ConfirmRequest } from './confirm-token.js';
 import type { McpContext } from './context.js';
 import { ok, registerTool } from './results.js';
@@ -229,9 +229,11 @@ function confirmedText(by: ConfirmedBy): string[] {
 }
 
 function confirmationText(root: string, request: ConfirmRequest, r: RestoreResult): string {
-  const lines = [`ckpt: ${request.op} to ${request.tag}${request.fork ? ' (into a new fork)' : ''} in ${root} will:`];
-  for (const p of r.restored) lines.push(`  write  ${p}${r.drift.includes(p) ? '  (overwrites changes ckpt did not record)' : ''}`);
-  for (const p of r.deleted) lines.push(`  delete ${p}${r.drift.includes(p) ? '  (overwrites changes ckpt did not record)' : ''}`);
+  // Shown to the person, not the model: names quoted as the CLI shows them (pathText), so a file name
+  // holding a line break cannot forge a line of the plan they approve (SECURITY promise 7).
+  const lines = [`ckpt: ${request.op} to ${request.tag}${request.fork ? ' (into a new fork)' : ''} in ${pathText(root)} will:`];
+  for (const p of r.restored) lines.push(`  write  ${pathText(p)}${r.drift.includes(p) ? '  (overwrites changes ckpt did not record)' : ''}`);
+  for (const p of r.deleted) lines.push(`  delete ${pathText(p)}${r.drift.includes(p) ? '  (overwrites changes ckpt did not record)' : ''}`);
   return lines.join('\n');
 }
 

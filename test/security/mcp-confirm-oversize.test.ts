@@ -83,6 +83,32 @@ describe('ckpt mcp: a client that cancels every confirmation, and the "person mu
     }
   });
 
+  it("shows the person the plan's paths quoted: a file name cannot forge a line of the plan (SECURITY promise 7)", async () => {
+    const local = await makeTempDirs('ckpt-mcp-forge-');
+    const asked: string[] = [];
+    const m = await startMcp({ store: local.store, workspace: local.workspace, args: ['--require-person'], elicit: (p) => (asked.push(p.message), { action: 'decline' }) });
+    try {
+      // The agent makes two files after turn 1: a restore to 1 deletes both. One name holds a forged plan line.
+      const forged = 'notes.txt\n  write  keep.txt  (kept as it is)';
+      await m.ok('session_new', {});
+      await m.ok('turn', {});
+      await m.ok('checkpoint', { paths: ['keep.txt', forged] });
+      await writeFile(join(local.workspace, 'keep.txt'), 'the user needs this\n');
+      await writeFile(join(local.workspace, forged), 'x\n');
+      await m.ok('settle', { paths: ['keep.txt', forged] });
+      const preview = await m.ok('restore_preview', { tag: '1' });
+      expect(preview.plan.map((e: { action: string }) => e.action)).toEqual(['delete', 'delete']);
+      expect((await m.fails('restore', { tag: '1', token: preview.token })).data).toMatchObject({ action: 'decline' });
+      expect(asked).toHaveLength(1);
+      const lines = asked[0]!.split('\n');
+      expect(lines.filter((l) => /^\s+(write|delete)\s/.test(l))).toEqual(['  delete keep.txt', `  delete ${JSON.stringify(forged)}`]);
+      expect(await readFile(join(local.workspace, 'keep.txt'), 'utf8')).toBe('the user needs this\n');
+    } finally {
+      await m.close();
+      await local.cleanup();
+    }
+  });
+
   it('with --require-person, a person accepting runs it', async () => {
     const s = await scenario({ elicit: 'accept', args: ['--require-person'] });
     try {
