@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 import { startMcp, textOf, type McpHandle } from './helpers/mcp.js';
 import { runCli } from './helpers/cli.js';
+import { claude } from '../src/hooks/agents/claude.js';
+import { installEntries } from '../src/hooks/agent-spec.js';
 
 let dirs: TempDirs;
 let mcp: McpHandle;
@@ -350,6 +352,18 @@ describe('ckpt mcp beside the agent hooks', () => {
   // `turn` on every prompt. In the hooks' session that was a second turn per prompt: turn N stopped
   // being the user's prompt N (a probe under the real Claude Code: `ckpt restore 3` gave the tree from
   // within prompt two, exit 0). Such a session gets its turns from the hooks only.
+  it("Claude Code runs no ckpt hook for ckpt's own tools that change no file (a scan after a preview made its token stale)", async () => {
+    const { tools } = await mcp.client.listTools();
+    const matcher = installEntries(claude).find((e) => e.event === 'PostToolUse')!.matcher!;
+    const runsHook = (name: string) => new RegExp(matcher).test(`mcp__ckpt__${name}`);
+    for (const t of tools) {
+      expect(runsHook(t.name), t.name).toBe(Boolean(t.annotations?.destructiveHint));
+      expect(claude.passiveTools.includes(`mcp__ckpt__${t.name}`), t.name).toBe(!t.annotations?.destructiveHint);
+    }
+    // Another server's tools (or ckpt's under another name) are still recorded.
+    expect(new RegExp(matcher).test('mcp__fs__write_file')).toBe(true);
+  });
+
   it("refuses turn in a session ckpt's hooks record (nothing recorded); a session made over MCP still takes turns", async () => {
     const ws = join(dirs.base, 'hooked-ws');
     await mkdir(ws);

@@ -67,6 +67,26 @@ describe('Claude Code 2.1.328 with ckpt mcp beside the default hooks', () => {
     }
   });
 
+  it('restores one file over MCP while a background process keeps writing another (no hook scan makes the preview stale)', async () => {
+    const w = await mcpWorld();
+    const pidFile = join(w.base, 'writer.pid');
+    try {
+      const f = (p: string) => `${w.ws}/${p}`;
+      await w.prompt('one', [[tool.write(f('a.txt'), 'a1\n')]]);
+      // A dev server's log: written every 100 ms for a minute, never recorded by a tool call.
+      await w.sh(`(for i in $(seq 1 600); do echo "GET / $i" >> server.log; sleep 0.1; done) >/dev/null 2>&1 & echo $! > ${pidFile}`);
+      await w.prompt('two', [[tool.edit(f('a.txt'), 'a1', 'a2')]]);
+      await w.prompt('three', [[load('restore_preview', 'restore')], [mcp('restore_preview', { tag: '1', paths: ['a.txt'] })], [later('restore', () => ({ tag: '1', paths: ['a.txt'], token: lastToken(w) }))]]);
+      const r = results(w).at(-1)!;
+      expect(r.isError, r.text).toBe(false);
+      expect(w.snaps.get('three')!.has('a.txt')).toBe(true);
+      expect((await snapshotTree(w.ws)).has('a.txt'), 'a.txt did not exist at prompt one').toBe(false);
+    } finally {
+      await w.sh(`kill $(cat ${pidFile}) 2>/dev/null || true`).catch(() => undefined);
+      await w.close();
+    }
+  });
+
   it("a model following the server's instructions (session_new, turn, checkpoint, settle) does not shift the hooks' turns: restore N is prompt N", async () => {
     const w = await mcpWorld();
     try {

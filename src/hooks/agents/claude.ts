@@ -15,7 +15,18 @@ import { matcherSkipping, recordsNothing, SNAKE_CASE_FIELDS, type AgentSpec } fr
  * ScheduleWakeup are 2.1.328's read-only tools (a round-6 probe: a ListAgents call ran two hooks and a scan, 0.7–1.7 s
  * on 20,000 files with command hooks). Not SendMessage, Agent or Workflow: they run subagents, which write.
  */
-const PASSIVE = ['Read', 'Glob', 'Grep', 'LS', 'WebFetch', 'WebSearch', 'TodoWrite', 'BashOutput', 'KillShell', 'KillBash', 'TaskStop', 'ExitPlanMode', 'EnterPlanMode', 'ListMcpResourcesTool', 'ListMcpResources', 'ReadMcpResourceTool', 'ReadMcpResource', 'ReadMcpResourceDirTool', 'ReadMcpResourceDir', 'ToolSearch', 'Skill', 'AskUserQuestion', 'ListAgents', 'ListPeers', 'ReportFindings', 'ScheduleWakeup'];
+const BUILTIN_PASSIVE = ['Read', 'Glob', 'Grep', 'LS', 'WebFetch', 'WebSearch', 'TodoWrite', 'BashOutput', 'KillShell', 'KillBash', 'TaskStop', 'ExitPlanMode', 'EnterPlanMode', 'ListMcpResourcesTool', 'ListMcpResources', 'ReadMcpResourceTool', 'ReadMcpResource', 'ReadMcpResourceDirTool', 'ReadMcpResourceDir', 'ToolSearch', 'Skill', 'AskUserQuestion', 'ListAgents', 'ListPeers', 'ReportFindings', 'ScheduleWakeup'];
+/**
+ * ckpt's own MCP tools under the server name the docs give (`claude mcp add ckpt -- ckpt mcp`, `ckpt mcp
+ * --config`): every one but restore, undo and rewind changes no workspace file. Hooked, each call's
+ * PostToolUse scan recorded whatever else had changed (a dev server's log), so a preview's token was
+ * stale before the model could use it: a restore of one file never ran while anything wrote in the
+ * workspace (a 2026-12-06 probe). Kept in step with the server's tools by test/mcp-server.test.ts.
+ */
+export const CKPT_MCP_PASSIVE = ['session_list', 'session_show', 'session_tree', 'session_new', 'session_fork', 'turn', 'checkpoint', 'settle', 'log', 'show', 'diff', 'read_file', 'status', 'restore_preview'].map(
+  (t) => `mcp__ckpt__${t}`,
+);
+const PASSIVE = [...BUILTIN_PASSIVE, ...CKPT_MCP_PASSIVE];
 /** Every tool but the passive ones (issue 28: a Read costs nothing, an unknown tool is still recorded). */
 const TOOLS = matcherSkipping(PASSIVE);
 
