@@ -106,6 +106,15 @@ export async function placeEntries(
       // not empty (someone's files live there) or already gone: left alone
     }
   }
+  // A touched folder that a later entry removed or replaced (by a file or a symlink) is not one any
+  // more: its parent, touched by that change, is what must be durable; never open through a symlink.
+  // Before the folder modes: a mode without read permission for the owner (a 0311 drop box) would
+  // make the folder impossible to open for its fsync (setFolderMode flushes the mode change itself).
+  // All at once (bounded): the file system folds concurrent fsyncs into shared journal commits.
+  await mapLimit([...touched], DIR_FLUSH_PARALLELISM, async (dir) => {
+    const rel = relative(root, dir);
+    if (rel === '' || (await checkParentChain(root, `${rel}/x`)).ok) await fsyncDir(dir);
+  });
   // Folder modes last, deepest first: a folder made read-only is so once what goes into it is placed.
   for (const { path, mode } of folderModes.sort((a, b) => b.path.split('/').length - a.path.split('/').length)) {
     try {
@@ -114,13 +123,6 @@ export async function placeEntries(
       out.skipped.push({ path, why: `${whyFailed(err)} (folder mode)` });
     }
   }
-  // A touched folder that a later entry removed or replaced (by a file or a symlink) is not one any
-  // more: its parent, touched by that change, is what must be durable; never open through a symlink.
-  // All at once (bounded): the file system folds concurrent fsyncs into shared journal commits.
-  await mapLimit([...touched], DIR_FLUSH_PARALLELISM, async (dir) => {
-    const rel = relative(root, dir);
-    if (rel === '' || (await checkParentChain(root, `${rel}/x`)).ok) await fsyncDir(dir);
-  });
   return out;
 }
 
@@ -350,7 +352,10 @@ async function setFolderMode(root: string, path: string, mode: number): Promise<
     return;
   }
   try {
-    if (((await handle.stat()).mode & 0o7777) !== (mode & 0o7777)) await handle.chmod(mode & 0o7777);
+    if (((await handle.stat()).mode & 0o7777) !== (mode & 0o7777)) {
+      await handle.chmod(mode & 0o7777);
+      await handle.sync();
+    }
   } finally {
     await handle.close();
   }

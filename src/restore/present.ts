@@ -87,7 +87,10 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
 
 /**
  * Makes a folder's entries durable (renames, unlinks, creations inside it). Missing folders are fine
- * (a restore may remove a folder it touched, or put a file in its place: its parent is fsynced too).
+ * (a restore may remove a folder it touched, or put a file in its place: its parent is fsynced too),
+ * and so is a folder its owner may write in but not read (mode 0311, a drop box): it cannot be opened
+ * to be flushed, and failing there, past a restore's point of no return, failed its recovery the same
+ * way on every later open of the session (fsedge probe, 2026-12-06).
  */
 export async function fsyncDir(abs: string): Promise<void> {
   let handle;
@@ -95,7 +98,7 @@ export async function fsyncDir(abs: string): Promise<void> {
     handle = await open(abs, 'r');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return;
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES') return;
     throw err;
   }
   try {

@@ -1,0 +1,65 @@
+// Folders their owner cannot read or write (fsedge probe, 2026-12-06), through the real CLI run
+// without the capabilities that let root bypass permissions: a restore that writes into a folder
+// and gives it back a mode without read permission (a 0311 drop box) must not fail after its point
+// of no return (the folder flush opened it and got EACCES; recovery failed the same way on every
+// later command, for good).
+import { spawnSync } from 'node:child_process';
+import { chmod, lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CKPT_BIN } from './helpers/cli.js';
+import { makeTempDirs, type TempDirs } from './helpers/temp.js';
+
+let dirs: TempDirs;
+beforeEach(async () => (dirs = await makeTempDirs('ckpt-no-access-')));
+afterEach(async () => {
+  await chmod(join(dirs.workspace, 'drop'), 0o755).catch(() => undefined);
+  await dirs.cleanup();
+});
+
+/** The CLI as a plain user: as root, without CAP_DAC_OVERRIDE / CAP_DAC_READ_SEARCH. */
+function ckpt(args: string[]) {
+  const argv = [process.execPath, CKPT_BIN, '--store', dirs.store, ...args];
+  const [cmd, ...rest] = process.getuid?.() === 0 ? ['setpriv', '--inh-caps=-all', '--bounding-set=-dac_override,-dac_read_search', ...argv] : argv;
+  const r = spawnSync(cmd!, rest, { cwd: dirs.workspace, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+const ok = (args: string[]) => {
+  const r = ckpt(args);
+  expect(r.code, r.stderr).toBe(0);
+  return r;
+};
+const modeOf = async (p: string) => ((await lstat(p)).mode & 0o7777).toString(8);
+
+describe('folders their owner cannot read', () => {
+  it('a restore that writes into a folder and makes it 0311 again commits; the session stays usable', async () => {
+    const drop = join(dirs.workspace, 'drop');
+    await mkdir(drop);
+    await writeFile(join(drop, 'in.txt'), 'one\n');
+    ok(['session', 'new']);
+    ok(['scan']);
+    await chmod(drop, 0o311);
+    ok(['scan']);
+    ok(['turn']); // prompt 1: drop is 0311, in.txt "one"
+    await chmod(drop, 0o755);
+    await writeFile(join(drop, 'in.txt'), 'two\n');
+    ok(['scan']);
+    ok(['turn']);
+
+    const r = ckpt(['restore', '1', '--yes', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).skipped).toEqual([]);
+    expect(await modeOf(drop)).toBe('311');
+    await chmod(drop, 0o755);
+    expect(await readFile(join(drop, 'in.txt'), 'utf8')).toBe('one\n');
+    await chmod(drop, 0o311);
+    expect(ckpt(['verify']).code).toBe(0);
+    ok(['status']);
+    // and the undo (into the 0311 folder, which stays 0311 while it is written) commits too
+    const undo = ckpt(['restore', JSON.parse(r.stdout).undo, '--yes', '--json']);
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(await modeOf(drop)).toBe('755');
+    expect(await readFile(join(drop, 'in.txt'), 'utf8')).toBe('two\n');
+    expect(ckpt(['verify']).code).toBe(0);
+  });
+});
