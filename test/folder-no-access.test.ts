@@ -2,7 +2,8 @@
 // without the capabilities that let root bypass permissions: a restore that writes into a folder
 // and gives it back a mode without read permission (a 0311 drop box) must not fail after its point
 // of no return (the folder flush opened it and got EACCES; recovery failed the same way on every
-// later command, for good).
+// later command, for good); and the files in a folder the agent made read-only (`chmod -w`) are
+// put back by a restore to before, which gives the folder its write permission first.
 import { spawnSync } from 'node:child_process';
 import { chmod, lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 let dirs: TempDirs;
 beforeEach(async () => (dirs = await makeTempDirs('ckpt-no-access-')));
 afterEach(async () => {
-  await chmod(join(dirs.workspace, 'drop'), 0o755).catch(() => undefined);
+  for (const d of ['drop', 'ro']) await chmod(join(dirs.workspace, d), 0o755).catch(() => undefined);
   await dirs.cleanup();
 });
 
@@ -60,6 +61,41 @@ describe('folders their owner cannot read', () => {
     expect(undo.code, undo.stderr).toBe(0);
     expect(await modeOf(drop)).toBe('755');
     expect(await readFile(join(drop, 'in.txt'), 'utf8')).toBe('two\n');
+    expect(ckpt(['verify']).code).toBe(0);
+  });
+
+  it('files in a folder the agent made read-only are put back (deleted, modified, created), and the undo makes it read-only again', async () => {
+    const ro = join(dirs.workspace, 'ro');
+    await mkdir(ro);
+    await writeFile(join(ro, 'f'), 'one\n');
+    await writeFile(join(ro, 'gone'), 'here\n');
+    ok(['session', 'new']);
+    ok(['scan']);
+    ok(['turn']); // prompt 1
+    await writeFile(join(ro, 'f'), 'two\n');
+    await writeFile(join(ro, 'g'), 'new\n');
+    const { rm } = await import('node:fs/promises');
+    await rm(join(ro, 'gone'));
+    await chmod(ro, 0o555);
+    ok(['scan']);
+    ok(['turn']);
+
+    const r = ckpt(['restore', '1', '--yes', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const result = JSON.parse(r.stdout);
+    expect(result.skipped).toEqual([]);
+    expect(await modeOf(ro)).toBe('755');
+    expect(await readFile(join(ro, 'f'), 'utf8')).toBe('one\n');
+    expect(await readFile(join(ro, 'gone'), 'utf8')).toBe('here\n');
+    await expect(lstat(join(ro, 'g'))).rejects.toThrow(/ENOENT/);
+
+    const undo = ckpt(['restore', result.undo, '--yes', '--json']);
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(JSON.parse(undo.stdout).skipped).toEqual([]);
+    expect(await modeOf(ro)).toBe('555');
+    expect(await readFile(join(ro, 'f'), 'utf8')).toBe('two\n');
+    expect(await readFile(join(ro, 'g'), 'utf8')).toBe('new\n');
+    await expect(lstat(join(ro, 'gone'))).rejects.toThrow(/ENOENT/);
     expect(ckpt(['verify']).code).toBe(0);
   });
 });

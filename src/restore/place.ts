@@ -8,7 +8,7 @@
 // aside in its own folder (and of a replaced file's second name, made before the rename over it) and
 // the fsyncs: they run on the thread pool, several at once (DESIGN §10 "Restore speed"), because they
 // wait on the file system's journal and those waits overlap.
-import { type Stats, closeSync, constants, fchmodSync, linkSync, lstatSync, mkdirSync, renameSync, rmdirSync, symlinkSync, unlinkSync, writeSync } from 'node:fs';
+import { type Stats, chmodSync, closeSync, constants, fchmodSync, linkSync, lstatSync, mkdirSync, openSync, renameSync, rmdirSync, symlinkSync, unlinkSync, writeSync } from 'node:fs';
 import { chmod, lstat, open, unlink } from 'node:fs/promises';
 import { CkptError, isCkptError } from '../errors.js';
 import { dirname, join, relative } from 'node:path';
@@ -57,6 +57,8 @@ export async function placeEntries(
    * and the recovery capture still holds what was there. */
   const failed = (i: number, err: unknown): Outcome => ({ skipped: { path: entries[i]!.path, why: whyFailed(err) } });
   const flushes = new Flushes((i, err) => (outcomes[i] = failed(i, err)));
+  // Folders the plan gives back write or search permission get it first: their deletes come before them.
+  for (const entry of entries) if (entry.action === 'mkdir' && entry.mode !== undefined) openForPlacing(root, entry.path, entry.mode, seen?.get(entry.path));
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i]!;
     // An entry beneath a deleted path whose unlink is still in flight waits for it, and so does an
@@ -333,6 +335,43 @@ function removeEmptiedFolder(abs: string): boolean {
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
     return false;
+  }
+}
+
+/**
+ * A folder this restore gives back a mode with owner write or search permission that it lacks now
+ * (the agent's `chmod -w`; fsedge probe, 2026-12-06: its files were skipped `io: EACCES`) gets those
+ * bits before anything is placed in it, so that its entries can be put back; its recorded mode is set
+ * last, as for every folder (setFolderMode). Never through a symlink (parent chain checked, the folder
+ * opened O_NOFOLLOW|O_DIRECTORY; one its owner cannot read is re-checked by lstat), never a folder
+ * changed since the recovery capture looked (it is left as it is). A failure here is no failure of
+ * the restore: the entries inside report their own.
+ */
+function openForPlacing(root: string, path: string, recorded: number, seen: SeenFile | null | undefined): void {
+  try {
+    const chain = checkParentChainSync(root, path);
+    if (!chain.ok || chain.missing.length > 0) return;
+    const abs = join(root, path);
+    const info = lstatSync(abs, { throwIfNoEntry: false });
+    if (!info?.isDirectory() || (seen !== undefined && changedSinceSeen(info, seen))) return;
+    const missing = recorded & 0o300 & ~info.mode;
+    if (missing === 0) return;
+    const mode = (info.mode | missing) & 0o7777;
+    let fd;
+    try {
+      fd = openSync(abs, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EACCES') throw err;
+      if (lstatSync(abs).isDirectory()) chmodSync(abs, mode);
+      return;
+    }
+    try {
+      fchmodSync(fd, mode);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // left as it is: the entries inside report what they could not do
   }
 }
 
