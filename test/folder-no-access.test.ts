@@ -3,7 +3,8 @@
 // and gives it back a mode without read permission (a 0311 drop box) must not fail after its point
 // of no return (the folder flush opened it and got EACCES; recovery failed the same way on every
 // later command, for good); and the files in a folder the agent made read-only (`chmod -w`) are
-// put back by a restore to before, which gives the folder its write permission first.
+// put back by a restore to before, which gives the folder its write permission first; a folder its
+// owner may not search (`chmod -x`) makes a restore's look report what is beneath it, not fail IO.
 import { spawnSync } from 'node:child_process';
 import { chmod, lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 let dirs: TempDirs;
 beforeEach(async () => (dirs = await makeTempDirs('ckpt-no-access-')));
 afterEach(async () => {
-  for (const d of ['drop', 'ro']) await chmod(join(dirs.workspace, d), 0o755).catch(() => undefined);
+  for (const d of ['drop', 'ro', 'nox']) await chmod(join(dirs.workspace, d), 0o755).catch(() => undefined);
   await dirs.cleanup();
 });
 
@@ -96,6 +97,41 @@ describe('folders their owner cannot read', () => {
     expect(await readFile(join(ro, 'f'), 'utf8')).toBe('two\n');
     expect(await readFile(join(ro, 'g'), 'utf8')).toBe('new\n');
     await expect(lstat(join(ro, 'gone'))).rejects.toThrow(/ENOENT/);
+    expect(ckpt(['verify']).code).toBe(0);
+  });
+
+  it('a folder its owner may not search (644): restore, its dry run and diff report what is beneath it instead of failing IO', async () => {
+    const nox = join(dirs.workspace, 'nox');
+    await mkdir(nox);
+    await writeFile(join(nox, 'in.txt'), 'one\n');
+    await writeFile(join(dirs.workspace, 'top'), 't\n');
+    ok(['session', 'new']);
+    ok(['scan']);
+    ok(['turn']); // prompt 1
+    await writeFile(join(nox, 'in.txt'), 'two\n');
+    await chmod(nox, 0o644);
+    ok(['scan']);
+    ok(['turn']); // prompt 2: nox 644
+    await writeFile(join(dirs.workspace, 'top'), 't2\n');
+    ok(['scan']);
+    ok(['turn']); // prompt 3
+    const r = ckpt(['restore', '1', '--yes', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    ok(['restore', JSON.parse(r.stdout).undo, '--yes']);
+    expect(await modeOf(nox)).toBe('644');
+
+    for (const args of [['restore', '2', '--dry-run', '--json'], ['diff', '2', '--json'], ['restore', '1', '--dry-run', '--json']]) {
+      const run = ckpt(args);
+      expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(0);
+    }
+    const back = ckpt(['restore', '2', '--yes', '--json']);
+    expect(back.code, back.stderr).toBe(0);
+    expect(JSON.parse(back.stdout).skipped).toEqual([{ path: 'nox/in.txt', why: expect.stringMatching(/unreadable/) }]);
+    await chmod(nox, 0o755);
+    ok(['turn']);
+    ok(['restore', '1', '--yes']);
+    expect(await readFile(join(nox, 'in.txt'), 'utf8')).toBe('one\n');
+    expect(await readFile(join(dirs.workspace, 'top'), 'utf8')).toBe('t\n');
     expect(ckpt(['verify']).code).toBe(0);
   });
 });

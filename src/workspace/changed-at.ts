@@ -19,11 +19,26 @@ export function lstatQuiet(abs: string): Stats | undefined {
   }
 }
 
-/** The ctime of `rel` (workspace-relative), or of its nearest existing folder when it is absent; Infinity when none answers. */
+/**
+ * `lstatQuiet`, and `'unknown'` for a path beneath a folder its owner may not search (`chmod -x`,
+ * EACCES): nothing can be said of it, so a look takes it as changed and its read reports it skipped
+ * (a restore failed IO on it: fsedge probe, 2026-12-06).
+ */
+function lstatKnown(abs: string): Stats | undefined | 'unknown' {
+  try {
+    return lstatQuiet(abs);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EACCES') return 'unknown';
+    throw err;
+  }
+}
+
+/** The ctime of `rel` (workspace-relative), or of its nearest existing folder when it is absent; Infinity when none answers or it cannot be asked. */
 export function changedAt(root: string, rel: string): number {
   for (let p = rel; ; p = dirname(p)) {
-    const at = lstatQuiet(join(root, p === '.' ? '' : p))?.ctimeMs;
-    if (at !== undefined) return at;
+    const st = lstatKnown(join(root, p === '.' ? '' : p));
+    if (st === 'unknown') return Infinity;
+    if (st !== undefined) return st.ctimeMs;
     if (p === '.' || p === '') return Infinity;
   }
 }
@@ -39,13 +54,13 @@ export function foldersChangedAt(root: string, rel: string): number {
   return latest;
 }
 
-/** The folders above `rel` that exist, nearest first, with their ctimes ('' is the root). */
+/** The folders above `rel` that exist, nearest first, with their ctimes ('' is the root); one that cannot be asked (EACCES) is left out. */
 export function foldersAbove(root: string, rel: string): { dir: string; ctimeMs: number }[] {
   const out: { dir: string; ctimeMs: number }[] = [];
   for (let p = dirname(rel); ; p = dirname(p)) {
     const dir = p === '.' || p === '/' ? '' : p;
-    const st = lstatQuiet(join(root, dir));
-    if (st?.isDirectory()) out.push({ dir, ctimeMs: st.ctimeMs });
+    const st = lstatKnown(join(root, dir));
+    if (st !== 'unknown' && st?.isDirectory()) out.push({ dir, ctimeMs: st.ctimeMs });
     if (dir === '') return out;
   }
 }
