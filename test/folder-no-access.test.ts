@@ -134,4 +134,39 @@ describe('folders their owner cannot read', () => {
     expect(await readFile(join(dirs.workspace, 'top'), 'utf8')).toBe('t\n');
     expect(ckpt(['verify']).code).toBe(0);
   });
+
+  it('a folder read-only at the tag whose files the agent changed (chmod 755, edit, chmod 511): restored inside, and 555 again', async () => {
+    const d = join(dirs.workspace, 'ro');
+    await mkdir(d);
+    await writeFile(join(d, 'f1'), 'one\n');
+    await writeFile(join(d, 'f2'), 'two\n');
+    ok(['session', 'new']);
+    ok(['scan']);
+    ok(['turn']);
+    await writeFile(join(d, 'f1'), 'ONE\n');
+    const { rm } = await import('node:fs/promises');
+    await rm(join(d, 'f2'));
+    await chmod(d, 0o555);
+    ok(['scan']);
+    ok(['turn']); // prompt 2: ro is 555
+    await chmod(d, 0o755);
+    await writeFile(join(d, 'f1'), 'UNO\n');
+    await writeFile(join(d, 'f4'), 'new\n');
+    await chmod(d, 0o511);
+    ok(['scan']);
+    ok(['turn']);
+
+    const r = ckpt(['restore', '2', '--yes', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).skipped).toEqual([]);
+    expect(await modeOf(d)).toBe('555');
+    expect(await readFile(join(d, 'f1'), 'utf8')).toBe('ONE\n');
+    await expect(lstat(join(d, 'f4'))).rejects.toThrow(/ENOENT/);
+    const undo = ckpt(['restore', JSON.parse(r.stdout).undo, '--yes', '--json']);
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(JSON.parse(undo.stdout).skipped).toEqual([]);
+    expect(await modeOf(d)).toBe('511');
+    expect(await readFile(join(d, 'f4'), 'utf8')).toBe('new\n');
+    expect(ckpt(['verify']).code).toBe(0);
+  });
 });

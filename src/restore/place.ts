@@ -57,8 +57,12 @@ export async function placeEntries(
    * and the recovery capture still holds what was there. */
   const failed = (i: number, err: unknown): Outcome => ({ skipped: { path: entries[i]!.path, why: whyFailed(err) } });
   const flushes = new Flushes((i, err) => (outcomes[i] = failed(i, err)));
-  // Folders the plan gives back write or search permission get it first: their deletes come before them.
-  for (const entry of entries) if (entry.action === 'mkdir' && entry.mode !== undefined) openForPlacing(root, entry.path, entry.mode, seen?.get(entry.path));
+  // Folders the plan gives a mode get the write and search permission it needs to place in them first
+  // (their deletes come before them); the planned mode, set last, takes back what it does not hold.
+  const parents = new Set(entries.flatMap((e) => ancestorsOf(e.path)));
+  for (const entry of entries) {
+    if (entry.action === 'mkdir' && entry.mode !== undefined) openForPlacing(root, entry.path, parents.has(entry.path) ? 0o300 : entry.mode, seen?.get(entry.path));
+  }
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i]!;
     // An entry beneath a deleted path whose unlink is still in flight waits for it, and so does an
@@ -339,22 +343,24 @@ function removeEmptiedFolder(abs: string): boolean {
 }
 
 /**
- * A folder this restore gives back a mode with owner write or search permission that it lacks now
- * (the agent's `chmod -w`; fsedge probe, 2026-12-06: its files were skipped `io: EACCES`) gets those
- * bits before anything is placed in it, so that its entries can be put back; its recorded mode is set
- * last, as for every folder (setFolderMode). Never through a symlink (parent chain checked, the folder
- * opened O_NOFOLLOW|O_DIRECTORY; one its owner cannot read is re-checked by lstat), never a folder
- * changed since the recovery capture looked (it is left as it is). A failure here is no failure of
- * the restore: the entries inside report their own.
+ * A folder this restore gives a mode gets the owner write and search bits of `wanted` that it lacks
+ * now before anything is placed in it — all of them when the plan places entries beneath it (a folder
+ * read-only at the tag whose files the agent changed), else those its recorded mode holds (the agent's
+ * `chmod -w`; fsedge probe, 2026-12-06: the files inside were skipped `io: EACCES`). Its planned mode is
+ * set last, as for every folder (setFolderMode), so it ends exactly as recorded, also when recovery
+ * finishes the restore. Never through a symlink (parent chain checked, the folder opened
+ * O_NOFOLLOW|O_DIRECTORY; one its owner cannot read is re-checked by lstat), never a folder changed
+ * since the recovery capture looked (it is left as it is). A failure here is no failure of the
+ * restore: the entries inside report their own.
  */
-function openForPlacing(root: string, path: string, recorded: number, seen: SeenFile | null | undefined): void {
+function openForPlacing(root: string, path: string, wanted: number, seen: SeenFile | null | undefined): void {
   try {
     const chain = checkParentChainSync(root, path);
     if (!chain.ok || chain.missing.length > 0) return;
     const abs = join(root, path);
     const info = lstatSync(abs, { throwIfNoEntry: false });
     if (!info?.isDirectory() || (seen !== undefined && changedSinceSeen(info, seen))) return;
-    const missing = recorded & 0o300 & ~info.mode;
+    const missing = wanted & 0o300 & ~info.mode;
     if (missing === 0) return;
     const mode = (info.mode | missing) & 0o7777;
     let fd;
