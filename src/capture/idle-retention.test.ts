@@ -60,8 +60,11 @@ describe('sessions left behind', () => {
 
   it('look once per IDLE_PASS_EVERY_MS per workspace (a marker), and not with retention off', async () => {
     const a = await ws.create({ id: 'a' });
-    const b = await ws.create({ id: 'b' });
     await history(a, 2);
+    // Alone in its workspace: nothing to look at, nothing written.
+    expect(await retireIdleSessions(a, { olderThanMs: DAY }, Date.now() + 2 * DAY)).toEqual([]);
+    await expect(readFile(markerPath(), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+    const b = await ws.create({ id: 'b' });
     const later = Date.now() + 2 * DAY;
     expect(await retireIdleSessions(b, false, later)).toEqual([]);
     expect(await retireIdleSessions(b, { keepTurns: 100 }, later)).toEqual([]); // nothing to retire by count

@@ -50,6 +50,9 @@ async function readMarker(session: SessionHandle, now: number): Promise<Marker |
  */
 export async function retireIdleSessions(session: SessionHandle, policy: RetentionPolicy | false, now = Date.now(), budgetMs = IDLE_PASS_BUDGET_MS): Promise<string[]> {
   if (!policy || session.ctx.workspace.foreign || (policy.keepTurns === undefined && policy.olderThanMs === undefined && policy.keepCheckpoints === undefined)) return [];
+  // A workspace of one session (the common case) has nothing to look at, and nothing is written.
+  const ids = (await session.ctx.backend.children(`${session.ctx.workspace.key}/sessions`)).filter((id) => id !== session.id);
+  if (ids.length === 0) return [];
   const marker = await readMarker(session, now);
   if (marker && marker.from === undefined && now - marker.at < passEvery(policy)) return [];
   const mark = (m: Marker) => session.ctx.backend.write(markerKey(session), Buffer.from(JSON.stringify(m)), { durable: false });
@@ -57,11 +60,9 @@ export async function retireIdleSessions(session: SessionHandle, policy: Retenti
   // marker lost to a crash only makes the next turn look again.
   await mark({ at: now });
   const started = performance.now();
-  const ids = await session.ctx.backend.children(`${session.ctx.workspace.key}/sessions`);
   const retired: string[] = [];
   let looked = 0;
   for (const id of marker?.from !== undefined ? ids.filter((i) => i >= marker.from!) : ids) {
-    if (id === session.id) continue;
     if (looked > 0 && performance.now() - started > budgetMs) {
       await mark({ at: now, from: id });
       break;
