@@ -33,6 +33,10 @@ const login = async (c: string): Promise<Response> => fetch(`${daemon.url}/login
 describe('web login', () => {
   it('exchanges a code once for an HttpOnly SameSite=Strict cookie and a redirect without the code', async () => {
     const c = await code();
+    // A HEAD (a link preview, a prefetch) neither spends the code nor signs in.
+    const head = await fetch(`${daemon.url}/login?code=${encodeURIComponent(c)}`, { method: 'HEAD', redirect: 'manual' });
+    expect([head.status, head.headers.get('set-cookie')]).toEqual([200, null]);
+    expect((await fetch(`${daemon.url}/login?code=nope`, { method: 'HEAD' })).status).toBe(401);
     const res = await login(c);
     expect(res.status).toBe(303);
     // The page key rides in the fragment (issue 27): the cookie alone opens no API route.

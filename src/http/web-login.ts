@@ -96,6 +96,9 @@ export function createWebLogin(): WebLogin {
         if (!ownUser((c.env as { incoming?: { socket?: PeerSocket } } | undefined)?.incoming?.socket)) {
           return c.html(otherUserPage(), 403);
         }
+        // HEAD (a link preview, a prefetch) changes nothing, as every GET-like request: it says whether
+        // the code is good without spending it or signing anyone in (a probe, 2026-12-06: it spent it).
+        if (c.req.method === 'HEAD') return c.body(null, code && takeFrom(codes, code, false) ? 200 : 401);
         if (!code || !takeFrom(codes, code, true)) {
           return c.html(loginFailedPage(), 401);
         }
