@@ -16,6 +16,7 @@ import { readImage } from '../workspace/read-image.js';
 import { resolveBeneath } from '../workspace/resolve-path.js';
 import { storeBeneath } from '../workspace/ignore-rules.js';
 import { withWarnings } from '../session/warnings.js';
+import { afterAnswerIdle } from '../session/after-call.js';
 import { createInlineSink, type InlineSink } from '../storage/inline-store.js';
 import type { InlineBlobs } from '../format/inline-blobs.js';
 import { detectConflicts, ownerReader } from './owner-index.js';
@@ -259,8 +260,7 @@ export async function capture(
  */
 export function spillAfterCommit(session: SessionHandle, sink: InlineSink): void {
   if (!sink.inline()) return;
-  const { deferIdle, defer } = session.ctx.options;
-  (deferIdle ?? defer ?? session.ctx.afterCall.add)(() => sink.spill());
+  afterAnswerIdle(session.ctx, () => sink.spill());
 }
 
 /** How many ancestors of `rel` (below the root) do not exist: those a restore may remove again. */

@@ -9,7 +9,7 @@
 import type { RetentionPolicy } from '../context.js';
 import { isCkptError } from '../errors.js';
 import { appendWithHotState, loadHotState } from '../session/hot-snapshot.js';
-import { retentionEventFromIndex } from '../session/retention.js';
+import { retains, retentionEventFromIndex } from '../session/retention.js';
 import { SessionHandle } from '../session/session-handle.js';
 import { assertSessionId } from '../session/session-id.js';
 
@@ -49,7 +49,7 @@ async function readMarker(session: SessionHandle, now: number): Promise<Marker |
  * taken up at the next turn, from where it stopped, whatever the interval.
  */
 export async function retireIdleSessions(session: SessionHandle, policy: RetentionPolicy | false, now = Date.now(), budgetMs = IDLE_PASS_BUDGET_MS): Promise<string[]> {
-  if (!policy || session.ctx.workspace.foreign || (policy.keepTurns === undefined && policy.olderThanMs === undefined && policy.keepCheckpoints === undefined)) return [];
+  if (!retains(policy) || session.ctx.workspace.foreign) return [];
   // A workspace of one session (the common case) has nothing to look at, and nothing is written.
   const ids = (await session.ctx.backend.children(`${session.ctx.workspace.key}/sessions`)).filter((id) => id !== session.id);
   if (ids.length === 0) return [];

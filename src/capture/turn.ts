@@ -3,7 +3,8 @@
 import { CkptError } from '../errors.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { appendWithHotState, loadHotState } from '../session/hot-snapshot.js';
-import { resolveRetention, retentionEventFromIndex } from '../session/retention.js';
+import { resolveRetention, retains, retentionEventFromIndex } from '../session/retention.js';
+import { afterAnswerIdle } from '../session/after-call.js';
 import { withWarnings } from '../session/warnings.js';
 import { retireIdleSessions } from './idle-retention.js';
 
@@ -41,9 +42,6 @@ export async function startTurn(session: SessionHandle, options: TurnOptions = {
     return { turn, tag: String(turn), seq: stored!.seq };
   }, { warnings });
   // The workspace's sessions left behind retire by the same policy, after the answer (idle-retention.ts).
-  if (retention) {
-    const { deferIdle, defer } = session.ctx.options;
-    (deferIdle ?? defer ?? session.ctx.afterCall.add)(async () => void (await retireIdleSessions(session, retention)));
-  }
+  if (retains(retention)) afterAnswerIdle(session.ctx, async () => void (await retireIdleSessions(session, retention)));
   return withWarnings(result, warnings);
 }

@@ -6,7 +6,7 @@
 // Every store has one (`StoreContext.afterCall`, drained by `store.close()`); `ckpt serve` runs its own
 // behind its answers (`CkptOptions.defer`) and a second one whose items wait until no hook is being
 // answered (`CkptOptions.deferIdle`, http/quiet-gate.ts).
-import type { AfterCallQueue } from '../context.js';
+import type { AfterCallQueue, StoreContext } from '../context.js';
 
 const nextTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -32,4 +32,13 @@ export function createAfterCallQueue(onError: (err: unknown) => void, wait: (sin
       }
     },
   };
+}
+
+/**
+ * Queues work nothing another process waits for: a daemon's idle queue (CkptOptions.deferIdle), else
+ * its answer queue (defer), else the store's own (StoreContext.afterCall).
+ */
+export function afterAnswerIdle(ctx: Pick<StoreContext, 'options' | 'afterCall'>, work: () => Promise<void>): void {
+  const { deferIdle, defer } = ctx.options;
+  (deferIdle ?? defer ?? ctx.afterCall.add)(work);
 }

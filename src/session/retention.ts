@@ -133,9 +133,14 @@ export function prunePointFromIndex(index: Readonly<RetentionIndex>, options: Pr
   return before;
 }
 
+/** Whether `policy` retires anything at all (off, or no limit set: it does not). */
+export function retains(policy: RetentionPolicy | false | undefined): policy is RetentionPolicy {
+  return !!policy && (policy.keepTurns !== undefined || policy.olderThanMs !== undefined || policy.keepCheckpoints !== undefined);
+}
+
 /** retentionEvent from a retention index: what a turn's start appends, reading no log. */
 export function retentionEventFromIndex(index: Readonly<RetentionIndex>, policy: RetentionPolicy | false, now = Date.now()): NewEvent | undefined {
-  if (!policy || (policy.keepTurns === undefined && policy.olderThanMs === undefined && policy.keepCheckpoints === undefined)) return undefined;
+  if (!retains(policy)) return undefined;
   const before = prunePointFromIndex(index, { ...policy, now });
   if (before <= index.prunedThrough) return undefined;
   return { ...pruneEventFields(before, policy), auto: true };
@@ -171,7 +176,7 @@ export function resolveRetention(configured: RetentionPolicy | false | undefined
 
 /** Pure: the prune event the automatic policy wants after `events` (called when a turn starts). */
 export function retentionEvent(events: readonly EventBase[], policy: RetentionPolicy | false, now = Date.now()): NewEvent | undefined {
-  if (!policy || (policy.keepTurns === undefined && policy.olderThanMs === undefined && policy.keepCheckpoints === undefined)) return undefined;
+  if (!retains(policy)) return undefined;
   const event = pruneEvent(events, { ...policy, now });
   return event && { ...event, auto: true };
 }
