@@ -135,6 +135,43 @@ describe('folders their owner cannot read', () => {
     expect(ckpt(['verify']).code).toBe(0);
   });
 
+  it('a folder its owner may not list (311): what ckpt knows inside is looked at by name, so restore N puts back the edits made before the chmod; what it never saw stays', async () => {
+    const d = join(dirs.workspace, 'drop');
+    await mkdir(join(d, 'sub'), { recursive: true });
+    await writeFile(join(d, 'f'), 'one\n');
+    await writeFile(join(d, 'g'), 'here\n');
+    await writeFile(join(d, 'sub', 'h'), 'h1\n');
+    ok(['session', 'new']);
+    ok(['scan']);
+    ok(['turn']); // prompt 1
+    await writeFile(join(d, 'f'), 'two\n');
+    const { rm } = await import('node:fs/promises');
+    await rm(join(d, 'g'));
+    await writeFile(join(d, 'sub', 'h'), 'h2\n');
+    await writeFile(join(d, 'unseen'), 'made while it could be listed, never scanned\n');
+    await chmod(d, 0o311);
+    const scan = JSON.parse(ok(['scan', '--json']).stdout);
+    expect(scan.files.map((f: { path: string; change: string }) => `${f.change} ${f.path}`).sort()).toEqual(['deleted drop/g', 'mode drop', 'modified drop/f', 'modified drop/sub/h']);
+    ok(['turn']); // prompt 2
+
+    const r = ckpt(['restore', '1', '--yes', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(await modeOf(d)).toBe('755');
+    expect(await readFile(join(d, 'f'), 'utf8')).toBe('one\n');
+    expect(await readFile(join(d, 'g'), 'utf8')).toBe('here\n');
+    expect(await readFile(join(d, 'sub', 'h'), 'utf8')).toBe('h1\n');
+    expect(await readFile(join(d, 'unseen'), 'utf8')).toMatch(/never scanned/); // adopted when seen, never deleted
+    const undo = ckpt(['restore', JSON.parse(r.stdout).undo, '--yes', '--json']);
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(await modeOf(d)).toBe('311');
+    await chmod(d, 0o755);
+    expect(await readFile(join(d, 'f'), 'utf8')).toBe('two\n');
+    await expect(lstat(join(d, 'g'))).rejects.toThrow(/ENOENT/);
+    expect(await readFile(join(d, 'sub', 'h'), 'utf8')).toBe('h2\n');
+    expect(await readFile(join(d, 'unseen'), 'utf8')).toMatch(/never scanned/);
+    expect(ckpt(['verify']).code).toBe(0);
+  });
+
   it('a folder read-only at the tag whose files the agent changed (chmod 755, edit, chmod 511): restored inside, and 555 again', async () => {
     const d = join(dirs.workspace, 'ro');
     await mkdir(d);

@@ -114,8 +114,10 @@ export function compareWithKnown(input: CompareInput): CompareResult {
   // A folder that could not be listed hides what it holds: what is found there later was not
   // recorded before, so it is adopted (never "created": a restore must not delete what ckpt could not see).
   const unreadableDirs = new Set(walk.unreadable.map((u) => u.path));
+  // So does one whose known names were looked at one by one (walk.ts): only those are compared.
   next.unbaselined = [
     ...walk.pending.filter((d) => baseline || within(unbaselined, d, true) || unreadableDirs.has(d)),
+    ...walk.unlisted,
     ...[...unbaselined].filter((d) => within(pendingDirs, d, true) && !pendingDirs.has(d)),
   ];
   const handled = new Set<string>();

@@ -100,6 +100,23 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
     return -1;
   };
   const dirPrevSlot: number[] = [];
+  // For folders that cannot be listed (rare): every name ckpt knows, by folder, made on first need.
+  let namesByDir: Map<string, string[]> | undefined;
+  const knownNames = (rel: string): string[] => {
+    if (!namesByDir) {
+      namesByDir = new Map();
+      const add = (path: string): void => {
+        const cut = path.lastIndexOf('/');
+        const dir = cut < 0 ? '' : path.slice(0, cut);
+        const list = namesByDir!.get(dir);
+        if (list) list.push(path.slice(cut + 1));
+        else namesByDir!.set(dir, [path.slice(cut + 1)]);
+      };
+      for (let j = 0; j < (prev?.count ?? 0); j++) add(prev!.paths[j] as string);
+      for (const path of owners.keys()) if (!prev || prev.slotOf(path) < 0) add(path);
+    }
+    return namesByDir.get(rel) ?? [];
+  };
   const st = { size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0, mode: 0 };
   let walk: WalkResult;
   try {
@@ -113,6 +130,7 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
       },
       {
         known: prev ? knownSlot : () => -1,
+        knownNames,
         enterDir(rel, token) {
           childStart = next.count;
           if (gitByFolder) gitNames = gitTable!.folderNames(rel);

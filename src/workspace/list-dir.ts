@@ -54,6 +54,28 @@ export function listDir(dirAbs: string): DirListing {
   return { names, stats };
 }
 
+/**
+ * The lstat numbers of `names` in a folder that cannot be listed, found by name: names that are not
+ * there are left out. Undefined when any lookup fails otherwise (the folder may not be searched either).
+ */
+export function statNames(dirAbs: string, names: readonly string[]): DirListing | undefined {
+  const found: string[] = [];
+  const stats: number[] = [];
+  for (const name of names) {
+    let st;
+    try {
+      st = lstatSync(`${dirAbs}/${name}`, LSTAT_OPTIONS);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') continue;
+      return undefined;
+    }
+    if (st === undefined) continue;
+    found.push(name);
+    stats.push(st.size, st.mtimeMs, st.ctimeMs, st.ino, st.mode);
+  }
+  return { names: found, stats: Float64Array.from(stats) };
+}
+
 /** Contents of a batch of files read on the worker: file i is `data[offsets[i] .. offsets[i] + lengths[i])`. */
 export interface ReadBatch {
   data: Uint8Array;

@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import { DEFAULT_IGNORED_DIRS, IGNORE_FILE_NAMES, readText, type IgnoreRules, type RuleFrame } from './ignore-rules.js';
 import { isStageName } from './stage-name.js';
-import { listDir, MISSING, STAT_FIELDS, UNREADABLE, type DirListing, type ListPool } from './list-dir.js';
+import { listDir, statNames, MISSING, STAT_FIELDS, UNREADABLE, type DirListing, type ListPool } from './list-dir.js';
 
 export type EntryKind = 'file' | 'symlink';
 
@@ -35,6 +35,11 @@ export interface WalkVisitor {
    * token handed back to enterDir/leaveDir.
    */
   dir(rel: string, slot: number, mode: number): number;
+  /**
+   * Names the caller knows in folder `rel` (its previous index, newer records): looked at one by one
+   * when the folder cannot be listed but may be searched (a 0311 drop box).
+   */
+  knownNames?(rel: string): string[];
 }
 
 export interface WalkOptions {
@@ -54,8 +59,13 @@ export interface WalkOptions {
 export interface WalkResult {
   /** Folders listed but not visited because the deadline passed or they could not be read. */
   pending: string[];
-  /** Why a pending folder was not read (absent: the deadline). */
+  /** Why a folder could not be listed (the deadline aside): pending, or in `unlisted`. */
   unreadable: { path: string; why: string }[];
+  /**
+   * Folders that could not be listed but whose known names were looked at one by one: visited with
+   * those found (what is new there stays unseen), not pending.
+   */
+  unlisted: string[];
   /** Ignored folders (not entered) and ignored files seen. */
   ignoredDirs: string[];
   ignoredFiles: string[];
@@ -91,6 +101,7 @@ export async function walkWorkspace(options: WalkOptions, visitor: WalkVisitor):
   const result: WalkResult = {
     pending: [],
     unreadable: [],
+    unlisted: [],
     ignoredDirs: [],
     ignoredFiles: [],
     ruleTexts: new Map(),
@@ -108,9 +119,17 @@ export async function walkWorkspace(options: WalkOptions, visitor: WalkVisitor):
     if (listing.error !== undefined) {
       // Gone since its parent was listed: its former content is deleted, which the caller sees.
       if (listing.error === 'ENOENT' || listing.error === 'ENOTDIR') return;
-      result.pending.push(top.rel);
       result.unreadable.push({ path: top.rel, why: `unreadable: ${listing.error}` });
-      return;
+      // A folder that may be searched but not listed still shows what ckpt knows there, by name: an
+      // edit inside a 0311 folder is not hidden (fsedge probe, 2026-12-06).
+      const names = visitor.knownNames?.(top.rel);
+      const byName = names && names.length > 0 ? statNames(absOf(top.rel), names) : undefined;
+      if (!byName) {
+        result.pending.push(top.rel);
+        return;
+      }
+      result.unlisted.push(top.rel);
+      listing = byName;
     }
     result.dirs++;
     const dirAbs = absOf(top.rel);
