@@ -1,6 +1,7 @@
 // Workspace scans (issue 4): the baseline, each kind of shell effect captured as ONE capture + settle
 // and undone by a restore, ignore rules (never captured, never touched), the baseline shared by two
 // sessions, settles not recorded twice, the size cap, and the time budget.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { chmod, lstat, mkdir, readFile, rename, stat, utimes, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -392,5 +393,41 @@ describe('sharing, size cap, budget', () => {
       ['many/d1/g1.txt', 'modified'],
     ]);
     expect(await readFile(w.at('f1.txt'), 'utf8')).toBe('c1');
+  });
+});
+
+describe('sockets, FIFOs and devices', () => {
+  const mkfifo = (abs: string) => execFileSync('mkfifo', [abs]);
+
+  it('are paths ckpt cannot store, not absences: a file that takes a FIFO\'s place is not "created", and a restore to before leaves it (fsedge probe)', async () => {
+    const w = await world();
+    await w.write('a.txt', 'alpha');
+    await w.write('k', 'keep');
+    mkfifo(w.at('p'));
+    const first = await scan(w.session);
+    expect(first.skipped).toEqual([{ path: 'p', why: 'not-regular' }]);
+    await startTurn(w.session); // prompt 1: p a FIFO, k a file
+    await w.remove('p');
+    await w.write('p', 'now a file');
+    await w.remove('k');
+    mkfifo(w.at('k'));
+    // A watched scan that is told of them hands over to the full walk, which records the same.
+    const r = await scan(w.session, { changedPaths: async () => new Set(['p', 'k']) });
+    expect(r.watched).toBeUndefined();
+    expect(r.files.map((f) => [f.path, f.change, f.state])).toEqual([
+      ['k', 'modified', 'skipped'],
+      ['p', 'modified', 'file'],
+    ]);
+    await startTurn(w.session);
+    const res = await restore(w.session, '1', { force: true });
+    expect(res.deleted).toEqual([]);
+    expect(res.skipped.map((s) => s.path).sort()).toEqual(['k', 'p']);
+    expect(await readFile(w.at('p'), 'utf8')).toBe('now a file');
+    expect((await lstat(w.at('k'))).isFIFO()).toBe(true);
+    // A new FIFO is reported, not recorded.
+    mkfifo(w.at('q'));
+    const later = await scan(w.session);
+    expect(later.files).toEqual([]);
+    expect(later.skipped).toContainEqual({ path: 'q', why: 'not-regular' });
   });
 });

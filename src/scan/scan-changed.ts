@@ -94,10 +94,12 @@ export async function scanChanged(session: SessionHandle, touched: ReadonlySet<s
     // Its folder gone (moved or removed by hand, not among the touched paths): the full scan records it.
     if (parent !== '' && !probe.isDir(parent)) return undefined;
     if ((st !== undefined && st.isDirectory()) || (slot >= 0 && prev.kind[slot] === KIND_DIR) || owners.get(path)?.state === 'dir') return undefined;
-    if (st === undefined || (!st.isFile() && !st.isSymbolicLink() && !st.isDirectory())) {
-      gone(path, slot); // absent, or a socket/fifo/device the walk passes over
+    if (st === undefined) {
+      gone(path, slot);
       continue;
     }
+    // A socket, FIFO or device: the full scan records it as a path it cannot store (scan-walk.ts).
+    if (!st.isFile() && !st.isSymbolicLink() && !st.isDirectory()) return undefined;
     if (st.isDirectory()) {
       // The walk enters a folder where a file was (its former slot counts as seen): only an owner
       // record of the path makes it a deletion.

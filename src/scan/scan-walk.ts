@@ -166,11 +166,17 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
         },
         entry(rel, abs, stats, o, slot, name) {
           const size = stats[o] as number;
-          if (size === UNREADABLE) {
+          const type = (stats[o + 4] as number) & 0o170000;
+          const kind = size === UNREADABLE ? -1 : type === 0o100000 ? KIND_FILE : type === 0o120000 ? KIND_SYMLINK : -1;
+          if (kind < 0) {
+            // Unreadable, or a socket, FIFO or device: nothing ckpt can record or restore, but a path that
+            // is there (as a tool's capture records it): a file that takes its place later is not "created"
+            // (a restore to before would delete it), and one that gives way to it is not "deleted".
+            const why = size === UNREADABLE ? 'unreadable' : 'not-regular';
             if (slot >= 0) seenPrev[slot] = 1;
             const i = next.push(rel, KIND_SKIPPED, undefined);
-            next.why.set(i, 'unreadable');
-            skipped.push({ path: rel, why: 'unreadable' });
+            next.why.set(i, why);
+            skipped.push({ path: rel, why });
             work.push(i);
             workPrev.push(slot);
             workAbs.push(abs);
@@ -181,9 +187,6 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
           st.ctimeMs = stats[o + 2] as number;
           st.ino = stats[o + 3] as number;
           st.mode = stats[o + 4] as number;
-          const type = st.mode & 0o170000;
-          const kind = type === 0o100000 ? KIND_FILE : type === 0o120000 ? KIND_SYMLINK : -1;
-          if (kind < 0) return; // sockets, fifos, devices: nothing ckpt can record or restore
           scanned++;
           if (slot >= 0) seenPrev[slot] = 1;
           // The previous index's string for a known path (equal to rel): rel, just built, then dies young
