@@ -172,6 +172,41 @@ describe('folders their owner cannot read', () => {
     expect(ckpt(['verify']).code).toBe(0);
   });
 
+  it('a folder read-only at the tag and now, whose files one step changed (chmod 755, edit, chmod 555): restored inside, 555 throughout', async () => {
+    const d = join(dirs.workspace, 'ro');
+    await mkdir(d);
+    await writeFile(join(d, 'f1'), 'one\n');
+    await writeFile(join(d, 'f2'), 'two\n');
+    await chmod(d, 0o555);
+    ok(['session', 'new']);
+    ok(['scan']);
+    ok(['turn']); // prompt 1: ro is 555
+    await chmod(d, 0o755);
+    await writeFile(join(d, 'f1'), 'UNO\n');
+    const { rm } = await import('node:fs/promises');
+    await rm(join(d, 'f2'));
+    await writeFile(join(d, 'f3'), 'new\n');
+    await chmod(d, 0o555);
+    ok(['scan']);
+    ok(['turn']);
+
+    const r = ckpt(['restore', '1', '--yes', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).skipped).toEqual([]);
+    expect(await modeOf(d)).toBe('555');
+    expect(await readFile(join(d, 'f1'), 'utf8')).toBe('one\n');
+    expect(await readFile(join(d, 'f2'), 'utf8')).toBe('two\n');
+    await expect(lstat(join(d, 'f3'))).rejects.toThrow(/ENOENT/);
+    const undo = ckpt(['restore', JSON.parse(r.stdout).undo, '--yes', '--json']);
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(JSON.parse(undo.stdout).skipped).toEqual([]);
+    expect(await modeOf(d)).toBe('555');
+    expect(await readFile(join(d, 'f1'), 'utf8')).toBe('UNO\n');
+    expect(await readFile(join(d, 'f3'), 'utf8')).toBe('new\n');
+    await expect(lstat(join(d, 'f2'))).rejects.toThrow(/ENOENT/);
+    expect(ckpt(['verify']).code).toBe(0);
+  });
+
   it('a folder read-only at the tag whose files the agent changed (chmod 755, edit, chmod 511): restored inside, and 555 again', async () => {
     const d = join(dirs.workspace, 'ro');
     await mkdir(d);

@@ -2,12 +2,12 @@
 // through real folders. Every ancestor beneath the root is `lstat`ed: a symlink or a file where a
 // folder should be blocks the path (it is skipped, never written through). Also the small filesystem
 // helpers the restore steps share: bounded parallel map, directory fsync, parent-chain checks.
-import { lstatSync } from 'node:fs';
+import { accessSync, constants, lstatSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readImage } from '../workspace/read-image.js';
 import type { KeptContent } from './kept-content.js';
-import { WHY, type PresentImage } from './plan-restore.js';
+import { comparePlanOrder, WHY, type PresentImage, type RestorePlan } from './plan-restore.js';
 
 /** Workspace-relative ancestors of `rel`, outermost first (`a/b/c` -> `a`, `a/b`). */
 export function ancestorsOf(rel: string): string[] {
@@ -105,5 +105,41 @@ export async function fsyncDir(abs: string): Promise<void> {
     await handle.sync();
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * Folders above planned entries that their owner may not write in or search now (a folder read-only at
+ * the tag and now, whose files changed in between: `chmod 755; edit; chmod 555` in one step) and that
+ * the plan does not give a mode: each gets an entry of its own that pins the mode it has, so placing
+ * lends it the bits it lacks first and gives this mode back last — in recovery too (the plan is
+ * journaled), and the recovery capture records it (its present image joins `present`). Only real
+ * folders through real folders; the plan's order is kept.
+ */
+export async function pinLockedFolders(root: string, plan: RestorePlan, present: Map<string, PresentImage>, maxBytes: number): Promise<void> {
+  const planned = new Set(plan.entries.map((e) => e.path));
+  const folders = new Set<string>();
+  for (const e of plan.entries) for (const a of ancestorsOf(e.path)) if (!planned.has(a)) folders.add(a);
+  let pinned = false;
+  for (const dir of folders) {
+    const info = lstatSync(join(root, dir), { throwIfNoEntry: false });
+    if (!info?.isDirectory() || (info.mode & 0o300) === 0o300 || canPlaceIn(join(root, dir))) continue;
+    const image = await readPresent(root, dir, maxBytes);
+    if (image.state !== 'dir' || image.mode === undefined) continue;
+    present.set(dir, image);
+    plan.entries.push({ path: dir, action: 'mkdir', mode: image.mode & 0o7777 });
+    plan.unchanged = plan.unchanged.filter((p) => p !== dir);
+    pinned = true;
+  }
+  if (pinned) plan.entries.sort(comparePlanOrder);
+}
+
+/** Whether this process may create and remove names in `abs` (root may in a 555 folder: nothing to pin). */
+function canPlaceIn(abs: string): boolean {
+  try {
+    accessSync(abs, constants.W_OK | constants.X_OK);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -17,7 +17,7 @@ import { sameImage } from '../workspace/read-image.js';
 import { ownerImage, readOwners } from '../capture/owner-index.js';
 import { applyRestore, type RestoreResult } from './apply-restore.js';
 import { candidatePaths, planRestore, type RestorePlan } from './plan-restore.js';
-import { readPresentImages } from './present.js';
+import { pinLockedFolders, readPresentImages } from './present.js';
 import { keepContent, type KeptContent } from './kept-content.js';
 import { recoverInTx } from './recover.js';
 import { withOutsideLook, type OutsideLook } from '../scan/look-outside.js';
@@ -113,6 +113,7 @@ export async function planAgainstWorkspace(
   for (const image of outside?.before ?? []) known.set(image.path, isDrift.has(image.path) ? image : null);
   if (outside) captures.push(lookCapture(outside.before));
   const plan = planRestore({ events: { captures, known }, toSeq, position, paths: filter, present, otherWrites });
+  await pinLockedFolders(session.workspaceRoot, plan, present, session.ctx.options.maxBlobBytes);
   return { plan, present, sources, ...(outside ? { look: outside } : {}) };
 }
 
