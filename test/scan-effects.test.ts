@@ -424,10 +424,29 @@ describe('sockets, FIFOs and devices', () => {
     expect(res.skipped.map((s) => s.path).sort()).toEqual(['k', 'p']);
     expect(await readFile(w.at('p'), 'utf8')).toBe('now a file');
     expect((await lstat(w.at('k'))).isFIFO()).toBe(true);
-    // A new FIFO is reported, not recorded.
+  });
+
+  it('a FIFO made where nothing was is recorded, so a file that replaces it goes when a restore goes back to before both', async () => {
+    const w = await world();
+    await w.write('a.txt', 'alpha');
+    await scan(w.session);
+    await startTurn(w.session); // prompt 1: no q
     mkfifo(w.at('q'));
-    const later = await scan(w.session);
-    expect(later.files).toEqual([]);
-    expect(later.skipped).toContainEqual({ path: 'q', why: 'not-regular' });
+    const made = await scan(w.session);
+    expect(made.files.map((f) => [f.path, f.change, f.state])).toEqual([['q', 'created', 'skipped']]);
+    expect(made.skipped).toContainEqual({ path: 'q', why: 'not-regular' });
+    await startTurn(w.session); // prompt 2: q a FIFO
+    // A restore to before it leaves the FIFO (it could not go into the recovery capture) and says so.
+    const back = await restore(w.session, '1', { dryRun: true });
+    expect(back.skipped).toEqual([{ path: 'q', why: 'present-unrecoverable: not-regular' }]);
+    await w.remove('q');
+    await w.write('q', 'a file now');
+    await scan(w.session);
+    await startTurn(w.session);
+    const res = await restore(w.session, '1', { force: true });
+    expect(res.deleted).toEqual(['q']);
+    await expect(lstat(w.at('q'))).rejects.toMatchObject({ code: 'ENOENT' });
+    const two = await restore(w.session, '2', { force: true });
+    expect(two.skipped).toEqual([{ path: 'q', why: 'not-recorded: not-regular' }]);
   });
 });

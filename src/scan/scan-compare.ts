@@ -84,7 +84,9 @@ export function compareWithKnown(input: CompareInput): CompareResult {
       const now = imageOfSlot(next, i, path);
       const change = compare(known, now, gitSha1.get(i));
       // A new file ckpt cannot store is reported, not recorded: a restore must not delete what it cannot bring back.
-      if (change === 'created' && now.image.state === 'skipped') continue;
+      // A new socket or FIFO is recorded (a restore never deletes it: it cannot go into a recovery
+      // capture), so that a file taking its place later is known to have been absent before it.
+      if (change === 'created' && now.image.state === 'skipped' && now.image.why !== 'not-regular') continue;
       if (change) {
         const found: Change = { before: known, after: now.image, ...(now.gitOid !== undefined ? { afterGitOid: now.gitOid } : {}), change };
         changes.push(previously && !wasDeleted(previously) ? found : created(path, false, found));
