@@ -426,6 +426,18 @@ describe('sockets, FIFOs and devices', () => {
     expect((await lstat(w.at('k'))).isFIFO()).toBe(true);
   });
 
+  it('a file ckpt recorded (its owner record newer than the index) that becomes a FIFO is one change, not also a deletion (scan property test)', async () => {
+    const w = await world();
+    await scan(w.session);
+    await w.write('g/h.txt', '');
+    await scan(w.session); // records the file: an owner record newer than the index
+    await w.remove('g/h.txt');
+    mkfifo(w.at('g/h.txt'));
+    const r = await scan(w.session);
+    expect(r.files.map((f) => [f.path, f.change, f.state])).toEqual([['g/h.txt', 'modified', 'skipped']]);
+    expect((await scan(w.session)).files).toEqual([]);
+  });
+
   it('a FIFO made where nothing was is recorded, so a file that replaces it goes when a restore goes back to before both', async () => {
     const w = await world();
     await w.write('a.txt', 'alpha');

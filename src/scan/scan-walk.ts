@@ -174,6 +174,8 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
             // (a restore to before would delete it), and one that gives way to it is not "deleted".
             const why = size === UNREADABLE ? 'unreadable' : 'not-regular';
             if (slot >= 0) seenPrev[slot] = 1;
+            // Seen, also when a newer owner record knows it (else it would be taken for gone as well).
+            if (owners.size > 0 && owners.has(rel)) ownerSeen.add(rel);
             const i = next.push(rel, KIND_SKIPPED, undefined);
             next.why.set(i, why);
             skipped.push({ path: rel, why });
