@@ -105,7 +105,6 @@ async function scanLocked(session: SessionHandle, options: ScanOptions, t0: numb
     ...(warnings.length > 0 ? { warnings } : {}),
     ...(walk.truncated ? { truncated: true as const, pending: walk.pending } : {}),
     ms: Math.round(performance.now() - t0),
-    ...(warnings.length > 0 ? { warnings } : {}),
   };
 }
 
