@@ -55,7 +55,11 @@ describe('sessions left behind', () => {
     await expect(again.restore('1')).rejects.toMatchObject({ code: 'TAG_PRUNED' });
     await again.restore('3');
     expect(await readFile(join(dirs.workspace, 'a.txt'), 'utf8')).toBe('left v2');
-    expect(await prunes(await ws.get('now'))).toEqual([]); // its own turn is the only one
+    // Its own turn is its only one: nothing of it retired. (Its own turn's retention may mark the
+    // point before that turn when the session's creation is older than 30 ms — under load — which
+    // retires no turn; the property test checks that a pass leaves its own session alone.)
+    const mine = await ws.get('now');
+    for (const p of await prunes(mine)) expect(p.before).toBeLessThanOrEqual(await turnSeq(mine, 1));
   });
 
   it('look once per IDLE_PASS_EVERY_MS per workspace (a marker), and not with retention off', async () => {
