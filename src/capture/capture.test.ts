@@ -1,4 +1,5 @@
-import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDirs, type TempDirs } from '../../test/helpers/temp.js';
@@ -42,6 +43,29 @@ describe('capture', () => {
     expect(byPath['dir']).toEqual({ path: 'dir', state: 'dir', mode: 0o710 }); // a folder's mode too (issue 26)
     await ws.ctx.afterCall.drain(); // small new content: in the event, its blob-store copy after the answer
     expect((await ws.ctx.blobs.get(byPath['a.txt']!.blob!)).toString()).toBe('alpha');
+  });
+
+  it('records the target of a symlink it names, inside the workspace: an edit through the link restores without DRIFT', async () => {
+    // Found by the real-Codex probe: apply_patch on `tl -> real/t.txt` writes real/t.txt; with only
+    // the link recorded, the edit read as the user's and `restore 1` refused DRIFT.
+    await mkdir(w('real'));
+    await writeFile(w('real/t.txt'), 'target\n');
+    await symlink('real/t.txt', w('tl'));
+    await symlink('real/new.txt', w('dangling'));
+    await symlink('real', w('dl'));
+    await symlink('/etc/hostname', w('out'));
+    await session.turn();
+    const r = await session.capture(['tl', 'dangling', 'dl', 'out'], { tool: 'apply_patch', callId: 'c1' });
+    expect(r.files.map((f) => `${f.path}:${f.state}`).sort()).toEqual(['dangling:symlink', 'dl:symlink', 'out:symlink', 'real/new.txt:absent', 'real/t.txt:file', 'tl:symlink']);
+    await writeFile(w('tl'), 'TARGET via link\n');
+    await writeFile(w('dangling'), 'made through the link\n');
+    const s = await session.settle(['tl', 'dangling', 'dl', 'out'], { callId: 'c1' });
+    expect(s.files.map((f) => f.path).sort()).toEqual(['dangling', 'dl', 'out', 'real/new.txt', 'real/t.txt', 'tl']);
+    const back = await session.restore('1');
+    expect(back.drift).toEqual([]);
+    expect(await readFile(w('real/t.txt'), 'utf8')).toBe('target\n');
+    expect(existsSync(w('real/new.txt'))).toBe(false);
+    expect(await readlink(w('tl'))).toBe('real/t.txt');
   });
 
   it('numbers captures N.K within turns, turn 0 before the first turn', async () => {

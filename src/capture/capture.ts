@@ -3,8 +3,9 @@
 // call returns: small new content inline in the capture event (one fsync: the log's), the rest stored
 // in the blob store before the event is appended. The store copy of inline content follows the commit.
 import { changedAt, CLOCK_SLACK_MS, foldersAbove } from '../workspace/changed-at.js';
-import { lstat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { isUtf8 } from 'node:buffer';
+import { lstat, readlink, realpath } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { CkptError } from '../errors.js';
 import { OUTSIDE_TOOL, type CaptureEvent, type FileImage, type NewEvent } from '../format/event.js';
 import { captureTag } from '../format/tag.js';
@@ -50,14 +51,40 @@ export interface ConflictRef {
   otherSession: string;
 }
 
-/** Resolves every input beneath the root before anything is stored: one escape fails the whole call. */
+/**
+ * Resolves every input beneath the root before anything is stored: one escape fails the whole call.
+ * A symlink named by a tool is recorded as a link (never followed), and its target inside the
+ * workspace too: a tool that writes to the link writes the target (Codex's apply_patch, an editor),
+ * and without a before-image of it the agent's edit read as the user's — `restore N` refused DRIFT.
+ */
 export async function resolveInputs(session: SessionHandle, inputs: readonly string[], cwd?: string): Promise<{ rel: string; abs: string }[]> {
   const resolved = new Map<string, { rel: string; abs: string }>();
   for (const input of inputs) {
     const r = await resolveBeneath(session.workspaceRoot, input, cwd ?? session.workspaceRoot);
     resolved.set(r.rel, r);
+    const target = await linkTarget(session.workspaceRoot, r.abs);
+    if (target) resolved.set(target.rel, target);
   }
   return [...resolved.values()];
+}
+
+/** The file a symlink at `abs` leads to, when it lies inside the workspace (a dangling link: what a write would create). */
+async function linkTarget(root: string, abs: string): Promise<{ rel: string; abs: string } | undefined> {
+  try {
+    if (!(await lstat(abs)).isSymbolicLink()) return undefined;
+    // As bytes: a name that is not UTF-8 has no recorded path (a string would name another file).
+    const real = await realpath(abs, { encoding: 'buffer' }).catch(async (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+      const target = await readlink(abs, { encoding: 'buffer' });
+      return isUtf8(target) ? Buffer.from(resolve(dirname(abs), target.toString())) : target;
+    });
+    if (!isUtf8(real)) return undefined;
+    if ((await lstat(real).catch(() => undefined))?.isDirectory()) return undefined;
+    return await resolveBeneath(root, real.toString(), root);
+  } catch {
+    // Gone, unreadable, a loop, or outside the workspace: the link alone is recorded, as before.
+    return undefined;
+  }
 }
 
 /**

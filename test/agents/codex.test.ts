@@ -165,3 +165,30 @@ it('a hand edit during the turn of a file ckpt knows only from its baseline, the
     await m.close();
   }
 }, 1_200_000);
+
+it('an apply_patch through a symlink to a file of the project: the target is recorded, `restore N` puts it back without DRIFT', async () => {
+  // Found by the real-Codex probe: Codex writes the link's target, ckpt recorded only the link, and
+  // with no scan after the last prompt (Codex has no Stop hook) the edit read as the user's: restore
+  // of either prompt refused DRIFT.
+  const P1 = 'Make a link to the target';
+  const P2 = 'Edit the target through the link';
+  const l = await makeCliAgentWorld('codex', {
+    files: { 'real/t.txt': 'target\n' },
+    script: () => ({
+      [P1]: [{ tool: 'exec_command', args: { cmd: 'ln -s real/t.txt tl && ln -s real/new.txt dangling' } }, { text: 'Done.' }],
+      [P2]: [
+        { custom: 'apply_patch', input: '*** Begin Patch\n*** Update File: tl\n@@\n-target\n+TARGET via link\n*** End Patch\n' },
+        { text: 'Done.' },
+      ],
+    }),
+  });
+  try {
+    await l.prompt(P1);
+    await l.prompt(P2);
+    expect(readFileSync(join(l.ws, 'real/t.txt'), 'utf8')).toBe('TARGET via link\n');
+    expect(await l.checkRestores([P2, P1])).toEqual([]);
+    expect(await l.hookFailures()).toEqual([]);
+  } finally {
+    await l.close();
+  }
+}, 1_200_000);
