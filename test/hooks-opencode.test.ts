@@ -1,7 +1,8 @@
 // opencode's plugin as `ckpt init opencode` writes it (issue 30), loaded in Node and called the way
 // opencode calls it (the event shapes the real opencode 1.18.33 passes; its real runs are in
 // test/agents/opencode.test.ts): install, idempotence, dry run, uninstall, a foreign file refused; a
-// session of prompts and tool calls recorded and restored; hostile inputs never throw, record nothing.
+// session of prompts and tool calls recorded and restored; hostile inputs never throw, record nothing;
+// a subagent's session recorded as its root's.
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -123,5 +124,47 @@ it('the plugin starts no hook process for a passive tool (read, grep, glob…), 
     'tool.execute.after bash',
     'tool.execute.before some_mcp_tool',
     'tool.execute.after some_mcp_tool',
+  ]);
+});
+
+it('a subagent\'s session (parentID) sends its tool calls as its root session\'s and its prompt starts no turn; a failing lookup keeps the id', async () => {
+  const log = join(dirs.base, 'events.log');
+  await mkdir(join(dirs.workspace, '.opencode', 'plugins'), { recursive: true });
+  await writeFile(pluginFile(), opencodePluginSource(`cat >> '${log}' && echo >> '${log}'`, opencode.passiveTools));
+  const mod = (await import(`${pathToFileURL(pluginFile()).href}?${Date.now()}`)) as { CkptPlugin: (ctx: unknown) => Promise<Hooks> };
+  // opencode's SDK client: session.get → {data: Session}; a subagent's session names its parent.
+  const parents: Record<string, string | undefined> = { ses_p: undefined, ses_child: 'ses_p', ses_grandchild: 'ses_child' };
+  const client = {
+    session: {
+      get: async ({ path }: { path: { id: string } }) => {
+        if (path.id === 'ses_broken') throw new Error('server gone');
+        return { data: { id: path.id, ...(parents[path.id] ? { parentID: parents[path.id] } : {}) } };
+      },
+    },
+  };
+  const hooks = await mod.CkptPlugin({ directory: dirs.workspace, client });
+  await hooks['chat.message']!({ sessionID: 'ses_p' }, { parts: [{ type: 'text', text: 'go' }] });
+  await hooks['chat.message']!({ sessionID: 'ses_child' }, { parts: [{ type: 'text', text: 'the task prompt' }] });
+  for (const [sessionID, callID] of [['ses_child', 'c1'], ['ses_grandchild', 'c2'], ['ses_broken', 'c3']] as const) {
+    await hooks['tool.execute.before']!({ tool: 'write', sessionID, callID }, { args: { filePath: join(dirs.workspace, 'a.txt') } });
+    await hooks['tool.execute.after']!({ tool: 'write', sessionID, callID }, {});
+  }
+  await hooks['experimental.session.compacting']!({ sessionID: 'ses_child' });
+  // Without a client (an older opencode), every session is its own.
+  const plain = await mod.CkptPlugin({ directory: dirs.workspace });
+  await plain['tool.execute.before']!({ tool: 'bash', sessionID: 'ses_child', callID: 'c4' }, { args: { command: 'true' } });
+  const sent = (await readFile(log, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { hook_event_name: string; session_id: string; tool_use_id?: string });
+  expect(sent.map((e) => `${e.hook_event_name} ${e.session_id}${e.tool_use_id ? ` ${e.tool_use_id}` : ''}`)).toEqual([
+    'session.start ses_p',
+    'chat.message ses_p',
+    'tool.execute.before ses_p c1',
+    'tool.execute.after ses_p c1',
+    'tool.execute.before ses_p c2',
+    'tool.execute.after ses_p c2',
+    'session.start ses_broken',
+    'tool.execute.before ses_broken c3',
+    'tool.execute.after ses_broken c3',
+    'session.start ses_child',
+    'tool.execute.before ses_child c4',
   ]);
 });

@@ -6,7 +6,8 @@
 // installed `ckpt hook opencode` command with it (the thin client, so a running daemon records it),
 // awaiting it before the tool runs. Tools: edit {filePath, oldString, newString}, write {filePath,
 // content}, apply_patch {patchText} (GPT models), bash {command}. Verified against the real binary
-// (opencode-ai 1.18.33): test/agents/opencode.test.ts.
+// (opencode-ai 1.18.33): test/agents/opencode.test.ts; a subagent (task) is sent as its root session
+// by the plugin: test/agents/opencode-subagent.test.ts.
 import { SNAKE_CASE_FIELDS, type AgentSpec } from '../agent-spec.js';
 
 export const opencode: AgentSpec = {

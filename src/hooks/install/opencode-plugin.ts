@@ -3,8 +3,11 @@
 // with the hook command baked in: it turns opencode's plugin events into JSON events in the shape of
 // agents/opencode.ts and pipes each to `ckpt hook opencode --daemon` (the thin client), awaiting it
 // before a tool runs. It never throws (a throwing `tool.execute.before` would block the tool) and
-// gives up on a hook after 60 s. The file is recognised by its first line; a file of that name that is
-// not ckpt's is refused, left unchanged. Pure text here; install-agent.ts does the I/O.
+// gives up on a hook after 60 s. A subagent (the `task` tool) runs in a child opencode session: its
+// events are sent as its root session's, and its prompt starts no turn — the subagent works inside the
+// user's turn, as Claude Code's do (else the child became a ckpt session of its own, the newest, which
+// `ckpt restore N` without --session then meant). The file is recognised by its first line; a file of
+// that name that is not ckpt's is refused, left unchanged. Pure text here; install-agent.ts does the I/O.
 
 export const PLUGIN_MARKER = '// ckpt: records this project\'s opencode sessions';
 
@@ -21,9 +24,28 @@ const COMMAND = ${JSON.stringify(command)};
 // Tools that change nothing: no hook process for them.
 const PASSIVE = new Set(${JSON.stringify(passive)});
 
-export const CkptPlugin = async ({ directory }) => {
+export const CkptPlugin = async ({ directory, client }) => {
   const argsByCall = new Map();
   const started = new Set();
+  // A subagent's session names its parent (parentID): each session's root, asked once, at most 5 s.
+  const roots = new Map();
+  const rootOf = (sessionID) => {
+    if (!roots.has(sessionID)) {
+      const ask = async () => {
+        let id = sessionID;
+        for (let depth = 0; depth < 16; depth++) {
+          const r = await client.session.get({ path: { id } });
+          const parent = r && r.data && r.data.parentID;
+          if (typeof parent !== 'string' || parent === '' || parent === id) break;
+          id = parent;
+        }
+        return id;
+      };
+      const late = new Promise((resolve) => setTimeout(() => resolve(sessionID), 5000).unref?.());
+      roots.set(sessionID, Promise.race([client && client.session ? ask() : sessionID, late]).catch(() => sessionID));
+    }
+    return roots.get(sessionID);
+  };
   const send = (event) =>
     new Promise((resolve) => {
       try {
@@ -53,6 +75,8 @@ export const CkptPlugin = async ({ directory }) => {
   return {
     'chat.message': async (input, output) => {
       try {
+        // A subagent's prompt is the model's, inside the user's turn: no turn of its own.
+        if ((await rootOf(input.sessionID)) !== input.sessionID) return;
         const parts = Array.isArray(output?.parts) ? output.parts : [];
         const prompt = parts.filter((p) => p && p.type === 'text' && !p.synthetic && typeof p.text === 'string').map((p) => p.text).join('\\n');
         await start(input.sessionID);
@@ -64,8 +88,9 @@ export const CkptPlugin = async ({ directory }) => {
         if (PASSIVE.has(input.tool)) return;
         const args = output && typeof output.args === 'object' && output.args !== null ? output.args : {};
         argsByCall.set(input.callID, args);
-        await start(input.sessionID);
-        await send({ hook_event_name: 'tool.execute.before', session_id: input.sessionID, tool_name: input.tool, tool_input: args, tool_use_id: input.callID });
+        const session = await rootOf(input.sessionID);
+        await start(session);
+        await send({ hook_event_name: 'tool.execute.before', session_id: session, tool_name: input.tool, tool_input: args, tool_use_id: input.callID });
       } catch {}
     },
     'tool.execute.after': async (input) => {
@@ -73,11 +98,13 @@ export const CkptPlugin = async ({ directory }) => {
         if (PASSIVE.has(input.tool)) return;
         const args = argsByCall.get(input.callID) ?? (input && typeof input.args === 'object' && input.args !== null ? input.args : {});
         argsByCall.delete(input.callID);
-        await send({ hook_event_name: 'tool.execute.after', session_id: input.sessionID, tool_name: input.tool, tool_input: args, tool_use_id: input.callID });
+        await send({ hook_event_name: 'tool.execute.after', session_id: await rootOf(input.sessionID), tool_name: input.tool, tool_input: args, tool_use_id: input.callID });
       } catch {}
     },
     'experimental.session.compacting': async (input) => {
       try {
+        // A subagent compacting its own conversation is not the user's session's.
+        if ((await rootOf(input.sessionID)) !== input.sessionID) return;
         await send({ hook_event_name: 'session.compacting', session_id: input.sessionID, trigger: 'auto' });
       } catch {}
     },
