@@ -4,6 +4,7 @@
 // in the blob store before the event is appended. The store copy of inline content follows the commit.
 import { changedAt, CLOCK_SLACK_MS, foldersAbove } from '../workspace/changed-at.js';
 import { isUtf8 } from 'node:buffer';
+import { lstatSync } from 'node:fs';
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { CkptError } from '../errors.js';
@@ -71,7 +72,8 @@ export async function resolveInputs(session: SessionHandle, inputs: readonly str
 /** The file a symlink at `abs` leads to, when it lies inside the workspace (a dangling link: what a write would create). */
 async function linkTarget(root: string, abs: string): Promise<{ rel: string; abs: string } | undefined> {
   try {
-    if (!(await lstat(abs)).isSymbolicLink()) return undefined;
+    // Synchronous: on every capture's path, and most named paths are no links (a thread-pool hop costs more).
+    if (!lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink()) return undefined;
     // As bytes: a name that is not UTF-8 has no recorded path (a string would name another file).
     const real = await realpath(abs, { encoding: 'buffer' }).catch(async (err: NodeJS.ErrnoException) => {
       if (err.code !== 'ENOENT') throw err;
