@@ -3,8 +3,8 @@
 // a generator, chmod, ln -s) is replayed through the installed commands as Gemini CLI runs them
 // (sh -c, JSON on stdin, GEMINI_PROJECT_DIR), and every turn is restored exactly.
 import { execSync } from 'node:child_process';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { geminiEvents as ev, geminiSession } from './fixtures/gemini-events.js';
 import { treeOf } from './fixtures/scan-world.js';
@@ -141,4 +141,36 @@ it('a hook command that is gone (checkout moved, the node it names uninstalled) 
   // Strict mode's deliberate deny of a tool call whose before-image cannot be recorded still exits 2.
   const strict = await run(command, ev.beforeTool(s, 'write_file', { file_path: '/etc/ckpt-outside.txt', content: 'x' }), { CKPT_HOOK_STRICT: '1' });
   expect(strict.code, strict.stderr).toBe(2);
+});
+
+it('write_file and replace through a symlink the model names: the link target the tool wrote is captured, so restore 1 puts it back without drift (round-9 Gemini probe)', async () => {
+  const project = dirs.workspace;
+  const at = (rel: string) => join(project, rel);
+  const ckpt = (args: string[]) => runCli(['--store', dirs.store, ...args], { cwd: project, env: { HOME: join(dirs.base, 'home') } });
+  expect((await ckpt(['init', 'gemini', '--project'])).code).toBe(0);
+  const hooks = await loadInstalledHooks(join(project, '.gemini', 'settings.json'), project, 'GEMINI_PROJECT_DIR');
+  const s = geminiSession(project);
+  const quiet = async (event: Record<string, unknown>) => {
+    for (const r of await hooks.fire(event)) expect({ code: r.code, out: r.stdout, err: r.stderr }).toEqual({ code: 0, out: '', err: '' });
+  };
+  await writeFile(at('a.txt'), 'alpha\n');
+  await symlink('a.txt', at('link.txt'));
+  await symlink('chain.txt', at('link2.txt'));
+  await symlink('b.txt', at('chain.txt')); // a chain ending at a file that does not exist yet
+  await quiet(ev.sessionStart(s));
+  const before = await treeOf(project);
+  await quiet(ev.beforeAgent(s, 'edit through the links'));
+  // Gemini CLI writes with fs.writeFile: through the link, to its target.
+  const write = async (name: string, input: Record<string, unknown>, content: string) => {
+    await quiet(ev.beforeTool(s, name, input));
+    await writeFile(resolve(project, input.file_path as string), content);
+    await quiet(ev.afterTool(s, name, input));
+  };
+  await write('write_file', { file_path: 'link.txt', content: 'via link\n' }, 'via link\n');
+  await write('replace', { file_path: at('link.txt'), old_string: 'via', new_string: 'VIA' }, 'VIA link\n');
+  await write('write_file', { file_path: 'link2.txt', content: 'made through a chain\n' }, 'made through a chain\n');
+  const r = await ckpt(['restore', '1', '--yes', '--json']);
+  expect(r.code, r.stderr).toBe(0);
+  expect(await treeOf(project)).toEqual(before);
+  expect(await readFile(at('a.txt'), 'utf8')).toBe('alpha\n');
 });

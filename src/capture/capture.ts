@@ -75,18 +75,32 @@ async function linkTarget(root: string, abs: string): Promise<{ rel: string; abs
     // Synchronous: on every capture's path, and most named paths are no links (a thread-pool hop costs more).
     if (!lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink()) return undefined;
     // As bytes: a name that is not UTF-8 has no recorded path (a string would name another file).
-    const real = await realpath(abs, { encoding: 'buffer' }).catch(async (err: NodeJS.ErrnoException) => {
+    const real = await realpath(abs, { encoding: 'buffer' }).catch((err: NodeJS.ErrnoException) => {
       if (err.code !== 'ENOENT') throw err;
-      const target = await readlink(abs, { encoding: 'buffer' });
-      return isUtf8(target) ? Buffer.from(resolve(dirname(abs), target.toString())) : target;
+      return danglingEnd(abs);
     });
-    if (!isUtf8(real)) return undefined;
+    if (!real || !isUtf8(real)) return undefined;
     if ((await lstat(real).catch(() => undefined))?.isDirectory()) return undefined;
     return await resolveBeneath(root, real.toString(), root);
   } catch {
     // Gone, unreadable, a loop, or outside the workspace: the link alone is recorded, as before.
     return undefined;
   }
+}
+
+/** Links followed at most for a dangling chain (the kernel's own limit for one path's resolution). */
+const MAX_LINK_HOPS = 40;
+
+/** Where a chain of links that ends nowhere ends: the missing name a write through it creates (Gemini probe: `a -> b -> c`, c missing). */
+async function danglingEnd(abs: string): Promise<Buffer | undefined> {
+  let cur = abs;
+  for (let hop = 0; hop < MAX_LINK_HOPS; hop++) {
+    if (!lstatSync(cur, { throwIfNoEntry: false })?.isSymbolicLink()) return Buffer.from(cur);
+    const target = await readlink(cur, { encoding: 'buffer' });
+    if (!isUtf8(target)) return undefined;
+    cur = resolve(dirname(cur), target.toString());
+  }
+  return undefined; // a loop
 }
 
 /**
