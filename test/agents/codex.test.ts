@@ -192,3 +192,29 @@ it('an apply_patch through a symlink to a file of the project: the target is rec
     await l.close();
   }
 }, 1_200_000);
+
+it('a patch the model applies through the shell (`apply_patch <<EOF`, no PostToolUse): the Stop scan records it, `restore N` exact', async () => {
+  // Found by the real-Codex probe: Codex intercepts the heredoc and applies the patch itself, firing
+  // PreToolUse "Bash" and no PostToolUse; the edit read as the user's, and after the last prompt
+  // restore of either prompt refused DRIFT.
+  const P1 = 'Patch through the shell';
+  const P2 = 'Now the file of sub';
+  const heredoc = (...l: string[]) => ["apply_patch <<'EOF'", '*** Begin Patch', ...l, '*** End Patch', 'EOF', ''].join('\n');
+  const s = await makeCliAgentWorld('codex', {
+    files: { 'sub/s.txt': 's\n', 'top.txt': 't\n' },
+    script: (ws) => ({
+      [P1]: [{ tool: 'exec_command', args: { cmd: heredoc('*** Add File: hp.txt', '+hp', '*** Update File: top.txt', '@@', '-t', '+T') } }, { text: 'Done.' }],
+      [P2]: [{ tool: 'exec_command', args: { cmd: heredoc('*** Update File: s.txt', '@@', '-s', '+S', '*** Add File: new.txt', '+n'), workdir: join(ws, 'sub') } }, { text: 'Done.' }],
+    }),
+  });
+  try {
+    await s.prompt(P1);
+    await s.prompt(P2);
+    expect(readFileSync(join(s.ws, 'sub/s.txt'), 'utf8')).toBe('S\n');
+    expect((await s.json(['log'])).checkpoints.map((c: { tag: string; tool: string }) => `${c.tag}:${c.tool}`)).toEqual(['1.1:Stop', '2.1:Stop']);
+    expect(await s.checkRestores([P2, P1])).toEqual([]);
+    expect(await s.hookFailures()).toEqual([]);
+  } finally {
+    await s.close();
+  }
+}, 1_200_000);

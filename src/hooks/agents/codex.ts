@@ -5,7 +5,7 @@
 // PostToolUse add tool_name, tool_input and tool_use_id. Shell calls arrive as tool_name "Bash" with
 // {command}; edits as "apply_patch" with {command: <patch>}, the files named only in the patch's
 // headers (hooks/patch-paths.ts). A failed shell command still fires PostToolUse; a patch Codex refuses
-// to apply fires none (the next scan records the turn). Codex sets no project-dir variable: hooks run
+// to apply fires none, nor does a patch applied through the shell (the Stop scan records the turn). Codex sets no project-dir variable: hooks run
 // in the session's cwd, from which ckpt locates the workspace. Codex runs a hook only once the user
 // trusted it (`/hooks` in codex) — an untrusted hook is skipped without a word.
 // Verified against the real binary (@openai/codex 0.169.0): test/agents/codex.test.ts.
@@ -20,7 +20,11 @@ export const codex: AgentSpec = {
     PreToolUse: { action: 'before-tool', matcher: '*' },
     PostToolUse: { action: 'after-tool', matcher: '*' },
     PreCompact: { action: 'compaction' },
-    ...recordsNothing('PostCompact', 'PermissionRequest', 'Stop', 'SessionEnd'),
+    // A scan at the end of each answer: Codex fires no PostToolUse for a patch the model applies
+    // through the shell (`apply_patch <<EOF` in exec_command: PreToolUse "Bash" only), so without it
+    // that edit read as the user's at the next prompt, and after the last one restore N refused DRIFT.
+    Stop: { action: 'turn-end' },
+    ...recordsNothing('PostCompact', 'PermissionRequest', 'SessionEnd'),
   },
   fileTools: {},
   patchTools: { apply_patch: 'command' },
