@@ -137,6 +137,12 @@ export interface Store {
   /** Roots of every workspace the store knows (with the machine id, in a shared store). */
   listWorkspaces(): Promise<WorkspaceInfo[]>;
   /**
+   * The root of this machine's workspace that holds the session tied to `link` (agent + its session
+   * id), if one does — `prefer` first when it holds it (a session resumed in another folder is in
+   * both): one stat per workspace, nothing written.
+   */
+  agentSessionRoot(link: Pick<AgentLink, 'agent' | 'externalId'>, prefer?: string): Promise<string | undefined>;
+  /**
    * Drops a workspace (by root folder — which may no longer exist — or by id): its sessions, scan
    * baseline and owner index. Its blobs are freed by the next GC unless something else references them.
    * Another machine's workspace of a shared store is WRONG_MACHINE unless `otherMachine` (a machine
@@ -268,6 +274,18 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
       await backend.close?.();
     },
     listWorkspaces,
+    agentSessionRoot: async (link, prefer) => {
+      const sid = agentSessionId(link.agent, link.externalId);
+      const holds = async (id: string) => (await backend.stat(`workspaces/${id}/sessions/${sid}/events.jsonl`)) !== undefined;
+      const preferred = prefer === undefined ? undefined : await resolveWorkspace(prefer, machine).catch(() => undefined);
+      if (preferred && (await holds(preferred.id))) return preferred.root;
+      for (const id of await backend.children('workspaces')) {
+        if (!(await holds(id))) continue;
+        const info = (await listWorkspaces()).find((w) => w.id === id);
+        if (info && (!shared || info.machine === machine)) return info.root;
+      }
+      return undefined;
+    },
     removeWorkspace: async (target, options = {}) => {
       const known = await listWorkspaces();
       // By root only a workspace of this machine: another machine's clone may sit at the same path.

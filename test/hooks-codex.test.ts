@@ -105,3 +105,20 @@ it('text that is no patch is scanned after it ran; a patch Codex refused leaves 
   ]);
   expect(await hookLog()).toEqual([]);
 });
+
+it("a shell call whose workdir is outside the project (Codex sends it as cwd) records into the session's workspace, and makes none there (real-Codex probe D3)", async () => {
+  const outside = join(dirs.base, 'elsewhere');
+  await mkdir(outside);
+  await writeFile(join(outside, 'big.bin'), 'not the project\n');
+  const away = (e: Record<string, unknown>) => ({ ...e, cwd: outside });
+  const cmd = { command: `echo changed > ${join(dirs.workspace, 'a.txt')}` };
+  await quiet(away(pre('Bash', cmd, 'call-out')));
+  await writeFile(join(dirs.workspace, 'a.txt'), 'changed\n');
+  await quiet(away(post('Bash', cmd, 'call-out')));
+  expect(await readdir(join(dirs.store, 'workspaces'))).toHaveLength(1);
+  const captures = (await eventsOf()).filter((e) => e.type === 'capture') as unknown as { files: { path: string }[] }[];
+  expect(captures.flatMap((c) => c.files.map((f) => f.path))).toContain('a.txt');
+  const r = await ckpt(['restore', '1', '--yes', '--json']);
+  expect(r.code, r.stderr).toBe(0);
+  expect(await readFile(join(dirs.workspace, 'a.txt'), 'utf8')).toBe('alpha\n');
+});

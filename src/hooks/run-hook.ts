@@ -74,6 +74,12 @@ export async function runHook(options: RunHookOptions): Promise<HookOutcome> {
     if (!options.workspace && spec.projectDirIsStart) root = (await locateWorkspace(await openOnce(), root, { withinGitTop: true })).root;
     else if ((options.locate || spec.projectDirEnv.length === 0) && !options.workspace && root === event.cwd) root = (await locateWorkspace(await openOnce(), root)).root;
     const link = { agent: spec.name, externalId: event.sessionId, cwd: event.cwd, ...(event.transcriptPath ? { transcriptPath: event.transcriptPath } : {}) };
+    // An agent that names no project dir sends a tool's own working folder as cwd (Codex: a shell call
+    // with `workdir` outside the project made a second workspace there, and baselined it): once its
+    // session exists, every later event goes to that session's workspace (real-Codex probe, D3).
+    if (spec.projectDirEnv.length === 0 && !options.workspace && event.action !== 'session-start' && event.action !== 'turn') {
+      root = (await (await openOnce()).agentSessionRoot(link, root)) ?? root;
+    }
     const opened = options.openSession ? await options.openSession(root, link) : await (await (await openOnce()).openWorkspace(root)).openAgentSession(link);
     session = opened.session;
     if (opened.created) did.push(`session ${session.id}`);
