@@ -168,3 +168,34 @@ it('a subagent\'s session (parentID) sends its tool calls as its root session\'s
     'tool.execute.before ses_child c4',
   ]);
 });
+
+it('a write through a symlink the tool names records the file it leads to: restore N puts it back, no DRIFT (opencode probe)', async () => {
+  // opencode's write and edit follow a link they are given: the link stays, its target changes.
+  expect((await ckpt(['init', 'opencode', '--json'])).code).toBe(0);
+  const { symlink } = await import('node:fs/promises');
+  const at = (rel: string) => join(dirs.workspace, rel);
+  await writeFile(at('a.txt'), 'one\n');
+  await symlink('a.txt', at('link'));
+  await symlink('new.txt', at('dangling'));
+  await symlink(join(dirs.base, 'outside.txt'), at('out-link'));
+  await writeFile(join(dirs.base, 'outside.txt'), 'out\n');
+  const p = await load();
+  const sid = 'ses_links';
+  await p['chat.message']!({ sessionID: sid }, { parts: [{ type: 'text', text: 'write through links' }] });
+  const before = await treeOf(dirs.workspace, ['.opencode']);
+  let n = 0;
+  for (const [name, content] of [['link', 'two\n'], ['dangling', 'created\n'], ['out-link', 'out 2\n']] as const) {
+    const args = { filePath: at(name), content };
+    await p['tool.execute.before']!({ tool: 'write', sessionID: sid, callID: `c${++n}` }, { args });
+    await writeFile(at(name), content);
+    await p['tool.execute.after']!({ tool: 'write', sessionID: sid, callID: `c${n}` }, {});
+  }
+  const after = await treeOf(dirs.workspace, ['.opencode']);
+  const r = await ckpt(['restore', '1', '--yes', '--json']);
+  expect(r.code, r.stderr).toBe(0);
+  expect(await treeOf(dirs.workspace, ['.opencode'])).toEqual(before);
+  const u = await ckpt(['restore', r.json().undo, '--yes', '--json']);
+  expect(u.code, u.stderr).toBe(0);
+  expect(await treeOf(dirs.workspace, ['.opencode'])).toEqual(after);
+  expect(await readFile(join(dirs.store, 'hooks.log'), 'utf8').catch(() => '')).toBe('');
+}, 120_000);
