@@ -87,3 +87,24 @@ it('Gemini CLI started in a subfolder of a git project (--user hooks) records th
     await g.close();
   }
 }, 1_200_000);
+
+it('write_file and replace naming a symlink change its target (Gemini writes through it): the target is captured, every turn restores exactly (round-9 probe)', async () => {
+  const P1 = 'Rewrite the linked notes';
+  const P2 = 'Edit the linked notes again';
+  const g = await makeCliAgentWorld('gemini', {
+    files: { 'notes.txt': 'alpha\n' },
+    setup: (ws) => execSync('ln -s notes.txt link.txt', { cwd: ws, shell: '/bin/sh' }),
+    script: (ws) => ({
+      [P1]: [{ tool: 'write_file', args: { file_path: 'link.txt', content: 'via link\n' } }, { text: 'Done.' }],
+      [P2]: [{ tool: 'replace', args: { file_path: `${ws}/link.txt`, instruction: 'Shout', old_string: 'via', new_string: 'VIA' } }, { text: 'Done.' }],
+    }),
+  });
+  try {
+    await g.prompt(P1);
+    await g.prompt(P2);
+    expect(await g.checkRestores([P1, P2, P1])).toEqual([]);
+    expect(await g.hookFailures()).toEqual([]);
+  } finally {
+    await g.close();
+  }
+}, 1_200_000);
