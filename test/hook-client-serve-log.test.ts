@@ -56,3 +56,22 @@ describe('the daemon started by a hook client', () => {
     expect(() => readFileSync(join(elsewhere, 'serve.log'))).toThrow(/ENOENT/);
   });
 });
+
+describe('the note of hooks recording in-process', () => {
+  const run = async (event: Record<string, unknown>) => {
+    const { Readable, PassThrough } = await import('node:stream');
+    const { hookClient } = await import('../src/hooks/client/hook-client.js');
+    const io = { stdin: Readable.from([Buffer.from(JSON.stringify(event))]), stdout: new PassThrough(), stderr: new PassThrough(), env: { ...process.env, CKPT_NO_DAEMON: '' }, cwd: dirs.base, script: fake };
+    return hookClient({ agent: 'gemini', store, daemon: true }, io);
+  };
+
+  it('is not given by an event that starts the daemon (a fresh install), but by the first later one that finds none, once', async () => {
+    const started = await run({ hook_event_name: 'SessionStart', session_id: 's', cwd: dirs.base });
+    expect(started).not.toHaveProperty('note');
+    await new Promise((r) => setTimeout(r, 1500)); // the stand-in daemon has come and gone
+    const tool = await run({ hook_event_name: 'BeforeTool', session_id: 's', cwd: dirs.base, tool_name: 'write_file', tool_input: { file_path: 'a' } });
+    expect(tool).toMatchObject({ note: expect.stringContaining('its daemon is not running') });
+    const again = await run({ hook_event_name: 'AfterTool', session_id: 's', cwd: dirs.base, tool_name: 'write_file', tool_input: { file_path: 'a' } });
+    expect(again).not.toHaveProperty('note');
+  });
+});

@@ -130,7 +130,10 @@ export async function hookClient(args: HookArgs, io: ClientIo): Promise<ClientAn
     const answer = up && (await post(up, args, io.env, input.data).catch(() => undefined));
     if (answer && answer.status === 200) return { exitCode: writeAnswer(answer.body, io, JSON_ANSWER_AGENTS.has(args.agent)) };
   }
-  return { input, ...(args.daemon ? noteOnce(store) : {}) };
+  // The note is for a daemon that went away: an event that just started one (a fresh install's first
+  // session start, or a prompt after a crash) says nothing — the daemon answers the events after it
+  // (a Gemini probe: "not running … until it is back" on a fresh install read as a fault).
+  return { input, ...(args.daemon && !starts ? noteOnce(store) : {}) };
 }
 
 /** How long a session's start waits for the daemon it started before recording in-process. */
