@@ -74,4 +74,14 @@ describe('the note of hooks recording in-process', () => {
     const again = await run({ hook_event_name: 'AfterTool', session_id: 's', cwd: dirs.base, tool_name: 'write_file', tool_input: { file_path: 'a' } });
     expect(again).not.toHaveProperty('note');
   });
+
+  it('is given by the event that starts the daemon again after one was killed (its claim left behind)', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid; // a process that has exited
+    mkdirSync(join(store, 'daemon'), { recursive: true });
+    writeFileSync(join(store, 'daemon', 'daemon.json'), JSON.stringify({ pid: dead, host: '127.0.0.1', port: 1 }));
+    const prompt = await run({ hook_event_name: 'BeforeAgent', session_id: 's', cwd: dirs.base, prompt: 'go' });
+    expect(prompt).toMatchObject({ note: expect.stringContaining('its daemon is not running') });
+    await new Promise((r) => setTimeout(r, 1500)); // the stand-in daemon has come and gone
+  });
 });

@@ -91,7 +91,7 @@ export async function hookClient(args: HookArgs, io: ClientIo): Promise<ClientAn
   const input = await readInput(io.stdin);
   const store = storeFolder(args, io.env, io.cwd);
   if (!store || input.tooLarge || /^(1|true|yes|on)$/i.test(io.env.CKPT_NO_DAEMON ?? '')) return { input };
-  const { running: daemon, stopped } = readClaim(store);
+  const { running: daemon, stopped, gone } = readClaim(store);
   const event = eventName(input.data);
   if (daemon) {
     const answer = await post(daemon, args, io.env, input.data).catch(() => undefined);
@@ -130,10 +130,11 @@ export async function hookClient(args: HookArgs, io: ClientIo): Promise<ClientAn
     const answer = up && (await post(up, args, io.env, input.data).catch(() => undefined));
     if (answer && answer.status === 200) return { exitCode: writeAnswer(answer.body, io, JSON_ANSWER_AGENTS.has(args.agent)) };
   }
-  // The note is for a daemon that went away: an event that just started one (a fresh install's first
-  // session start, or a prompt after a crash) says nothing — the daemon answers the events after it
-  // (a Gemini probe: "not running … until it is back" on a fresh install read as a fault).
-  return { input, ...(args.daemon && !starts ? noteOnce(store) : {}) };
+  // The note is for a daemon that went away (its claim left behind by a kill or a crash), or one a
+  // later event still finds missing: an event that starts the first one (a fresh install's first
+  // session start, after an idle exit) says nothing — "not running … until it is back" on a fresh
+  // install read as a fault (a Gemini probe).
+  return { input, ...(args.daemon && (!starts || gone) ? noteOnce(store) : {}) };
 }
 
 /** How long a session's start waits for the daemon it started before recording in-process. */
@@ -165,13 +166,14 @@ function readDaemon(store: string): Daemon | undefined {
  * token) when its process runs; `stopped` when it is alive but stopped (Ctrl-Z, SIGSTOP: it listens,
  * it answers nothing, and would take the whole answer timeout to say so — recorded in-process instead).
  */
-function readClaim(store: string): { running?: Daemon; stopped?: { pid: number; port?: number } } {
+function readClaim(store: string): { running?: Daemon; stopped?: { pid: number; port?: number }; gone?: true } {
   try {
     const claim = JSON.parse(readFileSync(join(store, 'daemon', 'daemon.json'), 'utf8')) as { pid?: unknown; host?: unknown; port?: unknown; socket?: unknown };
     if (typeof claim.pid !== 'number') return {};
     const status = processStatus(claim.pid);
     if (status === 'stopped') return { stopped: { pid: claim.pid, ...(typeof claim.port === 'number' ? { port: claim.port } : {}) } };
-    if (status !== 'running') return {};
+    // A claim whose process is gone: the daemon ended without its clean exit (killed, crashed).
+    if (status !== 'running') return { gone: true };
     const token = readFileSync(join(store, 'daemon', 'token'), 'utf8').trim();
     if (!/^[0-9a-f]{64}$/.test(token)) return {};
     if (typeof claim.socket === 'string') return { running: { socket: claim.socket, token } };
