@@ -240,21 +240,28 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
   // Set before any workspace's context copies ctx; a foreign workspace is read by no daemon of this machine.
   ctx.ownersOwed = () => ownersOwed(daemonCtx);
 
+  /** One workspace's record, undefined when its workspace.json is gone; malformed is LOG_CORRUPT. */
+  const readWorkspaceInfo = async (id: string): Promise<WorkspaceInfo | undefined> => {
+    const file = `workspaces/${id}/workspace.json`;
+    const raw = await backend.read(file);
+    if (!raw) return undefined;
+    let info: { root?: unknown; createdAt?: unknown; machine?: unknown } | null;
+    try {
+      info = JSON.parse(raw.toString('utf8')) as typeof info;
+    } catch {
+      info = null;
+    }
+    if (typeof info !== 'object' || info === null || Array.isArray(info)) {
+      throw new CkptError('LOG_CORRUPT', `${file} is not a JSON object`, { file });
+    }
+    return { id, root: String(info.root), createdAt: String(info.createdAt), ...(typeof info.machine === 'string' ? { machine: info.machine } : {}) };
+  };
+
   const listWorkspaces = async () => {
     const out: WorkspaceInfo[] = [];
     for (const id of await backend.children('workspaces')) {
-      const raw = await backend.read(`workspaces/${id}/workspace.json`);
-      if (!raw) continue;
-      let info: { root?: unknown; createdAt?: unknown; machine?: unknown } | null;
-      try {
-        info = JSON.parse(raw.toString('utf8')) as typeof info;
-      } catch {
-        info = null;
-      }
-      if (typeof info !== 'object' || info === null || Array.isArray(info)) {
-        throw new CkptError('LOG_CORRUPT', `workspaces/${id}/workspace.json is not a JSON object`, { file: `workspaces/${id}/workspace.json` });
-      }
-      out.push({ id, root: String(info.root), createdAt: String(info.createdAt), ...(typeof info.machine === 'string' ? { machine: info.machine } : {}) });
+      const info = await readWorkspaceInfo(id);
+      if (info) out.push(info);
     }
     return out;
   };
@@ -281,7 +288,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
       if (preferred && (await holds(preferred.id))) return preferred.root;
       for (const id of await backend.children('workspaces')) {
         if (!(await holds(id))) continue;
-        const info = (await listWorkspaces()).find((w) => w.id === id);
+        const info = await readWorkspaceInfo(id);
         if (info && (!shared || info.machine === machine)) return info.root;
       }
       return undefined;

@@ -3,10 +3,8 @@
 // call returns: small new content inline in the capture event (one fsync: the log's), the rest stored
 // in the blob store before the event is appended. The store copy of inline content follows the commit.
 import { changedAt, CLOCK_SLACK_MS, foldersAbove } from '../workspace/changed-at.js';
-import { isUtf8 } from 'node:buffer';
-import { lstatSync } from 'node:fs';
-import { lstat, readlink, realpath } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { lstat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { CkptError } from '../errors.js';
 import { OUTSIDE_TOOL, type CaptureEvent, type FileImage, type NewEvent } from '../format/event.js';
 import { captureTag } from '../format/tag.js';
@@ -16,6 +14,7 @@ import { appendWithHotState, loadHotState } from '../session/hot-snapshot.js';
 import type { HotState } from '../session/hot-state.js';
 import { readImage } from '../workspace/read-image.js';
 import { resolveBeneath } from '../workspace/resolve-path.js';
+import { linkedFile } from '../workspace/link-target.js';
 import { storeBeneath } from '../workspace/ignore-rules.js';
 import { withWarnings } from '../session/warnings.js';
 import { afterAnswerIdle } from '../session/after-call.js';
@@ -63,44 +62,10 @@ export async function resolveInputs(session: SessionHandle, inputs: readonly str
   for (const input of inputs) {
     const r = await resolveBeneath(session.workspaceRoot, input, cwd ?? session.workspaceRoot);
     resolved.set(r.rel, r);
-    const target = await linkTarget(session.workspaceRoot, r.abs);
+    const target = await linkedFile(session.workspaceRoot, r.abs);
     if (target) resolved.set(target.rel, target);
   }
   return [...resolved.values()];
-}
-
-/** The file a symlink at `abs` leads to, when it lies inside the workspace (a dangling link: what a write would create). */
-async function linkTarget(root: string, abs: string): Promise<{ rel: string; abs: string } | undefined> {
-  try {
-    // Synchronous: on every capture's path, and most named paths are no links (a thread-pool hop costs more).
-    if (!lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink()) return undefined;
-    // As bytes: a name that is not UTF-8 has no recorded path (a string would name another file).
-    const real = await realpath(abs, { encoding: 'buffer' }).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'ENOENT') throw err;
-      return danglingEnd(abs);
-    });
-    if (!real || !isUtf8(real)) return undefined;
-    if ((await lstat(real).catch(() => undefined))?.isDirectory()) return undefined;
-    return await resolveBeneath(root, real.toString(), root);
-  } catch {
-    // Gone, unreadable, a loop, or outside the workspace: the link alone is recorded, as before.
-    return undefined;
-  }
-}
-
-/** Links followed at most for a dangling chain (the kernel's own limit for one path's resolution). */
-const MAX_LINK_HOPS = 40;
-
-/** Where a chain of links that ends nowhere ends: the missing name a write through it creates (Gemini probe: `a -> b -> c`, c missing). */
-async function danglingEnd(abs: string): Promise<Buffer | undefined> {
-  let cur = abs;
-  for (let hop = 0; hop < MAX_LINK_HOPS; hop++) {
-    if (!lstatSync(cur, { throwIfNoEntry: false })?.isSymbolicLink()) return Buffer.from(cur);
-    const target = await readlink(cur, { encoding: 'buffer' });
-    if (!isUtf8(target)) return undefined;
-    cur = resolve(dirname(cur), target.toString());
-  }
-  return undefined; // a loop
 }
 
 /**

@@ -1,8 +1,12 @@
 // A symlink's target as text, only when it is valid UTF-8: Node's default decoding turns invalid
 // bytes into U+FFFD, so `tgt\xff` was recorded — and restored — as another target, and two such
 // targets read the same (a probe found both). Undefined then: the link is skipped, never changed.
-import { readlinkSync } from 'node:fs';
-import { readlink } from 'node:fs/promises';
+// Also the file a named symlink leads to, which a tool writing through the link changes (DESIGN §10).
+import { lstatSync, readlinkSync } from 'node:fs';
+import { lstat, readlink, realpath } from 'node:fs/promises';
+import { isUtf8 } from 'node:buffer';
+import { dirname, resolve } from 'node:path';
+import { resolveBeneath, type ResolvedPath } from './resolve-path.js';
 
 /** Why such a link is skipped. */
 export const TARGET_NOT_UTF8 = 'target-not-utf8';
@@ -23,4 +27,38 @@ export async function readLinkTarget(abs: string): Promise<string | undefined> {
 
 export function readLinkTargetSync(abs: string): string | undefined {
   return decode(readlinkSync(abs, { encoding: 'buffer' }));
+}
+
+/** The file a symlink at `abs` leads to, when it lies inside the workspace (a dangling link: what a write would create). */
+export async function linkedFile(root: string, abs: string): Promise<ResolvedPath | undefined> {
+  try {
+    // Synchronous: on every capture's path, and most named paths are no links (a thread-pool hop costs more).
+    if (!lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink()) return undefined;
+    // As bytes: a name that is not UTF-8 has no recorded path (a string would name another file).
+    const real = await realpath(abs, { encoding: 'buffer' }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+      return danglingEnd(abs);
+    });
+    if (!real || !isUtf8(real)) return undefined;
+    if ((await lstat(real).catch(() => undefined))?.isDirectory()) return undefined;
+    return await resolveBeneath(root, real.toString(), root);
+  } catch {
+    // Gone, unreadable, a loop, or outside the workspace: the link alone is recorded, as before.
+    return undefined;
+  }
+}
+
+/** Links followed at most for a dangling chain (the kernel's own limit for one path's resolution). */
+const MAX_LINK_HOPS = 40;
+
+/** Where a chain of links that ends nowhere ends: the missing name a write through it creates (Gemini probe: `a -> b -> c`, c missing). */
+async function danglingEnd(abs: string): Promise<Buffer | undefined> {
+  let cur = abs;
+  for (let hop = 0; hop < MAX_LINK_HOPS; hop++) {
+    if (!lstatSync(cur, { throwIfNoEntry: false })?.isSymbolicLink()) return Buffer.from(cur);
+    const target = await readLinkTarget(cur);
+    if (target === undefined) return undefined;
+    cur = resolve(dirname(cur), target);
+  }
+  return undefined; // a loop
 }
