@@ -1,7 +1,8 @@
 // Model-based property test (issue 9, "Tests to add" 1): random sequences of file operations —
 // create, modify, delete, rename, chmod, symlink, empty folders and every type change between file,
 // symlink and folder, nested — with tool calls (capture + settle), scans, turns, restores and undos at
-// random. The model is the tree (files with bytes and modes, symlinks with targets, folders) at every
+// random. A tool call naming a symlink may write through it, as agents' file tools do: its capture and
+// settle alone must record the file the link leads to (no scan after it). The model is the tree (files with bytes and modes, symlinks with targets, folders) at every
 // point ckpt recorded; each restore and undo must reproduce it exactly, in ONE journaled restore.
 //
 // Each sequence runs in two worlds whose only difference is timing and index policy — one rewrites
@@ -12,8 +13,8 @@
 //
 // CKPT_PROPERTY_RUNS raises the number of runs for a long local run.
 import type { Stats } from 'node:fs';
-import { chmod, lstat, mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { chmod, lstat, mkdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { capture } from '../src/capture/capture.js';
@@ -39,7 +40,7 @@ type Op =
   | { op: 'link'; path: string; target: string }
   | { op: 'mkdir'; path: string }
   | { op: 'bulk'; content: string }
-  | { op: 'tool'; path: string; content: string | null; settle: boolean }
+  | { op: 'tool'; path: string; content: string | null; settle: boolean; through?: boolean }
   | { op: 'scan' }
   | { op: 'turn' }
   | { op: 'commit' }
@@ -57,6 +58,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ op: fc.constant('mkdir' as const), path }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('bulk' as const), content }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('tool' as const), path, content: fc.option(content, { nil: null }), settle: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant('tool' as const), path: fc.constantFrom('c', 'a', 'a/x', 'b/z'), content, settle: fc.constant(true), through: fc.constant(true) }) },
   { weight: 3, arbitrary: fc.constant({ op: 'scan' as const }) },
   { weight: 2, arbitrary: fc.constant({ op: 'turn' as const }) },
   { weight: 1, arbitrary: fc.constant({ op: 'commit' as const }) },
@@ -83,6 +85,22 @@ async function clear(root: string, rel: string): Promise<void> {
   }
   await mkdir(dirname(join(root, rel)), { recursive: true });
   await rm(join(root, rel), { recursive: true, force: true });
+}
+
+/**
+ * Where a write through the symlink at `rel` lands: the file at the end of its chain, or undefined
+ * when `rel` is no symlink, or the chain loops or leaves the workspace (the tool then does nothing).
+ */
+async function throughLink(root: string, rel: string): Promise<string | undefined> {
+  let abs = join(root, rel);
+  if (!(await lstatOf(abs))?.isSymbolicLink()) return undefined;
+  for (let hop = 0; hop < 8; hop++) {
+    const info = await lstatOf(abs);
+    if (!info?.isSymbolicLink()) return abs;
+    abs = resolve(dirname(abs), await readlink(abs));
+    if (!abs.startsWith(`${root}/`)) return undefined;
+  }
+  return undefined;
 }
 
 /** The world's shell: plain file operations behind ckpt's back. */
@@ -203,6 +221,22 @@ async function runSequence(w: ScanWorld, ops: readonly Op[], config: Config, git
           const code = (err as NodeJS.ErrnoException).code;
           if (code === 'ELOOP' || code === 'PATH_ESCAPE' || String((err as Error).message).includes('ELOOP')) break;
           throw err;
+        }
+        const through = o.through && o.content !== null ? await throughLink(root, o.path) : undefined;
+        if (through !== undefined) {
+          // The tool writes the file the link leads to (a write through a folder or a missing folder
+          // fails: nothing changed). Capture and settle alone record it: a scan finds nothing new.
+          const wrote = await writeFile(w.at(o.path), o.content!).then(
+            () => true,
+            () => false,
+          );
+          atTag.set(c.tag!, recorded);
+          clean.push(c.tag!);
+          await settle(w.session, [o.path], { tag: c.tag! });
+          const now = await treeOf(root);
+          expect({ wrote, found: (await doScan()).files }).toEqual({ wrote, found: [] });
+          recorded = now;
+          break;
         }
         if (o.content === null) await apply(root, { op: 'delete', path: o.path });
         else {
