@@ -16,7 +16,7 @@ export const LAYERS = {
   'process-alive': { may: [] },
   format: { may: ['errors'] },
   'storage-contract': { may: ['errors'] },
-  'storage/fs': { may: ['errors', 'storage-contract'] },
+  'storage/fs': { may: ['errors', 'storage-contract', 'process-alive'] },
   'storage/shared': { may: ['errors', 'storage-contract'] },
   'storage/pack': { may: ['errors', 'format', 'storage-contract'] },
   storage: { may: ['errors', 'format', 'storage-contract', 'storage/pack'] },

@@ -1,6 +1,6 @@
 // Whether a pid is a live process of ours, for the daemon's claim (daemon/daemon-files.ts) and the
 // thin hook client (hooks/client/hook-client.ts), which send the store's bearer token to the claimed
-// port. A leaf: Node's built-ins only, no ckpt import, so the hook client, which must not load the
+// port; and whether a lock file's holder is gone (storage/fs/fs-lock.ts). A leaf: Node's built-ins only, no ckpt import, so the hook client, which must not load the
 // engine, can share it.
 import { readFileSync } from 'node:fs';
 
@@ -40,6 +40,21 @@ export function processStatus(pid: number): 'gone' | 'stopped' | 'running' {
   const state = HAS_PROC ? procState(pid) : undefined; // a stat that cannot be read says nothing
   if (state === 'Z' || state === 'X' || state === 'gone') return 'gone';
   return state === 'T' || state === 't' ? 'stopped' : 'running';
+}
+
+/**
+ * True only when no process runs with this pid (ESRCH) or it is a zombie: a lock's holder that can
+ * hold nothing any more. Unlike processStatus, a process we may not signal (EPERM) is alive here —
+ * another user's process holding a lock in our store is still holding it.
+ */
+export function pidGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+  const state = HAS_PROC ? procState(pid) : undefined;
+  return state === 'Z' || state === 'X' || state === 'gone';
 }
 
 /** The state letter in /proc/<pid>/stat ('gone' when it vanished; undefined when it cannot be read). */

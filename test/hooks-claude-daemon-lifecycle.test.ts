@@ -9,7 +9,7 @@
 // 2. `init claude --http` with no daemon running when a Claude Code process starts (killed, stopped, a
 // reboot): the SessionStart command hook started it detached and returned; the prompt's HTTP hook a
 // moment later was refused (Claude Code goes on silently) and the prompt had no turn.
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { loadInstalledHooks } from './helpers/agent-hooks.js';
@@ -66,3 +66,38 @@ it('--http: the session start that starts the daemon answers once it listens, so
   const log = (await ckpt(['log', '--json'])).json();
   expect(log.turns.map((t: { text: string }) => t.text)).toEqual(['one']);
 }, 60_000);
+
+it("a daemon SIGKILLed while its session lock lingers: the next hook takes the lock over at once (it names its dead holder), not after the 3 s stale limit", async () => {
+  const init = await ckpt(['init', 'claude', '--json']);
+  expect(init.code, init.stderr).toBe(0);
+  await writeFile(join(world.dirs.workspace, 'a.txt'), 'alpha\n');
+  const hooks = await loadInstalledHooks(join(world.dirs.workspace, '.claude', 'settings.local.json'), world.dirs.workspace, 'CLAUDE_PROJECT_DIR');
+  const base = { session_id: '0b1c2d3e-0000-4000-8000-000000000003', transcript_path: '/dev/null', cwd: world.dirs.workspace };
+  const claimPid = async (): Promise<number | undefined> => {
+    for (let i = 0; i < 200; i++) {
+      const claim = JSON.parse((await readFile(join(world.dirs.store, 'daemon', 'daemon.json'), 'utf8').catch(() => undefined)) ?? '{}') as { pid?: number; port?: number };
+      if (claim.pid && claim.port) return claim.pid;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return undefined;
+  };
+  for (const r of await hooks.fire({ ...base, hook_event_name: 'SessionStart', source: 'startup' })) expect(r.code, r.stderr).toBe(0);
+  // The daemon answers a prompt and keeps the session's lock for its next caller (200 ms); killed
+  // within that, it leaves the lock file behind. (Tried again when the kill came too late.)
+  let left: string[] = [];
+  for (let attempt = 0; attempt < 5 && left.length === 0; attempt++) {
+    const pid = await claimPid();
+    expect(pid).toBeGreaterThan(0);
+    for (const r of await hooks.fire({ ...base, hook_event_name: 'UserPromptSubmit', prompt: `p${attempt}` })) expect(r.code, r.stderr).toBe(0);
+    process.kill(pid!, 'SIGKILL');
+    await new Promise((r) => setTimeout(r, 100));
+    left = (await readdir(world.dirs.store, { recursive: true })).map(String).filter((f) => f.endsWith('events.jsonl.ckpt-lock'));
+  }
+  expect(left).toHaveLength(1);
+  // The next prompt's command hook finds the daemon dead and records in-process; without the takeover
+  // it waited for the lock past its timeout and warned LOCKED (tool events go to the daemon by HTTP).
+  const runs = await hooks.fire({ ...base, hook_event_name: 'UserPromptSubmit', prompt: 'after the kill' }, { env: { CKPT_HOOK_LOCK_TIMEOUT_MS: '1000' } });
+  expect(runs.map((r) => ({ code: r.code, locked: r.stdout.includes('LOCKED') }))).toEqual([{ code: 0, locked: false }]);
+  const log = (await ckpt(['log', '--json'])).json();
+  expect(log.turns.at(-1).text).toBe('after the kill');
+}, 90_000);

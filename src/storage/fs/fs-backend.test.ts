@@ -268,8 +268,32 @@ describe('fs backend specifics', () => {
     await expect(b.withLock('sessions/s1', async () => 1, { timeoutMs: 300 })).rejects.toMatchObject({ code: 'LOCKED' });
     child.kill('SIGKILL');
     await exited(child);
-    const started = Date.now();
-    expect(await b.withLock('sessions/s1', async () => 'mine', { timeoutMs: 8_000 })).toBe('mine');
-    expect(Date.now() - started).toBeLessThan(6_000);
+    // At once, not after the stale limit: the lock names its holder, which is gone (DESIGN §10).
+    const patient = createFsBackend({ dir, lockStaleMs: 600_000 });
+    expect(await patient.withLock('sessions/s1', async () => 'mine', { timeoutMs: 5_000 })).toBe('mine');
+  });
+
+  it.runIf(process.platform === 'linux')('takes over at once only a lock naming a gone holder of this boot and pid namespace', async () => {
+    const patient = createFsBackend({ dir, lockStaleMs: 600_000 });
+    const lock = path.join(dir, 'sessions', 's5.ckpt-lock');
+    await fs.mkdir(path.dirname(lock), { recursive: true });
+    const scope = `${(await fs.readFile('/proc/sys/kernel/random/boot_id', 'latin1')).trim()} ${await fs.readlink('/proc/self/ns/pid')}`;
+    const dead = spawn('true');
+    await exited(dead);
+    const attempt = () => patient.withLock('sessions/s5', async () => 'mine', { timeoutMs: 300 }).catch((e: unknown) => e);
+    // A live holder (the test's parent), a pid of another boot or namespace, an unnamed holder: waited for.
+    for (const text of [`${process.ppid} ${scope}\n`, `${dead.pid} 00000000-0000-0000-0000-000000000000 ${scope.split(' ')[1]}\n`, `${dead.pid} ${scope.split(' ')[0]} pid:[1]\n`, '', `${dead.pid}\n`]) {
+      await fs.writeFile(lock, text);
+      expect(isCkptError(await attempt(), 'LOCKED')).toBe(true);
+      expect(await fs.readFile(lock, 'latin1')).toBe(text);
+    }
+    // A FIFO planted there neither blocks the look nor is taken for a holder.
+    await fs.rm(lock);
+    execFileSync('mkfifo', [lock]);
+    expect(isCkptError(await attempt(), 'LOCKED')).toBe(true);
+    await fs.rm(lock);
+    await fs.writeFile(lock, `${dead.pid} ${scope}\n`);
+    expect(await attempt()).toBe('mine');
+    await expect(fs.lstat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });

@@ -1,12 +1,14 @@
 // Cross-process locks of the filesystem driver: an in-process queue (fair, no disk polling) in
 // front of proper-lockfile's lock, with stale-lock takeover after a holder was SIGKILLed and
 // detection of nested locking (which would deadlock). The lock is a file made with O_EXCL rather
-// than proper-lockfile's folder: same atomicity on a local disk, a fraction of the cost (below).
+// than proper-lockfile's folder: same atomicity on a local disk, a fraction of the cost (below). It
+// names its holder, so a lock whose holder died is taken over at once (holderGone).
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { closeSync, constants as C, fstatSync, lstatSync, mkdirSync, openSync, rmdirSync, statSync, unlinkSync, utimesSync, type Stats } from 'node:fs';
+import { closeSync, constants as C, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readlinkSync, readSync, rmdirSync, statSync, unlinkSync, utimesSync, writeSync, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { CkptError, toCkptError } from '../../errors.js';
+import { pidGone } from '../../process-alive.js';
 import type { LockOptions } from '../backend.js';
 import { LOCK_SUFFIX } from '../store-key.js';
 
@@ -55,11 +57,68 @@ const ownLocks = new Map<string, { ino: number; birthtimeMs: number }>();
 
 const identity = (st: Stats): { ino: number; birthtimeMs: number } => ({ ino: st.ino, birthtimeMs: st.birthtimeMs });
 
+/**
+ * What a lock file says of its holder: `<pid> <boot id> <pid namespace>` (Linux; elsewhere nothing).
+ * A pid means this process only on the same boot and in the same pid namespace (a container sharing
+ * the store sees other pids), so a waiter trusts it only when both match its own.
+ */
+let holderScope: string | null | undefined;
+function ownHolderScope(): string | undefined {
+  if (holderScope === undefined) {
+    try {
+      holderScope = `${readFileSync('/proc/sys/kernel/random/boot_id', 'latin1').trim()} ${readlinkSync('/proc/self/ns/pid')}`;
+    } catch {
+      holderScope = null;
+    }
+  }
+  return holderScope ?? undefined;
+}
+
 function createLockFile(p: string): void {
   // Private like every store file (issue 27): a lock file names nothing secret, but no store file is readable by others.
   const fd = openSync(p, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
   try {
+    const scope = ownHolderScope();
+    // One small write, no flush: a waiter reading it before it lands (or after a crash lost it) finds
+    // no holder named and waits for the stale limit, as before.
+    if (scope) writeSync(fd, `${process.pid} ${scope}\n`);
     ownLocks.set(p, identity(fstatSync(fd)));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * A lock that names a holder of this boot and pid namespace which no longer runs (a daemon SIGKILLed
+ * while its session lock lingered made the next hook wait out the 3 s stale limit) is removed at
+ * once, as a stale takeover would remove it — only while the file there is still the one read (ino
+ * and birth time: a faster waiter may have taken the lock since). True when it was removed.
+ */
+function holderGone(p: string): boolean {
+  const scope = ownHolderScope();
+  if (!scope) return false;
+  let fd: number;
+  try {
+    fd = openSync(p, C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK); // a planted FIFO must not block the open
+  } catch {
+    return false;
+  }
+  try {
+    const st = fstatSync(fd);
+    // Without a birth time a file made since could not be told from the one read: no takeover.
+    if (!st.isFile() || !(st.birthtimeMs > 0) || st.size > 256) return false;
+    const buf = Buffer.alloc(st.size);
+    const text = buf.toString('latin1', 0, readSync(fd, buf, 0, buf.length, 0));
+    const m = /^([1-9][0-9]{0,9}) (.+)\n$/.exec(text);
+    if (!m || m[2] !== scope) return false;
+    const pid = Number(m[1]);
+    if (pid === process.pid || !pidGone(pid)) return false;
+    const now = lstatSync(p, { throwIfNoEntry: false });
+    if (!now || now.ino !== st.ino || now.birthtimeMs !== st.birthtimeMs) return false;
+    unlinkSync(p);
+    return true;
+  } catch {
+    return false;
   } finally {
     closeSync(fd);
   }
@@ -228,6 +287,7 @@ export async function withFsLock<T>(
           continue;
         }
         if (errnoOf(err) !== 'ELOCKED') throw toCkptError(err, `lock ${key}`);
+        if (holderGone(abs + LOCK_SUFFIX)) continue;
         const wait = Math.min(200, 5 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random());
         if (Date.now() + wait > deadline) throw locked();
         await sleep(wait);
