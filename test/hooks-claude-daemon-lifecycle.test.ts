@@ -22,29 +22,41 @@ const world = daemonWorld('ckpt-claude-stopped-');
 
 const ckpt = (args: string[]) => runCli(['--store', world.dirs.store, ...args], { cwd: world.dirs.workspace, env: { HOME: world.home } });
 
-it("a stopped daemon's own port is not taken for a squatter: the prompt is stopped with the daemon's pid and how to continue it, and goes through once it is continued", async () => {
+/** The default install (`ckpt init claude`), a.txt written, a session started (which starts the daemon); its hooks and event base. */
+async function startSession(n: number) {
   const init = await ckpt(['init', 'claude', '--json']);
   expect(init.code, init.stderr).toBe(0);
   await writeFile(join(world.dirs.workspace, 'a.txt'), 'alpha\n');
   const hooks = await loadInstalledHooks(join(world.dirs.workspace, '.claude', 'settings.local.json'), world.dirs.workspace, 'CLAUDE_PROJECT_DIR');
-  const base = { session_id: '0b1c2d3e-0000-4000-8000-000000000001', transcript_path: '/dev/null', cwd: world.dirs.workspace };
+  const base = { session_id: `0b1c2d3e-0000-4000-8000-00000000000${n}`, transcript_path: '/dev/null', cwd: world.dirs.workspace };
   for (const r of await hooks.fire({ ...base, hook_event_name: 'SessionStart', source: 'startup' })) expect(r.code, r.stderr).toBe(0);
-  let claim: { pid?: number } = {};
-  for (let i = 0; i < 200 && !claim.pid; i++) {
-    claim = JSON.parse((await readFile(join(world.dirs.store, 'daemon', 'daemon.json'), 'utf8').catch(() => undefined)) ?? '{}') as { pid?: number };
-    if (!claim.pid) await new Promise((r) => setTimeout(r, 50));
+  return { hooks, base };
+}
+
+/** The pid in the daemon's claim once it listens (undefined after 10 s). */
+async function claimPid(): Promise<number | undefined> {
+  for (let i = 0; i < 200; i++) {
+    const claim = JSON.parse((await readFile(join(world.dirs.store, 'daemon', 'daemon.json'), 'utf8').catch(() => undefined)) ?? '{}') as { pid?: number; port?: number };
+    if (claim.pid && claim.port) return claim.pid;
+    await new Promise((r) => setTimeout(r, 50));
   }
-  expect(claim.pid).toBeGreaterThan(0);
-  await stopProcess(claim.pid!);
+  return undefined;
+}
+
+it("a stopped daemon's own port is not taken for a squatter: the prompt is stopped with the daemon's pid and how to continue it, and goes through once it is continued", async () => {
+  const { hooks, base } = await startSession(1);
+  const pid = await claimPid();
+  expect(pid).toBeGreaterThan(0);
+  await stopProcess(pid!);
   try {
     const runs = await hooks.fire({ ...base, hook_event_name: 'UserPromptSubmit', prompt: 'one' });
     expect(runs).toHaveLength(1);
     expect(runs[0]!.code).toBe(2);
-    expect(runs[0]!.stderr).toContain(`daemon (pid ${claim.pid}) is stopped`);
-    expect(runs[0]!.stderr).toContain(`kill -CONT ${claim.pid}`);
+    expect(runs[0]!.stderr).toContain(`daemon (pid ${pid}) is stopped`);
+    expect(runs[0]!.stderr).toContain(`kill -CONT ${pid}`);
     expect(runs[0]!.stderr).not.toMatch(/listens on port/);
   } finally {
-    process.kill(claim.pid!, 'SIGCONT');
+    process.kill(pid!, 'SIGCONT');
   }
   const again = await hooks.fire({ ...base, hook_event_name: 'UserPromptSubmit', prompt: 'two' });
   expect(again.map((r) => ({ code: r.code, stderr: r.stderr }))).toEqual([{ code: 0, stderr: '' }]);
@@ -68,20 +80,7 @@ it('--http: the session start that starts the daemon answers once it listens, so
 }, 60_000);
 
 it("a daemon SIGKILLed while its session lock lingers: the next hook takes the lock over at once (it names its dead holder), not after the 3 s stale limit", async () => {
-  const init = await ckpt(['init', 'claude', '--json']);
-  expect(init.code, init.stderr).toBe(0);
-  await writeFile(join(world.dirs.workspace, 'a.txt'), 'alpha\n');
-  const hooks = await loadInstalledHooks(join(world.dirs.workspace, '.claude', 'settings.local.json'), world.dirs.workspace, 'CLAUDE_PROJECT_DIR');
-  const base = { session_id: '0b1c2d3e-0000-4000-8000-000000000003', transcript_path: '/dev/null', cwd: world.dirs.workspace };
-  const claimPid = async (): Promise<number | undefined> => {
-    for (let i = 0; i < 200; i++) {
-      const claim = JSON.parse((await readFile(join(world.dirs.store, 'daemon', 'daemon.json'), 'utf8').catch(() => undefined)) ?? '{}') as { pid?: number; port?: number };
-      if (claim.pid && claim.port) return claim.pid;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    return undefined;
-  };
-  for (const r of await hooks.fire({ ...base, hook_event_name: 'SessionStart', source: 'startup' })) expect(r.code, r.stderr).toBe(0);
+  const { hooks, base } = await startSession(3);
   // The daemon answers a prompt and keeps the session's lock for its next caller (200 ms); killed
   // within that, it leaves the lock file behind. (Tried again when the kill came too late.)
   let left: string[] = [];
