@@ -1,7 +1,7 @@
 // Whether a pid is a live process of ours, for the daemon's claim (daemon/daemon-files.ts) and the
 // thin hook client (hooks/client/hook-client.ts), which send the store's bearer token to the claimed
-// port; and whether a lock file's holder is gone (storage/fs/fs-lock.ts). A leaf: Node's built-ins only, no ckpt import, so the hook client, which must not load the
-// engine, can share it.
+// port; and whether a lock file's holder is gone (storage/fs/fs-lock.ts). A leaf: Node's built-ins
+// only, no ckpt import, so the hook client, which must not load the engine, can share it.
 import { readFileSync } from 'node:fs';
 
 /** Where /proc exists (Linux), a zombie can be told from a live process; elsewhere signal 0 is all there is. */
