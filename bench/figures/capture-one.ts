@@ -62,6 +62,7 @@ export async function captureOneFigure(ctx: BenchContext): Promise<Entry> {
     ckpt,
     baseline: 'write+fsync of the same 16 KiB (floor)',
     base: floor,
+    goal: 'ratio ≤ 2 (issue 31)',
     extra: { ...extraComparison('vs_git', 'ms', ckpt, git), files_reported: reported },
   });
 }

@@ -48,6 +48,7 @@ export async function openSessionFigure(ctx: BenchContext): Promise<Entry> {
     ckpt: setupError ?? r.ckpt,
     baseline: 'read + JSON.parse of the event log (floor)',
     base: r.floor ?? (setupError ? undefined : new Error('event log not found in the store')),
+    goal: 'ratio ≤ 1.2 (issue 31)',
     extra: { events: lines, log_bytes: logBytes, replayed_with: replayedWith ? `session.${replayedWith}()` : null },
   });
 }

@@ -74,6 +74,7 @@ export async function restore1000Figure(ctx: BenchContext): Promise<Entry> {
     ckpt: setupError ?? r.ckpt,
     baseline: '1,000 atomic fsynced writes (floor)',
     base: r.floor,
+    goal: 'ratio ≤ 1.1 (issue 31)',
     extra: { files_restored: restored, drift_reported: drift, recorded_by: viaScan ? 'scan' : 'capture+settle' },
   });
 }
