@@ -273,6 +273,15 @@ describe('fs backend specifics', () => {
     expect(await patient.withLock('sessions/s1', async () => 'mine', { timeoutMs: 5_000 })).toBe('mine');
   });
 
+  it('a process exiting removes its own lock only, never one another process made meanwhile', async () => {
+    const lock = path.join(dir, 'sessions', 's6.ckpt-lock');
+    const child = runHelper(path.join(repo, 'test', 'fixtures', 'storage-lock-exit.ts'), [dir, 'sessions/s6', lock]);
+    const stderr: Buffer[] = [];
+    child.stderr!.on('data', (d: Buffer) => stderr.push(d));
+    expect(await exited(child), Buffer.concat(stderr).toString()).toBe(0);
+    expect(await fs.readFile(lock, 'utf8')).toBe('another holder\n');
+  });
+
   it.runIf(process.platform === 'linux')('takes over at once only a lock naming a gone holder of this boot and pid namespace', async () => {
     const patient = createFsBackend({ dir, lockStaleMs: 600_000 });
     const lock = path.join(dir, 'sessions', 's5.ckpt-lock');

@@ -148,8 +148,19 @@ function removeLockPath(p: string): void {
 }
 
 /**
- * The file system proper-lockfile sees (its documented `fs` option): "mkdir" makes the lock as an
- * empty file with O_CREAT|O_EXCL, "rmdir" unlinks it. On ext4 a folder's rmdir frees a data block
+ * Removes this process's own lock file, nothing else: what runs at exit — proper-lockfile's handler
+ * for the locks it holds (`rmdirSync`) and ours for lingering ones — where both reach the same lock.
+ * The second found no entry and removed whatever was there: the lock another process had made in
+ * between (8 processes capturing at once: one found its fresh lock gone, `ENOENT … stat`, 1 run in
+ * 30 under load; had the removal come after that check, two processes would have held the session).
+ */
+function removeOwnLockPath(p: string): void {
+  if (ownLocks.has(p)) removeLockPath(p);
+}
+
+/**
+ * The file system proper-lockfile sees (its documented `fs` option): "mkdir" makes the lock as a
+ * file with O_CREAT|O_EXCL (naming its holder), "rmdir" unlinks it. On ext4 a folder's rmdir frees a data block
  * and costs ~0.1–0.4 ms, an empty file's unlink a tenth of that; this is on every write to a session.
  * Mutual exclusion holds with an older ckpt's folder locks too: each creation fails on the other
  * (EEXIST). One object for the process, so proper-lockfile's mtime-precision probe (a utimes and a
@@ -158,7 +169,7 @@ function removeLockPath(p: string): void {
 const lockFs = {
   mkdir: (p: string, cb: Callback) => direct(cb, () => createLockFile(p)),
   rmdir: (p: string, cb: Callback) => direct(cb, () => removeLockPath(p)),
-  rmdirSync: removeLockPath,
+  rmdirSync: removeOwnLockPath,
   stat: (p: string, cb: Callback<Stats>) => direct(cb, () => statSync(p)),
   utimes: (p: string, atime: Date, mtime: Date, cb: Callback) => direct(cb, () => utimesSync(p, atime, mtime)),
   realpath: (p: string, cb: Callback<string>) => cb(null, p),
@@ -192,7 +203,7 @@ function linger(abs: string, held: Held, idleMs: number): void {
     exitHook = () => {
       for (const a of lingering.keys()) {
         try {
-          removeLockPath(a + LOCK_SUFFIX);
+          removeOwnLockPath(a + LOCK_SUFFIX);
         } catch {
           // gone already
         }
