@@ -270,4 +270,17 @@ describe('the CLI with a daemon running', () => {
     expect(local.json()).toMatchObject({ tag: '0.2', files: [{ path: 'a.txt', change: 'modified' }] });
     expect(local.json().watched).toBeUndefined();
   });
+
+  it('CKPT_DISABLE=1 records nothing with a daemon running either (the daemon does not see the env)', async () => {
+    await post('/sessions', { workspace: ws, id: 's1', baseline: false });
+    const args = ['--store', dirs.store, '--workspace', ws, '--session', 's1', 'scan', '--json'];
+    expect((await runCli(args, { cwd: ws })).json()).toMatchObject({ baseline: true });
+    await writeFile(join(ws, 'a.txt'), 'one\n');
+    const off = await runCli(args, { cwd: ws, env: { CKPT_DISABLE: '1' } });
+    expect(off.code).toBe(0);
+    expect(off.json()).toMatchObject({ tag: null, files: [], disabled: true });
+    expect((await runCli(args.slice(0, -1), { cwd: ws, env: { CKPT_DISABLE: '1' } })).stdout).toContain('nothing scanned');
+    // Switched back on, the change is still there to record.
+    expect((await runCli(args, { cwd: ws })).json()).toMatchObject({ tag: '0.1', files: [{ path: 'a.txt', change: 'created' }] });
+  });
 });

@@ -3,7 +3,7 @@
 // adapter that scans — `ckpt scan` and the command hooks (`ckpt hook <agent>` after a shell tool).
 // Any failure to reach the daemon (no daemon, a stale claim, a refused connection, a wrong token)
 // answers undefined and the caller scans in-process; an answer from the daemon — success or a ckpt
-// error — is the result. CKPT_NO_DAEMON=1 always answers undefined. (The in-process scan after a dead
+// error — is the result. CKPT_NO_DAEMON=1 (and capture switched off, CKPT_DISABLE=1) always answers undefined. (The in-process scan after a dead
 // or stopped daemon first catches the owner index up with what that daemon owed: owner-index.ts readOwners.)
 import type { StoreContext, WorkspaceContext } from '../context.js';
 import { CkptError, type ErrorCode } from '../errors.js';
@@ -24,6 +24,9 @@ export async function scanViaDaemon(
   env: NodeJS.ProcessEnv,
 ): Promise<DaemonScanResult | undefined> {
   if (/^(1|true|yes|on)$/i.test(env.CKPT_NO_DAEMON ?? '')) return undefined;
+  // Capture switched off here (CKPT_DISABLE): the daemon does not see this process's environment and
+  // would record the scan; the in-process scan answers `disabled` and records nothing.
+  if (!session.ctx.options.captureEnabled) return undefined;
   const { running: daemon } = await daemonClaim(store.daemonCtx);
   if (!daemon || daemon.pid === process.pid) return undefined;
   // Stopped (Ctrl-Z, SIGSTOP): it would answer nothing until the timeout. Scanned here, as with no daemon.
