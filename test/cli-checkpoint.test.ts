@@ -132,5 +132,8 @@ describe('checkpoint commands', () => {
     const off = await ckpt(['capture', 'x.txt', '--json'], { CKPT_DISABLE: '1' });
     expect(off.json()).toEqual({ tag: null, files: [], disabled: true });
     expect((await ckpt(['capture', 'x.txt'], { CKPT_DISABLE: '1' })).stdout).toContain('disabled');
+    // settle says so too (it printed "settled 0 path(s)", as if nothing needed settling).
+    expect((await ckpt(['settle', 'x.txt', '--json'], { CKPT_DISABLE: '1' })).json()).toEqual({ tag: null, files: [], disabled: true });
+    expect((await ckpt(['settle', 'x.txt'], { CKPT_DISABLE: '1' })).stdout.trim()).toBe('capture is disabled (CKPT_DISABLE): nothing recorded');
   });
 });

@@ -54,7 +54,7 @@ export function registerCheckpointCommands(program: Command): void {
         const session = await ctx.session();
         const r = await session.settle(paths as string[], { tag: (opts as { tag?: string }).tag, cwd: ctx.io.cwd });
         const body = { tag: r.tag, files: r.files.map(publicImage), ...(r.disabled ? { disabled: true } : {}), ...(r.warnings ? { warnings: r.warnings } : {}) };
-        out.result(body, (v) => `settled ${v.files.length} path(s)${v.tag ? ` of ${v.tag}` : ''}`);
+        out.result(body, (v) => (v.disabled ? 'capture is disabled (CKPT_DISABLE): nothing recorded' : `settled ${v.files.length} path(s)${v.tag ? ` of ${v.tag}` : ''}`));
       },
     },
     scanCommand,
