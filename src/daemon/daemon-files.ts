@@ -100,7 +100,7 @@ export async function claimDaemon(ctx: StoreContext, info: Omit<DaemonInfo, 'pid
   await ctx.backend.withLock(CLAIM_LOCK, async () => {
     const current = await readClaim(ctx);
     if (current && current.pid !== process.pid && processAlive(current.pid)) {
-      throw new CkptError('LOCKED', `a ckpt daemon already serves this store at ${current.url} (pid ${current.pid})`, { url: current.url, pid: current.pid });
+      throw new CkptError('LOCKED', alreadyServes(current), { url: current.url, pid: current.pid });
     }
     await ctx.backend.write(DAEMON_CLAIM_KEY, Buffer.from(`${JSON.stringify(mine)}\n`));
     if (mine.port !== undefined) await ctx.backend.write(DAEMON_PORT_KEY, Buffer.from(`${mine.port}\n`));
@@ -119,10 +119,18 @@ export async function claimDaemon(ctx: StoreContext, info: Omit<DaemonInfo, 'pid
  * Checks, before listening, that no live daemon holds the store (the claim itself is written once the
  * address is known). Returns when a daemon before this one died holding it (daemonClaim's deadSince).
  */
+/**
+ * The LOCKED message of a second daemon: one serves a store (the one `ckpt init` or a hook started
+ * runs in the background, so a newcomer's `ckpt serve` meets it), and what to do instead.
+ */
+function alreadyServes(d: { url: string; pid: number }): string {
+  return `a ckpt daemon already serves this store at ${d.url} (pid ${d.pid}): use that one (ckpt open, ckpt serve --print-token), or stop it first (kill ${d.pid})`;
+}
+
 export async function assertNoDaemon(ctx: StoreContext): Promise<{ deadSince?: number }> {
   const { running, deadSince } = await daemonClaim(ctx);
   if (running && running.pid !== process.pid) {
-    throw new CkptError('LOCKED', `a ckpt daemon already serves this store at ${running.url} (pid ${running.pid})`, { url: running.url, pid: running.pid });
+    throw new CkptError('LOCKED', alreadyServes(running), { url: running.url, pid: running.pid });
   }
   return deadSince === undefined ? {} : { deadSince };
 }

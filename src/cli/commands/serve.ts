@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pc } from '../colors.js';
 import { CkptError, daemonToken } from '../../index.js';
 import type { CommandSpec } from '../command-table.js';
+import { commandHint } from '../hint.js';
 import { tuneForResidentProcess } from '../resident-process.js';
 import { scanInChild } from '../scan-in-child.js';
 import { VERSION } from '../version.js';
@@ -68,8 +69,9 @@ export const serveCommand: CommandSpec = {
     out.result({ url: daemon.url, pid: daemon.info.pid, store: store.dir, tokenFile: join(store.daemonCtx.dir, 'daemon', 'token'), ...(open ? { open } : {}) }, (r) =>
       [
         `ckpt daemon listening on ${pc.bold(r.url)} (pid ${r.pid})`,
-        `store ${r.store}; token: ckpt serve --print-token`,
-        ...(r.open ? [`web timeline: open ${pc.bold(r.open)} (one-time code; ckpt open makes a new one)`] : flags.socket ? [] : ['web timeline: ckpt open']),
+        // The hints name the store this daemon serves (--store given): without it they would reach another.
+        `store ${r.store}; token: ${commandHint(ctx, ['serve', '--print-token'])}`,
+        ...(r.open ? [`web timeline: open ${pc.bold(r.open)} (one-time code; ${commandHint(ctx, ['open'])} makes a new one)`] : flags.socket ? [] : [`web timeline: ${commandHint(ctx, ['open'])}`]),
       ].join('\n'),
     );
     await new Promise<void>((resolve) => {
