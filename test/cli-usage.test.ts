@@ -79,6 +79,13 @@ describe('help of a command', () => {
     expect(r.stdout).toMatch(/@S +just after the event with sequence number S/);
   });
 
+  it('hook --help names the agents it takes, as init --help does', async () => {
+    for (const cmd of ['hook', 'init']) {
+      const r = await ckpt([cmd, '--help']);
+      expect(r.stdout.replace(/\s+/g, ' ')).toContain('(claude, codex, copilot, cursor, gemini, opencode');
+    }
+  });
+
   it('status --help lists the global options too', async () => {
     const r = await ckpt(['status', '--help']);
     expect(r.stdout).toContain('Global Options');

@@ -3,7 +3,7 @@
 // with CKPT_HOOK_STRICT=1); this command only sets the process exit code it returns.
 import { resolve } from 'node:path';
 import { defaultStoreDir } from '../../index.js';
-import { agentSpec } from '../../hooks/agents/index.js';
+import { agentSpec, AGENTS } from '../../hooks/agents/index.js';
 import { readCapped } from '../../hooks/hook-input.js';
 import { runHook } from '../../hooks/run-hook.js';
 import { setExitCode } from '../action.js';
@@ -11,7 +11,7 @@ import type { CommandSpec } from '../command-table.js';
 
 export const hookCommand: CommandSpec = {
   use: 'hook <agent>',
-  description: 'record one hook event of a coding agent (JSON on stdin); installed by `ckpt init <agent>`',
+  description: `record one hook event of a coding agent (${Object.keys(AGENTS).join(', ')}; its hook JSON on stdin); installed by \`ckpt init <agent>\``,
   options: [['--daemon', "start the store's daemon on demand at a once-per-prompt event (installed by `ckpt init`)"]],
   run: async ([agent], ctx, _out, cmd) => {
     const spec = agentSpec(agent as string);
