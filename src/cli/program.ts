@@ -33,7 +33,7 @@ export function createProgram(io: CliIo, captured: CommanderText = { out: '', er
     .description('Safe, fast undo for everything an AI coding agent does to a workspace.')
     .version(VERSION, '-V, --version')
     .option('--store <dir|url>', 'store folder or shared store URL postgres://…?blobs=s3://bucket (default: $CKPT_STORE, $CKPT_HOME, $XDG_DATA_HOME/ckpt or ~/.local/share/ckpt)')
-    .option('--workspace <dir>', 'workspace root (default: found upward from the current folder, as git finds its repository)')
+    .option('--workspace <dir>', 'workspace root (default: found upward from the current folder: the nearest folder with a session, else the git top level, else the current folder)')
     .option('--session <id>', 'session id or unique prefix (default: the most recently updated session of the workspace)')
     .option('--json', 'print one JSON document on stdout (errors as JSON on stderr)')
     .option('--max-file-size <size>', 'largest file content captured, e.g. 16M (default: $CKPT_MAX_FILE_SIZE or 16M); larger files are recorded as skipped')
