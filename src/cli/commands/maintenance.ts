@@ -54,7 +54,8 @@ export function registerMaintenanceCommands(program: Command): void {
     },
     {
       use: 'prune',
-      description: "retire a session's early history (its tags stop restoring; gc then frees what only they used)",
+      description:
+        "retire a session's early history (its tags stop restoring; gc then frees what only they used); without options, the automatic policy now: turns beyond the last 100 and older than 30 days (CKPT_KEEP_TURNS, CKPT_KEEP_AGE)",
       options: [
         ['--keep-turns <n>', 'keep the last N turns'],
         ['--keep-checkpoints <n>', 'keep (at least) the last N checkpoints (whole turns before them retire)'],
