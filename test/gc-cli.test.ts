@@ -59,6 +59,9 @@ describe('maintenance commands', () => {
     const retired = await ckpt('restore', '2', '--yes', '--json');
     expect(retired.code).toBe(3);
     expect(JSON.parse(retired.stderr).error.code).toBe('TAG_PRUNED');
+    // It names what still restores, as `log` does.
+    expect(JSON.parse(retired.stderr).error.data.earliestTag).toBe('3');
+    expect((await ckpt('restore', '2', '--yes')).stderr).toContain('tag 2 is no longer restorable (the earliest tag that is: 3)');
     const kept = await ckpt('restore', '3', '--yes', '--json');
     expect(kept.code).toBe(0);
     expect(kept.json().restored).toEqual(['a.txt']);

@@ -32,7 +32,14 @@ export function resolveTagSeq(events: readonly EventBase[], text: string): numbe
   }
   const prunedBefore = prunedThrough(events);
   if (seq < prunedBefore) {
-    throw new CkptError('TAG_PRUNED', `history before @${prunedBefore} was pruned; tag ${text} is no longer restorable`, { tag: text, prunedBefore });
+    // Named as `log` names it (the turn starting there, else @S): what the user can restore instead.
+    const turn = events.find((e) => e.type === 'turn' && e.seq === prunedBefore);
+    const earliest = turn ? String(turn.turn) : `@${prunedBefore}`;
+    throw new CkptError('TAG_PRUNED', `history before @${prunedBefore} was pruned; tag ${text} is no longer restorable (the earliest tag that is: ${earliest})`, {
+      tag: text,
+      prunedBefore,
+      earliestTag: earliest,
+    });
   }
   return seq;
 }
