@@ -89,7 +89,9 @@ describe('ckpt show, cat and log --all', () => {
     expect(cat.code, cat.stderr).toBe(0);
     expect(cat.stdout).toBe('v0\n');
     expect((await ckpt(['--session', 'one', 'cat', '1.1', 'a.txt', '--json'])).json()).toMatchObject({ path: 'a.txt', state: 'file', encoding: 'base64', content: Buffer.from('v0\n').toString('base64') });
-    expect((await ckpt(['--session', 'two', 'cat', '0', 'b.txt'])).code).toBe(3); // absent at the tag
+    const absent = await ckpt(['--session', 'two', 'cat', '0', 'b.txt']);
+    expect(absent.code).toBe(3); // absent at the tag
+    expect(absent.stderr).toContain('b.txt did not exist at 0'); // in words, not "b.txt at 0: absent"
     expect((await ckpt(['--session', 'one', 'cat', '1', '../outside'])).code).toBe(2);
 
     const all = (await ckpt(['log', '--all', '--json'])).json().checkpoints;

@@ -34,7 +34,7 @@ export function registerInspectCommands(program: Command): void {
         }
         if (file.state === 'file' && content) ctx.io.stdout.write(content);
         else if (file.state === 'symlink') ctx.io.stdout.write(`${file.target ?? ''}\n`);
-        else throw new CkptError('NOT_FOUND', `${file.path} at ${file.tag}: ${file.state}${file.why ? ` (${file.why})` : ''}`, { path: file.path, state: file.state });
+        else throw new CkptError('NOT_FOUND', `${pathText(file.path)} ${notAFile(file.state)} at ${file.tag}${file.why ? ` (${file.why})` : ''}`, { path: file.path, state: file.state });
       },
     },
     {
@@ -90,4 +90,12 @@ export function registerInspectCommands(program: Command): void {
       },
     },
   ]);
+}
+
+/** What `cat` found at a tag instead of a file, in words (it printed the bare state: "src at 1: dir"). */
+function notAFile(state: string): string {
+  if (state === 'absent') return 'did not exist';
+  if (state === 'dir') return 'was a folder (cat prints files; ckpt export SESSION TAG DIR writes a whole tree)';
+  if (state === 'skipped') return 'was not recorded';
+  return `was not a file (${state})`;
 }
