@@ -67,6 +67,12 @@ it('init keeps the user hooks and formatting; a second init changes nothing; uni
   expect(JSON.parse(await readFile(join(dirs.workspace, '.codex', 'hooks.json'), 'utf8'))).toEqual({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'notify-send done' }] }] } });
 });
 
+it('--local is refused with the scopes Codex has', async () => {
+  const r = await ckpt(['init', 'codex', '--local']);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain('Codex CLI has no local settings file: install with --project (.codex/hooks.json) or --user (~/.codex/hooks.json)');
+});
+
 it('hostile patches never break Codex and record nothing; their reason is in the hook log', async () => {
   const before = await eventsOf();
   const outside = join(dirs.base, 'outside.txt');

@@ -45,7 +45,10 @@ export interface InstallResult {
 export function settingsFile(spec: AgentSpec, scope: InstallScope, projectDir: string, homeDir: string): string {
   if (scope === 'user') return join(homeDir, spec.settingsFiles.user);
   const rel = scope === 'local' ? spec.settingsFiles.local : spec.settingsFiles.project;
-  if (!rel) throw new CkptError('INVALID_ARGUMENT', `${spec.displayName} has no ${scope} settings file`, { scope });
+  if (!rel) {
+    const has = (['project', 'user'] as const).filter((s) => s !== scope).map((s) => `--${s} (${s === 'user' ? `~/${spec.settingsFiles.user}` : spec.settingsFiles.project})`);
+    throw new CkptError('INVALID_ARGUMENT', `${spec.displayName} has no ${scope} settings file: install with ${has.join(' or ')}`, { scope });
+  }
   return join(resolve(projectDir), rel);
 }
 
