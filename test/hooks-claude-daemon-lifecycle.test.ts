@@ -67,6 +67,8 @@ it("a stopped daemon's own port is not taken for a squatter: the prompt is stopp
 it('--http: the session start that starts the daemon answers once it listens, so the first prompt\'s HTTP hook reaches it and is recorded', async () => {
   const init = await ckpt(['init', 'claude', '--http', '--json']);
   expect(init.code, init.stderr).toBe(0);
+  // The daemon init started runs in the background: init says so (it did not).
+  expect(init.json().notes).toContainEqual(expect.stringMatching(/^started ckpt's daemon for the store .* \(pid \d+, http:\/\/127\.0\.0\.1:\d+\); it runs in the background/));
   await stopStoreDaemon(world.dirs.store); // as after a reboot or an idle exit
   await writeFile(join(world.dirs.workspace, 'a.txt'), 'alpha\n');
   const hooks = await loadInstalledHooks(join(world.dirs.workspace, '.claude', 'settings.local.json'), world.dirs.workspace, 'CLAUDE_PROJECT_DIR');

@@ -397,6 +397,6 @@ describe('ckpt init: which store the command hooks use', () => {
     const hooks = JSON.parse(await readFile(r.json().file, 'utf8')).hooks;
     expect(hooks.PreToolUse[0].hooks[0].type).toBe('http');
     expect(hooks.SessionStart[0].hooks[0].command).toContain(` --store ${dirs.store} hook claude`);
-    expect(r.json().notes).toEqual([expect.stringContaining(`the hooks use the store ${dirs.store} (from $CKPT_HOME)`)]);
+    expect(r.json().notes).toEqual([expect.stringContaining(`started ckpt's daemon for the store ${dirs.store}`), expect.stringContaining(`the hooks use the store ${dirs.store} (from $CKPT_HOME)`)]);
   });
 });

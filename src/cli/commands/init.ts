@@ -52,7 +52,10 @@ export const initCommand: CommandSpec = {
     let httpToCome = false;
     if ((o.http || hybrid) && !o.uninstall) {
       const store = await ctx.store();
-      const daemon = o.dryRun ? await runningDaemon(store.daemonCtx) : await ensureDaemon(store, storeArg ?? store.dir, ctx.io.env);
+      const wasRunning = await runningDaemon(store.daemonCtx);
+      const daemon = o.dryRun ? wasRunning : await ensureDaemon(store, storeArg ?? store.dir, ctx.io.env);
+      // A background process the user did not start by hand: say so, and how to find it again.
+      if (daemon && !wasRunning) notes.push(`started ckpt's daemon for the store ${store.dir} (pid ${daemon.pid}, ${daemon.url}); it runs in the background (${commandHint(ctx, ['serve'])} run again names it)`);
       if (o.dryRun && !daemon && wouldStartDaemon(store, ctx.io.env)) {
         // The real run starts the daemon first: say so instead of predicting command hooks only.
         httpToCome = true;
