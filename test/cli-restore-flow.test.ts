@@ -131,6 +131,16 @@ describe('undo of a path with no record (item 13)', () => {
   });
 });
 
+describe('a restore that changes nothing', () => {
+  it('says so in one line (not "restored to 1: 0 written, 0 deleted, 0 skipped" then "nothing to change")', async () => {
+    expect((await ckpt(['restore', '1'])).code).toBe(0);
+    const again = await ckpt(['restore', '1']);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe('nothing to change: the workspace already matches 1\n');
+    expect((await ckpt(['restore', '1', '--json'])).json()).toMatchObject({ restored: [], deleted: [], undo: null });
+  });
+});
+
 describe('the undo hint (item 21)', () => {
   it('is a command that works as printed: keeps --store, --workspace and --session, quotes paths with spaces', async () => {
     const spaced = join(dirs.base, 'my store');

@@ -175,6 +175,8 @@ function humanResult(r: RestoreResult, hint: string | undefined): string {
     lines.push('(dry run: nothing changed)');
     return lines.join('\n');
   }
+  // Nothing written, deleted or skipped: one line, not "restored to 2: 0 written, …" then "nothing to change".
+  if (!hint && r.restored.length + r.deleted.length + r.skipped.length === 0) return `nothing to change: the workspace already matches ${pc.bold(r.to)}`;
   const lines = [`restored to ${pc.bold(r.to)}: ${r.restored.length} written, ${r.deleted.length} deleted, ${r.skipped.length} skipped`];
   for (const s of r.skipped) lines.push(`  skipped ${pathText(s.path)} (${s.why})`);
   if (r.drift.length) lines.push(`  overwrote ${r.drift.length} drifted path(s); their content is in the undo capture`);
