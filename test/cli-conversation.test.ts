@@ -55,7 +55,10 @@ describe('ckpt conversation', () => {
     const ended = await ckpt(['session', 'end', 'main1', '--reason', 'closed', '--json']);
     expect(ended.json().session.endedAt).toBeTypeOf('string');
     expect(await ids()).toEqual([]);
+    // The list says why it is not resumable; a turn resumes it.
+    expect((await ckpt(['session', 'list'])).stdout).toMatch(/^main1 +root .*\(ended\)$/m);
     await ckpt(['--session', 'main1', 'turn', '--json']);
     expect(await ids()).toEqual(['main1']);
+    expect((await ckpt(['session', 'list'])).stdout).not.toContain('(ended)');
   });
 });

@@ -206,5 +206,6 @@ function treeLines(nodes: readonly SessionTreeNode[], indent: string): string[] 
 function line(m: SessionMetadata): string {
   const short = shortSessionId(m.id);
   const id = short === m.id ? '' : `  ${pc.dim(m.id)}`;
-  return `${pc.bold(short)}  ${m.kind.padEnd(5)}  ${relativeTime(m.updatedAt).padEnd(11)}  ${counted(m.eventCount, 'event')}${m.title ? `  ${m.title}` : ''}${id}`;
+  // "ended": why `session list --resumable` leaves it out (a later turn resumes it).
+  return `${pc.bold(short)}  ${m.kind.padEnd(5)}  ${relativeTime(m.updatedAt).padEnd(11)}  ${counted(m.eventCount, 'event')}${m.title ? `  ${m.title}` : ''}${m.endedAt ? pc.dim('  (ended)') : ''}${id}`;
 }
