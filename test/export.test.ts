@@ -75,7 +75,7 @@ describe('export', () => {
     expect(dry.json().entries.map((e: { path: string }) => e.path)).toEqual([...at[2]!.keys()]);
     const cli = await runCli(['--store', dirs.store, 'export', 'export-s', '2', out], { cwd: dirs.base });
     expect(cli.code, cli.stderr).toBe(0);
-    expect(cli.stdout).toMatch(/exported 2 of session export-session/);
+    expect(cli.stdout).toMatch(/exported tag 2 of session export-session/); // "exported 2 of session" read as a count
     expect(treeDiff(withoutDirModes(snapshotTree(out)), at[2]!)).toEqual([]);
     // A folder that is not empty is refused, and left alone.
     const again = await runCli(['--store', dirs.store, 'export', 'export-session', '1', out, '--json'], { cwd: dirs.base });

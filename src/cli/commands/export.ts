@@ -20,7 +20,7 @@ export const exportCommand: CommandSpec = {
       const plan = await exportSession(store, sessionRef as string, tag as string, target, { workspace: flags.workspace, dryRun: true });
       out.result({ ...plan, dir: target, dryRun: true }, (r) =>
         [
-          `export of ${pc.bold(r.tag)} of session ${r.session} (workspace ${r.root}) into ${r.dir} would write ${r.entries.length} path(s):`,
+          `export of tag ${pc.bold(r.tag)} of session ${r.session} (workspace ${r.root}) into ${r.dir} would write ${r.entries.length} path(s):`,
           ...r.entries.map((e) => `  ${pathText(e.path)}${e.state === 'dir' ? '/' : e.state === 'symlink' ? ` -> ${pathText(e.target ?? '')}` : ''}`),
           ...skippedLines(r.skipped),
         ].join('\n'),
@@ -31,7 +31,7 @@ export const exportCommand: CommandSpec = {
     const { entries: _entries, ...summary } = r;
     out.result(summary, (v) =>
       [
-        `exported ${pc.bold(v.tag)} of session ${v.session} (workspace ${v.root}) into ${v.dir}: ${v.files} file(s), ${v.dirs} folder(s), ${v.symlinks} link(s), ${v.bytes} bytes`,
+        `exported tag ${pc.bold(v.tag)} of session ${v.session} (workspace ${v.root}) into ${v.dir}: ${v.files} file(s), ${v.dirs} folder(s), ${v.symlinks} link(s), ${v.bytes} bytes`,
         ...skippedLines(v.skipped),
       ].join('\n'),
     );
