@@ -86,9 +86,11 @@ it("a daemon SIGKILLed while its session lock lingers: the next hook takes the l
   // The daemon answers a prompt and keeps the session's lock for its next caller (200 ms); killed
   // within that, it leaves the lock file behind. (Tried again when the kill came too late.)
   let left: string[] = [];
+  let killed: number | undefined;
   for (let attempt = 0; attempt < 5 && left.length === 0; attempt++) {
     const pid = await claimPid();
     expect(pid).toBeGreaterThan(0);
+    killed = pid;
     for (const r of await hooks.fire({ ...base, hook_event_name: 'UserPromptSubmit', prompt: `p${attempt}` })) expect(r.code, r.stderr).toBe(0);
     process.kill(pid!, 'SIGKILL');
     await new Promise((r) => setTimeout(r, 100));
@@ -101,4 +103,12 @@ it("a daemon SIGKILLed while its session lock lingers: the next hook takes the l
   expect(runs.map((r) => ({ code: r.code, locked: r.stdout.includes('LOCKED') }))).toEqual([{ code: 0, locked: false }]);
   const log = (await ckpt(['log', '--json'])).json();
   expect(log.turns.at(-1).text).toBe('after the kill');
+  // That prompt's hook also started a new daemon, detached: wait for its claim, or afterEach (which
+  // stops the daemon the claim names) found the killed one and the new one outlived the test by its
+  // 30-minute idle exit, serving a removed store.
+  for (let i = 0; i < 200; i++) {
+    const pid = await claimPid();
+    if (pid !== undefined && pid !== killed) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }, 90_000);
