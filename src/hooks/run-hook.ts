@@ -141,7 +141,12 @@ async function act(spec: AgentSpec, event: HookEvent, session: Session, did: str
     }
     case 'turn': {
       // First what changed outside the agent since ckpt last looked (hand edits between prompts),
-      // recorded as the user's, through the daemon's watched scan when one runs.
+      // recorded as the user's, through the daemon's watched scan when one runs. The baseline first:
+      // the Copilot CLI fires SessionStart and UserPromptSubmit at once, so the session start's
+      // baseline may not be there yet, and a turn without one does not look — no `looked`, so
+      // restores and captures of that turn took hand edits for the workspace of the prompt.
+      const base = await ensureBaseline(session);
+      if (base) did.push(`baseline ${base.scanned} files`);
       const r = await session.turn({ ...(event.prompt !== undefined ? { text: event.prompt } : {}), scan: (tool) => scanSession(session, tool) });
       if (r.outside) did.push(`outside ${r.outside.tag}`);
       if (r.warnings) warnings.push(...r.warnings);

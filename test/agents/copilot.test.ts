@@ -5,6 +5,9 @@
 // symlink, a failing command that still wrote a file) and an edit Copilot fails (PostToolUseFailure).
 // Every turn is restored exactly, each restore undone, and no hook failed — a failing hook would have
 // denied its tool call (Copilot treats any non-zero exit as a deny).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { makeCliAgentWorld, type AgentRun, type CliAgentWorld } from './harness/cli-agents.js';
 
@@ -18,6 +21,15 @@ const runs: AgentRun[] = [];
 beforeAll(async () => {
   w = await makeCliAgentWorld('copilot', {
     files: { 'src/a.txt': 'alpha\n', 'src/b.txt': 'one\ntwo\nthree\n', 'run.sh': '#!/bin/sh\necho run\n' },
+    // 3,000 files the agent never touches: the session start's baseline takes long enough that the first
+    // prompt's hook, which Copilot runs at the same time, finds none (DESIGN "A prompt before its
+    // session's baseline"; without the fix the first turn did not look).
+    setup: (ws) => {
+      for (let i = 0; i < 3000; i++) {
+        mkdirSync(join(ws, 'vendor', `d${i % 50}`), { recursive: true });
+        writeFileSync(join(ws, 'vendor', `d${i % 50}`, `f${i}.txt`), `file ${i}\n`);
+      }
+    },
     script: (ws) => ({
       [P1]: [
         { tool: 'create', args: { path: `${ws}/README.md`, file_text: '# demo\n' } },
@@ -54,6 +66,13 @@ it('records a GitHub Copilot CLI session: every turn restores exactly, every res
   expect(denied).toEqual([]);
   const log = await w.json(['log']);
   expect(log.turns.map((t: { text: string }) => t.text)).toEqual([P1, P2, P3]);
+  // Every turn looked at the workspace first (the first too, whose SessionStart ran beside it).
+  const [wid] = await readdir(join(w.store, 'workspaces'));
+  const sessions = join(w.store, 'workspaces', wid!, 'sessions');
+  const turns = (await Promise.all((await readdir(sessions)).map((s) => readFile(join(sessions, s, 'events.jsonl'), 'utf8'))))
+    .flatMap((t) => t.trim().split('\n').map((l) => JSON.parse(l) as { type: string; turn?: number; looked?: boolean }))
+    .filter((e) => e.type === 'turn');
+  expect(turns.map((e) => [e.turn, e.looked])).toEqual([[1, true], [2, true], [3, true]]);
   // Edits are captured before Copilot applies them (no `reason`: not a scan); shell calls are scanned
   // after, a failing one too; the failed edit's capture stands alone (the file stayed absent).
   const files = (await w.json(['log', '--files'])).checkpoints.map((c: { tag: string; tool: string; reason?: string; files: { path: string; state: string }[] }) => [
