@@ -116,10 +116,6 @@ export async function claimDaemon(ctx: StoreContext, info: Omit<DaemonInfo, 'pid
 }
 
 /**
- * Checks, before listening, that no live daemon holds the store (the claim itself is written once the
- * address is known). Returns when a daemon before this one died holding it (daemonClaim's deadSince).
- */
-/**
  * The LOCKED message of a second daemon: one serves a store (the one `ckpt init` or a hook started
  * runs in the background, so a newcomer's `ckpt serve` meets it), and what to do instead.
  */
@@ -127,6 +123,10 @@ function alreadyServes(d: { url: string; pid: number }): string {
   return `a ckpt daemon already serves this store at ${d.url} (pid ${d.pid}): use that one (ckpt open, ckpt serve --print-token), or stop it first (kill ${d.pid})`;
 }
 
+/**
+ * Checks, before listening, that no live daemon holds the store (the claim itself is written once the
+ * address is known). Returns when a daemon before this one died holding it (daemonClaim's deadSince).
+ */
 export async function assertNoDaemon(ctx: StoreContext): Promise<{ deadSince?: number }> {
   const { running, deadSince } = await daemonClaim(ctx);
   if (running && running.pid !== process.pid) {

@@ -3,8 +3,9 @@
 // adapter that scans — `ckpt scan` and the command hooks (`ckpt hook <agent>` after a shell tool).
 // Any failure to reach the daemon (no daemon, a stale claim, a refused connection, a wrong token)
 // answers undefined and the caller scans in-process; an answer from the daemon — success or a ckpt
-// error — is the result. CKPT_NO_DAEMON=1 (and capture switched off, CKPT_DISABLE=1) always answers undefined. (The in-process scan after a dead
-// or stopped daemon first catches the owner index up with what that daemon owed: owner-index.ts readOwners.)
+// error — is the result. CKPT_NO_DAEMON=1, and capture switched off (CKPT_DISABLE=1), always answer
+// undefined. (The in-process scan after a dead or stopped daemon first catches the owner index up with
+// what that daemon owed: owner-index.ts readOwners.)
 import type { StoreContext, WorkspaceContext } from '../context.js';
 import { CkptError, type ErrorCode } from '../errors.js';
 import { scanResultOf } from '../scan/scan-json.js';
