@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isCkptError } from '../../errors.js';
 import { createFsBackend } from './fs-backend.js';
+import { removeIfStill } from './fs-lock.js';
 
 type Op =
   | { kind: 'lock'; deferred: boolean }
@@ -109,4 +110,33 @@ describe('file lock (model-based)', () => {
       await fs.rm(dir, { recursive: true, force: true });
     }
   }, 120_000);
+});
+
+describe('removeIfStill (a takeover removes only the lock it examined)', () => {
+  it('removes the examined lock; puts back, same inode, one that replaced it; leaves nothing aside', async () => {
+    const dir = await fs.mkdtemp(path.join(tmpdir(), 'ckpt-lock-still-'));
+    try {
+      const p = path.join(dir, 'events.jsonl.ckpt-lock');
+      const idOf = async (f: string) => {
+        const st = await fs.lstat(f);
+        return { ino: st.ino, birthtimeMs: st.birthtimeMs };
+      };
+      await fs.writeFile(p, '1 dead holder\n');
+      const dead = await idOf(p);
+      // Another waiter took the dead lock and made its own meanwhile: that one stays, as it was.
+      await fs.rm(p);
+      await fs.writeFile(p, '2 live holder\n');
+      const live = await idOf(p);
+      expect(removeIfStill(p, dead)).toBe(false);
+      expect(await idOf(p)).toEqual(live);
+      expect(await fs.readFile(p, 'utf8')).toBe('2 live holder\n');
+      expect(await fs.readdir(dir)).toEqual(['events.jsonl.ckpt-lock']);
+      // The examined lock itself goes; a missing one is no error.
+      expect(removeIfStill(p, live)).toBe(true);
+      expect(await fs.readdir(dir)).toEqual([]);
+      expect(removeIfStill(p, live)).toBe(false);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -4,13 +4,14 @@
 // than proper-lockfile's folder: same atomicity on a local disk, a fraction of the cost (below). It
 // names its holder, so a lock whose holder died is taken over at once (holderGone).
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { closeSync, constants as C, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readlinkSync, readSync, rmdirSync, statSync, unlinkSync, utimesSync, writeSync, type Stats } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants as C, fstatSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, readlinkSync, readSync, renameSync, rmdirSync, statSync, unlinkSync, utimesSync, writeSync, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { CkptError, toCkptError } from '../../errors.js';
 import { pidGone } from '../../process-alive.js';
 import type { LockOptions } from '../backend.js';
-import { LOCK_SUFFIX } from '../store-key.js';
+import { LOCK_SUFFIX, TEMP_MARK } from '../store-key.js';
 
 /** Locks live at `<key>.ckpt-lock`; hidden from `children` and reserved in keys. */
 export { LOCK_SUFFIX };
@@ -56,6 +57,9 @@ function direct<T>(cb: Callback<T>, call: () => T): void {
 const ownLocks = new Map<string, { ino: number; birthtimeMs: number }>();
 
 const identity = (st: Stats): { ino: number; birthtimeMs: number } => ({ ino: st.ino, birthtimeMs: st.birthtimeMs });
+
+/** The lock file proper-lockfile last stat'ed, by path: what its stale takeover right after examined. */
+const examined = new Map<string, { ino: number; birthtimeMs: number }>();
 
 /**
  * What a lock file says of its holder: `<pid> <boot id> <pid namespace>` (Linux; elsewhere nothing).
@@ -113,15 +117,49 @@ function holderGone(p: string): boolean {
     if (!m || m[2] !== scope) return false;
     const pid = Number(m[1]);
     if (pid === process.pid || !pidGone(pid)) return false;
-    const now = lstatSync(p, { throwIfNoEntry: false });
-    if (!now || now.ino !== st.ino || now.birthtimeMs !== st.birthtimeMs) return false;
-    unlinkSync(p);
-    return true;
+    return removeIfStill(p, identity(st));
   } catch {
     return false;
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Takes away the lock at `p` only if it is still the one `seen` identifies (a takeover's: the lock it
+ * examined). Compared and then unlinked, a lock made between the two went instead — two waiters
+ * taking over one dead lock, the second's unlink removing the first's new lock, and both holding it.
+ * So it is moved aside first (rename: atomic), then compared: the examined lock is deleted; another
+ * one, moved by mistake, is linked back under its name (the same inode: its holder's checks still
+ * pass; a link never replaces a lock made meanwhile). The aside name is a store temp name, which
+ * leftover cleanup removes should a crash leave it. True when the examined lock was removed.
+ */
+export function removeIfStill(p: string, seen: { ino: number; birthtimeMs: number }): boolean {
+  const aside = path.join(path.dirname(p), `.${path.basename(p).slice(0, 60)}${TEMP_MARK}${randomBytes(6).toString('hex')}`);
+  try {
+    renameSync(p, aside);
+  } catch {
+    return false; // gone already (another waiter took it)
+  }
+  const st = lstatSync(aside, { throwIfNoEntry: false });
+  const same = st !== undefined && st.ino === seen.ino && st.birthtimeMs === seen.birthtimeMs;
+  if (!same && st?.isFile()) {
+    try {
+      linkSync(aside, p);
+    } catch {
+      // A lock made meanwhile stands there: the one moved is its holder's loss, found at its next update.
+    }
+  } else if (!same && st?.isDirectory()) {
+    try {
+      renameSync(aside, p); // an older ckpt's folder lock (no links to folders)
+      return false;
+    } catch {
+      // as above
+    }
+  }
+  if (st?.isDirectory()) rmdirSync(aside);
+  else unlinkSync(aside);
+  return same;
 }
 
 /**
@@ -137,6 +175,15 @@ function removeLockPath(p: string): void {
     const st = lstatSync(p, { throwIfNoEntry: false });
     if (!st) return;
     if (st.ino !== mine.ino || st.birthtimeMs !== mine.birthtimeMs) return; // taken over: no longer ours to remove
+  } else {
+    // A stale takeover: proper-lockfile stat'ed the lock (lockFs.stat), found it stale, and removes
+    // it now — only that very lock, not one another waiter made since.
+    const seen = examined.get(p);
+    examined.delete(p);
+    if (seen) {
+      removeIfStill(p, seen);
+      return;
+    }
   }
   try {
     unlinkSync(p);
@@ -170,7 +217,12 @@ const lockFs = {
   mkdir: (p: string, cb: Callback) => direct(cb, () => createLockFile(p)),
   rmdir: (p: string, cb: Callback) => direct(cb, () => removeLockPath(p)),
   rmdirSync: removeOwnLockPath,
-  stat: (p: string, cb: Callback<Stats>) => direct(cb, () => statSync(p)),
+  stat: (p: string, cb: Callback<Stats>) =>
+    direct(cb, () => {
+      const st = statSync(p);
+      examined.set(p, identity(st));
+      return st;
+    }),
   utimes: (p: string, atime: Date, mtime: Date, cb: Callback) => direct(cb, () => utimesSync(p, atime, mtime)),
   realpath: (p: string, cb: Callback<string>) => cb(null, p),
 };
