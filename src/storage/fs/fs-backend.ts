@@ -1,7 +1,6 @@
 // The local-filesystem driver of StoreBackend: key validation, atomic + durable writes (temp beside
 // the target, fsync, rename, directory fsync), create-if-absent for content-addressed objects,
 // O_NOFOLLOW reads and appends, listing; locks live in fs-lock.ts, leftovers and quarantine in fs-leftovers.ts.
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
@@ -9,9 +8,9 @@ import { CkptError, toCkptError } from '../../errors.js';
 import type { ObjectStat, StoreBackend } from '../backend.js';
 import { releaseLingeringLocks, withFsLock } from './fs-lock.js';
 import { createFsLeftovers } from './fs-leftovers.js';
-import { compareKeys, isInternalName, keySegments, TEMP_MARK } from '../store-key.js';
+import { compareKeys, isInternalName, keySegments } from '../store-key.js';
 import { walkFiles, walkLinks } from './fs-walk.js';
-import { closeQuietly, errnoOf, freshenIfFile, fsyncDir, isMissing, openRegular, readAt, readToEnd, writeAllAndSync, writeTemp } from './fs-io.js';
+import { closeQuietly, errnoOf, freshenIfFile, fsyncDir, isMissing, openRegular, readAt, readToEnd, tempBeside, writeAllAndSync, writeTemp } from './fs-io.js';
 import { STORE_FILE_MODE, walkStoreDirs } from './fs-private.js';
 
 const C = fs.constants;
@@ -55,8 +54,6 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
   /** Whether the key's folder exists, every level checked (a symlink below the root is FORBIDDEN). */
   const dirExists = (dir: string): boolean => walkStoreDirs(root, dir, false);
 
-  const tempBeside = (abs: string): string =>
-    path.join(path.dirname(abs), `.${path.basename(abs).slice(0, 60)}${TEMP_MARK}${randomBytes(6).toString('hex')}`);
 
   /** Bytes from `offset`: `length` of them, or (undefined) up to the end as the open file's fstat sees it. */
   async function readSpan(key: string, offset: number, length?: number): Promise<Buffer | undefined> {

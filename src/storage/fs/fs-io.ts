@@ -7,8 +7,11 @@
 // a row: measured, the hops were most of a capture's time. Called directly they cost what the kernel
 // costs. Data over the cap (a large blob or pack) still goes through the pool, so one big write never
 // holds the daemon's event loop for long; a metadata call (stat, open, rename, mkdir) is always direct.
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { promisify } from 'node:util';
+import { TEMP_MARK } from '../store-key.js';
 
 /** Reads and writes of more bytes than this go through the thread pool (their fsync too). */
 export const SYNC_IO_MAX_BYTES = 1 << 20;
@@ -21,6 +24,9 @@ const readAsync = (fd: number, buf: Uint8Array, offset: number, length: number, 
 const fsyncAsync = promisify(fs.fsync);
 
 export const errnoOf = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | undefined)?.code;
+/** A store temp name beside `abs` (`.<name>.ckpt-tmp-<hex>`): hidden from listings, removed by leftover cleanup. */
+export const tempBeside = (abs: string): string =>
+  path.join(path.dirname(abs), `.${path.basename(abs).slice(0, 60)}${TEMP_MARK}${randomBytes(6).toString('hex')}`);
 export const isMissing = (err: unknown): boolean => errnoOf(err) === 'ENOENT' || errnoOf(err) === 'ENOTDIR';
 
 /** Writes all of `data` at the fd's position and fsyncs it (through the pool when large). */

@@ -4,19 +4,17 @@
 // than proper-lockfile's folder: same atomicity on a local disk, a fraction of the cost (below). It
 // names its holder, so a lock whose holder died is taken over at once (holderGone).
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomBytes } from 'node:crypto';
 import { closeSync, constants as C, fstatSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, readlinkSync, readSync, renameSync, rmdirSync, statSync, unlinkSync, utimesSync, writeSync, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { CkptError, toCkptError } from '../../errors.js';
 import { pidGone } from '../../process-alive.js';
 import type { LockOptions } from '../backend.js';
-import { LOCK_SUFFIX, TEMP_MARK } from '../store-key.js';
+import { LOCK_SUFFIX } from '../store-key.js';
+import { errnoOf, tempBeside } from './fs-io.js';
 
 /** Locks live at `<key>.ckpt-lock`; hidden from `children` and reserved in keys. */
 export { LOCK_SUFFIX };
-
-const errnoOf = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | undefined)?.code;
 
 /** Lock paths held by the current async context: a nested withLock on one of them would wait forever. */
 const heldHere = new AsyncLocalStorage<ReadonlySet<string>>();
@@ -135,7 +133,7 @@ function holderGone(p: string): boolean {
  * leftover cleanup removes should a crash leave it. True when the examined lock was removed.
  */
 export function removeIfStill(p: string, seen: { ino: number; birthtimeMs: number }): boolean {
-  const aside = path.join(path.dirname(p), `.${path.basename(p).slice(0, 60)}${TEMP_MARK}${randomBytes(6).toString('hex')}`);
+  const aside = tempBeside(p);
   try {
     renameSync(p, aside);
   } catch {
