@@ -36,6 +36,8 @@ async function history(s: Session, n: number): Promise<void> {
     await writeFile(join(dirs.workspace, 'a.txt'), `v${t}`);
     await s.settle(['a.txt']);
   }
+  // The store copies of the captures' inline content, queued after their answers: gc looks at the store.
+  await s.ctx.afterCall.drain();
 }
 
 const read = (rel: string) => readFile(join(dirs.workspace, rel), 'utf8');

@@ -154,6 +154,9 @@ describe('recovery on open', () => {
     });
     const capture = (await w.session.events()).find((e) => e.type === 'capture')!;
     const blob = (capture.files as { path: string; blob: string }[])[0]!.blob;
+    // A restore copies the inline content its plan names into the store before restore_started; this
+    // hand-made plan relies on the capture's own copy, queued after its answer.
+    await w.session.ctx.afterCall.drain();
     // The recovery capture records every planned path as it is (recovery carries out no other plan).
     const present = (await w.session.events()).find((e) => e.type === 'settle')!.files;
     await w.session.append([

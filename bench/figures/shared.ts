@@ -43,6 +43,11 @@ export async function shadowRepo(ctx: BenchContext): Promise<ShadowRepo> {
   return repo;
 }
 
+/** Waits for the work `store` queued after its answers (StoreContext.afterCall, when the library has one). */
+export async function drainQueued(store: object): Promise<void> {
+  await (store as { ctx?: { afterCall?: { drain?(): Promise<void> } } }).ctx?.afterCall?.drain?.();
+}
+
 export async function writeRel(ctx: BenchContext, rel: string, data: Uint8Array): Promise<void> {
   await fsp.writeFile(path.join(ctx.tree.root, rel), data);
 }

@@ -8,6 +8,8 @@
 // under the scripted model, Write's PostToolUse to Edit's PreToolUse (a Read and two model answers
 // between) took 120–170 ms, and a 120 ms threshold ran the work there. Nothing waits for durability:
 // what is queued is durable in the session log already, and no other process reads the copy first.
+// A store's own queue in a process without a daemon's uses the same gate with shorter limits
+// (after-call.ts createLibraryQueue).
 const QUIET_MS = 500;
 const MAX_WAIT_MS = 10_000;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAfterCallQueue } from '../session/after-call.js';
+import { createAfterCallQueue, createLibraryQueue } from './after-call.js';
 import { createQuietGate } from './quiet-gate.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -52,5 +52,21 @@ describe('quiet gate (work behind a daemon answers)', () => {
     expect(Date.now() - t0).toBeLessThan(1_000);
     expect(ran).toEqual([2]);
     expect(errors).toHaveLength(1);
+  });
+
+  it("a store's own queue runs an item once nothing was queued for a while (a burst of calls goes first), or when drained", async () => {
+    const queue = createLibraryQueue(() => {}, { quietMs: 300, maxWaitMs: 60_000 });
+    const ran: number[] = [];
+    // A burst: an item queued every 20 ms (below the quiet period) for ~200 ms.
+    for (let i = 0; i < 10; i++) {
+      queue.add(async () => void ran.push(i));
+      await sleep(20);
+    }
+    expect(ran).toEqual([]);
+    await sleep(500);
+    expect(ran).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    queue.add(async () => void ran.push(10));
+    await queue.drain();
+    expect(ran).toHaveLength(11);
   });
 });
