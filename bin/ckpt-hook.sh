@@ -108,6 +108,10 @@ for name in CLAUDE_PROJECT_DIR GEMINI_PROJECT_DIR CURSOR_PROJECT_DIR COPILOT_PRO
   hook_env="$hook_env${hook_env:+,}\\\"$name\\\":\\\"$value\\\""
 done
 
+# CKPT_DISABLE, which the daemon does not see otherwise (empty: curl sends no such header).
+disable=
+if truthy "${CKPT_DISABLE-}"; then disable=1; fi
+
 input=$(cat)
 # Over the Node client's cap: it drains it and answers as the hook command does.
 [ ${#input} -le 8388608 ] || { printf '%s' "$input" | "$node" "$ckpt_js" "$@"; exit $?; }
@@ -116,6 +120,7 @@ answer=$(printf '%s' "$input" | curl -q -s --noproxy '*' --connect-timeout 1 --m
 header = "Authorization: Bearer $token"
 header = "Content-Type: application/json"
 header = "X-Ckpt-Hook-Env: {$hook_env}"
+header = "X-Ckpt-Disable: $disable"
 header = "Expect:"
 EOF
 )

@@ -176,7 +176,34 @@ describe('ckpt init claude', () => {
 });
 
 describe('ckpt init claude: the default install (issue 28)', () => {
-  it("starts the daemon; per-tool-call events are HTTP hooks with this workspace's credential (no token, no env var), once-per-prompt ones command hooks; both record; Stop scans what no tool hook saw", async () => {
+  it('CKPT_DISABLE=1 in the agent\'s environment records no capture through the daemon (command hooks by the thin client, tool events by HTTP); turns still are, and capture resumes without it', async () => {
+    expect((await ckpt(['init', 'claude', '--json'])).code).toBe(0);
+    const hooks = await loadInstalledHooks(join(project, '.claude', 'settings.local.json'), project, 'CLAUDE_PROJECT_DIR');
+    const s = claudeSession(project);
+    await writeFile(join(project, 'a.txt'), 'one\n');
+    const off = { env: { CKPT_DISABLE: '1' } };
+    for (const run of await hooks.fire(ev.sessionStart(s), off)) expect(run).toMatchObject({ code: 0, stderr: '' });
+    for (const run of await hooks.fire(ev.userPromptSubmit(s, 'while off'), off)) expect(run).toMatchObject({ code: 0, stderr: '' });
+    const edit = { file_path: join(project, 'a.txt'), old_string: 'one', new_string: 'two' };
+    expect(await hooks.fire(ev.preToolUse(s, 'Edit', edit, 'toolu_1'), off)).toMatchObject([{ code: 200 }]);
+    await writeFile(join(project, 'a.txt'), 'two\n');
+    expect(await hooks.fire(ev.postToolUse(s, 'Edit', edit, 'toolu_1', {}), off)).toMatchObject([{ code: 200 }]);
+    await writeFile(join(project, 'b.txt'), 'by the shell\n');
+    for (const run of await hooks.fire({ ...ev.sessionStart(s), hook_event_name: 'Stop' }, off)) expect(run).toMatchObject({ code: 0 });
+    const store = await openStore({ dir: dirs.store });
+    const session = await (await store.openWorkspace(project)).get(agentSessionId('claude', s.session_id));
+    const types = async () => (await session.events()).map((e) => e.type);
+    expect(await types()).not.toContain('capture');
+    expect(await types()).toEqual(['session', 'turn', 'title']);
+    // Switched back on: the next tool call records again.
+    await writeFile(join(project, 'a.txt'), 'three\n');
+    const edit2 = { file_path: join(project, 'a.txt'), old_string: 'three', new_string: 'four' };
+    expect(await hooks.fire(ev.preToolUse(s, 'Edit', edit2, 'toolu_2'))).toMatchObject([{ code: 200 }]);
+    expect(await types()).toContain('capture');
+    await store.close();
+  });
+
+  it("starts the daemon; per-tool-call events are HTTP hooks with this workspace's credential (no token; only CKPT_DISABLE by env reference), once-per-prompt ones command hooks; both record; Stop scans what no tool hook saw", async () => {
     const r = await ckpt(['init', 'claude', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const localFile = join(project, '.claude', 'settings.local.json');
@@ -191,7 +218,7 @@ describe('ckpt init claude: the default install (issue 28)', () => {
     const credential = written.hooks.PreToolUse[0].hooks[0].headers.Authorization as string;
     expect(credential).toMatch(/^Bearer ckh1\.[\w-]{43}$/);
     for (const e of ['PreToolUse', 'PostToolUse', 'PostToolUseFailure']) {
-      expect(written.hooks[e]).toEqual([{ matcher: TOOL_MATCHER, hooks: [{ type: 'http', url: r.json().url, headers: { Authorization: credential } }] }]);
+      expect(written.hooks[e]).toEqual([{ matcher: TOOL_MATCHER, hooks: [{ type: 'http', url: r.json().url, headers: { Authorization: credential, 'X-Ckpt-Disable': '$CKPT_DISABLE' }, allowedEnvVars: ['CKPT_DISABLE'] }] }]);
     }
     for (const e of ['SessionStart', 'UserPromptSubmit', 'PreCompact', 'Stop']) expect(written.hooks[e]).toEqual([{ hooks: [{ type: 'command', command: r.json().command }] }]);
     expect((await ckpt(['init', 'claude', '--json'])).json()).toMatchObject({ changed: false });
@@ -365,7 +392,7 @@ describe('ckpt init claude: the default install (issue 28)', () => {
     expect(JSON.parse(await readFile(localFile, 'utf8')).hooks.PreToolUse).toEqual([{ matcher: TOOL_MATCHER, hooks: [{ type: 'command', command: cmd.command }] }]);
     const user = (await ckpt(['init', 'claude', '--user', '--http', '--json'])).json();
     const userHooks = JSON.parse(await readFile(user.file, 'utf8')).hooks;
-    expect(userHooks.PreToolUse[0].hooks[0]).toMatchObject({ type: 'http', headers: { Authorization: 'Bearer $CKPT_DAEMON_TOKEN' }, allowedEnvVars: ['CKPT_DAEMON_TOKEN'] });
+    expect(userHooks.PreToolUse[0].hooks[0]).toMatchObject({ type: 'http', headers: { Authorization: 'Bearer $CKPT_DAEMON_TOKEN', 'X-Ckpt-Disable': '$CKPT_DISABLE' }, allowedEnvVars: ['CKPT_DAEMON_TOKEN', 'CKPT_DISABLE'] });
     expect((await ckpt(['init', 'gemini', '--http'])).code).toBe(2);
     expect((await ckpt(['init', 'claude', '--http', '--command'])).code).toBe(2);
   });

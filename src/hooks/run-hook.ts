@@ -6,7 +6,7 @@
 // only for a tool call whose before-image could not be recorded (a before-tool event): a prompt, a
 // settle, a scan after the tool or a lifecycle event only ever warns (blocking them protects nothing).
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { ensureBaseline, isCkptError, locateWorkspace, openStore, scanViaDaemon, toCkptError, type AgentLink, type AgentSessionResult, type ScanResult, type Session, type Store, type Workspace } from '../index.js';
+import { ensureBaseline, isCkptError, locateWorkspace, openStore, scanViaDaemon, Session as SessionClass, toCkptError, type AgentLink, type AgentSessionResult, type ScanResult, type Session, type Store, type Workspace } from '../index.js';
 import { actionOf, type AgentSpec } from './agent-spec.js';
 import { fileToolPaths, HookRejection, parseHookEvent, pathsOf, type HookEvent } from './hook-input.js';
 import { appendHookLog, type HookLogEntry } from './hook-log.js';
@@ -60,8 +60,13 @@ export async function runHook(options: RunHookOptions): Promise<HookOutcome> {
   let session: Session | undefined;
   const openOnce = async (): Promise<Store> =>
     (store ??= options.store ?? (await openStore({ dir: options.storeDir, lockTimeoutMs: lockTimeout(env) })));
-  const scanSession =
-    options.scan ?? (async (s: Session, tool: string) => (await scanViaDaemon(await openOnce(), s, tool, env)) ?? (await s.scan({ tool })));
+  // CKPT_DISABLE in the agent's environment (a daemon learns it from the hook's X-Ckpt-Disable header):
+  // capture, settle and scans record nothing, as in the CLI; sessions, turns and the conversation are
+  // still recorded. Its scan never reaches the daemon's watcher, whose touched paths it would consume.
+  const captureOff = isTruthy(env.CKPT_DISABLE);
+  const scanSession = captureOff
+    ? (s: Session, tool: string) => s.scan({ tool })
+    : (options.scan ?? (async (s: Session, tool: string) => (await scanViaDaemon(await openOnce(), s, tool, env)) ?? (await s.scan({ tool }))));
 
   try {
     event = parseHookEvent(spec, options.input);
@@ -81,7 +86,7 @@ export async function runHook(options: RunHookOptions): Promise<HookOutcome> {
       root = (await (await openOnce()).agentSessionRoot(link, root)) ?? root;
     }
     const opened = options.openSession ? await options.openSession(root, link) : await (await (await openOnce()).openWorkspace(root)).openAgentSession(link);
-    session = opened.session;
+    session = captureOff ? withCaptureOff(opened.session) : opened.session;
     if (opened.created) did.push(`session ${session.id}`);
     const scanned = await act(spec, event, session, did, warnings, scanSession);
     if (scanned) {
@@ -275,4 +280,14 @@ function lockTimeout(env: NodeJS.ProcessEnv): number {
 /** Claude Code (and Gemini CLI) show `systemMessage` to the user; exit 0 keeps the agent going. */
 function systemMessage(text: string): string {
   return `${JSON.stringify({ systemMessage: text.length > 600 ? `${text.slice(0, 597)}...` : text })}\n`;
+}
+
+function isTruthy(value: string | undefined): boolean {
+  return value !== undefined && /^(1|true|yes|on)$/i.test(value); // as store.ts reads CKPT_* switches
+}
+
+/** The same session with capture switched off for this hook only (the store's own setting is the daemon's). */
+function withCaptureOff(session: Session): Session {
+  if (!session.ctx.options.captureEnabled) return session;
+  return new SessionClass({ ...session.ctx, options: { ...session.ctx.options, captureEnabled: false } }, session.id);
 }

@@ -72,6 +72,8 @@ const STARTS: ReadonlySet<string> = new Set(['startup', 'resume']);
 
 /** The header in which the thin hook client (hook-client.ts) passes the agent's project-dir variables. */
 export const HOOK_ENV_HEADER = 'x-ckpt-hook-env';
+/** The agent's CKPT_DISABLE, for a daemon that does not see the agent's environment (run-hook.ts). */
+export const DISABLE_HEADER = 'x-ckpt-disable';
 
 /** A node:http request handler that serves `POST /hooks/<agent>` and returns false for anything else. */
 export function createHookLane(options: HookLaneOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
@@ -131,6 +133,9 @@ async function serve({ state, guard, onServerError, hookKey, onHook, onHttpHook,
         env: {
           ...agentEnv,
           ...(strict ? { CKPT_HOOK_STRICT: '1' } : {}),
+          // CKPT_DISABLE in the agent's environment: the thin client sends it, an installed HTTP hook
+          // interpolates it (Claude Code's allowedEnvVars; empty when unset).
+          ...(typeof req.headers[DISABLE_HEADER] === 'string' ? { CKPT_DISABLE: req.headers[DISABLE_HEADER] } : {}),
           ...(process.env.CKPT_HOOK_LOCK_TIMEOUT_MS ? { CKPT_HOOK_LOCK_TIMEOUT_MS: process.env.CKPT_HOOK_LOCK_TIMEOUT_MS } : {}),
         },
         storeDir: state.store.dir,

@@ -83,4 +83,24 @@ describe('Claude Code 2.1.328, the default install without its daemon', () => {
       await w.close();
     }
   });
+
+  it('CKPT_DISABLE=1 in Claude Code\'s environment: its tool calls record nothing (HTTP hooks carry it by header, command hooks by the client); turned back on, the next prompt looks first, and every turn restores exactly', async () => {
+    const w = await makeAgentWorld({ kind: 'plain', mode: 'default', files: FILES });
+    try {
+      const f = (p: string) => `${w.ws}/${p}`;
+      await w.prompt('one', [[tool.write(f('a.txt'), 'a1\n')]]);
+      const captures = async () => ((await w.ckpt.json(['log'])).checkpoints as { tool: string }[]).map((c) => c.tool);
+      const before = await captures();
+      w.claude.options.env = { ...w.claude.options.env, CKPT_DISABLE: '1' };
+      await w.prompt('two', [[tool.edit(f('a.txt'), 'a1', 'a2')], [tool.bash('echo b > b.txt')]]);
+      expect(await captures(), 'nothing recorded while off').toEqual(before);
+      delete w.claude.options.env!.CKPT_DISABLE;
+      await w.prompt('three', [[tool.write(f('c.txt'), 'c\n')]]);
+      expect(await captures()).toContain('Write');
+      expect(await w.checkRestores([{ prompt: 'three' }, { prompt: 'two' }, { prompt: 'one' }])).toEqual([]);
+      expect(await w.hookFailures()).toEqual([]);
+    } finally {
+      await w.close();
+    }
+  });
 });

@@ -147,6 +147,8 @@ function gitIgnores(projectDir: string, file: string): boolean {
 
 /** The environment variable the HTTP hooks read the daemon's bearer token from (Claude Code's allowedEnvVars). */
 const TOKEN_ENV = 'CKPT_DAEMON_TOKEN';
+/** Capture switched off in the agent's environment (README): passed on to the daemon by a header. */
+const DISABLE_ENV = 'CKPT_DISABLE';
 
 /**
  * The store's running daemon, started (detached, exiting after an idle time, as the hooks start it)
@@ -181,10 +183,12 @@ async function httpHooks(store: Store, spec: ReturnType<typeof agentSpec>, scope
   const host = daemon.host === '::1' || daemon.host === '::' ? '[::1]' : daemon.host === undefined || daemon.host === '0.0.0.0' || daemon.host.startsWith('127.') ? '127.0.0.1' : undefined;
   if (!host) throw new CkptError('INVALID_ARGUMENT', `the daemon listens on ${daemon.host}, not on a loopback address: HTTP hooks post to 127.0.0.1`, { url: daemon.url });
   const base = `http://${host}:${daemon.port}/hooks/${spec.name}`;
+  // The agent's CKPT_DISABLE, which the daemon does not see otherwise (empty when unset; hook-lane.ts).
+  const disable = { 'X-Ckpt-Disable': `$${DISABLE_ENV}` };
   // User settings serve every project: the daemon finds the workspace from the event's cwd then.
-  if (scope === 'user') return { url: base, headers: { Authorization: `Bearer $${TOKEN_ENV}` }, allowedEnvVars: [TOKEN_ENV] };
+  if (scope === 'user') return { url: base, headers: { Authorization: `Bearer $${TOKEN_ENV}`, ...disable }, allowedEnvVars: [TOKEN_ENV, DISABLE_ENV] };
   const workspace = await realpath(projectDir).catch(() => projectDir);
-  return { url: `${base}?${new URLSearchParams({ workspace })}`, headers: { Authorization: `Bearer ${hookCredential(await hookKey(store.daemonCtx), workspace)}` } };
+  return { url: `${base}?${new URLSearchParams({ workspace })}`, headers: { Authorization: `Bearer ${hookCredential(await hookKey(store.daemonCtx), workspace)}`, ...disable }, allowedEnvVars: [DISABLE_ENV] };
 }
 
 /** Which ckpt the command hooks run: this process's own, as installed (a package) or a source checkout. */

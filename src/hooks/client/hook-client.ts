@@ -213,6 +213,8 @@ function post(daemon: Daemon, args: HookArgs, env: NodeJS.ProcessEnv, body: Buff
     'Content-Type: application/json',
     `Content-Length: ${body.length}`,
     `X-Ckpt-Hook-Env: ${encodeURIComponent(JSON.stringify(projectEnv))}`,
+    // The daemon does not see the agent's environment: capture switched off there is switched off here.
+    ...(/^(1|true|yes|on)$/i.test(env.CKPT_DISABLE ?? '') ? ['X-Ckpt-Disable: 1'] : []),
     'Connection: close',
     '',
     '',
