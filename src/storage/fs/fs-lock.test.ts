@@ -1,8 +1,11 @@
 // The file lock against a model (fast-check): random sequences of this process's locks (released at
 // once or lingering, as under a server, until released) and of another holder's actions on the lock file — taking it
 // when free, taking this process's lock over (as after a stall past the stale limit), going stale,
-// letting go. After every step the lock file must be what the model says (absent, ours, or the
-// other holder's very file), and a lock call must succeed or fail (LOCKED) as the model says.
+// letting go, or taking it (or this process's over) as a holder that then died, whose lock names it
+// and is taken over at once. After every step the lock file must be what the model says (absent,
+// ours, or the other holder's very file), and a lock call must succeed or fail (LOCKED) as the model says.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, readlinkSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -14,18 +17,31 @@ import { removeIfStill } from './fs-lock.js';
 
 type Op =
   | { kind: 'lock'; deferred: boolean }
-  | { kind: 'release' | 'foreignTake' | 'foreignTakeover' | 'foreignAge' | 'foreignDrop' };
+  | { kind: 'release' | 'foreignTake' | 'foreignTakeover' | 'foreignAge' | 'foreignDrop'; dead?: boolean };
 
-type FileState = 'none' | 'ours' | 'foreign-fresh' | 'foreign-stale';
+/** foreign-dead: a fresh lock naming a holder of this boot and pid namespace that no longer runs. */
+type FileState = 'none' | 'ours' | 'foreign-fresh' | 'foreign-dead' | 'foreign-stale';
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('lock' as const), deferred: fc.boolean() }),
-  fc.record({ kind: fc.constantFrom('release' as const, 'foreignTake' as const, 'foreignTakeover' as const, 'foreignAge' as const, 'foreignDrop' as const) }),
+  fc.record({ kind: fc.constantFrom('release' as const, 'foreignAge' as const, 'foreignDrop' as const) }),
+  fc.record({ kind: fc.constantFrom('foreignTake' as const, 'foreignTakeover' as const), dead: fc.boolean() }),
 );
+
+/** What a lock file of a holder that died says (Linux: `<pid> <boot id> <pid namespace>`, fs-lock.ts); elsewhere nothing. */
+function deadHolderText(): string {
+  try {
+    const scope = `${readFileSync('/proc/sys/kernel/random/boot_id', 'latin1').trim()} ${readlinkSync('/proc/self/ns/pid')}`;
+    return `${spawnSync('true').pid} ${scope}\n`;
+  } catch {
+    return '';
+  }
+}
 
 describe('file lock (model-based)', () => {
   it('holds, defers, takes over stale locks and never removes another holder\'s lock, as the model says', async () => {
     const dir = await fs.mkdtemp(path.join(tmpdir(), 'ckpt-lock-model-'));
+    const dead = deadHolderText();
     let run = 0;
     try {
       await fc.assert(
@@ -37,8 +53,8 @@ describe('file lock (model-based)', () => {
           let state: FileState = 'none';
           let lingering = false;
           let foreignIno: number | undefined;
-          const foreignCreate = async (): Promise<void> => {
-            await fs.writeFile(file, '', { flag: 'wx' });
+          const foreignCreate = async (text: string): Promise<void> => {
+            await fs.writeFile(file, text, { flag: 'wx' });
             foreignIno = (await fs.lstat(file)).ino;
           };
           for (const o of ops) {
@@ -70,27 +86,27 @@ describe('file lock (model-based)', () => {
                 break;
               case 'foreignTake':
                 if (state !== 'none') continue;
-                await foreignCreate();
-                state = 'foreign-fresh';
+                await foreignCreate(o.dead ? dead : '');
+                state = o.dead && dead ? 'foreign-dead' : 'foreign-fresh';
                 break;
               case 'foreignTakeover':
                 // By a rename over it: a file made right after an unlink could get this lock's inode
                 // number back within the same clock tick, which a takeover (seconds later) cannot.
                 if (state !== 'ours') continue;
-                await fs.writeFile(`${file}.other`, '');
+                await fs.writeFile(`${file}.other`, o.dead ? dead : '');
                 await fs.rename(`${file}.other`, file);
                 foreignIno = (await fs.lstat(file)).ino;
-                state = 'foreign-fresh';
+                state = o.dead && dead ? 'foreign-dead' : 'foreign-fresh';
                 break;
               case 'foreignAge': {
-                if (state !== 'foreign-fresh') continue;
+                if (state !== 'foreign-fresh' && state !== 'foreign-dead') continue;
                 const old = new Date(Date.now() - 60_000);
                 await fs.utimes(file, old, old);
                 state = 'foreign-stale';
                 break;
               }
               case 'foreignDrop':
-                if (state !== 'foreign-fresh' && state !== 'foreign-stale') continue;
+                if (state !== 'foreign-fresh' && state !== 'foreign-dead' && state !== 'foreign-stale') continue;
                 await fs.unlink(file);
                 state = 'none';
                 break;
