@@ -10,7 +10,7 @@ import { ensureBaseline, isCkptError, locateWorkspace, openStore, scanViaDaemon,
 import { actionOf, type AgentSpec } from './agent-spec.js';
 import { fileToolPaths, HookRejection, parseHookEvent, pathsOf, type HookEvent } from './hook-input.js';
 import { appendHookLog, type HookLogEntry } from './hook-log.js';
-import { strictHooks } from './client/hook-client.js';
+import { strictHooks, switchOn } from './client/hook-client.js';
 import { keepHooks } from './keep-hooks.js';
 
 export interface RunHookOptions {
@@ -63,7 +63,7 @@ export async function runHook(options: RunHookOptions): Promise<HookOutcome> {
   // CKPT_DISABLE in the agent's environment (a daemon learns it from the hook's X-Ckpt-Disable header):
   // capture, settle and scans record nothing, as in the CLI; sessions, turns and the conversation are
   // still recorded. Its scan never reaches the daemon's watcher, whose touched paths it would consume.
-  const captureOff = isTruthy(env.CKPT_DISABLE);
+  const captureOff = switchOn(env.CKPT_DISABLE);
   const scanSession = captureOff
     ? (s: Session, tool: string) => s.scan({ tool })
     : (options.scan ?? (async (s: Session, tool: string) => (await scanViaDaemon(await openOnce(), s, tool, env)) ?? (await s.scan({ tool }))));
@@ -280,10 +280,6 @@ function lockTimeout(env: NodeJS.ProcessEnv): number {
 /** Claude Code (and Gemini CLI) show `systemMessage` to the user; exit 0 keeps the agent going. */
 function systemMessage(text: string): string {
   return `${JSON.stringify({ systemMessage: text.length > 600 ? `${text.slice(0, 597)}...` : text })}\n`;
-}
-
-function isTruthy(value: string | undefined): boolean {
-  return value !== undefined && /^(1|true|yes|on)$/i.test(value); // as store.ts reads CKPT_* switches
 }
 
 /** The same session with capture switched off for this hook only (the store's own setting is the daemon's). */

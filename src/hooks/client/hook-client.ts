@@ -83,14 +83,19 @@ export function storeFolder(args: HookArgs, env: NodeJS.ProcessEnv, cwd: string)
 }
 
 /** Strict mode (`CKPT_HOOK_STRICT=1`): a hook's failure blocks the agent's tool call instead of warning. */
+/** A CKPT_* switch set on, as store.ts reads them. */
+export function switchOn(value: string | undefined): boolean {
+  return value !== undefined && /^(1|true|yes|on)$/i.test(value);
+}
+
 export function strictHooks(env: NodeJS.ProcessEnv): boolean {
-  return /^(1|true|yes|on)$/i.test(env.CKPT_HOOK_STRICT ?? '');
+  return switchOn(env.CKPT_HOOK_STRICT);
 }
 
 export async function hookClient(args: HookArgs, io: ClientIo): Promise<ClientAnswer> {
   const input = await readInput(io.stdin);
   const store = storeFolder(args, io.env, io.cwd);
-  if (!store || input.tooLarge || /^(1|true|yes|on)$/i.test(io.env.CKPT_NO_DAEMON ?? '')) return { input };
+  if (!store || input.tooLarge || switchOn(io.env.CKPT_NO_DAEMON)) return { input };
   const { running: daemon, stopped, gone } = readClaim(store);
   const event = eventName(input.data);
   if (daemon) {
@@ -214,7 +219,7 @@ function post(daemon: Daemon, args: HookArgs, env: NodeJS.ProcessEnv, body: Buff
     `Content-Length: ${body.length}`,
     `X-Ckpt-Hook-Env: ${encodeURIComponent(JSON.stringify(projectEnv))}`,
     // The daemon does not see the agent's environment: capture switched off there is switched off here.
-    ...(/^(1|true|yes|on)$/i.test(env.CKPT_DISABLE ?? '') ? ['X-Ckpt-Disable: 1'] : []),
+    ...(switchOn(env.CKPT_DISABLE) ? ['X-Ckpt-Disable: 1'] : []),
     'Connection: close',
     '',
     '',
