@@ -92,3 +92,51 @@ describe('help of a command', () => {
     expect(r.stdout).toContain('--session <id>');
   });
 });
+
+describe('help for a command that does not exist (newcomer probe)', () => {
+  it.each([
+    [['help', 'nope'], 'ckpt', 'nope'],
+    [['nope', '--help'], 'ckpt', 'nope'],
+    [['session', 'help', 'nope'], 'ckpt session', 'nope'],
+    [['help', 'session', 'nope'], 'ckpt session', 'nope'],
+    [['session', 'nope', '--help'], 'ckpt session', 'nope'],
+  ])('%j says the command is unknown and exits 2, as `ckpt nope` does', async (args, group, name) => {
+    const r = await ckpt(args);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`error [INVALID_ARGUMENT] unknown command '${name}'`);
+    expect(r.stderr).toContain(`run '${group} --help' for usage`);
+    expect(r.stderr).not.toContain('Usage:');
+  });
+
+  it('keeps commander\'s suggestion of a close name, and is one JSON error with --json', async () => {
+    const r = await ckpt(['help', 'restor']);
+    expect(r.stderr).toContain("unknown command 'restor'\n(Did you mean restore?)");
+    const sub = await ckpt(['help', 'session', 'lis', '--json']);
+    expect(sub.code).toBe(2);
+    expect(oneDocument(sub, 'stderr')).toMatchObject({
+      error: { code: 'INVALID_ARGUMENT', message: "unknown command 'lis'\n(Did you mean list?)", data: { usage: 'ckpt session --help' } },
+    });
+  });
+
+  it('help of a real command still exits 0: help, help restore, help session list (its own help), help help', async () => {
+    for (const [args, usage] of [
+      [['help'], 'Usage: ckpt [options] [command]'],
+      [['help', 'restore'], 'Usage: ckpt restore'],
+      [['restore', '--help'], 'Usage: ckpt restore'],
+      [['help', 'session', 'list'], 'Usage: ckpt session list'],
+      [['session', 'help', 'fork'], 'Usage: ckpt session fork'],
+      [['help', 'help'], 'Usage: ckpt [options] [command]'],
+    ] as const) {
+      const r = await ckpt([...args]);
+      expect([args, r.code, r.stderr]).toEqual([args, 0, '']);
+      expect(r.stdout).toContain(usage);
+    }
+  });
+
+  it('help asked for on purpose with --json is a {"help"} document, as --help is', async () => {
+    const r = await ckpt(['--json', 'help', 'restore']);
+    expect(r.code).toBe(0);
+    expect((oneDocument(r, 'stdout') as { help: string }).help).toContain('Usage: ckpt restore');
+  });
+});

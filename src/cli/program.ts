@@ -7,6 +7,7 @@ import { Command, CommanderError } from 'commander';
 import { CkptError, exitCodeOf, toCkptError } from '../index.js';
 import { strictHooks } from '../hooks/client/hook-client.js';
 import { currentDir } from './current-dir.js';
+import { helpTopic } from './help-topic.js';
 import { createOutput, type CliIo } from './io.js';
 import { CliExit } from './exit.js';
 import { shellQuote } from './shell.js';
@@ -87,6 +88,17 @@ export async function runProgram(argv: string[], io: CliIo, build: (io: CliIo, c
       out.result({ version: VERSION }, () => captured.out);
       return 0;
     }
+    const helpCodes = ['commander.help', 'commander.helpDisplayed'];
+    const topic = helpCodes.includes(err.code) ? helpTopic(program) : ({ kind: 'asIs' } as const);
+    if (topic.kind === 'unknown') return failed(await unknownCommand(topic.path, topic.name, io, json, build));
+    if (topic.kind === 'command') {
+      // `help A B`: the help of A B (commander printed A's, on stderr when A was no command),
+      // asked for on purpose, so `{"help"}` with --json as `A B --help` gives.
+      captured.out = captured.err = '';
+      topic.command.outputHelp();
+      out.result({ help: captured.out }, () => captured.out);
+      return 0;
+    }
     // `--help`, or a command group given without its subcommand (`ckpt`, `ckpt session`): its help.
     const help = captured.out + captured.err;
     if (err.code === 'commander.helpDisplayed' || (err.code === 'commander.help' && !json)) {
@@ -100,6 +112,25 @@ export async function runProgram(argv: string[], io: CliIo, build: (io: CliIo, c
     if (!json) io.stderr.write(`run '${command} --help' for usage\n`);
     return failed(exitCodeOf(usage));
   }
+}
+
+/**
+ * `ckpt help nope`, `ckpt nope --help`: the usage error `ckpt nope` gives, with commander's
+ * suggestion, got by parsing the bare name under its group in a fresh program (it fails before any
+ * action runs: the name is no command there).
+ */
+async function unknownCommand(path: string[], name: string, io: CliIo, json: boolean, build: (io: CliIo, captured: CommanderText) => Command): Promise<number> {
+  let message = `unknown command '${name}'`;
+  try {
+    await build(io, { out: '', err: '' }).parseAsync([...path.slice(1), name], { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError && err.code === 'commander.unknownCommand') message = err.message.replace(/^error: /, '');
+  }
+  const command = path.join(' ');
+  const usage = new CkptError('INVALID_ARGUMENT', message, { commander: 'commander.unknownCommand', usage: `${command} --help` });
+  createOutput(io, json).error(usage);
+  if (!json) io.stderr.write(`run '${command} --help' for usage\n`);
+  return exitCodeOf(usage);
 }
 
 /** `--json` anywhere before a `--` (the flag is global: commander accepts it at any position). */
