@@ -99,6 +99,7 @@ export const initCommand: CommandSpec = {
       const verb = v.dryRun ? 'would change' : 'changed';
       if (!v.changed) return `${v.file}: nothing to change (ckpt's ${spec.displayName} hooks are ${v.uninstall ? 'not installed' : 'installed'})`;
       const lines = [`${v.file}: ${verb}`, ...v.changes.map((c) => `  ${c}`)];
+      for (const f of v.removedFolders ?? []) lines.push(`  ${v.dryRun ? 'would remove' : 'removed'} the empty folder ${f}`);
       if (!v.uninstall && v.url) lines.push(`  url: ${pc.dim(v.url)}`);
       if (!v.uninstall && (!v.url || hybrid)) lines.push(`  command: ${pc.dim(v.command)}`);
       if (!v.uninstall && v.url && scope === 'user') {

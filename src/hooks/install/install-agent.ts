@@ -9,6 +9,7 @@ import { installEntries, type AgentSpec, type InstallEntry } from '../agent-spec
 import { installFlatHooks, uninstallFlatHooks } from './merge-flat-hooks.js';
 import { installHooks, uninstallHooks, type MergeResult } from './merge-hooks.js';
 import { isCkptPlugin, opencodePluginSource } from './opencode-plugin.js';
+import { removeEmptyFolders } from './empty-folders.js';
 import { writeSettings } from './settings-mode.js';
 import { formatSettings, parseSettings } from './settings-text.js';
 
@@ -38,18 +39,33 @@ export interface InstallResult {
   headers?: Record<string, string>;
   changed: boolean;
   changes: string[];
+  /** An uninstall that removed ckpt's file: the folders of its path it left empty, removed (or, dry run, that would be), deepest first. */
+  removedFolders?: string[];
   dryRun: boolean;
   uninstall: boolean;
 }
 
 export function settingsFile(spec: AgentSpec, scope: InstallScope, projectDir: string, homeDir: string): string {
-  if (scope === 'user') return join(homeDir, spec.settingsFiles.user);
+  const { base, rel } = settingsPath(spec, scope, projectDir, homeDir);
+  return join(base, rel);
+}
+
+/** The folder a scope's settings live under (the project, the home folder) and the file's path below it. */
+function settingsPath(spec: AgentSpec, scope: InstallScope, projectDir: string, homeDir: string): { base: string; rel: string } {
+  if (scope === 'user') return { base: homeDir, rel: spec.settingsFiles.user };
   const rel = scope === 'local' ? spec.settingsFiles.local : spec.settingsFiles.project;
   if (!rel) {
     const has = (['project', 'user'] as const).filter((s) => s !== scope).map((s) => `--${s} (${s === 'user' ? `~/${spec.settingsFiles.user}` : spec.settingsFiles.project})`);
     throw new CkptError('INVALID_ARGUMENT', `${spec.displayName} has no ${scope} settings file: install with ${has.join(' or ')}`, { scope });
   }
-  return join(resolve(projectDir), rel);
+  return { base: resolve(projectDir), rel };
+}
+
+/** ckpt's file is gone (or would be): the folders of its path left empty go too (install/empty-folders.ts). */
+async function emptyFoldersAfter(options: InstallOptions): Promise<{ removedFolders?: string[] }> {
+  const { base, rel } = settingsPath(options.spec, options.scope, options.projectDir, options.homeDir);
+  const removed = await removeEmptyFolders(base, rel, Boolean(options.dryRun));
+  return removed.length ? { removedFolders: removed } : {};
 }
 
 export async function installAgent(options: InstallOptions): Promise<InstallResult> {
@@ -95,7 +111,8 @@ export async function installAgent(options: InstallOptions): Promise<InstallResu
   else if (changed && !options.dryRun && next !== undefined) {
     await writeSettings(file, next, text !== undefined);
   }
-  return { file, scope, command, ...(options.http ? { url: options.http.url, headers: options.http.headers } : {}), changed, changes, dryRun: Boolean(options.dryRun), uninstall: Boolean(options.uninstall) };
+  const folders = changed && next === undefined ? await emptyFoldersAfter(options) : {};
+  return { file, scope, command, ...(options.http ? { url: options.http.url, headers: options.http.headers } : {}), changed, changes, ...folders, dryRun: Boolean(options.dryRun), uninstall: Boolean(options.uninstall) };
 }
 
 /** opencode: ckpt's plugin file, written whole (install/opencode-plugin.ts); another file of that name is refused. */
@@ -112,5 +129,6 @@ async function installPluginFile(options: InstallOptions, file: string, command:
       await writeSettings(file, next, text !== undefined);
     }
   }
-  return { file, scope: options.scope, command, changed, changes, dryRun: Boolean(options.dryRun), uninstall: Boolean(options.uninstall) };
+  const folders = changed && next === undefined ? await emptyFoldersAfter(options) : {};
+  return { file, scope: options.scope, command, changed, changes, ...folders, dryRun: Boolean(options.dryRun), uninstall: Boolean(options.uninstall) };
 }
