@@ -140,3 +140,15 @@ describe('help for a command that does not exist (newcomer probe)', () => {
     expect((oneDocument(r, 'stdout') as { help: string }).help).toContain('Usage: ckpt restore');
   });
 });
+
+describe('a bad flag value is a usage error before any look-up', () => {
+  it.each([
+    [['scan', '--budget', 'x'], '--budget must be a non-negative integer'],
+    [['turn', '--message-count', 'x'], '--message-count must be a non-negative integer'],
+    [['status', '--limit', 'x'], '--limit must be a non-negative integer'],
+  ])('%j in a workspace without a session: INVALID_ARGUMENT, exit 2 (not SESSION_NOT_FOUND, 3)', async (args, message) => {
+    const r = await ckpt([...args, '--json']);
+    expect(r.code).toBe(2);
+    expect(oneDocument(r, 'stderr')).toMatchObject({ error: { code: 'INVALID_ARGUMENT', message: expect.stringContaining(message) } });
+  });
+});

@@ -18,10 +18,12 @@ export function registerCheckpointCommands(program: Command): void {
       ],
       run: async ([opts], ctx, out) => {
         const { messageCount, text } = opts as { messageCount?: string; text?: string };
+        // A bad value is a usage error before any look-up (not "no session", exit 3, as it was).
+        const count = messageCount === undefined ? undefined : parseCount(messageCount);
         const session = await ctx.session();
         const store = await ctx.store();
         const r = await session.turn({
-          messageCount: messageCount === undefined ? undefined : parseCount(messageCount),
+          messageCount: count,
           text,
           // What changed outside the agent first: through the store's daemon when one runs, else here.
           scan: async (tool) => (await scanViaDaemon(store, session, tool, ctx.io.env)) ?? (await scan(session, { tool })),

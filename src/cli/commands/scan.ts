@@ -16,13 +16,15 @@ export const scanCommand: CommandSpec = {
   ],
   run: async ([opts], ctx, out) => {
     const { tool, budget } = opts as { tool: string; budget?: string };
+    // A bad value is a usage error before any look-up (not "no session", exit 3, as it was).
+    const budgetMs = budget === undefined ? undefined : parseCount(budget, '--budget');
     const session = await ctx.session();
     const bar = await progressBar(ctx.io, out.json);
     let r;
     try {
       // Through the store's daemon when one runs (it watches the workspace), else in-process.
       r = (budget === undefined ? await scanViaDaemon(await ctx.store(), session, tool, ctx.io.env) : undefined) ??
-        (await scan(session, { tool, budgetMs: budget === undefined ? undefined : parseCount(budget, '--budget'), onProgress: bar.update }));
+        (await scan(session, { tool, budgetMs, onProgress: bar.update }));
     } finally {
       bar.stop();
     }
