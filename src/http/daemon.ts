@@ -188,7 +188,9 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
         await closed;
         delete store.ctx.options.defer;
         delete store.ctx.options.deferIdle;
-        await Promise.all([afterAnswer.drain(), whenIdle.drain()]);
+        const drained = Promise.all([afterAnswer.drain(), whenIdle.drain()]);
+        quiet.wake(); // the idle queue's item need not wait out the quiet period
+        await drained;
         closeParts();
         await caughtUp;
         await claim.release();

@@ -59,7 +59,11 @@ export function createLibraryQueue(onError: (err: unknown) => void, limits = { q
       gate.done();
       queue.add(work);
     },
-    drain: queue.drain,
+    drain() {
+      const drained = queue.drain(); // marks the queue as draining (hurry) before the wake
+      gate.wake();
+      return drained;
+    },
   };
 }
 

@@ -19,6 +19,8 @@ export interface QuietGate {
   done(): void;
   /** The queue's wait (session/after-call.ts): resolves once work queued at `since` may run. */
   wait(since: number, hurry: () => boolean): Promise<void>;
+  /** Ends a wait's sleep now, so that a drain (`hurry`) does not wait out the quiet period. */
+  wake(): void;
 }
 
 export function createQuietGate(limits: { quietMs?: number; maxWaitMs?: number } = {}): QuietGate {
@@ -26,6 +28,7 @@ export function createQuietGate(limits: { quietMs?: number; maxWaitMs?: number }
   const maxWaitMs = limits.maxWaitMs ?? MAX_WAIT_MS;
   let inFlight = 0;
   let lastDone = 0;
+  let sleeping: (() => void) | undefined;
   return {
     busy: () => void inFlight++,
     done() {
@@ -39,8 +42,18 @@ export function createQuietGate(limits: { quietMs?: number; maxWaitMs?: number }
         const quietFor = inFlight > 0 ? 0 : now - lastDone;
         if (quietFor >= quietMs) return;
         // Polls only while work is queued: at most once per quiet period.
-        await new Promise((r) => setTimeout(r, Math.min(quietMs - quietFor, since + maxWaitMs - now)));
+        // One queue waits on a gate, one item at a time: one sleeper to wake.
+        await new Promise<void>((resolve) => {
+          const end = (): void => {
+            clearTimeout(timer);
+            sleeping = undefined;
+            resolve();
+          };
+          const timer = setTimeout(end, Math.min(quietMs - quietFor, since + maxWaitMs - now));
+          sleeping = end;
+        });
       }
     },
+    wake: () => sleeping?.(),
   };
 }
