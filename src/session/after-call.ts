@@ -43,21 +43,41 @@ export function createAfterCallQueue(onError: (err: unknown) => void, wait: (sin
  * capture's log fsync came, and that fsync waited for them (issue 31: `capture-one` in the bench's
  * loop, 1.47 against 1.25 ms median paired). So the store's own queue runs an item once nothing was
  * queued for LIBRARY_QUIET_MS (a model thinking, a script done), at most LIBRARY_MAX_WAIT_MS after it
- * was queued (a loop that never pauses: bounded memory), or when drained. The timers keep a process
- * that does not close its store alive until the work ran, as the next turn did.
+ * was queued (a loop that never pauses: bounded memory), or when drained. Its waits keep no process
+ * alive: a process about to end ('beforeExit': a CLI command, a hook recording in-process, a script
+ * that never closes its store) drains it then, at once — as the next turn ran it before.
  */
 const LIBRARY_QUIET_MS = 50;
 const LIBRARY_MAX_WAIT_MS = 1_000;
 
+/** Library queues holding work, drained when the process would otherwise end. */
+const holding = new Set<AfterCallQueue>();
+let drainsBeforeExit = false;
+
 export function createLibraryQueue(onError: (err: unknown) => void, limits = { quietMs: LIBRARY_QUIET_MS, maxWaitMs: LIBRARY_MAX_WAIT_MS }): AfterCallQueue {
-  const gate = createQuietGate(limits);
+  const gate = createQuietGate({ ...limits, unref: true });
   const queue = createAfterCallQueue(onError, gate.wait);
-  return {
+  let pending = 0;
+  const self: AfterCallQueue = {
     add(work) {
       // Queuing is the activity: the burst the work follows is still going on.
       gate.busy();
       gate.done();
-      queue.add(work);
+      pending++;
+      holding.add(self);
+      if (!drainsBeforeExit) {
+        drainsBeforeExit = true;
+        process.on('beforeExit', () => {
+          for (const q of holding) void q.drain();
+        });
+      }
+      queue.add(async () => {
+        try {
+          await work();
+        } finally {
+          if (--pending === 0) holding.delete(self);
+        }
+      });
     },
     drain() {
       const drained = queue.drain(); // marks the queue as draining (hurry) before the wake
@@ -65,6 +85,7 @@ export function createLibraryQueue(onError: (err: unknown) => void, limits = { q
       return drained;
     },
   };
+  return self;
 }
 
 /**

@@ -23,7 +23,8 @@ export interface QuietGate {
   wake(): void;
 }
 
-export function createQuietGate(limits: { quietMs?: number; maxWaitMs?: number } = {}): QuietGate {
+/** `unref`: the sleep does not keep the process alive (its owner drains the queue before exit). */
+export function createQuietGate(limits: { quietMs?: number; maxWaitMs?: number; unref?: boolean } = {}): QuietGate {
   const quietMs = limits.quietMs ?? QUIET_MS;
   const maxWaitMs = limits.maxWaitMs ?? MAX_WAIT_MS;
   let inFlight = 0;
@@ -50,6 +51,7 @@ export function createQuietGate(limits: { quietMs?: number; maxWaitMs?: number }
             resolve();
           };
           const timer = setTimeout(end, Math.min(quietMs - quietFor, since + maxWaitMs - now));
+          if (limits.unref) timer.unref();
           sleeping = end;
         });
       }
