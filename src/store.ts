@@ -41,8 +41,14 @@ export interface OpenStoreOptions extends Partial<CkptOptions> {
    * default `$CKPT_STORE`, else `$CKPT_HOME`, else `$XDG_DATA_HOME/ckpt`, else `~/.local/share/ckpt`.
    */
   dir?: string;
-  /** Only an existing folder store (its `store.json`): NOT_FOUND instead of making one (a copy's source). */
+  /** Only an existing folder store (its `store.json`): NOT_FOUND instead of making one (a copy's source, read commands). */
   existing?: boolean;
+  /**
+   * With `existing`: a folder that holds no store yet opens as an empty store instead of NOT_FOUND,
+   * and nothing is made (no folder, no store.json): the default store on a fresh machine, read by a
+   * command that only reads. A write through it would create files; callers only read.
+   */
+  missingAsEmpty?: boolean;
 }
 
 export interface AgentSessionResult {
@@ -196,6 +202,8 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
   let tightened = 0;
   /** store.json as a folder store read it (null: not read yet). */
   let storeJson: Buffer | undefined | null = null;
+  /** A folder store that does not exist yet, opened to read as empty (`missingAsEmpty`): nothing is made. */
+  let absent = false;
   if (shared) {
     // Loaded on demand: the PostgreSQL and S3 clients are most of the bundle, and a folder store (every
     // hook process, the daemon) must not pay for parsing and holding them (DESIGN §10 "Daemon").
@@ -204,17 +212,26 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     dir = sharedBackend.location.redacted;
   } else {
     dir = resolve(location);
-    if (options.existing && !existsSync(join(dir, 'store.json'))) throw new CkptError('NOT_FOUND', `no ckpt store at ${dir} (no store.json there)`, { path: dir });
-    await makeStoreDir(dir);
+    if (options.existing && !(await hasStoreJson(dir))) {
+      // A path that cannot be a folder (a file, under a file) is IO, as for a store opened to write.
+      await makeStoreDir(dir, false);
+      // A folder of the user's there is refused as a store opened to write would be: it says why.
+      if (existsSync(dir)) refuseForeignFolder(dir);
+      if (!options.missingAsEmpty) throw new CkptError('NOT_FOUND', `no ckpt store at ${dir} (no store.json there)`, { path: dir });
+      // Read as empty: the backend finds nothing in a folder that is not there (or holds no store yet).
+      absent = true;
+    } else await makeStoreDir(dir);
     backend = createFsBackend({ dir, lockTimeoutMs: resolved.lockTimeoutMs });
-    // Read once (it is checked below): before anything is tightened or created, a folder without it
-    // that is not a store stays as the user left it.
-    storeJson = await backend.read('store.json');
-    if (!storeJson) refuseForeignFolder(dir);
-    tightened = tightenExisting(dir);
+    if (!absent) {
+      // Read once (it is checked below): before anything is tightened or created, a folder without it
+      // that is not a store stays as the user left it.
+      storeJson = await backend.read('store.json');
+      if (!storeJson) refuseForeignFolder(dir);
+      tightened = tightenExisting(dir);
+    }
   }
   try {
-    await ensureStoreJson(backend, storeJson === null ? await backend.read('store.json') : storeJson);
+    if (!absent) await ensureStoreJson(backend, storeJson === null ? await backend.read('store.json') : storeJson);
   } catch (err) {
     await backend.close?.();
     throw err;
@@ -414,9 +431,10 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
 /**
  * Creates the store folder and its missing parents one level at a time. Not `mkdir -p`: Node's
  * recursive mkdir retries forever where mkdir fails ENOENT under an existing parent (`/proc/x`).
- * A path that is not a folder, or cannot be made one, fails fast with IO naming it.
+ * A path that is not a folder, or cannot be made one, fails fast with IO naming it. With `create`
+ * false only the checks: a missing folder whose nearest existing ancestor is a folder passes.
  */
-async function makeStoreDir(dir: string): Promise<void> {
+async function makeStoreDir(dir: string, create = true): Promise<void> {
   const fail = (err: unknown, what: string) => {
     const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
     return new CkptError('IO', `store folder ${dir}: ${what} (${code})`, { errno: code, path: dir, retryable: false }, { cause: err });
@@ -437,6 +455,7 @@ async function makeStoreDir(dir: string): Promise<void> {
     if (!info.isDirectory()) throw fail(Object.assign(new Error('not a folder'), { code: 'ENOTDIR' }), `${at} is not a folder`);
     break;
   }
+  if (!create) return;
   for (const d of missing.reverse()) {
     try {
       await mkdir(d, { mode: STORE_DIR_MODE });
@@ -444,6 +463,18 @@ async function makeStoreDir(dir: string): Promise<void> {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST' && (await stat(d).catch(() => undefined))?.isDirectory()) continue;
       throw fail(err, `cannot create ${d}`);
     }
+  }
+}
+
+/** Whether the folder holds a store.json; a folder that cannot be searched (EACCES) is IO naming it, not "no store". */
+async function hasStoreJson(dir: string): Promise<boolean> {
+  try {
+    await stat(join(dir, 'store.json'));
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+    throw new CkptError('IO', `store folder ${dir} cannot be read (${code})`, { errno: code, path: dir, retryable: false }, { cause: err });
   }
 }
 

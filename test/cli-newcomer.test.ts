@@ -5,12 +5,15 @@
 import { mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore } from '../src/store.js';
 import { runCli } from './helpers/cli.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 
 let dirs: TempDirs;
 const ckpt = (args: string[], cwd = dirs.workspace) => runCli(['--store', dirs.store, ...args], { cwd });
 const w = (rel: string) => join(dirs.workspace, rel);
+/** The store exists, empty: a read command never starts one (cli-store-missing.test.ts). */
+const emptyStore = async () => (await openStore({ dir: dirs.store })).close();
 const A = '20261202-005836-e460fbc0';
 const B = '20261202-010102-e46a9d31';
 const C = '20261202-011500-7f00c2aa';
@@ -72,6 +75,7 @@ describe('short session ids', () => {
   });
 
   it('status before any session: "no session yet" with the next step, exit 0; a named missing session is still not found', async () => {
+    await emptyStore();
     const r = await ckpt(['status']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('no session yet');
@@ -171,6 +175,7 @@ describe('rewind (a new user trying the README)', () => {
 
 describe('read-only commands in a folder ckpt never recorded (a new user trying commands)', () => {
   it('leave nothing in the store: no workspace appears in `workspace list` until a session is made; errors and texts as before', async () => {
+    await emptyStore();
     const listed = async () => (await ckpt(['workspace', 'list', '--json'])).json().workspaces;
     const status = await ckpt(['status', '--json']);
     expect(status.code, status.stderr).toBe(0);

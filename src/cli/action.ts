@@ -1,15 +1,15 @@
 // Wraps a commander action: builds the CLI context from the global flags and the injected streams.
 import type { Command } from 'commander';
-import { createCliContext, type CliContext, type GlobalFlags } from './context.js';
+import { createCliContext, type CliContext, type CliContextOptions, type GlobalFlags } from './context.js';
 import { createOutput, type CliIo, type Output } from './io.js';
 
-export function action(run: (args: unknown[], ctx: CliContext, out: Output, cmd: Command) => Promise<void>) {
+export function action(run: (args: unknown[], ctx: CliContext, out: Output, cmd: Command) => Promise<void>, options: CliContextOptions = {}) {
   return async (...raw: unknown[]) => {
     const cmd = raw.at(-1) as Command;
     const flags = cmd.optsWithGlobals<GlobalFlags>();
     const io = rootIo(cmd);
     const out = createOutput(io, Boolean(flags.json));
-    await run(raw.slice(0, -1), createCliContext(io, flags), out, cmd);
+    await run(raw.slice(0, -1), createCliContext(io, flags, options), out, cmd);
   };
 }
 

@@ -13,6 +13,8 @@ export interface CommandSpec {
   description: string;
   /** In the order the help lists them. */
   options?: readonly OptionSpec[];
+  /** Only reads the store: never starts one (a mistyped --store is NOT_FOUND, nothing made; CliContextOptions). */
+  reads?: boolean;
   /** Wrapped by action(): the arguments (then the options object), the CLI context, the output. */
   run: Parameters<typeof action>[0];
 }
@@ -24,6 +26,6 @@ export function addCommands(parent: Command, specs: readonly CommandSpec[]): voi
       if (o instanceof Option) cmd.addOption(o);
       else cmd.option(o[0], o[1], o[2]);
     }
-    cmd.action(action(spec.run));
+    cmd.action(action(spec.run, { reads: spec.reads === true }));
   }
 }

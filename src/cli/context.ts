@@ -36,10 +36,21 @@ function checkNotEmpty(flag: string, value: string | undefined): void {
   }
 }
 
-export function createCliContext(io: CliIo, flags: GlobalFlags): CliContext {
+export interface CliContextOptions {
+  /**
+   * The command only reads the store: it opens an existing one and never starts one. A store named by
+   * --store or $CKPT_STORE that does not exist is NOT_FOUND with nothing made (a mistyped folder);
+   * the default location (no store yet on a fresh machine) reads as an empty store, also making nothing.
+   */
+  reads?: boolean;
+}
+
+export function createCliContext(io: CliIo, flags: GlobalFlags, options: CliContextOptions = {}): CliContext {
   checkNotEmpty('--store', flags.store);
   checkNotEmpty('--workspace', flags.workspace);
   checkNotEmpty('--session', flags.session);
+  /** The user named the store (a typo there must not read as "no sessions yet"). */
+  const named = Boolean(flags.store) || Boolean(io.env.CKPT_STORE);
   let store: Promise<Store> | undefined;
   let workspace: Promise<Workspace> | undefined;
   let root: Promise<string> | undefined;
@@ -53,9 +64,12 @@ export function createCliContext(io: CliIo, flags: GlobalFlags): CliContext {
         dir: flags.store ? storeLocation(flags.store, io.cwd) : defaultStoreDir(io.env),
         ...(flags.maxFileSize !== undefined ? { maxBlobBytes: parseSize(flags.maxFileSize, '--max-file-size') } : {}),
         ...(flags.refuseOversize ? { refuseOversize: true } : {}),
+        ...(options.reads ? { existing: true, missingAsEmpty: !named } : {}),
       }).then((s) => {
         if (s.tightened > 0) io.stderr.write(`warning: the store ${s.dir} was readable by other users; made ${s.tightened} files and folders private (owner only)\n`);
         return s;
+      }, (err: unknown) => {
+        throw isCkptError(err, 'NOT_FOUND') && options.reads ? noStore(err) : err;
       })),
     workspace: () => (workspace ??= ctx.store().then(async (s) => s.openWorkspace(await workspaceRoot()))),
     knownWorkspace: async () => {
@@ -83,4 +97,14 @@ export function createCliContext(io: CliIo, flags: GlobalFlags): CliContext {
     },
   };
   return ctx;
+}
+
+/** A read command's store that does not exist: where it looked, that nothing was made, what starts one. */
+function noStore(err: CkptError): CkptError {
+  return new CkptError(
+    'NOT_FOUND',
+    `${err.message}; nothing was created. Check --store or $CKPT_STORE; a store is started by a command that records (ckpt session new, ckpt init <agent>, an agent's hook)`,
+    err.data,
+    { cause: err },
+  );
 }

@@ -62,6 +62,7 @@ export function registerCheckpointCommands(program: Command): void {
     scanCommand,
     {
       use: 'log',
+      reads: true,
       description: "the session's turns and checkpoints (tags to restore to), newest last",
       options: [
         ['--files', 'list every file of every checkpoint (default: the first few)'],
@@ -102,6 +103,7 @@ export function registerCheckpointCommands(program: Command): void {
     },
     {
       use: 'diff <from> [to]',
+      reads: true,
       description: 'what changed between two tags (TO defaults to the present workspace)',
       options: [['--patch', 'include a unified patch']],
       run: async ([from, to, opts], ctx, out) => {

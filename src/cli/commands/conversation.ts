@@ -24,6 +24,7 @@ export function registerConversationCommands(program: Command): void {
     },
     {
       use: 'show',
+      reads: true,
       description: 'the live conversation: what rewinds went back past is hidden, compacted ranges show their summary',
       options: [['--all', 'every conversation event ever recorded, live or not']],
       run: async ([opts], ctx, out) => {
@@ -61,6 +62,7 @@ export function registerConversationCommands(program: Command): void {
     },
     {
       use: 'messages',
+      reads: true,
       description: 'live conversation events that carry an id, with the tags just before and after each (restore or rewind to them)',
       run: async (_args, ctx, out) => {
         const messages = await (await ctx.session()).messageTags();

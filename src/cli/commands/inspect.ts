@@ -12,6 +12,7 @@ export function registerInspectCommands(program: Command): void {
   addCommands(program, [
     {
       use: 'show <tag>',
+      reads: true,
       description: 'what a tag names: its position, turn and prompt, the checkpoint there, what a restore to it would consider',
       run: async ([tag], ctx, out) => {
         const session = await ctx.session();
@@ -24,6 +25,7 @@ export function registerInspectCommands(program: Command): void {
     },
     {
       use: 'cat <tag> <path>',
+      reads: true,
       description: "a file's content at a tag (from the records of every session of the workspace), on stdout",
       run: async ([tag, path], ctx, out) => {
         const file = await (await ctx.session()).readFile(tag as string, path as string, { cwd: ctx.io.cwd });
@@ -39,6 +41,7 @@ export function registerInspectCommands(program: Command): void {
     },
     {
       use: 'conflicts',
+      reads: true,
       description: 'paths one session found written by another session of the workspace since it recorded them',
       run: async (_args, ctx, out) => {
         const ws = (await ctx.knownWorkspace()).workspace;
@@ -52,6 +55,7 @@ export function registerInspectCommands(program: Command): void {
     },
     {
       use: 'owner <path>',
+      reads: true,
       description: 'which session of the workspace last wrote a path',
       run: async ([path], ctx, out) => {
         const report = await (await ctx.session()).owner(path as string, { cwd: ctx.io.cwd });
@@ -63,6 +67,7 @@ export function registerInspectCommands(program: Command): void {
   addCommands(program.command('workspace').description('the workspaces the store knows'), [
     {
       use: 'list',
+      reads: true,
       description: 'every workspace in the store',
       run: async (_args, ctx, out) => {
         const workspaces = await (await ctx.store()).listWorkspaces();

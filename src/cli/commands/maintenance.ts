@@ -84,6 +84,7 @@ export function registerMaintenanceCommands(program: Command): void {
     },
     {
       use: 'verify',
+      reads: true,
       description: 're-hash every blob, parse every log, check references and metadata (exit 5 on problems)',
       run: async (_args, ctx, out) => {
         const store = await ctx.store();
@@ -111,6 +112,7 @@ export function registerMaintenanceCommands(program: Command): void {
     },
     {
       use: 'stats',
+      reads: true,
       description: 'bytes recorded vs bytes on disk, per workspace and session',
       run: async (_args, ctx, out) => {
         const store = await ctx.store();

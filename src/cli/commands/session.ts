@@ -31,6 +31,7 @@ export function registerSessionCommands(program: Command): void {
     },
     {
       use: 'list',
+      reads: true,
       description: "list the workspace's sessions, newest first (the options filter: every one given must match)",
       options: [
         ['--kind <kind>', 'root, fork or child'],
@@ -48,6 +49,7 @@ export function registerSessionCommands(program: Command): void {
     },
     {
       use: 'children <id>',
+      reads: true,
       description: 'the child sessions and forks of a session',
       run: async ([id], ctx, out) => {
         const parent = await ctx.session(id as string);
@@ -57,6 +59,7 @@ export function registerSessionCommands(program: Command): void {
     },
     {
       use: 'tree',
+      reads: true,
       description: "the workspace's sessions under their parents (children and forks)",
       run: async (_args, ctx, out) => {
         const ws = (await ctx.knownWorkspace()).workspace;
@@ -84,6 +87,7 @@ export function registerSessionCommands(program: Command): void {
     },
     {
       use: 'show [id]',
+      reads: true,
       description: 'show one session (default: --session or the newest)',
       run: async ([id], ctx, out) => {
         const s = await ctx.session(id as string | undefined);

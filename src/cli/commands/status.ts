@@ -9,6 +9,7 @@ import { commandHint } from '../hint.js';
 
 export const statusCommand: CommandSpec = {
   use: 'status',
+  reads: true,
   description: 'workspace, session and turn in force; unsettled captures; files changed since ckpt last recorded them',
   options: [['--limit <n>', 'list at most this many changed paths', '20']],
   run: async ([opts], ctx, out) => {
