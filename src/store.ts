@@ -365,7 +365,11 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
         if (!(await backend.stat(`${key}/workspace.json`))) {
           throw new CkptError('NOT_FOUND', `no workspace at ${identity.root} in this store`, { workspace: identity.root });
         }
-      } else {
+      } else if (!(await backend.stat(`${key}/workspace.json`))) {
+        // Registered once; a workspace the store knows is opened without a write. create() would
+        // freshen the file's mtime (the GC age gate of content-addressed objects, §3), which nothing
+        // reads for workspace.json — GC, retention and leftovers never look at its age — and on a
+        // store this process cannot write (a read-only mount) that write failed every command.
         const info = Buffer.from(`${JSON.stringify({ root: identity.root, ...(machine ? { machine } : {}), createdAt: new Date().toISOString() })}\n`);
         await backend.create(`${key}/workspace.json`, info);
       }
