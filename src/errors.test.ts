@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CkptError, ERROR_CODES, exitCodeOf, httpStatusOf, toCkptError, type ErrorCode } from './errors.js';
+import { CkptError, ERROR_CODES, exitCodeOf, httpStatusOf, isNotWritable, toCkptError, type ErrorCode } from './errors.js';
 
 /** DESIGN §7, code by code: [code, CLI exit code, HTTP status] (UNAUTHORIZED and FORBIDDEN: the daemon's own refusals, §10). */
 const SECTION_7: [ErrorCode, number, number][] = [
@@ -53,5 +53,12 @@ describe('errors', () => {
       expect(exitCodeOf(raw)).toBe(6);
       expect(httpStatusOf(raw)).toBe(503);
     }
+  });
+
+  it('tells a store this process cannot write (EROFS, EACCES, EPERM) from other IO errors (a reader goes on without a lock)', () => {
+    const io = (code: string) => toCkptError(Object.assign(new Error(code), { code, syscall: 'open', path: '/s/x.ckpt-lock' }), 'lock x');
+    for (const code of ['EROFS', 'EACCES', 'EPERM']) expect(isNotWritable(io(code))).toBe(true);
+    for (const code of ['ENOSPC', 'EIO', 'ENOENT']) expect(isNotWritable(io(code))).toBe(false);
+    expect(isNotWritable(new CkptError('LOCKED', 'busy', { errno: 'EACCES' }))).toBe(false);
   });
 });

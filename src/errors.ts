@@ -54,6 +54,14 @@ export function isCkptError(err: unknown, code?: ErrorCode): err is CkptError {
 }
 
 /**
+ * An IO error saying the store cannot be written by this process (a read-only mount, no write
+ * permission): a reader that only wanted a lock or a cache write may go on without them.
+ */
+export function isNotWritable(err: unknown): boolean {
+  return isCkptError(err, 'IO') && ['EROFS', 'EACCES', 'EPERM'].includes(String(err.data.errno));
+}
+
+/**
  * The exit code of any thrown value, through the same conversion adapters print (`toCkptError`): a
  * node errno error that prints as `IO` exits as `IO`, never as INTERNAL.
  */

@@ -5,7 +5,8 @@
 // on a real read-only bind mount (a private mount namespace: needs root and unshare), and as an
 // unprivileged user (root ignores permission bits).
 import { spawnSync } from 'node:child_process';
-import { chmod, readdir, lstat, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { chmod, lstat, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CKPT_BIN, runCli } from './helpers/cli.js';
@@ -70,6 +71,7 @@ const READS: string[][] = [
   ['owner', 'a.txt'],
   ['workspace', 'list'],
   ['stats'],
+  ['verify'],
 ];
 const WRITES: string[][] = [['capture', 'a.txt'], ['turn'], ['session', 'new'], ['restore', '0.1', '--yes']];
 
@@ -82,6 +84,10 @@ beforeEach(async () => {
   expect((await ckpt(['settle', 'a.txt'])).code).toBe(0);
   // Anything the store still writes after the commands above (its after-call queue) is done.
   expect((await ckpt(['status'])).code).toBe(0);
+  // No owner index (a cache rebuilt from the logs under its lock, then written): readers rebuild it
+  // in memory when neither the lock nor the index can be written.
+  const [wid] = await readdir(join(dirs.store, 'workspaces'));
+  await rm(join(dirs.store, 'workspaces', wid!, 'owners.json'));
 });
 afterEach(() => dirs.cleanup());
 
@@ -93,6 +99,11 @@ describe('a read-only store', () => {
       expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
     }
     expect(overReadOnlyMount(['cat', '0.1', 'a.txt']).stdout).toBe('one\n');
+    expect(JSON.parse(overReadOnlyMount(['owner', 'a.txt', '--json']).stdout).owner).toMatchObject({ session: expect.any(String) });
+    const out = join(dirs.base, 'out');
+    const id = JSON.parse(overReadOnlyMount(['--json', 'session', 'list']).stdout).sessions[0].id as string;
+    expect(overReadOnlyMount(['export', id, '0.1', out]).status).toBe(0);
+    expect(readFileSync(join(out, 'a.txt'), 'utf8')).toBe('one\n');
     for (const args of WRITES) {
       const r = overReadOnlyMount([...args, '--json']);
       expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(6);

@@ -5,7 +5,7 @@
 // writes queued meanwhile coalesced into one rewrite, and this process's readers seeing them; after
 // a daemon was killed, caught up with the settles of the logs (catchUpOwners); when missing or
 // unparsable, rebuilt from the whole logs (owner-rebuild.ts).
-import { CkptError } from '../errors.js';
+import { CkptError, isNotWritable } from '../errors.js';
 import type { FileImage, NewEvent } from '../format/event.js';
 import { validateStoredPath } from '../format/stored-path.js';
 import type { WorkspaceContext } from '../context.js';
@@ -112,7 +112,18 @@ async function readOwnersNow(ctx: WorkspaceContext, rebuild: 'lock' | 'locked' |
     await ctx.backend.write(ownersKey(ctx), Buffer.from(JSON.stringify(owners))).catch(() => {});
     return owners;
   };
-  return rebuild === 'locked' ? fromLogs() : ctx.backend.withLock(`${ctx.workspace.key}/owners`, fromLogs);
+  if (rebuild === 'locked') return fromLogs();
+  try {
+    return await ctx.backend.withLock(`${ctx.workspace.key}/owners`, fromLogs);
+  } catch (err) {
+    // A store this process cannot write (read-only mount, no write permission): no lock can be made
+    // and no rebuilt index kept, so the records come from the logs, unwritten (a read-only `status`,
+    // `owner`, `export`). Nothing can write through this process to race with it.
+    if (!isNotWritable(err)) throw err;
+    const owners = Object.create(null) as OwnerMap;
+    applyWrites(owners, await ownerWritesFromLogs(ctx));
+    return owners;
+  }
 }
 
 /** The stored index; undefined when there is none or it is not a JSON object (a malformed record is LOG_CORRUPT). */

@@ -4,7 +4,7 @@
 // interrupted restores (restore_started without restore_committed) reported. Nothing is repaired
 // here; the result lists problems, and `ok` is false when there is any.
 import type { StoreContext } from '../context.js';
-import { isCkptError } from '../errors.js';
+import { isCkptError, isNotWritable } from '../errors.js';
 import { decodePackIndex } from '../format/pack-index.js';
 import type { EventBase } from '../format/event.js';
 import { foldMetadata, type SessionMetadata } from '../session/metadata.js';
@@ -120,7 +120,9 @@ export async function verify(ctx: Pick<StoreContext, 'backend' | 'blobs'>, optio
     let stored: Buffer | undefined;
     try {
       // Under the session lock: the log and its metadata are compared at one instant.
-      [events, stored] = await log.transaction(async (tx) => [await tx.read(), await backend.read(`${s.key}/metadata.json`)] as const);
+      const both = async (read: () => Promise<EventBase[]>) => [await read(), await backend.read(`${s.key}/metadata.json`)] as const;
+      // A store this process cannot write has no lock to take: read as it is (no writer here either).
+      [events, stored] = await log.transaction((tx) => both(() => tx.read())).catch((err: unknown) => (isNotWritable(err) ? both(() => log.read()) : Promise.reject(err)));
       await loadPlans(blobs, events); // a restore plan blob that is missing or invalid makes the log unusable
     } catch (err) {
       // A session folder planted as a symlink: the store refuses to lock (and so read) through it.
