@@ -138,6 +138,9 @@ describe('watched scan', () => {
           }
         } finally {
           tracker.close();
+          // Closed first: its after-call queue (a capture's blob copy) may still be writing in blobs/,
+          // and the removal failed ENOTEMPTY under load.
+          await store.close();
           await rm(dirs.base, { recursive: true, force: true });
         }
       }),
