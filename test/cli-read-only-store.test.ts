@@ -16,7 +16,8 @@ import { SHARED_BASE } from './helpers/shared-store.js';
 const isRoot = process.getuid?.() === 0;
 /** A private mount namespace where a bind mount can be made read-only (root, util-linux unshare). */
 const canMount = isRoot && !SHARED_BASE && spawnSync('unshare', ['-m', 'sh', '-c', 'mount --bind / /mnt && echo ok'], { encoding: 'utf8' }).stdout?.includes('ok');
-const canDrop = isRoot && !SHARED_BASE && spawnSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', 'true']).status === 0;
+/** As `nobody` (setpriv), able to run this checkout's CLI: a clone under a private folder (mktemp -d) is not. */
+const canDrop = isRoot && !SHARED_BASE && spawnSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, CKPT_BIN, '--version']).status === 0;
 
 let dirs: TempDirs;
 const ckpt = (args: string[]) => runCli(['--store', dirs.store, ...args], { cwd: dirs.workspace });
