@@ -38,7 +38,7 @@ export interface CkptOptions {
   /**
    * Like `defer`, for work nothing another process reads depends on (the blob-store copy of a tool
    * capture's inline before-images): a daemon runs it once no hook has been answered for a while
-   * (session/quiet-gate.ts), outside the agent's tool calls. Default: `defer`.
+   * (http/quiet-gate.ts), outside the agent's tool calls. Default: `defer`.
    */
   deferIdle?: (work: () => Promise<void>) => void;
 }

@@ -19,7 +19,6 @@ export { CkptError, ERROR_CODES, exitCodeOf, httpStatusOf, isCkptError, toCkptEr
 export { Session } from './api/session.js';
 export { SessionHandle } from './session/session-handle.js';
 export { createAfterCallQueue } from './session/after-call.js';
-export { createQuietGate } from './session/quiet-gate.js';
 export { findSession } from './session/find-session.js';
 export { sessionIdTail, shortSessionId } from './session/session-id.js';
 export { locateWorkspace, type LocatedWorkspace } from './locate-workspace.js';

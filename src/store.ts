@@ -27,7 +27,7 @@ import { forkPointRecord, otherHistories } from './restore/fork-record.js';
 import { ensureBaseline } from './scan/baseline.js';
 import { forgetScanIndexes } from './scan/scan-persist.js';
 import { agentSessionId, type AgentLink } from './session/agent-link.js';
-import { createLibraryQueue } from './session/after-call.js';
+import { createAfterCallQueue } from './session/after-call.js';
 import type { CreateSessionOptions, SessionFilter } from './session/session-store.js';
 import { resolveWorkspace } from './workspace/workspace-id.js';
 import { ownersOwed } from './daemon/daemon-files.js';
@@ -245,7 +245,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     events: new EventEmitter(),
     // A failed copy loses nothing: the capture's event holds the content, and a restore copies what
     // its plan names (spillInline) before it writes anything.
-    afterCall: createLibraryQueue(() => {}),
+    afterCall: createAfterCallQueue(() => {}),
   };
 
   let daemonCtx: StoreContext & { dir: string };

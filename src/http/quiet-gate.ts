@@ -8,8 +8,6 @@
 // under the scripted model, Write's PostToolUse to Edit's PreToolUse (a Read and two model answers
 // between) took 120–170 ms, and a 120 ms threshold ran the work there. Nothing waits for durability:
 // what is queued is durable in the session log already, and no other process reads the copy first.
-// A store's own queue in a process without a daemon's uses the same gate with shorter limits
-// (after-call.ts createLibraryQueue).
 const QUIET_MS = 500;
 const MAX_WAIT_MS = 10_000;
 
@@ -23,8 +21,7 @@ export interface QuietGate {
   wake(): void;
 }
 
-/** `unref`: the sleep does not keep the process alive (its owner drains the queue before exit). */
-export function createQuietGate(limits: { quietMs?: number; maxWaitMs?: number; unref?: boolean } = {}): QuietGate {
+export function createQuietGate(limits: { quietMs?: number; maxWaitMs?: number } = {}): QuietGate {
   const quietMs = limits.quietMs ?? QUIET_MS;
   const maxWaitMs = limits.maxWaitMs ?? MAX_WAIT_MS;
   let inFlight = 0;
@@ -51,7 +48,6 @@ export function createQuietGate(limits: { quietMs?: number; maxWaitMs?: number; 
             resolve();
           };
           const timer = setTimeout(end, Math.min(quietMs - quietFor, since + maxWaitMs - now));
-          if (limits.unref) timer.unref();
           sleeping = end;
         });
       }
