@@ -14,7 +14,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pc } from '../colors.js';
 import { CkptError, hookCredential, hookKey, runningDaemon, storeLocation, type DaemonInfo, type Store } from '../../index.js';
-import { idleExitSeconds, startDaemon } from '../../hooks/client/hook-client.js';
+import { idleExitSeconds, startDaemon, switchOn } from '../../hooks/client/hook-client.js';
 import { agentSpec, AGENTS } from '../../hooks/agents/index.js';
 import { installAgent, type InstallScope } from '../../hooks/install/install-agent.js';
 import type { CommandSpec } from '../command-table.js';
@@ -170,7 +170,7 @@ async function ensureDaemon(store: Store, storeDir: string, env: NodeJS.ProcessE
 
 /** Whether `ensureDaemon` starts a daemon when none runs (not for a shared store, nor with CKPT_NO_DAEMON). */
 function wouldStartDaemon(store: Store, env: NodeJS.ProcessEnv): boolean {
-  return !store.shared && Boolean(process.argv[1]) && !/^(1|true|yes|on)$/i.test(env.CKPT_NO_DAEMON ?? '');
+  return !store.shared && Boolean(process.argv[1]) && !switchOn(env.CKPT_NO_DAEMON);
 }
 
 /**
