@@ -15,6 +15,12 @@ export interface CommandSpec {
   options?: readonly OptionSpec[];
   /** Only reads the store: never starts one (a mistyped --store is NOT_FOUND, nothing made; CliContextOptions). */
   reads?: boolean;
+  /**
+   * Acts on what a store holds already (a session, a workspace, its blobs) and so cannot do anything in
+   * a store that is not there: opened as `reads` is (a mistyped --store is NOT_FOUND, nothing made), though
+   * the command writes (CliContextOptions.existing).
+   */
+  existing?: boolean;
   /** Wrapped by action(): the arguments (then the options object), the CLI context, the output. */
   run: Parameters<typeof action>[0];
 }
@@ -26,6 +32,6 @@ export function addCommands(parent: Command, specs: readonly CommandSpec[]): voi
       if (o instanceof Option) cmd.addOption(o);
       else cmd.option(o[0], o[1], o[2]);
     }
-    cmd.action(action(spec.run, { reads: spec.reads === true }));
+    cmd.action(action(spec.run, { reads: spec.reads === true, existing: spec.existing === true }));
   }
 }

@@ -43,6 +43,13 @@ export interface CliContextOptions {
    * the default location (no store yet on a fresh machine) reads as an empty store, also making nothing.
    */
   reads?: boolean;
+  /**
+   * The command writes, but only into what the store holds already (`turn`, `restore`, `session rm`,
+   * `gc`, …: a session or a workspace must be there): the store is opened as for `reads`, so a missing
+   * named store is NOT_FOUND with nothing made, and a missing default location reads as empty (the
+   * command then fails as in an empty store, SESSION_NOT_FOUND, still making nothing).
+   */
+  existing?: boolean;
 }
 
 export function createCliContext(io: CliIo, flags: GlobalFlags, options: CliContextOptions = {}): CliContext {
@@ -51,6 +58,8 @@ export function createCliContext(io: CliIo, flags: GlobalFlags, options: CliCont
   checkNotEmpty('--session', flags.session);
   /** The user named the store (a typo there must not read as "no sessions yet"). */
   const named = Boolean(flags.store) || Boolean(io.env.CKPT_STORE);
+  /** Never starts a store: it reads, or acts on what is there already. */
+  const onlyExisting = options.reads === true || options.existing === true;
   let store: Promise<Store> | undefined;
   let workspace: Promise<Workspace> | undefined;
   let root: Promise<string> | undefined;
@@ -64,12 +73,12 @@ export function createCliContext(io: CliIo, flags: GlobalFlags, options: CliCont
         dir: flags.store ? storeLocation(flags.store, io.cwd) : defaultStoreDir(io.env),
         ...(flags.maxFileSize !== undefined ? { maxBlobBytes: parseSize(flags.maxFileSize, '--max-file-size') } : {}),
         ...(flags.refuseOversize ? { refuseOversize: true } : {}),
-        ...(options.reads ? { existing: true, missingAsEmpty: !named } : {}),
+        ...(onlyExisting ? { existing: true, missingAsEmpty: !named } : {}),
       }).then((s) => {
         if (s.tightened > 0) io.stderr.write(`warning: the store ${s.dir} was readable by other users; made ${s.tightened} files and folders private (owner only)\n`);
         return s;
       }, (err: unknown) => {
-        throw isCkptError(err, 'NOT_FOUND') && options.reads ? noStore(err) : err;
+        throw isCkptError(err, 'NOT_FOUND') && onlyExisting ? noStore(err) : err;
       })),
     workspace: () => (workspace ??= ctx.store().then(async (s) => s.openWorkspace(await workspaceRoot()))),
     knownWorkspace: async () => {

@@ -12,6 +12,7 @@ export function registerConversationCommands(program: Command): void {
   addCommands(conv, [
     {
       use: 'append [events...]',
+      existing: true,
       description: 'append conversation events, each a JSON object with a "type" (or "-": JSON lines / an array on stdin), in one batch',
       options: [['--unless-exists', 'skip events whose "id" is already recorded (atomic check and append)']],
       run: async ([events, opts], ctx, out, cmd) => {
@@ -38,6 +39,7 @@ export function registerConversationCommands(program: Command): void {
     },
     {
       use: 'compact',
+      existing: true,
       description: 'summarise the older part of the live conversation (nothing is deleted from the log)',
       options: [
         ['--summary <text>', 'the summary that replaces the compacted entries'],

@@ -76,6 +76,7 @@ export function registerInspectCommands(program: Command): void {
     },
     {
       use: 'rm [dir]',
+      existing: true,
       description:
         'drop a workspace (default: --workspace or the workspace of the current folder; or a root or id from `workspace list`): every session, the scan baseline and the owner index; gc frees the content',
       options: [

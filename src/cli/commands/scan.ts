@@ -9,6 +9,7 @@ import { counted } from '../counted.js';
 
 export const scanCommand: CommandSpec = {
   use: 'scan',
+  existing: true,
   description: 'record what changed in the workspace since ckpt last looked (shell side effects)',
   options: [
     ['--tool <name>', 'the tool whose effects are being recorded', 'scan'],
