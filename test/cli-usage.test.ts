@@ -1,6 +1,8 @@
 // Usage errors and help (issue 10, items 14 and 19): no subcommand prints help, not an error; with
 // --json every run prints exactly one JSON document (usage errors included, no usage text around
 // it); `<cmd> --help` lists the global options and the tag syntax.
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cli.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
@@ -150,5 +152,38 @@ describe('a bad flag value is a usage error before any look-up', () => {
     const r = await ckpt([...args, '--json']);
     expect(r.code).toBe(2);
     expect(oneDocument(r, 'stderr')).toMatchObject({ error: { code: 'INVALID_ARGUMENT', message: expect.stringContaining(message) } });
+  });
+});
+
+describe('a bad tag is a usage error before any look-up', () => {
+  it.each([
+    [['restore', 'x y z'], 'x y z'],
+    [['undo', '1.x', 'a.txt'], '1.x'],
+    [['rewind', '-1', '--dry-run'], '-1'],
+    [['diff', '@@@'], '@@@'],
+    [['diff', '0', '1..2'], '1..2'],
+    [['show', 'HEAD'], 'HEAD'],
+    [['cat', '@', 'a.txt'], '@'],
+    [['settle', '--tag', 'last', 'a.txt'], 'last'],
+    [['session', 'fork', '--at', 'x'], 'x'],
+    [['export', 'x', '01', 'out'], '01'],
+    [['restore', '1', '--dry-run'], undefined],
+  ])('%j in a workspace without a session: INVALID_ARGUMENT naming the tag, exit 2 (not SESSION_NOT_FOUND, 3)', async (args, bad) => {
+    // A store that exists, with a session in another folder: only this workspace has none.
+    const other = join(dirs.base, 'other');
+    await mkdir(other);
+    expect((await ckpt(['--workspace', other, 'session', 'new'])).code).toBe(0);
+    const r = await ckpt([...args, '--json']);
+    const error = (oneDocument(r, 'stderr') as { error: { code: string; message: string; data: Record<string, unknown> } }).error;
+    if (bad === undefined) {
+      // A good tag still gets as far as the look-up.
+      expect(r.code).toBe(3);
+      expect(error.code).toBe('SESSION_NOT_FOUND');
+      return;
+    }
+    expect(r.code, JSON.stringify(error)).toBe(2);
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.message).toBe(`invalid tag ${JSON.stringify(bad)}: expected N, N.K or @S`);
+    expect(error.data.tag).toBe(bad);
   });
 });

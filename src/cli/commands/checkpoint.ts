@@ -52,6 +52,7 @@ export function registerCheckpointCommands(program: Command): void {
     },
     {
       use: 'settle <paths...>',
+      tags: ['tag'],
       existing: true,
       description: 'record the after-state of paths a tool has written',
       options: [['--tag <tag>', 'the capture these paths settle (default: the last one)']],
@@ -106,6 +107,7 @@ export function registerCheckpointCommands(program: Command): void {
     },
     {
       use: 'diff <from> [to]',
+      tags: ['from', 'to'],
       reads: true,
       description: 'what changed between two tags (TO defaults to the present workspace)',
       options: [['--patch', 'include a unified patch']],

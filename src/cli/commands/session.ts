@@ -110,6 +110,7 @@ export function registerSessionCommands(program: Command): void {
     },
     {
       use: 'fork [id]',
+      tags: ['at'],
       existing: true,
       description: 'fork a session at a tag (default: its end); history is shared, never copied',
       options: [
