@@ -187,3 +187,40 @@ describe('a bad tag is a usage error before any look-up', () => {
     expect(error.data.tag).toBe(bad);
   });
 });
+
+describe('a bad value names its option and the value the same way in every error', () => {
+  it.each([
+    [['turn', '--message-count', 'x'], '--message-count', 'x', { '--message-count': 'x' }],
+    [['scan', '--budget', '1.5'], '--budget', '1.5', { '--budget': '1.5' }],
+    [['status', '--limit', '-1'], '--limit', '-1', { limit: '-1' }],
+    [['prune', '--keep-turns', '0'], '--keep-turns', '0', {}],
+    [['prune', '--keep-checkpoints', 'x'], '--keep-checkpoints', 'x', {}],
+    [['prune', '--older-than', '30'], '--older-than', '30', {}],
+    [['gc', '--grace', 'soon'], '--grace', 'soon', {}],
+    [['--max-file-size', 'big', 'status'], '--max-file-size', 'big', {}],
+    [['conversation', 'compact', '--preserve-last', 'x'], '--preserve-last', 'x', {}],
+    [['conversation', 'compact', '--summary', 's', '--through-seq', '-2'], '--through-seq', '-2', {}],
+    [['session', 'list', '--kind', 'twig'], '--kind', 'twig', {}],
+    [['serve', '--port', '70000'], '--port', '70000', { port: '70000' }],
+    [['serve', '--idle-exit', '0'], '--idle-exit', '0', { idleExit: '0' }],
+    [['serve', '--max-event-streams', '0'], '--max-event-streams', '0', { '--max-event-streams': '0' }],
+    [['init', 'vim'], '<agent>', 'vim', { agent: 'vim' }],
+    [['restore', 'x'], '<tag>', 'x', { tag: 'x' }],
+    [['diff', '0', 'y'], '<to>', 'y', { tag: 'y' }],
+    [['session', 'fork', '--at', 'z'], '--at', 'z', { tag: 'z' }],
+    [['--session', ' ', 'log'], '--session', ' ', { flag: '--session' }],
+    [['session', 'show', ''], '<id>', '', { flag: 'session id' }],
+  ])('%j: INVALID_ARGUMENT with data.option and data.value, the keys it had kept', async (args, option, value, kept) => {
+    const r = await ckpt([...args, '--json']);
+    expect(r.code).toBe(2);
+    const error = (oneDocument(r, 'stderr') as { error: { code: string; data: Record<string, unknown> } }).error;
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.data).toEqual({ ...kept, option, value });
+  });
+
+  it('from the environment: option names the variable', async () => {
+    const r = await runCli(['--store', dirs.store, '--json', 'prune'], { cwd: dirs.workspace, env: { CKPT_KEEP_TURNS: 'many' } });
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stderr).error.data).toEqual({ env: 'CKPT_KEEP_TURNS', option: 'CKPT_KEEP_TURNS', value: 'many' });
+  });
+});

@@ -53,7 +53,8 @@ function tagsChecked(cmd: Command, names: readonly string[], run: CommandSpec['r
     for (const name of names) {
       const i = args.indexOf(name);
       const value = i >= 0 ? values[i] : opts[name];
-      if (typeof value === 'string') parseTag(value);
+      // Named as the usage writes it (errors' `option`): `<tag>`, `--at`.
+      if (typeof value === 'string') parseTag(value, i >= 0 ? `<${name}>` : (cmd.options.find((o) => o.attributeName() === name)?.long ?? name));
     }
     return run(values, ctx, out, c);
   };

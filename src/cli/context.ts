@@ -2,7 +2,7 @@
 // session, the same way for every command. Without --workspace the workspace is found upward from
 // the current folder (locateWorkspace); --session takes an id or a unique prefix of one.
 import { resolve } from 'node:path';
-import { CkptError, defaultStoreDir, findSession, isCkptError, storeLocation, locateWorkspace, openStore, parseSize, type Session, type Store, type Workspace } from '../index.js';
+import { CkptError, defaultStoreDir, invalidValue, findSession, isCkptError, storeLocation, locateWorkspace, openStore, parseSize, type Session, type Store, type Workspace } from '../index.js';
 import type { CliIo } from './io.js';
 
 export interface GlobalFlags {
@@ -30,9 +30,9 @@ export interface CliContext {
 }
 
 /** An empty value (a script's unset variable) must not silently mean "the default". */
-function checkNotEmpty(flag: string, value: string | undefined): void {
+function checkNotEmpty(flag: string, value: string | undefined, option = flag): void {
   if (value !== undefined && value.trim() === '') {
-    throw new CkptError('INVALID_ARGUMENT', `${flag} needs a value, got an empty string`, { flag });
+    throw invalidValue(option, value, `${flag} needs a value, got an empty string`, { flag });
   }
 }
 
@@ -93,7 +93,7 @@ export function createCliContext(io: CliIo, flags: GlobalFlags, options: CliCont
       return { root: ws.root, workspace: ws };
     },
     session: async (id) => {
-      checkNotEmpty('session id', id);
+      checkNotEmpty('session id', id, '<id>');
       // A session is only ever in a workspace the store knows: never register one to find none.
       const { root: wsRoot, workspace: ws } = await ctx.knownWorkspace();
       const chosen = id ?? flags.session;

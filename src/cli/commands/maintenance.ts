@@ -6,6 +6,7 @@ import {
   CkptError,
   describeGcPlan,
   formatBytes,
+  invalidValue,
   gcSummary,
   parseDuration,
   prune,
@@ -145,6 +146,6 @@ function problemLine(p: VerifyProblem): string {
 }
 
 function parseCount(text: string, flag: string): number {
-  if (!/^[1-9][0-9]{0,8}$/.test(text)) throw new CkptError('INVALID_ARGUMENT', `${flag} must be a whole number >= 1, got ${JSON.stringify(text)}`, { value: text });
+  if (!/^[1-9][0-9]{0,8}$/.test(text)) throw invalidValue(flag, text, `${flag} must be a whole number >= 1, got ${JSON.stringify(text)}`);
   return Number(text);
 }

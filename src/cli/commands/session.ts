@@ -1,7 +1,7 @@
 // `ckpt session new|list|show|fork|rm` (DESIGN §9).
 import type { Command } from 'commander';
 import { pc } from '../colors.js';
-import { CkptError, isCkptError, relativeTime, resolveTagSeq, sessionSize, shortSessionId, type SessionFilter, type SessionTreeNode, type SessionInfo, type SessionMetadata, type Session } from '../../index.js';
+import { CkptError, invalidValue, isCkptError, relativeTime, resolveTagSeq, sessionSize, shortSessionId, type SessionFilter, type SessionTreeNode, type SessionInfo, type SessionMetadata, type Session } from '../../index.js';
 import { addCommands, type OptionSpec } from '../command-table.js';
 import { commandHint } from '../hint.js';
 import { sizeLine } from './maintenance.js';
@@ -41,7 +41,7 @@ export function registerSessionCommands(program: Command): void {
       ],
       run: async ([opts], ctx, out) => {
         const { kind, parent, resumable, ...rest } = opts as { kind?: SessionFilter['kind']; parent?: string; resumable?: boolean } & Record<string, string>;
-        if (kind !== undefined && !['root', 'fork', 'child'].includes(kind)) throw new CkptError('INVALID_ARGUMENT', `--kind must be root, fork or child, not ${JSON.stringify(kind)}`);
+        if (kind !== undefined && !['root', 'fork', 'child'].includes(kind)) throw invalidValue('--kind', kind, `--kind must be root, fork or child, not ${JSON.stringify(kind)}`);
         const ws = (await ctx.knownWorkspace()).workspace;
         const sessions = ws ? await ws.list({ kind, parent, ...(resumable ? { resumable: true } : {}), ...infoFrom(rest) }) : [];
         out.result({ sessions }, (r) => (r.sessions.length === 0 ? 'no sessions in this workspace' : r.sessions.map(line).join('\n')));
