@@ -69,7 +69,7 @@ describe.skipIf(!canSyncFileSystem())('a restore of many files', () => {
     cpSync(join(dirs.workspace, 'm'), saved, { recursive: true, preserveTimestamps: true });
     const report = join(dirs.workspace, '..', 'report.json');
     const config: FaultConfig = { store: dirs.store, workspace: dirs.workspace, report };
-    const env = { ...process.env, NO_COLOR: '1', CKPT_FAULT: JSON.stringify(config), NODE_OPTIONS: `--import=${await preloadModule()}` };
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', CKPT_FAULT: JSON.stringify(config), NODE_OPTIONS: `--import=${await preloadModule()}` };
     delete env.CKPT_STORE;
     // m/ becomes a tmpfs holding the same file; the restore then writes into it.
     const script = 'mount -t tmpfs tmpfs "$1" && cp -a "$2/." "$1/" && shift 2 && exec "$@"';
