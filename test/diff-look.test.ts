@@ -8,6 +8,7 @@ import { chmod, lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeWorld } from './fixtures/restore-world.js';
+import { capture } from '../src/capture/capture.js';
 import { openBaseWorld, useWorlds } from './helpers/worlds.js';
 import { makeTempDirs } from './helpers/temp.js';
 import { CKPT_BIN, runCli } from './helpers/cli.js';
@@ -70,6 +71,25 @@ describe('diff to the present looks first', () => {
     expect((await w.session.events()).length, 'the diff recorded nothing').toBe(eventsBefore);
     // A past TO does not look: a hand edit is not between two tags.
     expect((await w.session.diff('0', '1')).changes.some((c) => c.unrecorded)).toBe(false);
+  });
+
+  it('a tool call killed mid-call (captured, never settled) and a shell\'s writes no scan followed: as the restore plans them', async () => {
+    const w = await world();
+    await w.write('edit.txt', 'before\n');
+    await w.write('keep.txt', 'kept\n');
+    await w.session.turn();
+    // An Edit whose agent was killed after its write: the capture is recorded, its settle never ran.
+    await capture(w.session, ['edit.txt'], { tool: 'Edit' });
+    await writeFile(w.at('edit.txt'), 'written by the killed tool\n');
+    // A Bash killed mid-command: its writes were never scanned.
+    await mkdir(w.at('out'));
+    await writeFile(w.at('out/build.log'), 'from the shell\n');
+    await rm(w.at('keep.txt'));
+    const diff = await w.session.diff('1');
+    expect(diff.changes.map((c) => `${c.path}:${c.status}${c.unrecorded ? ' unrecorded' : ''}`)).toEqual(['edit.txt:M', 'keep.txt:D unrecorded', 'out/build.log:A unrecorded']);
+    const dry = await w.session.restore('1', { dryRun: true });
+    expect([...dry.restored, ...dry.deleted].sort()).toEqual(['edit.txt', 'keep.txt', 'out', 'out/build.log']);
+    expect(dry.wouldRefuse?.paths.slice().sort()).toEqual(['keep.txt', 'out', 'out/build.log']);
   });
 
   it('leaves what changed before the tag, as the restore does', async () => {
