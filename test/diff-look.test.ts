@@ -13,6 +13,7 @@ import { openBaseWorld, useWorlds } from './helpers/worlds.js';
 import { makeTempDirs } from './helpers/temp.js';
 import { CKPT_BIN, runCli } from './helpers/cli.js';
 import { SHARED_BASE } from './helpers/shared-store.js';
+import { startMcp } from './helpers/mcp.js';
 
 const world = useWorlds(makeWorld);
 
@@ -163,5 +164,25 @@ describe('diff to the present looks first', () => {
     ]);
     expect(changes).toHaveLength(72);
     expect(await storeListing(w.dirs.store)).toEqual(before);
+  });
+});
+
+describe('diff to the present looks first: MCP', () => {
+  it('the MCP diff tool lists the hand edit with `unrecorded` (its output schema keeps the key)', async () => {
+    const dirs = await makeTempDirs('ckpt-diff-look-mcp-');
+    const mcp = await startMcp({ store: dirs.store, workspace: dirs.workspace });
+    try {
+      const at = (rel: string) => join(dirs.workspace, rel);
+      await writeFile(at('a.txt'), 'one\n');
+      await mcp.ok('session_new', {});
+      await mcp.ok('turn', {});
+      await writeFile(at('notes.txt'), 'by hand\n');
+      const diff = await mcp.ok('diff', { from: '1' });
+      expect(diff.changes).toEqual([{ path: 'notes.txt', status: 'A', added: 1, removed: 0, unrecorded: true }]);
+      expect((await mcp.ok('restore_preview', { tag: '1' })).wouldRefuse).toEqual({ code: 'DRIFT', paths: ['notes.txt'] });
+    } finally {
+      await mcp.close();
+      await dirs.cleanup();
+    }
   });
 });
