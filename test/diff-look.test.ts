@@ -14,6 +14,7 @@ import { makeTempDirs } from './helpers/temp.js';
 import { CKPT_BIN, runCli } from './helpers/cli.js';
 import { SHARED_BASE } from './helpers/shared-store.js';
 import { startMcp } from './helpers/mcp.js';
+import { releaseLingeringLocks } from '../src/storage/fs/fs-lock.js';
 
 const world = useWorlds(makeWorld);
 
@@ -37,6 +38,21 @@ async function storeListing(dir: string, out: string[] = []): Promise<string[]> 
     if (st.isDirectory()) await storeListing(abs, out);
   }
   return out;
+}
+
+/**
+ * The store as the writes before the diff leave it: the settle's blob copy and owner record (the
+ * after-call queue follows its answer) done, and the session lock its last append kept for the next
+ * one (`linger`) given back — else its timer removes the lock file while the diff runs.
+ */
+async function settled(store: string, session: { ctx: { afterCall: { drain(): Promise<void> } } }): Promise<void> {
+  await session.ctx.afterCall.drain();
+  await releaseLingeringLocks(store);
+}
+
+/** The entries of one listing not in the other (`-` gone, `+` new or changed). */
+function changedEntries(before: string[], after: string[]): string[] {
+  return [...before.filter((e) => !after.includes(e)).map((e) => `- ${e}`), ...after.filter((e) => !before.includes(e)).map((e) => `+ ${e}`)];
 }
 
 const isRoot = process.getuid?.() === 0;
@@ -115,26 +131,30 @@ describe('diff to the present looks first', () => {
     await w.session.turn();
     await w.tool(['a.txt'], () => w.write('a.txt', 'two\n'));
     await w.session.diff('1'); // any cache a first read fills (hot state) is filled now
+    await settled(w.dirs.store, w.session);
     const before = await storeListing(w.dirs.store);
     await writeFile(w.at('a.txt'), 'one\n'); // content the store holds: a store write would freshen its blob
     for (let i = 0; i < 80; i++) await writeFile(w.at(`many/f${i}.txt`), `changed by hand ${i}\n`);
     await mkdir(w.at('newdir'));
     await writeFile(w.at('newdir/x.txt'), 'new by hand\n');
     const diff = await w.session.diff('1', undefined, { patch: true });
+    await w.session.ctx.afterCall.drain(); // what the diff might have queued is written now: none
     // a.txt holds prompt 1's content again: no change from 1 (the restore leaves it too).
     expect(diff.changes.filter((c) => c.unrecorded)).toHaveLength(81);
-    expect(await storeListing(w.dirs.store)).toEqual(before);
+    expect(changedEntries(before, await storeListing(w.dirs.store))).toEqual([]);
   });
 
   it('reads the previous content of a git-tracked file from git, without copying it into the store', async () => {
     const w = await gitWorld({ 'tracked.txt': 'committed line\n', 'other.txt': 'kept\n' });
     await w.session.turn();
     await writeFile(w.at('tracked.txt'), 'edited by hand\n');
+    await settled(w.dirs.store, w.session);
     const before = await storeListing(w.dirs.store);
     const diff = await w.session.diff('1', undefined, { patch: true });
+    await w.session.ctx.afterCall.drain();
     expect(diff.changes).toEqual([{ path: 'tracked.txt', status: 'M', added: 1, removed: 1, unrecorded: true }]);
     expect(diff.patch).toContain('-committed line\n+edited by hand\n');
-    expect(await storeListing(w.dirs.store), 'git content is read for the diff, not copied').toEqual(before);
+    expect(changedEntries(before, await storeListing(w.dirs.store)), 'git content is read for the diff, not copied').toEqual([]);
     const dry = await w.session.restore('1', { dryRun: true });
     expect(dry.restored).toEqual(['tracked.txt']);
   });
