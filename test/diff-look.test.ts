@@ -14,6 +14,9 @@ import { makeTempDirs } from './helpers/temp.js';
 import { CKPT_BIN, runCli } from './helpers/cli.js';
 import { SHARED_BASE } from './helpers/shared-store.js';
 import { startMcp } from './helpers/mcp.js';
+import { createClient } from './helpers/http.js';
+import { startDaemon } from '../src/http/daemon.js';
+import { openStore } from '../src/store.js';
 import { releaseLingeringLocks } from '../src/storage/fs/fs-lock.js';
 
 const world = useWorlds(makeWorld);
@@ -202,6 +205,30 @@ describe('diff to the present looks first: MCP', () => {
       expect((await mcp.ok('restore_preview', { tag: '1' })).wouldRefuse).toEqual({ code: 'DRIFT', paths: ['notes.txt'] });
     } finally {
       await mcp.close();
+      await dirs.cleanup();
+    }
+  });
+});
+
+describe('diff to the present looks first: HTTP', () => {
+  it('GET /diff lists a hand edit since the last turn with `unrecorded`, as the restore preview plans it', async () => {
+    const dirs = await makeTempDirs('ckpt-diff-look-http-');
+    const store = await openStore({ dir: dirs.store });
+    const daemon = await startDaemon({ store, version: 'test' });
+    try {
+      const client = createClient(daemon.url, daemon.token);
+      const ws = dirs.workspace;
+      const q = (extra: Record<string, string> = {}) => `?${new URLSearchParams({ workspace: ws, ...extra })}`;
+      await writeFile(join(ws, 'a.txt'), 'one\n');
+      expect((await client.call('POST', '/sessions', { body: { workspace: ws, id: 's1' } })).status).toBe(200);
+      expect((await client.call('POST', '/sessions/s1/turn', { body: { workspace: ws, messageCount: 1 } })).json()).toEqual({ turn: 1, tag: '1' });
+      await writeFile(join(ws, 'a.txt'), 'edited by hand\n');
+      const diff = (await client.call('GET', `/sessions/s1/diff${q({ from: '1' })}`)).json();
+      expect(diff.changes).toEqual([{ path: 'a.txt', status: 'M', added: 1, removed: 1, unrecorded: true }]);
+      const preview = (await client.call('POST', '/sessions/s1/restore/preview', { body: { workspace: ws, tag: '1' } })).json();
+      expect(preview.wouldRefuse).toEqual({ code: 'DRIFT', paths: ['a.txt'] });
+    } finally {
+      await daemon.close();
       await dirs.cleanup();
     }
   });
