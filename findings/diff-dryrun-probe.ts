@@ -51,16 +51,31 @@ for (let round = 0; round < rounds; round++) {
     }
   };
   if (!process.env.PROBE_GIT) for (const n of NAMES.slice(0, 3)) await w.write(n, `${n} start\n`);
-  const trees: Record<string, Awaited<ReturnType<typeof snapshot>>> = {};
+  let trees: Record<string, Awaited<ReturnType<typeof snapshot>>> = {};
   const turns = 1 + Math.floor(rand() * 3);
-  for (let t = 1; t <= turns; t++) {
-    await w.session.turn();
+  // PROBE_CLEAR=1: now and then the agent's /clear starts a new session of the workspace (the earlier
+  // one's captures stay in the timeline); tags are then the new session's.
+  let s = w.session;
+  let t = 0;
+  const tool = async (paths: string[], fn: () => Promise<void>) => {
+    const c = await capture(s, paths, { tool: 'Write' });
+    await fn();
+    await settle(s, paths, { tag: c.tag ?? undefined });
+  };
+  for (let n = 1; n <= turns; n++) {
+    if (process.env.PROBE_CLEAR && n > 1 && rand() < 0.5) {
+      s = await w.ws.create({ title: 'after /clear' });
+      trees = {};
+      t = 0;
+    }
+    await s.turn();
+    t++;
     trees[String(t)] = await snapshot(w.root);
     for (let k = Math.floor(rand() * 4); k > 0; k--) {
       // A tool captures every path it changes (a rename: both names), as the agents' hooks do.
       const rel = pick(NAMES);
       const to = pick(NAMES);
-      await w.tool(to === rel ? [rel] : [rel, to], () => randomChange(rel, to));
+      await tool(to === rel ? [rel] : [rel, to], () => randomChange(rel, to));
     }
   }
   // By hand, after the last turn: no prompt since.
@@ -72,8 +87,8 @@ for (let round = 0; round < rounds; round++) {
     console.log(`round ${round} (seed ${process.argv[3] ?? 1}): ${msg}`);
   };
   for (const tag of Object.keys(trees)) {
-    const diff = await w.session.diff(tag);
-    const dry = await w.session.restore(tag, { dryRun: true });
+    const diff = await s.diff(tag);
+    const dry = await s.restore(tag, { dryRun: true });
     const entries = dry.plan!.entries;
     // A path the plan writes or links, or deletes where no folder is: what diff lists as A/M/D (a
     // folder shows through its files, and only a mode change of one kept as a folder is listed; a
@@ -103,17 +118,17 @@ for (let round = 0; round < rounds; round++) {
     checked++;
   }
   // The promise itself: a forced restore of the last turn gives its tree, its undo the hand state.
-  const last = String(turns);
-  const r = await w.session.restore(last, { force: true });
+  const last = String(t);
+  const r = await s.restore(last, { force: true });
   const got = await snapshot(w.root);
   if (JSON.stringify(got) !== JSON.stringify(trees[last])) {
     const want = trees[last]!;
     const paths = [...new Set([...Object.keys(got), ...Object.keys(want)])].filter((p) => JSON.stringify(got[p]) !== JSON.stringify(want[p]));
     say(`restore ${last}: tree differs at ${paths.map((p) => `${p} want ${JSON.stringify(want[p])} got ${JSON.stringify(got[p])}`).join('; ')}`);
-    if (process.env.PROBE_LOG) console.log(JSON.stringify((await w.session.events()).filter((e) => e.type === 'capture' || e.type === 'settle' || e.type === 'turn').map((e) => [e.seq, e.type, (e as { tool?: string }).tool, ((e as { files?: { path: string; state: string }[] }).files ?? []).map((f) => `${f.path}:${f.state}`).join(' ')])));
+    if (process.env.PROBE_LOG) console.log(JSON.stringify((await s.events()).filter((e) => e.type === 'capture' || e.type === 'settle' || e.type === 'turn').map((e) => [e.seq, e.type, (e as { tool?: string }).tool, ((e as { files?: { path: string; state: string }[] }).files ?? []).map((f) => `${f.path}:${f.state}`).join(' ')])));
   }
   if (r.undo) {
-    await w.session.restore(r.undo, { force: true });
+    await s.restore(r.undo, { force: true });
     if (JSON.stringify(await snapshot(w.root)) !== JSON.stringify(handTree)) say(`undo ${r.undo}: tree differs from the hand state`);
   }
   await w.dirs.cleanup();
