@@ -54,6 +54,15 @@ export function isCkptError(err: unknown, code?: ErrorCode): err is CkptError {
 }
 
 /**
+ * A value an option, argument or environment variable cannot take: INVALID_ARGUMENT whose data names
+ * it the same way everywhere — `option` (`--limit`, `<tag>`, `CKPT_KEEP_TURNS`) and `value` (what was
+ * given) — besides the keys `data` carried before (§9: keys are added, never renamed).
+ */
+export function invalidValue(option: string, value: unknown, message: string, data: Record<string, unknown> = {}): CkptError {
+  return new CkptError('INVALID_ARGUMENT', message, { ...data, option, value });
+}
+
+/**
  * An IO error saying the store cannot be written by this process (a read-only mount, no write
  * permission): a reader that only wanted a lock or a cache write may go on without them.
  */

@@ -15,7 +15,7 @@ export { isSharedStoreUrl, redactUrl } from './storage/shared/store-url.js';
 export { storeSecret } from './storage/store-secret.js';
 export { machineId } from './workspace/machine-id.js';
 export type { AppendEvent, AppendListener } from './storage/shared/shared-notify.js';
-export { CkptError, ERROR_CODES, exitCodeOf, httpStatusOf, isCkptError, toCkptError, type ErrorCode } from './errors.js';
+export { CkptError, ERROR_CODES, exitCodeOf, httpStatusOf, invalidValue, isCkptError, toCkptError, type ErrorCode } from './errors.js';
 export { Session } from './api/session.js';
 export { SessionHandle } from './session/session-handle.js';
 export { createAfterCallQueue } from './session/after-call.js';

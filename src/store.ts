@@ -115,6 +115,11 @@ export interface Store {
    * readable by other users; issue 27). Zero when the store was private already.
    */
   readonly tightened: number;
+  /**
+   * A folder store that is not there, opened to read as empty (`missingAsEmpty`): it holds nothing, and
+   * a write through it would make the folder (a command that would write something checks this first).
+   */
+  readonly absent?: boolean;
   readonly ctx: StoreContext;
   /**
    * Where this machine's daemon of the store keeps its files (token, claim, port, keys): the store
@@ -287,6 +292,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     dir,
     shared,
     tightened,
+    ...(absent ? { absent } : {}),
     ctx,
     daemonCtx,
     ...(sharedBackend ? { subscribeAppends: (listener: AppendListener, onError?: (err: Error) => void) => sharedBackend.subscribe(listener, onError) } : {}),

@@ -74,7 +74,19 @@ const READS: string[][] = [
   ['stats'],
   ['verify'],
 ];
-const WRITES: string[][] = [['capture', 'a.txt'], ['turn'], ['session', 'new'], ['restore', '0.1', '--yes']];
+/** Dry runs record nothing: they answer too, without the session and scan locks they cannot make there. */
+const DRY_RUNS: string[][] = [
+  ['restore', '0.1', '--dry-run'],
+  ['restore', '1', '--dry-run'],
+  ['undo', '0.1', 'a.txt', '--dry-run'],
+  ['rewind', '0.1', '--dry-run'],
+  ['rewind', '0.1', '--fork', '--dry-run'],
+];
+const WRITES: string[][] = [['capture', 'a.txt'], ['turn'], ['session', 'new'], ['restore', '0.1', '--yes'], ['restore', '1', '--force', '--yes'], ['rewind', '0.1', '--yes']];
+
+/** What each dry run answers on the writable store (before the test takes write access away). */
+let planned: Map<string, unknown>;
+const dryRunJson = (stdout: string) => JSON.parse(stdout) as Record<string, unknown>;
 
 beforeEach(async () => {
   dirs = await makeTempDirs('ckpt-ro-store-');
@@ -83,6 +95,17 @@ beforeEach(async () => {
   expect((await ckpt(['capture', 'a.txt'])).code).toBe(0);
   await writeFile(join(dirs.workspace, 'a.txt'), 'two\n');
   expect((await ckpt(['settle', 'a.txt'])).code).toBe(0);
+  // A scan baseline, and a turn that began with a scan: a restore then looks for outside changes
+  // under the workspace's scan lock — and finds the hand edit below (drift).
+  expect((await ckpt(['scan'])).code).toBe(0);
+  expect((await ckpt(['turn'])).code).toBe(0);
+  await writeFile(join(dirs.workspace, 'a.txt'), 'three\n');
+  planned = new Map();
+  for (const args of DRY_RUNS) {
+    const r = await ckpt([...args, '--json']);
+    expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+    planned.set(args.join(' '), dryRunJson(r.stdout));
+  }
   // Anything the store still writes after the commands above (its after-call queue) is done.
   expect((await ckpt(['status'])).code).toBe(0);
   // No owner index (a cache rebuilt from the logs under its lock, then written): readers rebuild it
@@ -105,12 +128,19 @@ describe('a read-only store', () => {
     const id = JSON.parse(overReadOnlyMount(['--json', 'session', 'list']).stdout).sessions[0].id as string;
     expect(overReadOnlyMount(['export', id, '0.1', out]).status).toBe(0);
     expect(readFileSync(join(out, 'a.txt'), 'utf8')).toBe('one\n');
+    for (const args of DRY_RUNS) {
+      const r = overReadOnlyMount([...args, '--json']);
+      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(dryRunJson(r.stdout), args.join(' ')).toEqual(planned.get(args.join(' ')));
+    }
+    expect(dryRunJson(overReadOnlyMount(['restore', '1', '--dry-run', '--json']).stdout)).toMatchObject({ dryRun: true, drift: ['a.txt'], wouldRefuse: { code: 'DRIFT' } });
     for (const args of WRITES) {
       const r = overReadOnlyMount([...args, '--json']);
       expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(6);
       expect(JSON.parse(r.stderr).error.code).toBe('IO');
     }
     expect(await snapshot(dirs.store)).toEqual(before);
+    expect(readFileSync(join(dirs.workspace, 'a.txt'), 'utf8')).toBe('three\n');
   });
 
   it.skipIf(!canDrop)('whose owner took write permission off it: read commands answer, writing commands fail IO', async () => {
@@ -122,6 +152,11 @@ describe('a read-only store', () => {
     for (const args of READS) {
       const r = asNobody(args);
       expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+    }
+    for (const args of DRY_RUNS) {
+      const r = asNobody([...args, '--json']);
+      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(dryRunJson(r.stdout), args.join(' ')).toEqual(planned.get(args.join(' ')));
     }
     for (const args of WRITES) {
       const r = asNobody([...args, '--json']);

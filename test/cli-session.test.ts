@@ -60,7 +60,8 @@ describe('ckpt session', () => {
     expect(human.stderr).toContain('no-such');
 
     const badTag = await ckpt(['session', 'fork', '--at', 'x.y', '--json']);
-    expect(badTag.code).toBe(3); // no session yet: the session is resolved first
+    expect(badTag.code).toBe(2); // no session yet: the tag's syntax is checked first
+    expect(JSON.parse(badTag.stderr).error.code).toBe('INVALID_ARGUMENT');
     await ckpt(['session', 'new']);
     const badTag2 = await ckpt(['session', 'fork', '--at', 'x.y', '--json']);
     expect(badTag2.code).toBe(2);

@@ -37,6 +37,32 @@ const READS: string[][] = [
   ['export', 'x', '0', 'out'],
 ];
 
+/**
+ * Every command that writes only into what a store holds already (CommandSpec.existing): a session, a
+ * workspace, blobs. They made the mistyped folder with an empty store, then failed SESSION_NOT_FOUND.
+ */
+const NEEDS_EXISTING: string[][] = [
+  ['turn'],
+  ['capture', 'a.txt'],
+  ['settle', 'a.txt'],
+  ['scan'],
+  ['restore', '0'],
+  ['restore', '0', '--dry-run'],
+  ['undo', '0', 'a.txt'],
+  ['rewind', '0'],
+  ['session', 'end'],
+  ['session', 'title', 'x', 'y'],
+  ['session', 'fork'],
+  ['session', 'fork', 'x', '--from-workspace', 'abc'],
+  ['session', 'rm', 'x'],
+  ['conversation', 'append', '{"type":"message"}'],
+  ['conversation', 'compact', '--summary', 's'],
+  ['prune'],
+  ['gc'],
+  ['gc', '--dry-run'],
+  ['workspace', 'rm', '--yes'],
+];
+
 beforeEach(async () => {
   dirs = await makeTempDirs('ckpt-store-missing-');
   await writeFile(join(dirs.workspace, 'a.txt'), 'a\n');
@@ -84,6 +110,37 @@ describe('a store that is not there', () => {
     // $CKPT_HOME is the default location too (DESIGN §2), not a store the user named.
     expect((await ckpt(['session', 'list'], { CKPT_HOME: join(dirs.base, 'ckpt-home') })).code).toBe(0);
     expect(existsSync(join(dirs.base, 'ckpt-home'))).toBe(false);
+  });
+
+  it('named by --store: every command that needs what a store holds is NOT_FOUND too, and nothing is created', async () => {
+    const typo = join(dirs.base, 'no-such', 'store');
+    for (const args of NEEDS_EXISTING) {
+      const r = await ckpt(['--store', typo, '--json', ...args]);
+      expect(r.code, args.join(' ')).toBe(3);
+      const error = JSON.parse(r.stderr).error;
+      expect(error.code, args.join(' ')).toBe('NOT_FOUND');
+      expect(error.message, args.join(' ')).toContain(typo);
+      expect(error.message).toContain('nothing was created');
+      expect(existsSync(join(dirs.base, 'no-such')), args.join(' ')).toBe(false);
+    }
+    const r = await ckpt(['turn'], { CKPT_STORE: join(dirs.base, 'typo') });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/\[NOT_FOUND\] no ckpt store at .*typo/);
+    expect(existsSync(join(dirs.base, 'typo'))).toBe(false);
+  });
+
+  it('at the default location (a fresh machine): they fail as in an empty store (gc has nothing to do) and make nothing', async () => {
+    for (const args of NEEDS_EXISTING) {
+      const r = await ckpt(['--json', ...args]);
+      if (args[0] === 'gc') {
+        expect(r.code, args.join(' ')).toBe(0);
+        expect(r.json().deleted).toBe(0);
+      } else {
+        expect(r.code, args.join(' ')).toBe(3);
+        expect(JSON.parse(r.stderr).error.code, args.join(' ')).toMatch(/^(SESSION_)?NOT_FOUND$/);
+      }
+      expect(existsSync(join(dirs.base, 'home')), args.join(' ')).toBe(false);
+    }
   });
 
   it('a command that records still starts the store, and reads find it then', async () => {

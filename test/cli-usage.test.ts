@@ -1,6 +1,8 @@
 // Usage errors and help (issue 10, items 14 and 19): no subcommand prints help, not an error; with
 // --json every run prints exactly one JSON document (usage errors included, no usage text around
 // it); `<cmd> --help` lists the global options and the tag syntax.
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cli.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
@@ -150,5 +152,75 @@ describe('a bad flag value is a usage error before any look-up', () => {
     const r = await ckpt([...args, '--json']);
     expect(r.code).toBe(2);
     expect(oneDocument(r, 'stderr')).toMatchObject({ error: { code: 'INVALID_ARGUMENT', message: expect.stringContaining(message) } });
+  });
+});
+
+describe('a bad tag is a usage error before any look-up', () => {
+  it.each([
+    [['restore', 'x y z'], 'x y z'],
+    [['undo', '1.x', 'a.txt'], '1.x'],
+    [['rewind', '-1', '--dry-run'], '-1'],
+    [['diff', '@@@'], '@@@'],
+    [['diff', '0', '1..2'], '1..2'],
+    [['show', 'HEAD'], 'HEAD'],
+    [['cat', '@', 'a.txt'], '@'],
+    [['settle', '--tag', 'last', 'a.txt'], 'last'],
+    [['session', 'fork', '--at', 'x'], 'x'],
+    [['export', 'x', '01', 'out'], '01'],
+    [['restore', '1', '--dry-run'], undefined],
+  ])('%j in a workspace without a session: INVALID_ARGUMENT naming the tag, exit 2 (not SESSION_NOT_FOUND, 3)', async (args, bad) => {
+    // A store that exists, with a session in another folder: only this workspace has none.
+    const other = join(dirs.base, 'other');
+    await mkdir(other);
+    expect((await ckpt(['--workspace', other, 'session', 'new'])).code).toBe(0);
+    const r = await ckpt([...args, '--json']);
+    const error = (oneDocument(r, 'stderr') as { error: { code: string; message: string; data: Record<string, unknown> } }).error;
+    if (bad === undefined) {
+      // A good tag still gets as far as the look-up.
+      expect(r.code).toBe(3);
+      expect(error.code).toBe('SESSION_NOT_FOUND');
+      return;
+    }
+    expect(r.code, JSON.stringify(error)).toBe(2);
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.message).toBe(`invalid tag ${JSON.stringify(bad)}: expected N, N.K or @S`);
+    expect(error.data.tag).toBe(bad);
+  });
+});
+
+describe('a bad value names its option and the value the same way in every error', () => {
+  it.each([
+    [['turn', '--message-count', 'x'], '--message-count', 'x', { '--message-count': 'x' }],
+    [['scan', '--budget', '1.5'], '--budget', '1.5', { '--budget': '1.5' }],
+    [['status', '--limit', '-1'], '--limit', '-1', { limit: '-1' }],
+    [['prune', '--keep-turns', '0'], '--keep-turns', '0', {}],
+    [['prune', '--keep-checkpoints', 'x'], '--keep-checkpoints', 'x', {}],
+    [['prune', '--older-than', '30'], '--older-than', '30', {}],
+    [['gc', '--grace', 'soon'], '--grace', 'soon', {}],
+    [['--max-file-size', 'big', 'status'], '--max-file-size', 'big', {}],
+    [['conversation', 'compact', '--preserve-last', 'x'], '--preserve-last', 'x', {}],
+    [['conversation', 'compact', '--summary', 's', '--through-seq', '-2'], '--through-seq', '-2', {}],
+    [['session', 'list', '--kind', 'twig'], '--kind', 'twig', {}],
+    [['serve', '--port', '70000'], '--port', '70000', { port: '70000' }],
+    [['serve', '--idle-exit', '0'], '--idle-exit', '0', { idleExit: '0' }],
+    [['serve', '--max-event-streams', '0'], '--max-event-streams', '0', { '--max-event-streams': '0' }],
+    [['init', 'vim'], '<agent>', 'vim', { agent: 'vim' }],
+    [['restore', 'x'], '<tag>', 'x', { tag: 'x' }],
+    [['diff', '0', 'y'], '<to>', 'y', { tag: 'y' }],
+    [['session', 'fork', '--at', 'z'], '--at', 'z', { tag: 'z' }],
+    [['--session', ' ', 'log'], '--session', ' ', { flag: '--session' }],
+    [['session', 'show', ''], '<id>', '', { flag: 'session id' }],
+  ])('%j: INVALID_ARGUMENT with data.option and data.value, the keys it had kept', async (args, option, value, kept) => {
+    const r = await ckpt([...args, '--json']);
+    expect(r.code).toBe(2);
+    const error = (oneDocument(r, 'stderr') as { error: { code: string; data: Record<string, unknown> } }).error;
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.data).toEqual({ ...kept, option, value });
+  });
+
+  it('from the environment: option names the variable', async () => {
+    const r = await runCli(['--store', dirs.store, '--json', 'prune'], { cwd: dirs.workspace, env: { CKPT_KEEP_TURNS: 'many' } });
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stderr).error.data).toEqual({ env: 'CKPT_KEEP_TURNS', option: 'CKPT_KEEP_TURNS', value: 'many' });
   });
 });

@@ -2,7 +2,7 @@
 // session, the same way for every command. Without --workspace the workspace is found upward from
 // the current folder (locateWorkspace); --session takes an id or a unique prefix of one.
 import { resolve } from 'node:path';
-import { CkptError, defaultStoreDir, findSession, isCkptError, storeLocation, locateWorkspace, openStore, parseSize, type Session, type Store, type Workspace } from '../index.js';
+import { CkptError, defaultStoreDir, invalidValue, findSession, isCkptError, storeLocation, locateWorkspace, openStore, parseSize, type Session, type Store, type Workspace } from '../index.js';
 import type { CliIo } from './io.js';
 
 export interface GlobalFlags {
@@ -30,9 +30,9 @@ export interface CliContext {
 }
 
 /** An empty value (a script's unset variable) must not silently mean "the default". */
-function checkNotEmpty(flag: string, value: string | undefined): void {
+function checkNotEmpty(flag: string, value: string | undefined, option = flag): void {
   if (value !== undefined && value.trim() === '') {
-    throw new CkptError('INVALID_ARGUMENT', `${flag} needs a value, got an empty string`, { flag });
+    throw invalidValue(option, value, `${flag} needs a value, got an empty string`, { flag });
   }
 }
 
@@ -43,6 +43,13 @@ export interface CliContextOptions {
    * the default location (no store yet on a fresh machine) reads as an empty store, also making nothing.
    */
   reads?: boolean;
+  /**
+   * The command writes, but only into what the store holds already (`turn`, `restore`, `session rm`,
+   * `gc`, …: a session or a workspace must be there): the store is opened as for `reads`, so a missing
+   * named store is NOT_FOUND with nothing made, and a missing default location reads as empty (the
+   * command then fails as in an empty store, SESSION_NOT_FOUND, still making nothing).
+   */
+  existing?: boolean;
 }
 
 export function createCliContext(io: CliIo, flags: GlobalFlags, options: CliContextOptions = {}): CliContext {
@@ -51,6 +58,8 @@ export function createCliContext(io: CliIo, flags: GlobalFlags, options: CliCont
   checkNotEmpty('--session', flags.session);
   /** The user named the store (a typo there must not read as "no sessions yet"). */
   const named = Boolean(flags.store) || Boolean(io.env.CKPT_STORE);
+  /** Never starts a store: it reads, or acts on what is there already. */
+  const onlyExisting = options.reads === true || options.existing === true;
   let store: Promise<Store> | undefined;
   let workspace: Promise<Workspace> | undefined;
   let root: Promise<string> | undefined;
@@ -64,12 +73,12 @@ export function createCliContext(io: CliIo, flags: GlobalFlags, options: CliCont
         dir: flags.store ? storeLocation(flags.store, io.cwd) : defaultStoreDir(io.env),
         ...(flags.maxFileSize !== undefined ? { maxBlobBytes: parseSize(flags.maxFileSize, '--max-file-size') } : {}),
         ...(flags.refuseOversize ? { refuseOversize: true } : {}),
-        ...(options.reads ? { existing: true, missingAsEmpty: !named } : {}),
+        ...(onlyExisting ? { existing: true, missingAsEmpty: !named } : {}),
       }).then((s) => {
         if (s.tightened > 0) io.stderr.write(`warning: the store ${s.dir} was readable by other users; made ${s.tightened} files and folders private (owner only)\n`);
         return s;
       }, (err: unknown) => {
-        throw isCkptError(err, 'NOT_FOUND') && options.reads ? noStore(err) : err;
+        throw isCkptError(err, 'NOT_FOUND') && onlyExisting ? noStore(err) : err;
       })),
     workspace: () => (workspace ??= ctx.store().then(async (s) => s.openWorkspace(await workspaceRoot()))),
     knownWorkspace: async () => {
@@ -84,7 +93,7 @@ export function createCliContext(io: CliIo, flags: GlobalFlags, options: CliCont
       return { root: ws.root, workspace: ws };
     },
     session: async (id) => {
-      checkNotEmpty('session id', id);
+      checkNotEmpty('session id', id, '<id>');
       // A session is only ever in a workspace the store knows: never register one to find none.
       const { root: wsRoot, workspace: ws } = await ctx.knownWorkspace();
       const chosen = id ?? flags.session;

@@ -1,7 +1,7 @@
 // Durations on the command line and in the environment (`--grace 15m`, `--older-than 30d`,
 // CKPT_KEEP_AGE): a non-negative integer and one unit, parsed strictly — anything else is
 // INVALID_ARGUMENT, never a silent default. Pure.
-import { CkptError } from '../errors.js';
+import { CkptError, invalidValue } from '../errors.js';
 
 export const DURATION_UNITS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
 export type DurationUnit = keyof typeof DURATION_UNITS;
@@ -12,12 +12,10 @@ const DURATION = /^(0|[1-9][0-9]{0,15})(ms|s|m|h|d|w)$/;
 export function parseDuration(text: string, what = 'duration'): number {
   const m = typeof text === 'string' ? DURATION.exec(text) : null;
   if (!m) {
-    throw new CkptError('INVALID_ARGUMENT', `${what} must be a whole number and a unit (ms, s, m, h, d, w), e.g. 15m or 30d; got ${JSON.stringify(text)}`, {
-      value: text,
-    });
+    throw invalidValue(what, text, `${what} must be a whole number and a unit (ms, s, m, h, d, w), e.g. 15m or 30d; got ${JSON.stringify(text)}`);
   }
   const ms = Number(m[1]) * DURATION_UNITS[m[2] as DurationUnit];
-  if (!Number.isSafeInteger(ms)) throw new CkptError('INVALID_ARGUMENT', `${what} ${text} is too long`, { value: text });
+  if (!Number.isSafeInteger(ms)) throw invalidValue(what, text, `${what} ${text} is too long`);
   return ms;
 }
 

@@ -1,7 +1,7 @@
 // Tags name positions in a session's history (DESIGN §2): `N` (start of turn N), `N.K` (just before
 // the K-th capture of turn N; `N.0` = `N`) and `@S` (just after the event with seq S). Pure parsing,
 // formatting and numeric ordering; resolving a tag against a log lives in session/positions.ts.
-import { CkptError } from '../errors.js';
+import { CkptError, invalidValue } from '../errors.js';
 
 export type Tag =
   | { kind: 'turn'; turn: number; k: number } // `N` is { turn: N, k: 0 }
@@ -10,13 +10,13 @@ export type Tag =
 const TURN_TAG = /^(0|[1-9][0-9]{0,8})(?:\.(0|[1-9][0-9]{0,8}))?$/;
 const SEQ_TAG = /^@(0|[1-9][0-9]{0,14})$/;
 
-/** Parses a tag; anything else is INVALID_ARGUMENT naming the value. */
-export function parseTag(text: string): Tag {
+/** Parses a tag; anything else is INVALID_ARGUMENT naming the value (and `option`, where it was given: `<tag>`, `--at`). */
+export function parseTag(text: string, option = 'tag'): Tag {
   const turn = TURN_TAG.exec(text);
   if (turn) return { kind: 'turn', turn: Number(turn[1]), k: turn[2] === undefined ? 0 : Number(turn[2]) };
   const seq = SEQ_TAG.exec(text);
   if (seq) return { kind: 'seq', seq: Number(seq[1]) };
-  throw new CkptError('INVALID_ARGUMENT', `invalid tag ${JSON.stringify(text)}: expected N, N.K or @S`, { tag: text });
+  throw invalidValue(option, text, `invalid tag ${JSON.stringify(text)}: expected N, N.K or @S`, { tag: text });
 }
 
 export function isTag(text: string): boolean {

@@ -6,7 +6,7 @@ import { chmod, lstat, unlink } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
-import { assertNoDaemon, catchUpOwnersOnce, owerId, claimDaemon, CkptError, createAfterCallQueue, daemonToken, hookKey, lastDaemonPort, type DaemonInfo, type Store } from '../index.js';
+import { assertNoDaemon, catchUpOwnersOnce, owerId, claimDaemon, CkptError, createAfterCallQueue, invalidValue, daemonToken, hookKey, lastDaemonPort, type DaemonInfo, type Store } from '../index.js';
 import { createApp } from './app.js';
 import { createDaemonState, type FullScan } from './daemon-state.js';
 import { createEventHub } from './event-hub.js';
@@ -58,7 +58,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const host = options.host ?? '127.0.0.1';
   if (!options.socket && !isLoopbackAddress(host)) {
     if (!options.allowRemote) {
-      throw new CkptError('INVALID_ARGUMENT', `--host ${host} is not a loopback address: the daemon would serve its token, cookie and your files to the network in clear text; add --allow-remote if you really mean it`, { host });
+      throw invalidValue('--host', host, `--host ${host} is not a loopback address: the daemon would serve its token, cookie and your files to the network in clear text; add --allow-remote if you really mean it`, { host });
     }
     options.log?.(`WARNING: listening on ${host}, beyond this machine: the bearer token, the web cookie and every file the API serves cross the network in clear text (no TLS). Use 127.0.0.1 and an SSH tunnel instead where you can.`);
   }

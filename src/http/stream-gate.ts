@@ -4,7 +4,7 @@
 // while its client holds fewer than `perClient` and the daemon fewer than `total`; beyond either the
 // answer is `LIMIT_REACHED` (HTTP 429, DESIGN §7) before any stream starts. A stream's slot is given
 // back when it ends for any reason (the client went away, the daemon closed it).
-import { CkptError } from '../index.js';
+import { CkptError, invalidValue } from '../index.js';
 
 export interface StreamLimits {
   /** Streams one client may hold at once (a client: one web sign-in, or the bearer token, per remote address). */
@@ -56,6 +56,6 @@ export function createStreamGate(limits: StreamLimits = DEFAULT_STREAM_LIMITS): 
 /** A stream limit given as text (flag or environment): a positive integer, else INVALID_ARGUMENT. */
 export function parseStreamLimit(text: string, name: string): number {
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) throw new CkptError('INVALID_ARGUMENT', `${name} must be a positive integer, got ${JSON.stringify(text)}`, { [name]: text });
+  if (!Number.isInteger(n) || n < 1) throw invalidValue(name, text, `${name} must be a positive integer, got ${JSON.stringify(text)}`, { [name]: text });
   return n;
 }

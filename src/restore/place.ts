@@ -19,6 +19,7 @@ import type { ContentSource } from './plan-content.js';
 import { CHANGED_DURING_RESTORE, changedSinceSeen, type SeenFile } from './place-guard.js';
 import { lstatQuiet } from '../workspace/changed-at.js';
 import { createExclusive, ensureParents, flushAndClose, stagePath, unlinkIfPresent } from './stage.js';
+import { canSyncFileSystem, syncFileSystem } from './sync-fs.js';
 
 /** Touched folders fsynced at once (each holds a descriptor while its fsync is in flight). */
 const DIR_FLUSH_PARALLELISM = 64;
@@ -26,6 +27,8 @@ const DIR_FLUSH_PARALLELISM = 64;
 const UNLINK_PARALLELISM = 16;
 /** Written files whose fsyncs are issued together, while the next are written (bounds the open descriptors). */
 const FLUSH_GROUP = 256;
+/** Written files from which a restore flushes its file system once instead of each file and folder (sync-fs.ts). */
+const FLUSH_AT_ONCE_FROM = 64;
 
 export interface PlaceOutcome {
   restored: string[];
@@ -57,6 +60,10 @@ export async function placeEntries(
    * and the recovery capture still holds what was there. */
   const failed = (i: number, err: unknown): Outcome => ({ skipped: { path: entries[i]!.path, why: whyFailed(err) } });
   const flushes = new Flushes((i, err) => (outcomes[i] = failed(i, err)));
+  // Many files written: their descriptors close unflushed, and one flush of the file system follows.
+  const atOnce = entries.filter((e) => e.action === 'write').length >= FLUSH_AT_ONCE_FROM && canSyncFileSystem();
+  /** Entries written with their fsync owed to the flush at once (or, should it fail, to their own). */
+  const unflushed: number[] = [];
   // Folders the plan gives a mode get the write and search permission it needs to place in them first
   // (their deletes come before them); the planned mode, set last, takes back what it does not hold.
   const parents = new Set(entries.flatMap((e) => ancestorsOf(e.path)));
@@ -85,7 +92,10 @@ export async function placeEntries(
         outcomes[i] = { restored: entry.path };
         // A failed unlink of the replaced file's second name puts the old file back: reported, as a failed write is.
         if (placed.aside) await unlinks.add(entry.path, placed.aside.catch((err: unknown) => void (outcomes[i] = failed(i, err))));
-        if (placed.fd !== undefined) await flushes.add(i, placed.fd);
+        if (placed.fd !== undefined && atOnce) {
+          closeSync(placed.fd);
+          unflushed.push(i);
+        } else if (placed.fd !== undefined) await flushes.add(i, placed.fd);
       } else {
         outcomes[i] = placed;
         if (entry.action === 'mkdir' && entry.mode !== undefined && 'restored' in placed) folderModes.push({ path: entry.path, mode: entry.mode });
@@ -97,12 +107,6 @@ export async function placeEntries(
   }
   await unlinks.drain();
   await flushes.drain();
-  const out: PlaceOutcome = { restored: [], deleted: [], skipped: [] };
-  for (const o of outcomes) {
-    if ('restored' in o) out.restored.push(o.restored);
-    else if ('deleted' in o) out.deleted.push(o.deleted);
-    else out.skipped.push(o.skipped);
-  }
   // Deepest first, so a parent emptied by removing its child goes too.
   for (const dir of [...new Set(emptied)].sort((a, b) => b.split('/').length - a.split('/').length)) {
     try {
@@ -117,10 +121,19 @@ export async function placeEntries(
   // Before the folder modes: a mode without read permission for the owner (a 0311 drop box) would
   // make the folder impossible to open for its fsync (setFolderMode flushes the mode change itself).
   // All at once (bounded): the file system folds concurrent fsyncs into shared journal commits.
-  await mapLimit([...touched], DIR_FLUSH_PARALLELISM, async (dir) => {
-    const rel = relative(root, dir);
-    if (rel === '' || (await checkParentChain(root, `${rel}/x`)).ok) await fsyncDir(dir);
-  });
+  if (!(atOnce && (await flushedAtOnce(root, touched)))) {
+    await mapLimit(unflushed, FLUSH_GROUP, (i) => fsyncWritten(root, entries[i]!.path).catch((err: unknown) => void (outcomes[i] = failed(i, err))));
+    await mapLimit([...touched], DIR_FLUSH_PARALLELISM, async (dir) => {
+      const rel = relative(root, dir);
+      if (rel === '' || (await checkParentChain(root, `${rel}/x`)).ok) await fsyncDir(dir);
+    });
+  }
+  const out: PlaceOutcome = { restored: [], deleted: [], skipped: [] };
+  for (const o of outcomes) {
+    if ('restored' in o) out.restored.push(o.restored);
+    else if ('deleted' in o) out.deleted.push(o.deleted);
+    else out.skipped.push(o.skipped);
+  }
   // Folder modes last, deepest first: a folder made read-only is so once what goes into it is placed.
   for (const { path, mode } of folderModes.sort((a, b) => b.path.split('/').length - a.path.split('/').length)) {
     try {
@@ -272,6 +285,41 @@ function placeOne(
   }
   touched.add(dirname(abs));
   return { fd, aside: aside === undefined ? undefined : unlinkOrPutBack(aside, abs) };
+}
+
+/**
+ * One flush of the workspace's file system makes every write, rename, unlink and folder of this
+ * restore durable — when they all are on it: a touched folder on another file system (something
+ * mounted inside the workspace) is not flushed by it, and neither is anything when the flush fails.
+ * False then: the caller flushes each file and folder.
+ */
+async function flushedAtOnce(root: string, touched: ReadonlySet<string>): Promise<boolean> {
+  try {
+    const dev = lstatSync(root).dev;
+    for (const dir of touched) if ((lstatQuiet(dir)?.dev ?? dev) !== dev) return false;
+  } catch {
+    return false;
+  }
+  return syncFileSystem(root);
+}
+
+/** fsyncs a file this restore wrote, found again by its path (its descriptor was closed unflushed). */
+async function fsyncWritten(root: string, rel: string): Promise<void> {
+  // Not through a symlink that replaced a folder since: a file that is not ours needs nothing of us.
+  if (!checkParentChainSync(root, rel).ok) return;
+  let handle;
+  try {
+    handle = await open(join(root, rel), constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ELOOP') return;
+    throw err;
+  }
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Something no capture recorded lives in the folder (ignored or unscanned files): left alone. */

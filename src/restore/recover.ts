@@ -72,6 +72,9 @@ export async function recoverSession<S extends SessionHandle>(session: S, option
 export async function recoverInTx(session: SessionHandle, tx: EventLogTx): Promise<RecoveryReport> {
   const events = await tx.read();
   const pending = pendingRecovery(events);
+  // Without the lock (a dry run on a store not writable here) an interrupted restore cannot be
+  // finished, and a plan made before it is finished would be wrong: it fails as the real run's would.
+  if (tx.lockFree && (pending.abandoned.length > 0 || pending.open.length > 0)) await tx.append([]);
   // The journal of an open restore may be in a blob: read and checked (LOG_CORRUPT if bad) before anything is done from it.
   await loadPlans(session.ctx.blobs, pending.open);
   const report: RecoveryReport = { finished: [], aborted: [] };

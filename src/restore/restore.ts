@@ -266,6 +266,7 @@ export async function restore(session: SessionHandle, tag: string, options: Rest
       warnings,
       look: await findLook(lookSince(events, tag)),
     });
-  }, { warnings }));
+    // A dry run records nothing: it plans without the locks where they cannot be made (a store not writable here).
+  }, { warnings, readOnly: options.dryRun }), { readOnly: options.dryRun });
   return withWarnings(result, warnings);
 }

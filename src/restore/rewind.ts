@@ -77,7 +77,7 @@ export async function rewind(session: SessionHandle, tag: string, options: Rewin
     const result = await restoreInTx(session, tx, { tag, events, force: options.force, dryRun: options.dryRun, checkPlan: options.checkPlan, reason: `rewind to ${tag}`, warnings, look });
     if (!options.dryRun) await tx.append([{ type: 'rewind', to: tag, toSeq, watermark }]);
     return { ...result, watermark, session: session.id, ...conversationAt(events, toSeq) };
-  }, { warnings }));
+  }, { warnings, readOnly: options.dryRun }), { readOnly: options.dryRun });
   return withWarnings(result, warnings);
 }
 
@@ -90,13 +90,13 @@ async function rewindFork(session: SessionHandle, tag: string, options: RewindOp
     const events = await session.transaction(async (tx) => {
       await recoverInTx(session, tx);
       return tx.read();
-    });
+    }, { readOnly: options.dryRun });
     const lastSeq = events.at(-1)?.seq ?? 0;
     const toSeq = resolveTagSeq(events, tag);
     const watermark = watermarkAt(events, toSeq);
     const look = await findLook(lookSince(events, tag));
     if (options.dryRun) {
-      const result = await session.transaction((tx) => restoreInTx(session, tx, { tag, events, force: options.force, dryRun: true, checkPlan: options.checkPlan, reason: '', look }));
+      const result = await session.transaction((tx) => restoreInTx(session, tx, { tag, events, force: options.force, dryRun: true, checkPlan: options.checkPlan, reason: '', look }), { readOnly: true });
       return { ...result, watermark, session: session.id, ...conversationAt(events, toSeq) };
     }
     // Refuse before creating anything: a drift refusal (or a failed check) must leave no stray fork behind.
@@ -115,5 +115,5 @@ async function rewindFork(session: SessionHandle, tag: string, options: RewindOp
       { warnings },
     );
     return withWarnings({ ...result, watermark, session: fork.id, forked: true as const, ...conversationAt(events, toSeq) }, warnings);
-  });
+  }, { readOnly: options.dryRun });
 }

@@ -9,7 +9,8 @@ import { changedAt, CLOCK_SLACK_MS, foldersChangedAt } from '../workspace/change
 import type { FileImage } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { hasBaseline } from './baseline.js';
-import { findChanges, withScanResources } from './scan-find.js';
+import { findChanges, withScanResources, type ScanResources } from './scan-find.js';
+import { lockUnlessReadOnly } from '../storage/lock-unless-read-only.js';
 import { resolveChanges } from './scan-record.js';
 import { loadIndexCached } from './scan-persist.js';
 import { catchUpOwners } from '../capture/owner-index.js';
@@ -28,40 +29,58 @@ export interface OutsideLook {
 
 /**
  * Runs `fn` under the workspace's scan lock with a function that finds the look (undefined when there
- * is nothing to look against: no scan baseline, capture switched off, or nothing changed).
+ * is nothing to look against: no scan baseline, capture switched off, or nothing changed). `readOnly`
+ * (`fn` records nothing): without the lock where it cannot be made because the store is not writable.
  */
-export async function withOutsideLook<T>(session: SessionHandle, fn: (look: (sinceMs: number | undefined) => Promise<OutsideLook | undefined>) => Promise<T>): Promise<T> {
+export async function withOutsideLook<T>(
+  session: SessionHandle,
+  fn: (look: (sinceMs: number | undefined) => Promise<OutsideLook | undefined>) => Promise<T>,
+  options: { readOnly?: boolean } = {},
+): Promise<T> {
   const { ctx } = session;
   if (!ctx.options.captureEnabled || !(await hasBaseline(session))) return fn(async () => undefined);
-  return ctx.backend.withLock(`${ctx.workspace.key}/scan`, () =>
-    withScanResources((resources) =>
-      fn(async (sinceMs) => {
-        if (sinceMs === undefined) return undefined;
-        // Owner records a killed daemon never wrote are in the logs' settles: taken first, as an
-        // in-process scan after a dead daemon does, else the look would take older states for the last known.
-        const indexMs = (await loadIndexCached(session, 'bytes')).index?.timeMs;
-        // Best effort, as for a scan: an owner index that cannot be written must not fail the restore.
-        if (indexMs !== undefined) await catchUpOwners(ctx, indexMs).catch(() => {});
-        const found = await findChanges(session, {}, performance.now(), resources);
-        if (!found || found.prev === undefined) return undefined;
-        const changes = changedSince(session.workspaceRoot, found.changes, sinceMs - CLOCK_SLACK_MS);
-        if (changes.length === 0) return undefined;
-        const resolved = await resolveChanges({ session, changes, gitObjects: found.objects, pack: found.pack, gitSeeds: found.readResult.gitSeeds });
-        // Content copied from git now is in the scan's pack (durable on commit); the rest must be in the store already.
-        const before: FileImage[] = [];
-        for (const [i, image] of resolved.before.entries()) before.push(changes[i]!.before.gitOid !== undefined ? image : await restorable(session, image));
-        const knownAt = new Map<string, number>();
-        for (const c of changes) knownAt.set(c.after.path, found.ownerTimes.get(c.after.path) ?? found.prev.timeMs);
-        // The owner records of what a restore leaves name the content read now: stored on commit with the rest.
-        const commit = async () => {
-          await found.pack.commit();
-          await found.pack.loose.spill(() => true);
-        };
-        return { before, after: resolved.after, knownAt, commit };
-      }),
-    ),
-    { timeoutMs: Math.max(ctx.options.lockTimeoutMs, 120_000) },
-  );
+  const look = () => withScanResources((resources) => fn(lookWith(session, resources)));
+  const locked = (enter?: () => void) =>
+    ctx.backend.withLock(
+      `${ctx.workspace.key}/scan`,
+      () => {
+        enter?.();
+        return look();
+      },
+      { timeoutMs: Math.max(ctx.options.lockTimeoutMs, 120_000) },
+    );
+  // A dry run records nothing: where the scan lock cannot be made (the store is not writable here) it
+  // looks without it — no scan can run through this process meanwhile, and the look is not kept.
+  return options.readOnly ? lockUnlessReadOnly(locked, look) : locked();
+}
+
+/** The look of a restore planned from `sinceMs` (scan/scan-find.ts's resources of the caller's scan). */
+function lookWith(session: SessionHandle, resources: ScanResources): (sinceMs: number | undefined) => Promise<OutsideLook | undefined> {
+  const { ctx } = session;
+  return async (sinceMs) => {
+    if (sinceMs === undefined) return undefined;
+    // Owner records a killed daemon never wrote are in the logs' settles: taken first, as an
+    // in-process scan after a dead daemon does, else the look would take older states for the last known.
+    const indexMs = (await loadIndexCached(session, 'bytes')).index?.timeMs;
+    // Best effort, as for a scan: an owner index that cannot be written must not fail the restore.
+    if (indexMs !== undefined) await catchUpOwners(ctx, indexMs).catch(() => {});
+    const found = await findChanges(session, {}, performance.now(), resources);
+    if (!found || found.prev === undefined) return undefined;
+    const changes = changedSince(session.workspaceRoot, found.changes, sinceMs - CLOCK_SLACK_MS);
+    if (changes.length === 0) return undefined;
+    const resolved = await resolveChanges({ session, changes, gitObjects: found.objects, pack: found.pack, gitSeeds: found.readResult.gitSeeds });
+    // Content copied from git now is in the scan's pack (durable on commit); the rest must be in the store already.
+    const before: FileImage[] = [];
+    for (const [i, image] of resolved.before.entries()) before.push(changes[i]!.before.gitOid !== undefined ? image : await restorable(session, image));
+    const knownAt = new Map<string, number>();
+    for (const c of changes) knownAt.set(c.after.path, found.ownerTimes.get(c.after.path) ?? found.prev.timeMs);
+    // The owner records of what a restore leaves name the content read now: stored on commit with the rest.
+    const commit = async () => {
+      await found.pack.commit();
+      await found.pack.loose.spill(() => true);
+    };
+    return { before, after: resolved.after, knownAt, commit };
+  };
 }
 
 /**

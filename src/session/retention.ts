@@ -8,7 +8,7 @@
 // The automatic policy (default: the last 100 turns and nothing older than 30 days, per session) is
 // applied when a turn starts (capture/turn.ts), from the retention index of the hot state: no log read;
 // `ckpt prune` (gc/prune.ts) applies explicit limits. Both sit above this module, so it lives here.
-import { CkptError } from '../errors.js';
+import { invalidValue } from '../errors.js';
 import { formatDuration, parseDuration } from '../format/duration.js';
 import type { EventBase, NewEvent } from '../format/event.js';
 import type { RetentionPolicy } from '../context.js';
@@ -31,13 +31,13 @@ export const DEFAULT_RETENTION: Readonly<Required<Omit<RetentionPolicy, 'keepChe
 export function assertPruneOptions(options: PruneOptions): void {
   const { keepTurns, olderThanMs, keepCheckpoints } = options;
   if (keepTurns !== undefined && (!Number.isSafeInteger(keepTurns) || keepTurns < 1)) {
-    throw new CkptError('INVALID_ARGUMENT', `keep-turns must be a whole number >= 1, got ${keepTurns}`, { keepTurns });
+    throw invalidValue('keepTurns', keepTurns, `keep-turns must be a whole number >= 1, got ${keepTurns}`, { keepTurns });
   }
   if (keepCheckpoints !== undefined && (!Number.isSafeInteger(keepCheckpoints) || keepCheckpoints < 1)) {
-    throw new CkptError('INVALID_ARGUMENT', `keep-checkpoints must be a whole number >= 1, got ${keepCheckpoints}`, { keepCheckpoints });
+    throw invalidValue('keepCheckpoints', keepCheckpoints, `keep-checkpoints must be a whole number >= 1, got ${keepCheckpoints}`, { keepCheckpoints });
   }
   if (olderThanMs !== undefined && (!Number.isSafeInteger(olderThanMs) || olderThanMs < 0)) {
-    throw new CkptError('INVALID_ARGUMENT', `older-than must be a non-negative duration, got ${olderThanMs}`, { olderThanMs });
+    throw invalidValue('olderThan', olderThanMs, `older-than must be a non-negative duration, got ${olderThanMs}`, { olderThanMs });
   }
 }
 
@@ -159,12 +159,12 @@ export function resolveRetention(configured: RetentionPolicy | false | undefined
   if (turns !== undefined && turns !== '') {
     if (/^off$/i.test(turns)) delete policy.keepTurns;
     else if (/^[1-9][0-9]{0,8}$/.test(turns)) policy.keepTurns = Number(turns);
-    else throw new CkptError('INVALID_ARGUMENT', `CKPT_KEEP_TURNS must be a whole number >= 1 or "off", got ${JSON.stringify(turns)}`, { env: 'CKPT_KEEP_TURNS' });
+    else throw invalidValue('CKPT_KEEP_TURNS', turns, `CKPT_KEEP_TURNS must be a whole number >= 1 or "off", got ${JSON.stringify(turns)}`, { env: 'CKPT_KEEP_TURNS' });
   }
   const checkpoints = env.CKPT_KEEP_CHECKPOINTS;
   if (checkpoints !== undefined && checkpoints !== '' && !/^off$/i.test(checkpoints)) {
     if (/^[1-9][0-9]{0,8}$/.test(checkpoints)) policy.keepCheckpoints = Number(checkpoints);
-    else throw new CkptError('INVALID_ARGUMENT', `CKPT_KEEP_CHECKPOINTS must be a whole number >= 1 or "off", got ${JSON.stringify(checkpoints)}`, { env: 'CKPT_KEEP_CHECKPOINTS' });
+    else throw invalidValue('CKPT_KEEP_CHECKPOINTS', checkpoints, `CKPT_KEEP_CHECKPOINTS must be a whole number >= 1 or "off", got ${JSON.stringify(checkpoints)}`, { env: 'CKPT_KEEP_CHECKPOINTS' });
   }
   const age = env.CKPT_KEEP_AGE;
   if (age !== undefined && age !== '') {

@@ -9,6 +9,7 @@ import { createEventLog, type EventLog, type EventLogTx, type LogPosition } from
 import { decodeStoredMetadata, foldMetadata, metadataDue, type SessionMetadata, type StoredMetadata, type StoredMetadataFile } from './metadata.js';
 import { checkInfoPatch, type SessionInfoPatch } from './session-info.js';
 import { afterCommit } from './warnings.js';
+import { lockUnlessReadOnly } from '../storage/lock-unless-read-only.js';
 
 /**
  * Under a server, a session's lock is kept for the next transaction of this process (an agent's
@@ -65,7 +66,20 @@ export class SessionHandle {
    * the time), else briefly (LINGER_LIBRARY). `lockTimeoutMs`: how long to wait for the lock before
    * LOCKED (the backend's default otherwise).
    */
-  async transaction<T>(fn: (tx: EventLogTx) => Promise<T>, options: { warnings?: string[]; lockTimeoutMs?: number } = {}): Promise<T> {
+  async transaction<T>(fn: (tx: EventLogTx) => Promise<T>, options: { warnings?: string[]; lockTimeoutMs?: number; readOnly?: boolean } = {}): Promise<T> {
+    if (options.readOnly) {
+      // `fn` appends nothing (a dry run): where the lock cannot be made (the store is not writable
+      // here) it reads the log as it is, and an append would fail with the lock's error.
+      const { readOnly: _readOnly, ...locked } = options;
+      return lockUnlessReadOnly(
+        (enter) =>
+          this.transaction((tx) => {
+            enter();
+            return fn(tx);
+          }, locked),
+        (lockError) => fn({ read: (o) => this.log.read(o), lastSeq: () => this.log.lastSeq(), append: () => Promise.reject(lockError), lockFree: true }),
+      );
+    }
     return this.log.transaction(async (tx) => {
       const appended: EventBase[] = [];
       let result: T;

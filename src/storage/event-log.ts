@@ -38,6 +38,11 @@ export interface EventLogTx {
   append(events: NewEvent[]): Promise<EventBase[]>;
   /** Where the log ends, when this transaction knows it: after a readSince to its end, and after its own appends since. */
   end?(): LogPosition | undefined;
+  /**
+   * Set when no lock is held (a read-only transaction on a store this process cannot write,
+   * SessionHandle.transaction's `readOnly`): `append` fails, and nothing else may be written either.
+   */
+  lockFree?: true;
 }
 
 /**

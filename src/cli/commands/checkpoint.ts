@@ -11,6 +11,7 @@ export function registerCheckpointCommands(program: Command): void {
   addCommands(program, [
     {
       use: 'turn',
+      existing: true,
       description: 'start the next turn (call when the user sends a message)',
       options: [
         ['--message-count <n>', "messages in the agent's transcript now (returned by rewind)"],
@@ -35,6 +36,7 @@ export function registerCheckpointCommands(program: Command): void {
     },
     {
       use: 'capture <paths...>',
+      existing: true,
       description: 'record the before-images of paths a tool is about to change',
       options: [['--tool <name>', 'the tool about to act', 'capture']],
       run: async ([paths, opts], ctx, out) => {
@@ -50,6 +52,8 @@ export function registerCheckpointCommands(program: Command): void {
     },
     {
       use: 'settle <paths...>',
+      tags: ['tag'],
+      existing: true,
       description: 'record the after-state of paths a tool has written',
       options: [['--tag <tag>', 'the capture these paths settle (default: the last one)']],
       run: async ([paths, opts], ctx, out) => {
@@ -103,6 +107,7 @@ export function registerCheckpointCommands(program: Command): void {
     },
     {
       use: 'diff <from> [to]',
+      tags: ['from', 'to'],
       reads: true,
       description: 'what changed between two tags (TO defaults to the present workspace)',
       options: [['--patch', 'include a unified patch']],

@@ -1,7 +1,7 @@
 // `ckpt conversation append|show|compact|messages` (issue 15): the conversation side of a session —
 // record any agent event, read the live conversation after rewinds and compactions, compact it.
 import type { Command } from 'commander';
-import { CHECKPOINT_EVENT_TYPES, CkptError, type EventBase, type NewEvent } from '../../index.js';
+import { CHECKPOINT_EVENT_TYPES, CkptError, invalidValue, type EventBase, type NewEvent } from '../../index.js';
 import { rootIo } from '../action.js';
 import { addCommands } from '../command-table.js';
 import type { CliIo } from '../io.js';
@@ -12,6 +12,7 @@ export function registerConversationCommands(program: Command): void {
   addCommands(conv, [
     {
       use: 'append [events...]',
+      existing: true,
       description: 'append conversation events, each a JSON object with a "type" (or "-": JSON lines / an array on stdin), in one batch',
       options: [['--unless-exists', 'skip events whose "id" is already recorded (atomic check and append)']],
       run: async ([events, opts], ctx, out, cmd) => {
@@ -38,6 +39,7 @@ export function registerConversationCommands(program: Command): void {
     },
     {
       use: 'compact',
+      existing: true,
       description: 'summarise the older part of the live conversation (nothing is deleted from the log)',
       options: [
         ['--summary <text>', 'the summary that replaces the compacted entries'],
@@ -48,6 +50,8 @@ export function registerConversationCommands(program: Command): void {
       run: async ([opts], ctx, out) => {
         const o = opts as { summary?: string; preserveLast: string; throughSeq?: string; dryRun?: boolean };
         const preserveLast = wholeNumber(o.preserveLast, '--preserve-last');
+        // Bad values are usage errors before any look-up (not "no session", exit 3).
+        const throughSeq = o.throughSeq === undefined ? undefined : wholeNumber(o.throughSeq, '--through-seq');
         const session = await ctx.session();
         if (o.dryRun) {
           const plan = await session.planCompaction({ preserveLast });
@@ -55,7 +59,6 @@ export function registerConversationCommands(program: Command): void {
           return;
         }
         if (o.summary === undefined) throw new CkptError('INVALID_ARGUMENT', 'compact needs --summary (or --dry-run to see the plan)');
-        const throughSeq = o.throughSeq === undefined ? undefined : wholeNumber(o.throughSeq, '--through-seq');
         const event = await session.compact({ summary: o.summary, preserveLast, throughSeq });
         out.result({ compaction: event }, (r) => `compacted ${String(r.compaction.compacted)} entries through @${String(r.compaction.throughSeq)} (event @${r.compaction.seq})`);
       },
@@ -78,7 +81,7 @@ function line(e: EventBase): string {
 }
 
 function wholeNumber(value: string, flag: string): number {
-  if (!/^\d+$/.test(value)) throw new CkptError('INVALID_ARGUMENT', `${flag} must be a whole number, not ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value)) throw invalidValue(flag, value, `${flag} must be a whole number, not ${JSON.stringify(value)}`);
   return Number(value);
 }
 

@@ -7,6 +7,7 @@ import type { CommandSpec } from '../command-table.js';
 
 export const exportCommand: CommandSpec = {
   use: 'export <session> <tag> <dir>',
+  tags: ['tag'],
   reads: true,
   description: "write the whole tree a tag names into a new or empty folder (any workspace of the store, from any machine; the workspace itself is not touched)",
   options: [

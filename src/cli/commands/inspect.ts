@@ -12,6 +12,7 @@ export function registerInspectCommands(program: Command): void {
   addCommands(program, [
     {
       use: 'show <tag>',
+      tags: ['tag'],
       reads: true,
       description: 'what a tag names: its position, turn and prompt, the checkpoint there, what a restore to it would consider',
       run: async ([tag], ctx, out) => {
@@ -25,6 +26,7 @@ export function registerInspectCommands(program: Command): void {
     },
     {
       use: 'cat <tag> <path>',
+      tags: ['tag'],
       reads: true,
       description: "a file's content at a tag (from the records of every session of the workspace), on stdout",
       run: async ([tag, path], ctx, out) => {
@@ -76,6 +78,7 @@ export function registerInspectCommands(program: Command): void {
     },
     {
       use: 'rm [dir]',
+      existing: true,
       description:
         'drop a workspace (default: --workspace or the workspace of the current folder; or a root or id from `workspace list`): every session, the scan baseline and the owner index; gc frees the content',
       options: [

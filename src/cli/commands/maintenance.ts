@@ -6,6 +6,7 @@ import {
   CkptError,
   describeGcPlan,
   formatBytes,
+  invalidValue,
   gcSummary,
   parseDuration,
   prune,
@@ -25,6 +26,7 @@ export function registerMaintenanceCommands(program: Command): void {
   addCommands(program, [
     {
       use: 'gc',
+      existing: true,
       description: 'delete blobs no live event references (never any younger than the grace period)',
       options: [
         ['--dry-run', 'show what would be deleted, delete nothing'],
@@ -37,7 +39,8 @@ export function registerMaintenanceCommands(program: Command): void {
         const bar = await progressBar(ctx.io, out.json);
         let result, plan: GcPlan;
         try {
-          ({ plan, result } = await runGc(store.ctx, { graceMs, dryRun, onProgress: bar.update }));
+          // A default store not there yet holds nothing to collect: planned only, so nothing is made (a lock).
+          ({ plan, result } = await runGc(store.ctx, { graceMs, dryRun: dryRun || store.absent === true, onProgress: bar.update }));
         } finally {
           bar.stop();
         }
@@ -54,6 +57,7 @@ export function registerMaintenanceCommands(program: Command): void {
     },
     {
       use: 'prune',
+      existing: true,
       description:
         "retire a session's early history (its tags stop restoring; gc then frees what only they used); without options, the automatic policy now: turns beyond the last 100 and older than 30 days (CKPT_KEEP_TURNS, CKPT_KEEP_AGE)",
       options: [
@@ -142,6 +146,6 @@ function problemLine(p: VerifyProblem): string {
 }
 
 function parseCount(text: string, flag: string): number {
-  if (!/^[1-9][0-9]{0,8}$/.test(text)) throw new CkptError('INVALID_ARGUMENT', `${flag} must be a whole number >= 1, got ${JSON.stringify(text)}`, { value: text });
+  if (!/^[1-9][0-9]{0,8}$/.test(text)) throw invalidValue(flag, text, `${flag} must be a whole number >= 1, got ${JSON.stringify(text)}`);
   return Number(text);
 }

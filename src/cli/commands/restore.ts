@@ -31,18 +31,24 @@ export function registerRestoreCommands(program: Command): void {
   addCommands(program, [
     {
       use: 'restore <tag> [paths...]',
+      tags: ['tag'],
+      existing: true,
       description: 'put the workspace (or the paths given) back to how it was at TAG, hand edits since the last prompt included (refused as drift unless --force); prints the tag that undoes it',
       options: changesFiles('overwrite paths changed since ckpt last recorded them (their content is kept for undo)'),
       run: restoreCommand<string[]>((session, tag, paths, options) => restore(session, tag, { paths: paths.length ? paths : undefined, ...options })),
     },
     {
       use: 'undo <tag> <path>',
+      tags: ['tag'],
+      existing: true,
       description: 'restore one file (or folder) to its state at TAG',
       options: changesFiles('overwrite it even if it changed since ckpt last recorded it'),
       run: restoreCommand<string>((session, tag, path, options) => undoPath(session, tag, path, options)),
     },
     {
       use: 'rewind <tag>',
+      tags: ['tag'],
+      existing: true,
       description: 'restore to TAG and move the conversation back (or fork there with --fork)',
       options: [['--fork', 'leave this session as it is and continue in a new fork at TAG'], ...changesFiles('overwrite paths changed since ckpt last recorded them')],
       run: async ([tag, opts], ctx, out) => {

@@ -2,13 +2,14 @@
 // apart from the other checkpoint commands, so that the lean scan entry (scan-main.ts) loads this and
 // not the rest of the CLI.
 import { pc } from '../colors.js';
-import { CkptError, pathText, publicScanResult, scan, scanViaDaemon } from '../../index.js';
+import { invalidValue, pathText, publicScanResult, scan, scanViaDaemon } from '../../index.js';
 import type { CommandSpec } from '../command-table.js';
 import { progressBar } from '../progress.js';
 import { counted } from '../counted.js';
 
 export const scanCommand: CommandSpec = {
   use: 'scan',
+  existing: true,
   description: 'record what changed in the workspace since ckpt last looked (shell side effects)',
   options: [
     ['--tool <name>', 'the tool whose effects are being recorded', 'scan'],
@@ -54,7 +55,7 @@ const LISTED = 20;
 
 /** A non-negative integer argument, or INVALID_ARGUMENT naming the flag. */
 export function parseCount(text: string, flag = '--message-count'): number {
-  if (!/^(0|[1-9][0-9]*)$/.test(text)) throw new CkptError('INVALID_ARGUMENT', `${flag} must be a non-negative integer, got ${JSON.stringify(text)}`, { [flag]: text });
+  if (!/^(0|[1-9][0-9]*)$/.test(text)) throw invalidValue(flag, text, `${flag} must be a non-negative integer, got ${JSON.stringify(text)}`, { [flag]: text });
   return Number(text);
 }
 

@@ -2,7 +2,7 @@
 // resident HTTP daemon of the store. Runs until SIGINT/SIGTERM, then finishes the requests in flight.
 import { join } from 'node:path';
 import { pc } from '../colors.js';
-import { CkptError, daemonToken } from '../../index.js';
+import { CkptError, daemonToken, invalidValue } from '../../index.js';
 import type { CommandSpec } from '../command-table.js';
 import { commandHint } from '../hint.js';
 import { tuneForResidentProcess } from '../resident-process.js';
@@ -35,9 +35,9 @@ export const serveCommand: CommandSpec = {
     }
     if (flags.socket && (flags.port || flags.host)) throw new CkptError('INVALID_ARGUMENT', '--socket cannot be combined with --port or --host', {});
     const port = flags.port === undefined ? undefined : Number(flags.port);
-    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new CkptError('INVALID_ARGUMENT', `--port must be 0..65535, got ${flags.port}`, { port: flags.port });
+    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw invalidValue('--port', flags.port, `--port must be 0..65535, got ${flags.port}`, { port: flags.port });
     const idleSeconds = flags.idleExit === undefined ? undefined : Number(flags.idleExit);
-    if (idleSeconds !== undefined && !(Number.isFinite(idleSeconds) && idleSeconds > 0)) throw new CkptError('INVALID_ARGUMENT', `--idle-exit must be a positive number of seconds, got ${flags.idleExit}`, { idleExit: flags.idleExit });
+    if (idleSeconds !== undefined && !(Number.isFinite(idleSeconds) && idleSeconds > 0)) throw invalidValue('--idle-exit', flags.idleExit, `--idle-exit must be a positive number of seconds, got ${flags.idleExit}`, { idleExit: flags.idleExit });
     // Flags first, then the environment (the on-demand daemon that hooks start takes no flags).
     const total = flags.maxEventStreams ?? process.env.CKPT_MAX_EVENT_STREAMS;
     const perClient = flags.maxEventStreamsPerClient ?? process.env.CKPT_MAX_EVENT_STREAMS_PER_CLIENT;

@@ -1,7 +1,7 @@
 // `ckpt session new|list|show|fork|rm` (DESIGN §9).
 import type { Command } from 'commander';
 import { pc } from '../colors.js';
-import { CkptError, isCkptError, relativeTime, resolveTagSeq, sessionSize, shortSessionId, type SessionFilter, type SessionTreeNode, type SessionInfo, type SessionMetadata, type Session } from '../../index.js';
+import { CkptError, invalidValue, isCkptError, relativeTime, resolveTagSeq, sessionSize, shortSessionId, type SessionFilter, type SessionTreeNode, type SessionInfo, type SessionMetadata, type Session } from '../../index.js';
 import { addCommands, type OptionSpec } from '../command-table.js';
 import { commandHint } from '../hint.js';
 import { sizeLine } from './maintenance.js';
@@ -41,7 +41,7 @@ export function registerSessionCommands(program: Command): void {
       ],
       run: async ([opts], ctx, out) => {
         const { kind, parent, resumable, ...rest } = opts as { kind?: SessionFilter['kind']; parent?: string; resumable?: boolean } & Record<string, string>;
-        if (kind !== undefined && !['root', 'fork', 'child'].includes(kind)) throw new CkptError('INVALID_ARGUMENT', `--kind must be root, fork or child, not ${JSON.stringify(kind)}`);
+        if (kind !== undefined && !['root', 'fork', 'child'].includes(kind)) throw invalidValue('--kind', kind, `--kind must be root, fork or child, not ${JSON.stringify(kind)}`);
         const ws = (await ctx.knownWorkspace()).workspace;
         const sessions = ws ? await ws.list({ kind, parent, ...(resumable ? { resumable: true } : {}), ...infoFrom(rest) }) : [];
         out.result({ sessions }, (r) => (r.sessions.length === 0 ? 'no sessions in this workspace' : r.sessions.map(line).join('\n')));
@@ -69,6 +69,7 @@ export function registerSessionCommands(program: Command): void {
     },
     {
       use: 'end [id]',
+      existing: true,
       description: "mark a session ended (the agent's session closed); a later turn resumes it",
       options: [['--reason <text>', 'why it ended']],
       run: async ([id, opts], ctx, out) => {
@@ -78,6 +79,7 @@ export function registerSessionCommands(program: Command): void {
     },
     {
       use: 'title <id> <title>',
+      existing: true,
       description: 'retitle a session (it keeps its place in the list)',
       run: async ([id, title], ctx, out) => {
         const s = await ctx.session(id as string);
@@ -108,6 +110,8 @@ export function registerSessionCommands(program: Command): void {
     },
     {
       use: 'fork [id]',
+      tags: ['at'],
+      existing: true,
       description: 'fork a session at a tag (default: its end); history is shared, never copied',
       options: [
         ['--at <tag>', 'fork at this tag (N, N.K or @S)'],
@@ -116,14 +120,18 @@ export function registerSessionCommands(program: Command): void {
       ],
       run: async ([id, opts], ctx, out) => {
         const { at, title, fromWorkspace } = opts as { at?: string; title?: string; fromWorkspace?: string };
-        const ws = await ctx.workspace();
-        let fork;
+        // What is forked is looked up before this folder's workspace is opened (registered on first use):
+        // a fork of nothing registers nothing, nor makes a default store that is not there.
+        let ws, fork;
         if (fromWorkspace !== undefined) {
           if (id === undefined) throw new CkptError('INVALID_ARGUMENT', '--from-workspace needs the id of the session to fork');
+          await (await ctx.store()).openWorkspaceById(fromWorkspace); // NOT_FOUND for an id the store does not know
+          ws = await ctx.workspace();
           fork = await ws.fork(id as string, { title, fromWorkspace, ...(at !== undefined ? { atTag: at } : {}) });
         } else {
           const parent = await ctx.session(id as string | undefined);
           const atSeq = at === undefined ? undefined : await resolveTagSeq(await parent.events(), at);
+          ws = await ctx.workspace();
           fork = await ws.fork(parent.id, { atSeq, title });
         }
         const meta = await fork.metadata();
@@ -157,18 +165,21 @@ export function registerSessionCommands(program: Command): void {
     },
     {
       use: 'rm <id>',
+      existing: true,
       description: 'remove a session (its content is freed by the next gc)',
       run: async ([id], ctx, out) => {
-        const workspace = await ctx.workspace();
         let session: Session;
         try {
           session = await ctx.session(id as string); // a unique prefix names the session too
         } catch (err) {
           // No such session — but a removal killed after its commit point may have left its folder:
-          // removing by the exact id finishes that (and fails SESSION_NOT_FOUND all the same).
-          if (isCkptError(err, 'SESSION_NOT_FOUND')) await workspace.remove(id as string).catch(() => undefined);
+          // removing by the exact id finishes that (and fails SESSION_NOT_FOUND all the same). Only in a
+          // workspace the store knows: an unknown one is not registered (nor a missing store made) to fail.
+          const known = isCkptError(err, 'SESSION_NOT_FOUND') ? (await ctx.knownWorkspace()).workspace : undefined;
+          if (known) await known.remove(id as string).catch(() => undefined);
           throw err;
         }
+        const workspace = await ctx.workspace(); // known: the session is in it
         const full = session.id;
         // Every session's restores see every session's records (DESIGN §10): the others lose this one's
         // (a log that cannot be read is taken to hold some).

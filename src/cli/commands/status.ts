@@ -3,7 +3,7 @@
 // session (and none was named) it says so with the next step and exits 0: `{"workspace",
 // "session":null,"next"}` (DESIGN §10 "Short session ids").
 import { pc } from '../colors.js';
-import { CkptError, pathText, relativeTime, shortSessionId } from '../../index.js';
+import { invalidValue, pathText, relativeTime, shortSessionId } from '../../index.js';
 import type { CommandSpec } from '../command-table.js';
 import { commandHint } from '../hint.js';
 
@@ -14,7 +14,7 @@ export const statusCommand: CommandSpec = {
   options: [['--limit <n>', 'list at most this many changed paths', '20']],
   run: async ([opts], ctx, out) => {
     const { limit } = opts as { limit: string };
-    if (!/^(0|[1-9][0-9]{0,8})$/.test(limit)) throw new CkptError('INVALID_ARGUMENT', `--limit must be a non-negative integer, got ${JSON.stringify(limit)}`, { limit });
+    if (!/^(0|[1-9][0-9]{0,8})$/.test(limit)) throw invalidValue('--limit', limit, `--limit must be a non-negative integer, got ${JSON.stringify(limit)}`, { limit });
     const { root, workspace: ws } = await ctx.knownWorkspace();
     if (ctx.flags.session === undefined && (!ws || (await ws.list()).length === 0)) {
       const next = commandHint(ctx, ['session', 'new', '--title', 'my task']);

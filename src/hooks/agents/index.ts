@@ -1,5 +1,5 @@
 // The agents ckpt knows how to record through hooks, by the name used in `ckpt hook <name>`.
-import { CkptError } from '../../index.js';
+import { invalidValue } from '../../index.js';
 import type { AgentSpec } from '../agent-spec.js';
 import { claude } from './claude.js';
 import { codex } from './codex.js';
@@ -12,6 +12,6 @@ export const AGENTS: Readonly<Record<string, AgentSpec>> = { claude, codex, copi
 
 export function agentSpec(name: string): AgentSpec {
   const spec = Object.hasOwn(AGENTS, name) ? AGENTS[name] : undefined;
-  if (!spec) throw new CkptError('INVALID_ARGUMENT', `unknown agent ${JSON.stringify(name)}: known agents are ${Object.keys(AGENTS).join(', ')}`, { agent: name });
+  if (!spec) throw invalidValue('<agent>', name, `unknown agent ${JSON.stringify(name)}: known agents are ${Object.keys(AGENTS).join(', ')}`, { agent: name });
   return spec;
 }
