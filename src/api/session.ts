@@ -10,6 +10,7 @@ import { ownerImage, readOwners } from '../capture/owner-index.js';
 import { CHECKPOINT_LIST_TYPES, listCheckpoints, type CheckpointEntry } from '../history/log.js';
 import { sessionLinks, type SessionLinks } from '../history/links.js';
 import { diffSession, type DiffResult } from '../history/diff.js';
+import { diffLook } from '../history/diff-look.js';
 import { conflictsIn, ownerOf, type ConflictEntry, type OwnerReport } from '../history/conflicts.js';
 import { describeTag, type TagInfo } from '../history/show.js';
 import { readFileAt, type FileAtTag } from '../history/file-at.js';
@@ -153,7 +154,10 @@ export class Session extends SessionHandle {
   /** Changes between two tags, or from a tag to the present workspace. */
   async diff(from: string, to?: string, options: { patch?: boolean } = {}): Promise<DiffResult> {
     if (to === undefined) this.here('a diff against the present files');
-    return diffSession({ ...(await this.history()), from, to, patch: options.patch });
+    const history = await this.history();
+    // To the present: what changed unrecorded since ckpt last looked is listed, as `restore FROM` plans it (a read: nothing written).
+    const look = to === undefined ? await diffLook(this, history.events, history.timeline, from) : undefined;
+    return diffSession({ ...history, from, to, patch: options.patch, ...(look ? { look } : {}) });
   }
 
   /** What diff and readFile read: the session's events over the workspace's timeline, its blobs and root. */

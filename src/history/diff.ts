@@ -5,7 +5,8 @@
 // stay bounded; binary content is reported as binary.
 import { join } from 'node:path';
 import { formatPatch, structuredPatch } from 'diff';
-import type { CaptureEvent, EventBase, FileImage } from '../format/event.js';
+import { OUTSIDE_TOOL, type CaptureEvent, type EventBase, type FileImage } from '../format/event.js';
+import type { DiffLook } from './diff-look.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { inlineRecords } from '../format/inline-blobs.js';
 import { withInlineBlobs } from '../storage/inline-store.js';
@@ -31,6 +32,11 @@ export interface DiffChange {
   type?: { from: 'file' | 'symlink'; to: 'file' | 'symlink' };
   /** A symbolic link at either end: its target there (a link's "content" is its target). */
   link?: { from?: string; to?: string };
+  /**
+   * The present differs from what ckpt last recorded of the path, and no capture recorded that yet (a
+   * hand edit since the last prompt, a killed tool call's write): found by the diff's look (to the present only).
+   */
+  unrecorded?: true;
 }
 
 export interface DiffResult {
@@ -57,6 +63,11 @@ export interface DiffInput {
   timeline?: WorkspaceTimeline;
   /** What ckpt last recorded of a path (any session's): a past tag's side when no capture follows it (as `cat`). */
   lastRecord?: (rel: string) => Promise<FileImage | undefined>;
+  /**
+   * To the present only: what changed unrecorded since ckpt last looked (history/diff-look.ts), as a
+   * capture after every other — the paths `restore FROM` would put back or refuse although no capture names them.
+   */
+  look?: DiffLook;
 }
 
 const MAX_TEXT_BYTES = 4 * 1024 * 1024;
@@ -65,14 +76,17 @@ const DIFF_LIMITS = { maxEditLength: 20_000, timeout: 2_000 };
 export async function diffSession(input: DiffInput): Promise<DiffResult> {
   const { events } = input;
   // A capture's content may be inline in its event only (format/inline-blobs.ts).
-  const blobs = withInlineBlobs(input.blobs, inlineRecords([...events, ...(input.timeline?.sources ?? [])]));
+  const blobs = withLookContent(withInlineBlobs(input.blobs, inlineRecords([...events, ...(input.timeline?.sources ?? [])])), input.look?.content);
   const at = (tag: string) => (input.timeline ? timelinePosition(events, tag) : resolveTagSeq(events, tag));
   const fromSeq = at(input.from);
   const toSeq = input.to === undefined ? Infinity : at(input.to);
   // Symmetric: FROM after TO gives the reverse of `diff TO FROM` (what changes going back).
   const lo = Math.min(fromSeq, toSeq);
   const hi = Math.max(fromSeq, toSeq);
-  const captures = input.timeline?.captures ?? events.filter((e): e is CaptureEvent => e.type === 'capture');
+  const recordedCaptures = input.timeline?.captures ?? events.filter((e): e is CaptureEvent => e.type === 'capture');
+  const look = input.to === undefined ? input.look : undefined;
+  const unrecorded = new Set(look?.files.map((f) => f.path));
+  const captures = look ? [...recordedCaptures, lookCapture(look.files)] : recordedCaptures;
   const changed = new Set<string>();
   for (const c of captures) if (c.seq > lo && c.seq <= hi) for (const f of c.files) changed.add(f.path);
 
@@ -118,7 +132,7 @@ export async function diffSession(input: DiffInput): Promise<DiffResult> {
     // (older records) are never compared.
     if (before.state === 'dir' && after.state === 'dir') {
       if (before.mode !== undefined && after.mode !== undefined && (before.mode & 0o7777) !== (after.mode & 0o7777)) {
-        result.changes.push({ path, status: 'M', added: 0, removed: 0, mode: { from: formatMode(before.mode), to: formatMode(after.mode) } });
+        result.changes.push({ path, status: 'M', added: 0, removed: 0, mode: { from: formatMode(before.mode), to: formatMode(after.mode) }, ...(unrecorded.has(path) ? { unrecorded: true as const } : {}) });
       }
       continue;
     }
@@ -136,11 +150,22 @@ export async function diffSession(input: DiffInput): Promise<DiffResult> {
     const link = before.state === 'symlink' || after.state === 'symlink'
       ? { link: { ...(before.state === 'symlink' ? { from: before.target ?? '' } : {}), ...(after.state === 'symlink' ? { to: after.target ?? '' } : {}) } }
       : {};
-    result.changes.push({ ...change.change, ...kinds, ...link });
+    result.changes.push({ ...change.change, ...kinds, ...link, ...(unrecorded.has(path) ? { unrecorded: true as const } : {}) });
     if (input.patch && change.patch) patches.push(withModeLines(change.patch, status === 'M' ? before : undefined, status === 'M' ? after : undefined));
   }
   if (input.patch) result.patch = patches.join('');
   return result;
+}
+
+/** The look as a capture after every position (as the restore plans it: restore.ts lookCapture). */
+function lookCapture(files: FileImage[]): CaptureEvent {
+  return { type: 'capture', seq: Infinity, at: '', tag: '', turn: 0, k: 0, tool: OUTSIDE_TOOL, files } as CaptureEvent;
+}
+
+/** Reads the look's content held in memory (git blobs read for this diff only) before the store. */
+function withLookContent(blobs: BlobStore, content: ReadonlyMap<string, Buffer> | undefined): BlobStore {
+  if (!content || content.size === 0) return blobs;
+  return { ...blobs, get: async (id) => content.get(id) ?? blobs.get(id), has: async (id) => content.has(id) || blobs.has(id) };
 }
 
 /** Permission bits as written in text and JSON alike: octal, at least three digits (`644`, `4755`). */

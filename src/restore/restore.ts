@@ -123,15 +123,15 @@ export async function planAgainstWorkspace(
  * whose write failed), nor those some capture recorded after ckpt learned what the look took for their
  * last known state (a capture never settled — an interrupted tool call — is never drift; nor what its
  * settle left out). Beneath a folder such a capture recorded, a change is the tool's (it removed or
- * moved the folder whole): put back, but not drift.
+ * moved the folder whole): put back, but not drift. `diff` filters its own look with it (history/diff-look.ts).
  */
-function outsideChanges(
-  look: OutsideLook,
+export function outsideChanges<L extends Pick<OutsideLook, 'before' | 'after' | 'knownAt'>>(
+  look: L,
   captures: readonly CaptureEvent[],
   known: ReadonlyMap<string, FileImage | null>,
   knownTimes: ReadonlyMap<string, number>,
   present: ReadonlyMap<string, FileImage>,
-): { look: OutsideLook | undefined; drift: FileImage[] } {
+): { look: L | undefined; drift: FileImage[] } {
   // A scan's capture comes with its settle (the index or owner record the look compared with), and
   // the index is stamped with the scan's start, before its capture: only other captures can be newer.
   const capturedAt = new Map<string, number>();

@@ -92,7 +92,7 @@ function lookWith(session: SessionHandle, resources: ScanResources): (sinceMs: n
  * root left out, as any top-level entry changes it. File times come from a coarse clock (a few ms
  * behind Date.now()).
  */
-function changedSince(root: string, changes: readonly Change[], fromMs: number): Change[] {
+export function changedSince(root: string, changes: readonly Change[], fromMs: number): Change[] {
   const newFolders = new Set<string>();
   const out: Change[] = [];
   // Shallowest first, so a folder is judged before what it holds.
@@ -117,7 +117,7 @@ function ancestors(path: string): string[] {
 }
 
 /** A before-image whose content is not in the store (collected, or never stored) cannot be put back: skipped. */
-async function restorable(session: SessionHandle, image: FileImage): Promise<FileImage> {
+export async function restorable(session: SessionHandle, image: FileImage): Promise<FileImage> {
   if (image.state !== 'file' || (typeof image.blob === 'string' && (await session.ctx.blobs.has(image.blob)))) return image;
   return { path: image.path, state: 'skipped', why: 'content-not-in-store', ...(image.bytes !== undefined ? { bytes: image.bytes } : {}) };
 }

@@ -21,7 +21,7 @@ import { loadIndexCached, sameMap } from './scan-persist.js';
 import { previousIgnoreRules } from './previous-rules.js';
 import type { ScanOptions } from './scan-types.js';
 import { walkPhase, type WalkPhase } from './scan-walk.js';
-import { createScanPack, type ScanPack } from './scan-pack.js';
+import { createHashOnlyPack, createScanPack, type ScanPack } from './scan-pack.js';
 
 /** Entries changed this close before the previous scan started are not trusted (racily clean). */
 const RACY_MS = 2_000;
@@ -67,8 +67,11 @@ export interface Findings {
   gitProblems: () => readonly string[];
 }
 
-/** Walks, reads and compares; undefined for `onlyBaseline` when the workspace has a baseline already. */
-export async function findChanges(session: SessionHandle, options: ScanOptions, t0: number, resources: ScanResources): Promise<Findings | undefined> {
+/**
+ * Walks, reads and compares; undefined for `onlyBaseline` when the workspace has a baseline already.
+ * `readOnly` (a read's look): the content read is hashed, never stored (scan-pack.ts createHashOnlyPack).
+ */
+export async function findChanges(session: SessionHandle, options: ScanOptions, t0: number, resources: ScanResources, readOnly = false): Promise<Findings | undefined> {
   const { ctx } = session;
   const root = ctx.workspace.root;
   const maxBytes = ctx.options.maxBlobBytes;
@@ -135,7 +138,7 @@ export async function findChanges(session: SessionHandle, options: ScanOptions, 
   const gitReferenced = phase.gitReferenced + pass.gitReferenced;
 
   // Pass 2: read and store (into the scan's one pack, committed before anything is recorded).
-  const pack = (resources.pack = createScanPack(ctx));
+  const pack = (resources.pack = readOnly ? createHashOnlyPack() : createScanPack(ctx));
   let readResult: StoreContentResult;
   try {
     // Much to read (a first scan): the worker reads while the pack writer's threads hash and compress.

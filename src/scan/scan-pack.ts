@@ -3,6 +3,7 @@
 // of fsyncs per scan — before anything that references those blobs is recorded (a capture, the index).
 // A scan that reads few files (a watched scan after a shell tool) stores their content loose instead,
 // small new content inline in its settle (the log's one fsync; the store copy follows: scan-record.ts).
+import { createHash } from 'node:crypto';
 import type { WorkspaceContext } from '../context.js';
 import { CkptError } from '../errors.js';
 import type { PackWriter } from '../storage/pack/pack-writer.js';
@@ -37,5 +38,29 @@ export function createScanPack(ctx: WorkspaceContext): ScanPack {
       await made?.abort();
     },
     loose: createInlineSink(ctx.blobs),
+  };
+}
+
+/**
+ * A pack that stores nothing (a read's look, DESIGN §10 "diff looks too"): the content read is only
+ * hashed, so the look's after-images name it, and nothing reaches the store (a read-only store works).
+ */
+export function createHashOnlyPack(): ScanPack {
+  const hash = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');
+  const writer: PackWriter = {
+    add: async (data) => ({ id: hash(data), bytes: data.length, created: false }),
+    addMany: async (data, offsets, lengths) =>
+      Array.from({ length: lengths.length }, (_, k) => {
+        const bytes = lengths[k] as number;
+        return { id: hash(data.subarray(offsets[k] as number, (offsets[k] as number) + bytes)), bytes, created: false };
+      }),
+    commit: async () => ({ pack: undefined, packs: [], count: 0, bytes: 0 }),
+    abort: async () => {},
+  };
+  return {
+    writer: () => writer,
+    commit: async () => {},
+    abort: async () => {},
+    loose: { put: async (data) => ({ id: hash(data) }), inline: () => undefined, spill: async () => {} },
   };
 }

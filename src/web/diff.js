@@ -15,6 +15,8 @@ export function changeNotes(c) {
   if (c.mode) notes.push(`mode ${c.mode.from} → ${c.mode.to}`);
   if (c.binary) notes.push('binary file');
   if (c.truncated) notes.push('too large to diff');
+  // Found by the diff's look: changed since ckpt last recorded it (a restore would put it back, or refuse it as drift).
+  if (c.unrecorded) notes.push('not recorded yet');
   return notes;
 }
 

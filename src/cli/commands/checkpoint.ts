@@ -135,9 +135,11 @@ function linkText(link: NonNullable<DiffChange['link']>, c: Colors): string {
 }
 
 function kindText(ch: DiffChange, c: Colors): string {
-  if (ch.type) return `  ${c.yellow(`${ch.type.from} → ${ch.type.to}`)}`;
-  if (ch.mode) return `  ${c.yellow(`mode ${ch.mode.from} → ${ch.mode.to}`)}`;
-  return '';
+  // A change no capture recorded yet (the diff's look): `restore` would put it back, or refuse it as drift.
+  const unrecorded = ch.unrecorded ? `  ${c.dim('(not recorded yet)')}` : '';
+  if (ch.type) return `  ${c.yellow(`${ch.type.from} → ${ch.type.to}`)}${unrecorded}`;
+  if (ch.mode) return `  ${c.yellow(`mode ${ch.mode.from} → ${ch.mode.to}`)}${unrecorded}`;
+  return unrecorded;
 }
 
 
