@@ -19,7 +19,7 @@ import type { ContentSource } from './plan-content.js';
 import { CHANGED_DURING_RESTORE, changedSinceSeen, type SeenFile } from './place-guard.js';
 import { lstatQuiet } from '../workspace/changed-at.js';
 import { createExclusive, ensureParents, flushAndClose, stagePath, unlinkIfPresent } from './stage.js';
-import { canSyncFileSystem, syncFileSystem } from './sync-fs.js';
+import { syncFileSystem, worthSyncingFileSystem } from './sync-fs.js';
 
 /** Touched folders fsynced at once (each holds a descriptor while its fsync is in flight). */
 const DIR_FLUSH_PARALLELISM = 64;
@@ -27,8 +27,6 @@ const DIR_FLUSH_PARALLELISM = 64;
 const UNLINK_PARALLELISM = 16;
 /** Written files whose fsyncs are issued together, while the next are written (bounds the open descriptors). */
 const FLUSH_GROUP = 256;
-/** Written files from which a restore flushes its file system once instead of each file and folder (sync-fs.ts). */
-const FLUSH_AT_ONCE_FROM = 64;
 
 export interface PlaceOutcome {
   restored: string[];
@@ -61,7 +59,8 @@ export async function placeEntries(
   const failed = (i: number, err: unknown): Outcome => ({ skipped: { path: entries[i]!.path, why: whyFailed(err) } });
   const flushes = new Flushes((i, err) => (outcomes[i] = failed(i, err)));
   // Many files written: their descriptors close unflushed, and one flush of the file system follows.
-  const atOnce = entries.filter((e) => e.action === 'write').length >= FLUSH_AT_ONCE_FROM && canSyncFileSystem();
+  const writes = entries.filter((e) => e.action === 'write');
+  const atOnce = worthSyncingFileSystem(writes.length, writes.reduce((n, e) => n + (e.bytes ?? 0), 0));
   /** Entries written with their fsync owed to the flush at once (or, should it fail, to their own). */
   const unflushed: number[] = [];
   // Folders the plan gives a mode get the write and search permission it needs to place in them first

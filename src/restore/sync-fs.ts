@@ -2,10 +2,10 @@
 // that writes many files: it writes back every dirty file and commits the journal once, where an
 // fsync per file and per folder makes the journal commit many times (DESIGN §10 "A large restore
 // flushes its file system once"). Node has no binding for syncfs, hence the process. Only where the
-// kernel reports write-back errors through syncfs (Linux 5.8 and later); elsewhere, or when the
-// program is missing or fails, the caller flushes file by file as before.
+// kernel reports write-back errors through syncfs (Linux 5.8 and later) and little else waits for
+// write-back; elsewhere, or when the program is missing or fails, the caller flushes file by file.
 import { execFile } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { platform, release } from 'node:os';
 
 /** Absolute paths only: a restore never runs whatever `sync` the PATH names first. */
@@ -40,6 +40,39 @@ export function reportsWritebackErrors(kernelRelease: string): boolean {
 /** True when this machine can flush a file system at once (see syncFileSystem). */
 export function canSyncFileSystem(): boolean {
   return syncProgram() !== null;
+}
+
+/** Written files from which one flush of the file system beats an fsync per file and folder (a process start, ~2–20 ms). */
+const AT_ONCE_FROM_FILES = 64;
+/** Other data waiting for write-back that a flush at once may take along, at least (see worthSyncingFileSystem). */
+const OTHERS_PENDING_MAX = 8 * 1024 * 1024;
+
+/**
+ * Whether a restore writing `files` files of `bytes` bytes should flush its file system once: many
+ * files, a trusted syncfs, and little else waiting for write-back on this machine — syncfs writes
+ * all of it, so a restore right after a large write elsewhere (a build, a checkout) would wait for
+ * that too, where an fsync per file waits for its own files only. Read before placing.
+ */
+export function worthSyncingFileSystem(files: number, bytes: number, pendingBytes: () => number | undefined = pendingWriteback): boolean {
+  if (files < AT_ONCE_FROM_FILES || !canSyncFileSystem()) return false;
+  const pending = pendingBytes();
+  return pending !== undefined && pending <= Math.max(bytes, OTHERS_PENDING_MAX);
+}
+
+/** Bytes this machine has yet to write back (Dirty + Writeback of /proc/meminfo); undefined where unknown. */
+function pendingWriteback(): number | undefined {
+  try {
+    return parsePendingWriteback(readFileSync('/proc/meminfo', 'latin1'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Dirty + Writeback of a /proc/meminfo text, in bytes; undefined when either is missing. */
+export function parsePendingWriteback(meminfo: string): number | undefined {
+  const kb = (name: string) => new RegExp(`^${name}:\\s*(\\d+) kB$`, 'm').exec(meminfo)?.[1];
+  const [dirty, writeback] = [kb('Dirty'), kb('Writeback')];
+  return dirty === undefined || writeback === undefined ? undefined : (Number(dirty) + Number(writeback)) * 1024;
 }
 
 /**
