@@ -5,7 +5,8 @@
 // stay bounded; binary content is reported as binary.
 import { join } from 'node:path';
 import { formatPatch, structuredPatch } from 'diff';
-import { OUTSIDE_TOOL, type CaptureEvent, type EventBase, type FileImage } from '../format/event.js';
+import type { CaptureEvent, EventBase, FileImage } from '../format/event.js';
+import { lookCapture } from '../restore/restore.js';
 import type { DiffLook } from './diff-look.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { inlineRecords } from '../format/inline-blobs.js';
@@ -155,11 +156,6 @@ export async function diffSession(input: DiffInput): Promise<DiffResult> {
   }
   if (input.patch) result.patch = patches.join('');
   return result;
-}
-
-/** The look as a capture after every position (as the restore plans it: restore.ts lookCapture). */
-function lookCapture(files: FileImage[]): CaptureEvent {
-  return { type: 'capture', seq: Infinity, at: '', tag: '', turn: 0, k: 0, tool: OUTSIDE_TOOL, files } as CaptureEvent;
 }
 
 /** Reads the look's content held in memory (git blobs read for this diff only) before the store. */

@@ -184,7 +184,7 @@ export function lookSince(events: readonly EventBase[], tag: string): number | u
 }
 
 /** The look as a capture after every position (never stored as such: applyRestore records it when it goes ahead). */
-function lookCapture(files: FileImage[]): CaptureEvent {
+export function lookCapture(files: FileImage[]): CaptureEvent {
   return { type: 'capture', seq: Infinity, at: '', tag: '', turn: 0, k: 0, tool: OUTSIDE_TOOL, files } as CaptureEvent;
 }
 
