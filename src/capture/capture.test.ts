@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDirs, type TempDirs } from '../../test/helpers/temp.js';
@@ -66,6 +66,27 @@ describe('capture', () => {
     expect(await readFile(w('real/t.txt'), 'utf8')).toBe('target\n');
     expect(existsSync(w('real/new.txt'))).toBe(false);
     expect(await readlink(w('tl'))).toBe('real/t.txt');
+  });
+
+  it('settles the target it captured for a named symlink the tool replaced with a file', async () => {
+    // opencode's write tool replaces a link with a regular file: at the settle the name is no link,
+    // so the target the capture added (above) was left captured and never settled — `status` listed
+    // it unsettled for good, and the next tool capture of it skipped the hand-edit check.
+    await mkdir(w('real'));
+    await writeFile(w('real/t.txt'), 'target\n');
+    await symlink('t.txt', w('real/hop'));
+    await symlink('real/hop', w('tl'));
+    await session.turn();
+    const r = await session.capture(['tl'], { tool: 'write', callId: 'c1' });
+    expect(r.files.map((f) => `${f.path}:${f.state}`).sort()).toEqual(['real/t.txt:file', 'tl:symlink']);
+    await rm(w('tl'));
+    await writeFile(w('tl'), 'a file now\n');
+    const s = await session.settle(['tl'], { callId: 'c1' });
+    expect(s.files.map((f) => `${f.path}:${f.state}`).sort()).toEqual(['real/t.txt:file', 'tl:file']);
+    expect((await session.status()).unsettled).toEqual([]);
+    await session.restore('1');
+    expect(await readlink(w('tl'))).toBe('real/hop');
+    expect(await readFile(w('real/t.txt'), 'utf8')).toBe('target\n');
   });
 
   it('numbers captures N.K within turns, turn 0 before the first turn', async () => {

@@ -19,6 +19,7 @@ import { withWarnings } from '../session/warnings.js';
 import { recordOwnershipAfter } from './owner-index.js';
 import { inlineOf } from '../format/inline-blobs.js';
 import { createInlineSink } from '../storage/inline-store.js';
+import { recordedLinkTarget } from '../workspace/link-target.js';
 
 export interface SettleResult {
   tag: string | null;
@@ -71,6 +72,7 @@ export async function settle(session: SessionHandle, inputs: readonly string[], 
       // "know" a path whose earlier state it never recorded (a path resolved through a symlink at
       // capture time and through a real folder now is a different path). A scan records the rest.
       const paths = new Set(captured.files.map((f) => f.path));
+      images.push(...(await readImages(session, await targetsOfReplacedLinks(session.workspaceRoot, captured.files, images), sink)));
       const kept = images.filter((i) => paths.has(i.path));
       images.length = 0;
       images.push(...kept, ...(await createdFolders(session.workspaceRoot, captured, kept)));
@@ -97,6 +99,25 @@ export async function settle(session: SessionHandle, inputs: readonly string[], 
 }
 
 type CapturedCall = { seq: number; tag: string; callId?: unknown; files: FileImage[] };
+
+/**
+ * The targets a capture recorded for named links that are no links now (resolveInputs finds a link's
+ * target only while it is one): opencode's write tool replaces a link with a file, and the target,
+ * captured with the link, was never settled (`status` listed it unsettled for good). Only paths the
+ * capture recorded and the settle's inputs do not name.
+ */
+async function targetsOfReplacedLinks(root: string, captured: readonly FileImage[], present: readonly FileImage[]): Promise<{ rel: string; abs: string }[]> {
+  const recorded = new Map(captured.map((f) => [f.path, f]));
+  const named = new Set(present.map((i) => i.path));
+  const out = new Map<string, { rel: string; abs: string }>();
+  for (const now of present) {
+    const then = recorded.get(now.path);
+    if (now.state === 'symlink' || then?.state !== 'symlink' || then.target === undefined) continue;
+    const target = await recordedLinkTarget(root, now.path, then.target);
+    if (target && recorded.has(target.rel) && !named.has(target.rel)) out.set(target.rel, target);
+  }
+  return [...out.values()];
+}
 
 /**
  * A tool call across a prompt (DESIGN §10 "A tool call across a prompt"): captured before the last

@@ -62,3 +62,19 @@ async function danglingEnd(abs: string): Promise<Buffer | undefined> {
   }
   return undefined; // a loop
 }
+
+/**
+ * The file a link recorded as `linkRel -> target` leads to, followed from its first hop as the
+ * folders are now — for a link that is gone since (a tool replaced it with a file): undefined when
+ * that is outside the workspace, a folder or unreadable.
+ */
+export async function recordedLinkTarget(root: string, linkRel: string, target: string): Promise<ResolvedPath | undefined> {
+  const first = resolve(root, dirname(linkRel), target);
+  if (lstatSync(first, { throwIfNoEntry: false })?.isSymbolicLink()) return linkedFile(root, first);
+  try {
+    if ((await lstat(first).catch(() => undefined))?.isDirectory()) return undefined;
+    return await resolveBeneath(root, first, root);
+  } catch {
+    return undefined;
+  }
+}
