@@ -127,6 +127,34 @@ it('the plugin starts no hook process for a passive tool (read, grep, glob…), 
   ]);
 });
 
+it('a tool call that fails (no tool.execute.after) is sent as ended once its part turns to "error"; a completed call is sent once', async () => {
+  const log = join(dirs.base, 'events.log');
+  await mkdir(join(dirs.workspace, '.opencode', 'plugins'), { recursive: true });
+  await writeFile(pluginFile(), opencodePluginSource(`cat >> '${log}' && echo >> '${log}'`, opencode.passiveTools));
+  const hooks = await load();
+  const part = (callID: string, status: string, tool = 'edit') => ({ event: { type: 'message.part.updated', properties: { part: { type: 'tool', tool, callID, sessionID: 'ses_p', state: { status } } } } });
+  const filePath = join(dirs.workspace, 'a.txt');
+  await hooks['tool.execute.before']!({ tool: 'edit', sessionID: 'ses_p', callID: 'bad' }, { args: { filePath } });
+  await hooks.event!(part('bad', 'running'));
+  await hooks.event!(part('bad', 'error'));
+  await hooks.event!(part('bad', 'error')); // repeated: sent once
+  await hooks['tool.execute.before']!({ tool: 'write', sessionID: 'ses_p', callID: 'ok' }, { args: { filePath } });
+  await hooks['tool.execute.after']!({ tool: 'write', sessionID: 'ses_p', callID: 'ok' }, {});
+  await hooks.event!(part('ok', 'completed', 'write'));
+  await hooks.event!(part('never-started', 'error')); // no before sent for it: nothing to end
+  for (const odd of [undefined, {}, { event: null }, { event: { type: 'message.part.updated' } }, { event: { type: 'message.part.updated', properties: { part: { type: 'tool' } } } }]) {
+    await hooks.event!(odd);
+  }
+  const sent = (await readFile(log, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { hook_event_name: string; tool_name?: string; tool_use_id?: string; tool_input?: unknown });
+  expect(sent.filter((e) => e.tool_use_id).map((e) => `${e.hook_event_name} ${e.tool_name} ${e.tool_use_id}`)).toEqual([
+    'tool.execute.before edit bad',
+    'tool.execute.after edit bad',
+    'tool.execute.before write ok',
+    'tool.execute.after write ok',
+  ]);
+  expect(sent.find((e) => e.hook_event_name === 'tool.execute.after' && e.tool_use_id === 'bad')?.tool_input).toEqual({ filePath });
+});
+
 it('a subagent\'s session (parentID) sends its tool calls as its root session\'s and its prompt starts no turn; a failing lookup keeps the id', async () => {
   const log = join(dirs.base, 'events.log');
   await mkdir(join(dirs.workspace, '.opencode', 'plugins'), { recursive: true });

@@ -1,13 +1,14 @@
 // opencode (https://opencode.ai/docs/plugins, "Plugins"): no hook commands — a JavaScript plugin in
 // `.opencode/plugins/` (project) or `~/.config/opencode/plugins/` (user) gets `chat.message` (the
 // user's message, its text parts), `tool.execute.before` ({tool, sessionID, callID} and {args}) and
-// `tool.execute.after`, and `experimental.session.compacting`. The plugin `ckpt init opencode` writes
+// `tool.execute.after` (none for a tool call that fails: the plugin sends it when the call's part turns
+// to "error", from opencode's `event` hook), and `experimental.session.compacting`. The plugin `ckpt init opencode` writes
 // (install/opencode-plugin.ts) turns each into one JSON event in this table's shape and runs the
 // installed `ckpt hook opencode` command with it (the thin client, so a running daemon records it),
 // awaiting it before the tool runs. Tools: edit {filePath, oldString, newString}, write {filePath,
 // content}, apply_patch {patchText} (GPT models), bash {command}. Verified against the real binary
 // (opencode-ai 1.18.33): test/agents/opencode.test.ts; a subagent (task) is sent as its root session
-// by the plugin: test/agents/opencode-subagent.test.ts.
+// by the plugin: test/agents/opencode-subagent.test.ts; a failed call: test/agents/opencode-failed-tool.test.ts.
 import { SNAKE_CASE_FIELDS, type AgentSpec } from '../agent-spec.js';
 
 export const opencode: AgentSpec = {

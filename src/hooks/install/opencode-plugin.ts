@@ -67,6 +67,12 @@ export const CkptPlugin = async ({ directory, client }) => {
         resolve();
       }
     });
+  // The after-tool event of a call whose before was sent, once (argsByCall holds the calls still open).
+  const after = async (input) => {
+    const args = argsByCall.get(input.callID) ?? (input && typeof input.args === 'object' && input.args !== null ? input.args : {});
+    argsByCall.delete(input.callID);
+    await send({ hook_event_name: 'tool.execute.after', session_id: await rootOf(input.sessionID), tool_name: input.tool, tool_input: args, tool_use_id: input.callID });
+  };
   const start = async (sessionID) => {
     if (started.has(sessionID)) return;
     started.add(sessionID);
@@ -96,9 +102,18 @@ export const CkptPlugin = async ({ directory, client }) => {
     'tool.execute.after': async (input) => {
       try {
         if (PASSIVE.has(input.tool)) return;
-        const args = argsByCall.get(input.callID) ?? (input && typeof input.args === 'object' && input.args !== null ? input.args : {});
-        argsByCall.delete(input.callID);
-        await send({ hook_event_name: 'tool.execute.after', session_id: await rootOf(input.sessionID), tool_name: input.tool, tool_input: args, tool_use_id: input.callID });
+        await after(input);
+      } catch {}
+    },
+    // A tool that fails (an edit whose old text is not there, a write refused) gets no
+    // tool.execute.after: its part turning to "error" is the only word of it. Without an after, its
+    // capture stayed in flight for good and hid a later hand edit of the path from ckpt.
+    event: async (input) => {
+      try {
+        const event = input && input.event;
+        const part = event && event.type === 'message.part.updated' && event.properties ? event.properties.part : undefined;
+        if (!part || part.type !== 'tool' || !part.state || part.state.status !== 'error' || !argsByCall.has(part.callID)) return;
+        await after({ tool: part.tool, sessionID: part.sessionID, callID: part.callID });
       } catch {}
     },
     'experimental.session.compacting': async (input) => {
