@@ -5,6 +5,7 @@ import { SessionHandle } from '../session/session-handle.js';
 import { workspaceTimeline } from '../session/workspace-timeline.js';
 import { capture, type CaptureOptions, type CaptureResult } from '../capture/capture.js';
 import { settle, type SettleOptions, type SettleResult } from '../capture/settle.js';
+import { settleInFlight, type SettledInFlight } from '../capture/settle-in-flight.js';
 import { startTurn, type TurnOptions } from '../capture/turn.js';
 import { ownerImage, readOwners } from '../capture/owner-index.js';
 import { CHECKPOINT_LIST_TYPES, listCheckpoints, type CheckpointEntry } from '../history/log.js';
@@ -111,6 +112,15 @@ export class Session extends SessionHandle {
   settle(paths: readonly string[], options?: SettleOptions): Promise<SettleResult> {
     this.here('a settle');
     return settle(this, paths, options);
+  }
+
+  /**
+   * The agent's turn is over (its `Stop`): settles the captures whose tool calls never reported their
+   * end, with what their paths hold now. Run after the turn's end scan.
+   */
+  settleInFlight(): Promise<SettledInFlight> {
+    this.here('a settle');
+    return settleInFlight(this);
   }
 
   /** Records what changed in the workspace since ckpt last looked (shell side effects) as one capture. */
