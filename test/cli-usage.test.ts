@@ -3,7 +3,9 @@
 // it); `<cmd> --help` lists the global options and the tag syntax.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Command } from 'commander';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildProgram } from '../src/cli/main.js';
 import { runCli } from './helpers/cli.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 
@@ -79,6 +81,31 @@ describe('help of a command', () => {
     for (const global of ['--store <dir|url>', '--workspace <dir>', '--session <id>', '--json']) expect(r.stdout).toContain(global);
     expect(r.stdout).toMatch(/N\.K +just before the K-th capture of turn N/);
     expect(r.stdout).toMatch(/@S +just after the event with sequence number S/);
+  });
+
+  it('store copy <from> <to> takes stores, not tags: its help and usage pointer have no tag syntax', async () => {
+    for (const args of [['store', 'copy', '--help'], ['help', 'store', 'copy']]) {
+      const r = await ckpt(args);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('Usage: ckpt store copy');
+      expect(r.stdout).not.toContain('Tags name points');
+    }
+  });
+
+  it('the tag syntax follows the help of exactly the commands that take a tag (and of ckpt)', () => {
+    const io = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: {}, cwd: dirs.workspace, invokedAs: 'ckpt' };
+    const withTags: string[] = [];
+    const walk = (cmd: Command, path: string): void => {
+      for (const sub of cmd.commands) {
+        const name = `${path} ${sub.name()}`.trim();
+        let help = '';
+        sub.configureOutput({ writeOut: (s) => void (help += s), writeErr: (s) => void (help += s) }).outputHelp();
+        if (help.includes('Tags name points')) withTags.push(name);
+        walk(sub, name);
+      }
+    };
+    walk(buildProgram(io), '');
+    expect(withTags.sort()).toEqual(['cat', 'diff', 'export', 'restore', 'rewind', 'session fork', 'settle', 'show', 'undo']);
   });
 
   it('hook --help names the agents it takes, as init --help does', async () => {

@@ -4,6 +4,7 @@
 import { Option, type Command } from 'commander';
 import { parseTag } from '../index.js';
 import { action } from './action.js';
+import { TAG_HELP } from './program.js';
 
 /** An option: commander's `Option`, or its flags, description and default. */
 export type OptionSpec = Option | readonly [flags: string, description: string, defaultValue?: string];
@@ -25,7 +26,8 @@ export interface CommandSpec {
   /**
    * The arguments and options (by commander's attribute name: `at` for `--at <tag>`) that hold a tag:
    * their syntax is checked before the command runs, so a bad tag is INVALID_ARGUMENT (exit 2) before
-   * any look-up could answer "no session" (exit 3).
+   * any look-up could answer "no session" (exit 3). Only these commands print the tag syntax after
+   * their help: an argument's name says nothing (`store copy <from> <to>` takes stores, `diff <from>` tags).
    */
   tags?: readonly string[];
   /** Wrapped by action(): the arguments (then the options object), the CLI context, the output. */
@@ -39,6 +41,7 @@ export function addCommands(parent: Command, specs: readonly CommandSpec[]): voi
       if (o instanceof Option) cmd.addOption(o);
       else cmd.option(o[0], o[1], o[2]);
     }
+    if (spec.tags && spec.tags.length > 0) cmd.addHelpText('after', TAG_HELP);
     cmd.action(action(spec.tags ? tagsChecked(cmd, spec.tags, spec.run) : spec.run, { reads: spec.reads === true, existing: spec.existing === true }));
   }
 }

@@ -13,7 +13,7 @@ import { CliExit } from './exit.js';
 import { shellQuote } from './shell.js';
 import { VERSION } from './version.js';
 
-/** Printed after the help of every command that takes a tag (and of `ckpt` itself). */
+/** Printed after the help of every command that takes a tag (CommandSpec.tags: command-table.ts) and of `ckpt` itself. */
 export const TAG_HELP = `
 Tags name points in a session:
   N      the start of turn N (before its first capture); 0 is before the first turn
@@ -54,12 +54,7 @@ export function createProgram(io: CliIo, captured: CommanderText = { out: '', er
 /** Subcommands throw instead of exiting, write through runProgram()'s capture, and list the global options. */
 export function inherit(cmd: Command, program: Command): void {
   cmd.exitOverride().configureOutput(program.configureOutput()).configureHelp(program.configureHelp());
-  if (takesTag(cmd)) cmd.addHelpText('after', TAG_HELP);
   for (const sub of cmd.commands) inherit(sub, program);
-}
-
-function takesTag(cmd: Command): boolean {
-  return cmd.registeredArguments.some((a) => /^(tag|from|to)$/.test(a.name())) || cmd.options.some((o) => /<tag>/.test(o.flags));
 }
 
 /** Runs the program `build` makes over argv and returns the process exit code (the only top-level catch). */
