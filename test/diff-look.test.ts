@@ -106,10 +106,47 @@ describe('diff to the present looks first', () => {
     await writeFile(w.at('out/build.log'), 'from the shell\n');
     await rm(w.at('keep.txt'));
     const diff = await w.session.diff('1');
-    expect(diff.changes.map((c) => `${c.path}:${c.status}${c.unrecorded ? ' unrecorded' : ''}`)).toEqual(['edit.txt:M', 'keep.txt:D unrecorded', 'out/build.log:A unrecorded']);
+    expect(diff.changes.map((c) => `${c.path}:${c.status}${c.unrecorded ? ' unrecorded' : ''}`)).toEqual(['edit.txt:M', 'keep.txt:D unrecorded', 'out:A unrecorded', 'out/build.log:A unrecorded']);
     const dry = await w.session.restore('1', { dryRun: true });
     expect([...dry.restored, ...dry.deleted].sort()).toEqual(['edit.txt', 'keep.txt', 'out', 'out/build.log']);
     expect(dry.wouldRefuse?.paths.slice().sort()).toEqual(['keep.txt', 'out', 'out/build.log']);
+  });
+
+  it('lists folders as the restore plans them: made or removed by hand, made by the agent in a recorded turn (CLI --json)', async () => {
+    const w = await world();
+    await w.write('a.txt', 'one\n');
+    await mkdir(w.at('gone'));
+    await mkdir(w.at('full'));
+    await w.write('full/f.txt', 'in a folder\n');
+    await w.session.turn(); // 1
+    await w.tool(['agentdir'], () => mkdir(w.at('agentdir')), 'Bash');
+    await w.session.turn(); // 2
+    await mkdir(w.at('handdir')); // by hand, empty, no scan
+    await rm(w.at('gone'), { recursive: true });
+    await rm(w.at('full'), { recursive: true });
+    await settled(w.dirs.store, w.session);
+    const ckpt = async (...args: string[]) => {
+      const r = await runCli(['--store', w.dirs.store, ...args, '--json'], { cwd: w.root, env: { CKPT_NO_DAEMON: '1' } });
+      expect(r.code, r.stderr).toBe(0);
+      return r.json();
+    };
+    const expected = {
+      '1': ['agentdir:A dir', 'full:D dir unrecorded', 'full/f.txt:D unrecorded', 'gone:D dir unrecorded', 'handdir:A dir unrecorded'],
+      '2': ['full:D dir unrecorded', 'full/f.txt:D unrecorded', 'gone:D dir unrecorded', 'handdir:A dir unrecorded'],
+    };
+    for (const tag of ['1', '2'] as const) {
+      const diff = (await ckpt('diff', tag)).changes as { path: string; status: string; dir?: true; unrecorded?: true }[];
+      expect(diff.map((c) => `${c.path}:${c.status}${c.dir ? ' dir' : ''}${c.unrecorded ? ' unrecorded' : ''}`), `diff ${tag}`).toEqual(expected[tag]);
+      const dry = await ckpt('restore', tag, '--dry-run');
+      expect(diff.map((c) => c.path), `restore ${tag} --dry-run`).toEqual([...dry.restored, ...dry.deleted].sort());
+      expect(diff.filter((c) => c.unrecorded).map((c) => c.path)).toEqual(dry.wouldRefuse.paths.slice().sort());
+      const plan = Object.fromEntries((dry.plan as { path: string; action: string }[]).map((e) => [e.path, e.action]));
+      for (const c of diff.filter((x) => x.dir)) expect(plan[c.path], c.path).toBe(c.status === 'A' ? 'delete' : 'mkdir');
+    }
+    // Between two tags a folder shows the same way: the one the agent made in turn 1.
+    expect((await ckpt('diff', '1', '2')).changes).toEqual([{ path: 'agentdir', status: 'A', added: 0, removed: 0, dir: true }]);
+    const text = await runCli(['--store', w.dirs.store, 'diff', '2'], { cwd: w.root, env: { CKPT_NO_DAEMON: '1' } });
+    expect(text.stdout).toContain('A handdir  folder  (not recorded yet)');
   });
 
   it('leaves what changed before the tag, as the restore does', async () => {
@@ -143,7 +180,7 @@ describe('diff to the present looks first', () => {
     const diff = await w.session.diff('1', undefined, { patch: true });
     await w.session.ctx.afterCall.drain(); // what the diff might have queued is written now: none
     // a.txt holds prompt 1's content again: no change from 1 (the restore leaves it too).
-    expect(diff.changes.filter((c) => c.unrecorded)).toHaveLength(81);
+    expect(diff.changes.filter((c) => c.unrecorded)).toHaveLength(82); // 80 files, newdir and its file
     expect(changedEntries(before, await storeListing(w.dirs.store))).toEqual([]);
   });
 
@@ -185,7 +222,7 @@ describe('diff to the present looks first', () => {
       { path: 'a.txt', status: 'M', added: 1, removed: 1 },
       { path: 'b.txt', status: 'A', added: 1, removed: 0, unrecorded: true },
     ]);
-    expect(changes).toHaveLength(72);
+    expect(changes).toHaveLength(73); // and the folder gen
     expect(await storeListing(w.dirs.store)).toEqual(before);
   });
 });
@@ -200,9 +237,13 @@ describe('diff to the present looks first: MCP', () => {
       await mcp.ok('session_new', {});
       await mcp.ok('turn', {});
       await writeFile(at('notes.txt'), 'by hand\n');
+      await mkdir(at('empty')); // a folder keeps its `dir` through the output schema
       const diff = await mcp.ok('diff', { from: '1' });
-      expect(diff.changes).toEqual([{ path: 'notes.txt', status: 'A', added: 1, removed: 0, unrecorded: true }]);
-      expect((await mcp.ok('restore_preview', { tag: '1' })).wouldRefuse).toEqual({ code: 'DRIFT', paths: ['notes.txt'] });
+      expect(diff.changes).toEqual([
+        { path: 'empty', status: 'A', added: 0, removed: 0, dir: true, unrecorded: true },
+        { path: 'notes.txt', status: 'A', added: 1, removed: 0, unrecorded: true },
+      ]);
+      expect((await mcp.ok('restore_preview', { tag: '1' })).wouldRefuse).toEqual({ code: 'DRIFT', paths: ['empty', 'notes.txt'] });
     } finally {
       await mcp.close();
       await dirs.cleanup();

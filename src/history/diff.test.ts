@@ -54,15 +54,16 @@ describe('diff', () => {
     await chmod(w('lib'), 0o700);
     await session.scan();
     const r = await session.diff('1');
-    expect(r.changes).toEqual([{ path: 'lib', status: 'M', added: 0, removed: 0, mode: { from: '755', to: '700' } }]);
+    expect(r.changes).toEqual([{ path: 'lib', status: 'M', added: 0, removed: 0, dir: true, mode: { from: '755', to: '700' } }]);
     await session.turn();
-    expect((await session.diff('2', '1')).changes).toEqual([{ path: 'lib', status: 'M', added: 0, removed: 0, mode: { from: '700', to: '755' } }]);
+    expect((await session.diff('2', '1')).changes).toEqual([{ path: 'lib', status: 'M', added: 0, removed: 0, dir: true, mode: { from: '700', to: '755' } }]);
     const plan = (await session.restore('1', { dryRun: true })).plan!;
     expect(plan.entries.map((e) => `${e.path}:${e.action}`)).toEqual(['lib:mkdir']);
-    // A new folder is no change of its own (its files are), as before.
+    // A new folder is a change of its own (an empty one has no file to show it): the restore deletes it.
     await mkdir(w('fresh'));
     await session.scan();
-    expect((await session.diff('1')).changes.map((c) => c.path)).toEqual(['lib']);
+    expect((await session.diff('1')).changes.map((c) => `${c.path}:${c.status}${c.dir ? ' dir' : ''}`)).toEqual(['fresh:A dir', 'lib:M dir']);
+    expect((await session.restore('1', { dryRun: true })).plan!.entries.map((e) => `${e.path}:${e.action}`)).toEqual(['fresh:delete', 'lib:mkdir']);
   });
 
   it('diffs between two tags using the images recorded at each', async () => {

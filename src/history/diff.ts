@@ -31,6 +31,11 @@ export interface DiffChange {
   mode?: { from: string; to: string };
   /** The kind of entry changed (a symlink became a file, or the reverse). */
   type?: { from: 'file' | 'symlink'; to: 'file' | 'symlink' };
+  /**
+   * A folder (at both ends for a mode change, else at the end it exists): made (`A`) or removed (`D`)
+   * since FROM, or its mode changed (`M`). Its files are paths of their own.
+   */
+  dir?: true;
   /** A symbolic link at either end: its target there (a link's "content" is its target). */
   link?: { from?: string; to?: string };
   /**
@@ -133,8 +138,15 @@ export async function diffSession(input: DiffInput): Promise<DiffResult> {
     // (older records) are never compared.
     if (before.state === 'dir' && after.state === 'dir') {
       if (before.mode !== undefined && after.mode !== undefined && (before.mode & 0o7777) !== (after.mode & 0o7777)) {
-        result.changes.push({ path, status: 'M', added: 0, removed: 0, mode: { from: formatMode(before.mode), to: formatMode(after.mode) }, ...(unrecorded.has(path) ? { unrecorded: true as const } : {}) });
+        result.changes.push({ path, status: 'M', added: 0, removed: 0, dir: true, mode: { from: formatMode(before.mode), to: formatMode(after.mode) }, ...(unrecorded.has(path) ? { unrecorded: true as const } : {}) });
       }
+      continue;
+    }
+    // A folder made or removed (absent at the other end) is a path the restore deletes or makes — an
+    // empty one made by hand, too, which no file of it would show (a probe: `diff N` listed nothing
+    // where `restore N --dry-run` planned and refused it).
+    if ((before.state === 'dir' && after.state === 'absent') || (before.state === 'absent' && after.state === 'dir')) {
+      result.changes.push({ path, status: before.state === 'dir' ? 'D' : 'A', added: 0, removed: 0, dir: true, ...(unrecorded.has(path) ? { unrecorded: true as const } : {}) });
       continue;
     }
     const a = await contentOf(before, blobs, fromImage ? undefined : join(input.root, path));

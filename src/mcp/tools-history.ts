@@ -42,6 +42,7 @@ const DIFF_CHANGE = z.object({
   truncated: z.boolean().optional(),
   mode: z.object({ from: z.string(), to: z.string() }).optional().describe('Permission bits changed (octal)'),
   type: z.object({ from: z.enum(['file', 'symlink']), to: z.enum(['file', 'symlink']) }).optional().describe('The kind of entry changed'),
+  dir: z.boolean().optional().describe('A folder: made (A) or removed (D), or its mode changed (M); its files are listed as paths of their own'),
   link: z.object({ from: z.string().optional(), to: z.string().optional() }).optional().describe("A symbolic link's target at either end"),
   unrecorded: z.boolean().optional().describe('Changed since ckpt last recorded the path, no capture of it yet (a hand edit since the last prompt): a restore would put it back, or refuse it as drift'),
 });
@@ -144,7 +145,7 @@ export function registerHistoryTools(server: McpServer, ctx: McpContext): void {
       const cut = r.patch !== undefined && r.patch.length > MAX_PATCH_CHARS;
       const shownPatch = r.patch === undefined ? undefined : cut ? r.patch.slice(0, MAX_PATCH_CHARS) : r.patch;
       const changes = r.changes.map((c) => DIFF_CHANGE.parse(c));
-      const lines = changes.map((c) => `${c.status} ${c.path}${c.binary ? ' (binary)' : ` +${c.added} -${c.removed}`}${describeKind(c)}${c.unrecorded ? ' (not recorded yet)' : ''}`);
+      const lines = changes.map((c) => `${c.status} ${c.path}${c.binary ? ' (binary)' : c.dir ? ' (folder)' : ` +${c.added} -${c.removed}`}${describeKind(c)}${c.unrecorded ? ' (not recorded yet)' : ''}`);
       if (lines.length === 0) lines.push(`no changes between ${from} and ${to ?? 'the present workspace'}`);
       for (const s of r.skipped) lines.push(`skipped ${s.path} (${s.why})`);
       if (shownPatch) lines.push('', shownPatch);

@@ -11,6 +11,7 @@ export const loadHighlighter = () => (highlighter ??= import('/web/highlight.js'
 /** What changed besides the lines: binary, too large, mode, type — as short words. */
 export function changeNotes(c) {
   const notes = [];
+  if (c.dir) notes.push('folder');
   if (c.type) notes.push(`${c.type.from} → ${c.type.to}`);
   if (c.mode) notes.push(`mode ${c.mode.from} → ${c.mode.to}`);
   if (c.binary) notes.push('binary file');
@@ -52,7 +53,7 @@ export async function showDiff(from, to, undoFile) {
   widenDetail(false);
   const stat = h('table.stat', {}, ...d.changes.map((c) =>
     h('tr', {}, h('td', { class: `status s-${c.status}`, title: STATUS[c.status] }, c.status), h('td', {}, h('a', { href: `#f-${c.path}` }, c.path), ...changeNotes(c).map((n) => h('span.note', {}, n))),
-      h('td.plus', {}, c.binary || c.truncated ? '' : `+${c.added}`), h('td.minus', {}, c.binary || c.truncated ? '' : `-${c.removed}`),
+      h('td.plus', {}, c.binary || c.truncated || c.dir ? '' : `+${c.added}`), h('td.minus', {}, c.binary || c.truncated || c.dir ? '' : `-${c.removed}`),
       h('td', {}, h('button', { 'aria-label': `undo ${c.path}`, onclick: () => guard(() => undoFile(c.path)) }, 'Undo file…')))));
   const skipped = d.skipped?.length ? h('p.mute', {}, `not compared: ${d.skipped.map((s) => `${s.path} (${s.why})`).join(', ')}`) : '';
   $('#detail').replaceChildren(h('h2', {}, `Diff ${from} → ${to ?? 'now'}`), h('p.mute', {}, `${d.changes.length} files`), stat, skipped, h('p', {}, toggle), view);

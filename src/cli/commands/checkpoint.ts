@@ -117,7 +117,7 @@ export function registerCheckpointCommands(program: Command): void {
         const body = { changes: r.changes, ...(r.skipped.length ? { skipped: r.skipped } : {}), ...(r.patch !== undefined ? { patch: r.patch } : {}) };
         const c = colorsFor(ctx.io.stdout, ctx.io.env);
         out.result(body, (v) => {
-          const lines = v.changes.map((ch) => `${ch.status} ${pathText(ch.path)}  ${ch.link && !ch.type ? linkText(ch.link, c) : ch.binary ? c.dim('binary') : `${c.green(`+${ch.added}`)} ${c.red(`-${ch.removed}`)}`}${kindText(ch, c)}`);
+          const lines = v.changes.map((ch) => `${ch.status} ${pathText(ch.path)}  ${ch.link && !ch.type ? linkText(ch.link, c) : ch.binary ? c.dim('binary') : ch.dir ? c.dim('folder') : `${c.green(`+${ch.added}`)} ${c.red(`-${ch.removed}`)}`}${kindText(ch, c)}`);
           if (v.changes.length === 0) lines.push('no changes');
           if (v.patch) lines.push('', colorPatch(v.patch, c));
           return lines.join('\n');
