@@ -4,7 +4,7 @@
 // is written to the store (no event, no index, no blob — git's content is read, not copied), and it
 // answers over a read-only store.
 import { spawnSync } from 'node:child_process';
-import { chmod, lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeWorld } from './fixtures/restore-world.js';
@@ -224,6 +224,56 @@ describe('diff to the present looks first', () => {
     ]);
     expect(changes).toHaveLength(73); // and the folder gen
     expect(await storeListing(w.dirs.store)).toEqual(before);
+  });
+});
+
+describe('cat looks too: it prints what `restore TAG PATH` writes', () => {
+  it('a file edited, made or removed by hand after the last prompt (no scan): the bytes at the tag, or NOT_FOUND, as the restore leaves the path', async () => {
+    const w = await world();
+    await w.write('a.txt', 'a at prompt 1\n');
+    await w.write('gone.txt', 'removed by hand later\n');
+    await w.write('b.txt', 'b at prompt 1\n');
+    await w.session.turn(); // 1: a.txt and gone.txt are known from the scan only, no capture names them
+    await w.tool(['b.txt'], () => w.write('b.txt', 'b by the agent\n'));
+    await w.session.turn(); // 2
+    await writeFile(w.at('a.txt'), 'a HAND EDIT\n');
+    await writeFile(w.at('new.txt'), 'new by hand\n');
+    await rm(w.at('gone.txt'));
+    await settled(w.dirs.store, w.session);
+    const before = await storeListing(w.dirs.store);
+    const cat = (path: string) => runCli(['--store', w.dirs.store, 'cat', '1', path], { cwd: w.root, env: { CKPT_NO_DAEMON: '1' } });
+    const printed: Record<string, string> = {};
+    for (const path of ['a.txt', 'b.txt', 'gone.txt', 'new.txt']) {
+      const r = await cat(path);
+      printed[path] = r.code === 0 ? r.stdout : `exit ${r.code}: ${r.stderr.trim()}`;
+    }
+    expect(printed).toEqual({
+      'a.txt': 'a at prompt 1\n',
+      'b.txt': 'b at prompt 1\n',
+      'gone.txt': 'removed by hand later\n',
+      'new.txt': 'exit 3: error [NOT_FOUND] new.txt did not exist at 1',
+    });
+    expect(await w.session.readFile('1', 'a.txt')).toMatchObject({ source: 'recorded', drift: true, state: 'file' });
+    expect(changedEntries(before, await storeListing(w.dirs.store)), 'cat wrote nothing').toEqual([]);
+    // What the restore of each path writes (forced: the hand changes are drift).
+    for (const path of ['a.txt', 'b.txt', 'gone.txt', 'new.txt']) await w.session.restore('1', { paths: [path], force: true });
+    const after: Record<string, string> = {};
+    for (const path of ['a.txt', 'b.txt', 'gone.txt', 'new.txt']) after[path] = await readFile(w.at(path), 'utf8').catch(() => 'absent');
+    expect(after).toEqual({ ...printed, 'new.txt': 'absent' });
+  });
+
+  it('in a git work tree: a tracked file edited by hand is printed from git as committed, nothing copied into the store', async () => {
+    const w = await gitWorld({ 'tracked.txt': 'committed line\n' });
+    await w.session.turn();
+    await writeFile(w.at('tracked.txt'), 'edited by hand\n');
+    await settled(w.dirs.store, w.session);
+    const before = await storeListing(w.dirs.store);
+    const r = await runCli(['--store', w.dirs.store, 'cat', '1', 'tracked.txt'], { cwd: w.root, env: { CKPT_NO_DAEMON: '1' } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('committed line\n');
+    expect(changedEntries(before, await storeListing(w.dirs.store)), 'git content is read for cat, not copied').toEqual([]);
+    await w.session.restore('1', { paths: ['tracked.txt'], force: true });
+    expect(await readFile(w.at('tracked.txt'), 'utf8')).toBe(r.stdout);
   });
 });
 

@@ -1,8 +1,10 @@
-// What `ckpt diff FROM` (to the present) adds from a look (DESIGN §10 "diff looks too"): the paths
-// changed outside the agent since ckpt last looked that `restore FROM` would put back or refuse —
-// the read-only look (scan/look-read.ts), filtered as the restore's plan filters its own look
-// (restore.ts outsideChanges), so the diff lists exactly the look paths the restore plans.
+// What `ckpt diff FROM` (to the present) and `ckpt cat TAG PATH` add from a look (DESIGN §10 "diff
+// looks too", "cat looks too"): the paths changed outside the agent since ckpt last looked that
+// `restore FROM` would put back or refuse — the read-only look (scan/look-read.ts), filtered as the
+// restore's plan filters its own look (restore.ts outsideChanges), so the diff lists exactly the look
+// paths the restore plans, and cat prints what the restore would write there.
 import type { EventBase, FileImage } from '../format/event.js';
+import type { BlobStore } from '../storage/blob-store.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import type { WorkspaceTimeline } from '../session/workspace-timeline.js';
 import { knownForPaths } from '../session/replay.js';
@@ -29,4 +31,10 @@ export async function diffLook(session: SessionHandle, events: readonly EventBas
   const present = new Map(look.after.map((i) => [i.path, i]));
   const outside = outsideChanges(look, timeline.captures, known, knownTimes, present).look;
   return outside ? { files: outside.before, content: look.content } : undefined;
+}
+
+/** Reads the look's content held in memory (git blobs read for this read only) before the store. */
+export function withLookContent(blobs: BlobStore, content: ReadonlyMap<string, Buffer> | undefined): BlobStore {
+  if (!content || content.size === 0) return blobs;
+  return { ...blobs, get: async (id) => content.get(id) ?? blobs.get(id), has: async (id) => content.has(id) || blobs.has(id) };
 }

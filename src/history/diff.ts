@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { formatPatch, structuredPatch } from 'diff';
 import type { CaptureEvent, EventBase, FileImage } from '../format/event.js';
 import { lookCapture } from '../restore/restore.js';
-import type { DiffLook } from './diff-look.js';
+import { withLookContent, type DiffLook } from './diff-look.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { inlineRecords } from '../format/inline-blobs.js';
 import { withInlineBlobs } from '../storage/inline-store.js';
@@ -168,12 +168,6 @@ export async function diffSession(input: DiffInput): Promise<DiffResult> {
   }
   if (input.patch) result.patch = patches.join('');
   return result;
-}
-
-/** Reads the look's content held in memory (git blobs read for this diff only) before the store. */
-function withLookContent(blobs: BlobStore, content: ReadonlyMap<string, Buffer> | undefined): BlobStore {
-  if (!content || content.size === 0) return blobs;
-  return { ...blobs, get: async (id) => content.get(id) ?? blobs.get(id), has: async (id) => content.has(id) || blobs.has(id) };
 }
 
 /** Permission bits as written in text and JSON alike: octal, at least three digits (`644`, `4755`). */

@@ -29,7 +29,10 @@ describe('session.readFile', () => {
     await agentWrite('new.txt', 'hello');
     expect(await session.readFile('1', 'new.txt')).toMatchObject({ state: 'absent', source: 'capture' });
     await symlink('new.txt', w('link'));
-    const link = await session.readFile('1', 'link');
+    // Made after prompt 1 and not scanned yet: absent at 1, as `restore 1` (which looks) deletes it.
+    expect(await session.readFile('1', 'link')).toMatchObject({ state: 'absent', source: 'recorded', drift: true });
+    await session.turn(); // 2: its scan records the link
+    const link = await session.readFile('2', 'link');
     expect(link).toMatchObject({ state: 'symlink', target: 'new.txt', source: 'workspace' });
     expect(link.content).toBeUndefined();
   });

@@ -4,8 +4,9 @@
 // session's of the same workspace (read from a blob those logs reference — never a blob named by a
 // caller, so no other workspace's content can be reached). When none
 // did, the path did not change since the tag as far as ckpt knows: the present file — unless it
-// drifted from ckpt's last record of it (any session's: the owner index), in which case that record
-// is the better answer.
+// changed since ckpt last looked (a hand edit after the last prompt, unscanned: the caller's look,
+// as `diff` and the restore make it) or drifted from ckpt's last record of it (any session's: the
+// owner index), in which case what ckpt knew before is the answer, as the restore puts it back.
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -17,6 +18,8 @@ import { inlineRecords } from '../format/inline-blobs.js';
 import { withInlineBlobs } from '../storage/inline-store.js';
 import { readImage } from '../workspace/read-image.js';
 import { recordUnlessPresent } from './last-record.js';
+import { withLookContent, type DiffLook } from './diff-look.js';
+import { lookCapture } from '../restore/restore.js';
 import { timelinePosition, type TimelineCapture, type WorkspaceTimeline } from '../session/workspace-timeline.js';
 import { resolveBeneath, resolveRecorded } from '../workspace/resolve-path.js';
 
@@ -65,6 +68,13 @@ export interface FileAtInput {
    * which is stale once another session wrote the path since.
    */
   lastRecord?: (rel: string) => Promise<FileImage | undefined>;
+  /**
+   * What changed unrecorded since ckpt last looked (history/diff-look.ts), as a capture after every
+   * other: a path the workspace only knew from the scan index (a baseline file, a git-tracked one)
+   * edited, made or removed by hand since the last prompt is answered as the restore puts it back,
+   * not from the present file.
+   */
+  look?: DiffLook;
 }
 
 const BLOB_ID = /^[0-9a-f]{64}$/;
@@ -73,15 +83,19 @@ export async function readFileAt(input: FileAtInput): Promise<FileAtTag> {
   const seq = resolveTagSeq(input.events, input.tag);
   const position = input.timeline ? timelinePosition(input.events, input.tag) : seq;
   const { rel } = await resolveRecorded(input.root, input.path, input.cwd ?? input.root);
-  const captures: TimelineCapture[] = input.timeline?.captures ?? input.events.filter((e): e is CaptureEvent => e.type === 'capture');
+  const recordedCaptures: TimelineCapture[] = input.timeline?.captures ?? input.events.filter((e): e is CaptureEvent => e.type === 'capture');
+  const captures = input.look ? [...recordedCaptures, lookCapture(input.look.files)] : recordedCaptures;
   const base = { path: rel, tag: input.tag, position: seq };
 
-  // A capture's or settle's content may be inline in its event only (format/inline-blobs.ts).
-  const blobs = withInlineBlobs(input.blobs, inlineRecords([...input.events, ...(input.timeline?.sources ?? [])]));
+  // A capture's or settle's content may be inline in its event only (format/inline-blobs.ts); the
+  // look's may be a git blob read for this call only.
+  const blobs = withLookContent(withInlineBlobs(input.blobs, inlineRecords([...input.events, ...(input.timeline?.sources ?? [])])), input.look?.content);
 
   const captured = imagesAt(captures, position, [rel]).get(rel);
   if (captured) {
     const from = captures.find((c) => c.seq > position && c.files.some((f) => f.path === rel));
+    // Only the look names it: what ckpt knew before the path changed unrecorded (as `recorded` below).
+    if (from?.seq === Infinity) return { ...base, ...(await fromLog(captured, blobs)), source: 'recorded', drift: true };
     const fromFields = from ? { from: from.tag, ...(from.session !== undefined ? { fromSession: from.session } : {}) } : {};
     return { ...base, ...(await fromLog(captured, blobs)), source: 'capture', ...fromFields };
   }

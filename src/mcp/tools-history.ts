@@ -163,7 +163,7 @@ export function registerHistoryTools(server: McpServer, ctx: McpContext): void {
     {
       title: 'Read a file at a tag',
       description:
-        "Returns a file's content as it was at a tag (what a restore to that tag would put there): from the session's own recorded content when a later checkpoint captured the path, else the present file. Text is returned as UTF-8, anything else as base64. Paths outside the workspace are refused (PATH_ESCAPE).",
+        "Returns a file's content as it was at a tag (what a restore to that tag would put there): from the recorded content when a later checkpoint captured the path or it changed unrecorded since ckpt last looked (a hand edit after the last prompt), else the present file. Text is returned as UTF-8, anything else as base64. Paths outside the workspace are refused (PATH_ESCAPE).",
       inputSchema: z.strictObject({
         session: SESSION_ID.optional(),
         tag: TAG,
