@@ -23,7 +23,6 @@ import { canSyncFileSystem } from '../src/restore/sync-fs.js';
 import { runWithFlushSeam } from './reliability/flush-seam-run.js';
 import type { FlushSeamConfig, FlushSeamReport } from './reliability/flush-seam.js';
 import { MAIN } from './reliability/scenarios.js';
-import { SHARED_BASE } from './helpers/shared-store.js';
 
 const PATHS = ['a', 'b', 'a/x', 'a/y', 'a/x/deep', 'b/z', 'c', 'c/d/e', 'e'];
 const CONTENTS = ['', 'one', 'two\n', 'x'.repeat(300)];
@@ -268,7 +267,7 @@ async function runSteps(variant: Variant, steps: readonly Step[]): Promise<{ res
 
 const RUNS = Number(process.env.CKPT_PROPERTY_RUNS ?? 1);
 
-describe.skipIf(!canSyncFileSystem() || Boolean(SHARED_BASE))('large restore model (flush at once)', () => {
+describe.skipIf(!canSyncFileSystem())('large restore model (flush at once)', () => {
   for (const variant of VARIANTS) {
     it(`every restore and undo of 64+ files gives the tag's tree exactly: ${variant.name}`, { timeout: 600_000 }, async () => {
       let restores = 0;
