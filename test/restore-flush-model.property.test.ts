@@ -11,7 +11,7 @@
 // file was fsynced on its own; in the fallback variant `sync -f` fails and every written file is
 // fsynced by its path instead. Both commit only after the flush.
 //
-// CKPT_PROPERTY_RUNS raises the number of runs (each variant) for a long local run.
+// CKPT_PROPERTY_RUNS raises the number of runs (each variant, and their length) for a long local run.
 import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -266,13 +266,15 @@ async function runSteps(variant: Variant, steps: readonly Step[]): Promise<{ res
 }
 
 const RUNS = Number(process.env.CKPT_PROPERTY_RUNS ?? 1);
+/** Random steps per run: fewer in `npm test` (each restore is a CLI process, ~0.5 s here under load). */
+const STEPS = process.env.CKPT_PROPERTY_RUNS ? { minLength: 3, maxLength: 6 } : { minLength: 2, maxLength: 4 };
 
 describe.skipIf(!canSyncFileSystem())('large restore model (flush at once)', () => {
   for (const variant of VARIANTS) {
     it(`every restore and undo of 64+ files gives the tag's tree exactly: ${variant.name}`, { timeout: 600_000 }, async () => {
       let restores = 0;
       await fc.assert(
-        fc.asyncProperty(fc.array(stepArb, { minLength: 3, maxLength: 6 }), async (steps) => {
+        fc.asyncProperty(fc.array(stepArb, STEPS), async (steps) => {
           // At least one restore per run, after at least one turn.
           restores += (await runSteps(variant, [{ kind: 'turn', ops: [], bulk: 1 }, ...steps, { kind: 'restore', pick: 0, undo: true }])).restores;
         }),
