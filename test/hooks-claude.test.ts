@@ -163,27 +163,6 @@ describe('turn starts are exact snapshots (issue 26 items 1, 2)', () => {
   });
 });
 
-describe('a tool call whose end never came (issue 31 session: opencode\'s failed calls)', () => {
-  it('is settled at the turn\'s Stop: not left in flight, and a hand edit during a later turn is the user\'s, so restore N gives prompt N\'s tree', async () => {
-    await writeFile(at('a.txt'), 'v0\n');
-    await quiet(ev.sessionStart(s, 'startup'));
-    const trees: Record<string, Awaited<ReturnType<typeof treeOf>>> = {};
-    trees['1'] = await treeOf(project);
-    await quiet(ev.userPromptSubmit(s, 'first'));
-    // Its PostToolUse never arrives (an HTTP hook lost while the daemon was down): the tool wrote nothing.
-    await quiet(ev.preToolUse(s, 'Edit', { file_path: at('a.txt'), old_string: 'x', new_string: 'y' }, 'toolu_lost'));
-    await quiet(ev.stop(s));
-    const sid = `claude-${s.session_id}`;
-    expect((await ckpt(['--session', sid, 'status', '--json'])).json().unsettled).toEqual([]);
-    trees['2'] = await treeOf(project);
-    await quiet(ev.userPromptSubmit(s, 'second'));
-    await writeFile(at('a.txt'), 'by hand, during the turn\n');
-    await tool('Write', { file_path: at('a.txt'), content: 'agent\n' }, () => writeFile(at('a.txt'), 'agent\n'));
-    await quiet(ev.stop(s));
-    await expectRestoresThenBack(sid, ['2', '1', '2'], trees, await treeOf(project));
-  });
-});
-
 describe('a hook never breaks the agent', () => {
   const sid = () => `claude-${s.session_id}`;
   const hookLog = async () => (await readFile(join(dirs.store, 'hooks.log'), 'utf8').catch(() => '')).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));

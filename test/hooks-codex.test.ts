@@ -2,7 +2,8 @@
 // the payload shapes are the ones the real binary sent (@openai/codex 0.169.0; its real runs are in
 // test/agents/codex.test.ts). Here the hostile and odd cases, which a real model is not scripted to
 // send: a patch naming a file outside the project, a patch that is not a string, a NUL in a header,
-// text that is no patch at all (recorded by a scan), a patch Codex refused to apply (no PostToolUse).
+// text that is no patch at all (recorded by a scan), a patch Codex could not apply (no PostToolUse:
+// settled at Stop).
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -97,17 +98,27 @@ it('hostile patches never break Codex and record nothing; their reason is in the
   expect(await readFile(outside, 'utf8')).toBe('secret\n');
 });
 
-it('text that is no patch is scanned after it ran; a patch Codex refused leaves no trace but its capture', async () => {
+it('text that is no patch is scanned after it ran; a patch Codex could not apply is settled at Stop', async () => {
   const odd = { command: 'cat > b.txt <<EOF\nbravo\nEOF' };
   await quiet(pre('apply_patch', odd, 'c1'));
   await writeFile(join(dirs.workspace, 'b.txt'), 'bravo\n');
   await quiet(post('apply_patch', odd, 'c1'));
-  // Codex fires no PostToolUse for a patch it could not apply: the capture stands alone, harmless.
-  await quiet(pre('apply_patch', patch('*** Update File: nope.txt', '@@', '-x', '+y'), 'c2'));
+  // Codex fires no PostToolUse for a patch it could not apply: its capture stayed in flight for good
+  // (status listed it, and later captures of the path took a hand edit for the agent's write). Stop,
+  // which Codex sends once every call of the turn has ended, settles it as the file is.
+  await quiet(pre('apply_patch', patch('*** Update File: a.txt', '@@', '-not in the file', '+y'), 'c2'));
+  const status = async () => (await ckpt(['--session', `codex-${SID}`, 'status', '--json'])).json().unsettled;
+  expect(await status()).toEqual(['a.txt']);
+  // (The user's own Stop hook, `notify-send`, runs too: only ckpt's is looked at.)
+  const stop = (await hooks.fire({ ...base('Stop'), turn_id: turnId, stop_hook_active: false, last_assistant_message: 'Done.' })).filter((r) => !r.command.includes('notify-send'));
+  expect(stop.map((r) => ({ code: r.code, stdout: r.stdout, stderr: r.stderr }))).toEqual([{ code: 0, stdout: '', stderr: '' }]);
+  expect(await status()).toEqual([]);
+  const settles = (await eventsOf()).filter((e) => e.type === 'settle').map((e) => [e.tag, (e.files as { path: string }[]).map((f) => f.path)]);
+  expect(settles).toEqual([['1.1', ['b.txt']], ['1.2', ['a.txt']]]);
   const log = (await ckpt(['--session', `codex-${SID}`, 'log', '--files', '--json'])).json();
   expect(log.checkpoints.map((c: { tag: string; reason?: string; files: { path: string }[] }) => [c.tag, c.reason ?? 'capture', c.files.map((f) => f.path)])).toEqual([
     ['1.1', 'scan', ['b.txt']],
-    ['1.2', 'capture', ['nope.txt']],
+    ['1.2', 'capture', ['a.txt']],
   ]);
   expect(await hookLog()).toEqual([]);
 });

@@ -4,8 +4,7 @@
 import { SessionHandle } from '../session/session-handle.js';
 import { workspaceTimeline } from '../session/workspace-timeline.js';
 import { capture, type CaptureOptions, type CaptureResult } from '../capture/capture.js';
-import { settle, type SettleOptions, type SettleResult } from '../capture/settle.js';
-import { settleInFlight, type SettledInFlight } from '../capture/settle-in-flight.js';
+import { settle, settleInFlight, type SettleOptions, type SettleResult } from '../capture/settle.js';
 import { startTurn, type TurnOptions } from '../capture/turn.js';
 import { ownerImage, readOwners } from '../capture/owner-index.js';
 import { CHECKPOINT_LIST_TYPES, listCheckpoints, type CheckpointEntry } from '../history/log.js';
@@ -115,10 +114,11 @@ export class Session extends SessionHandle {
   }
 
   /**
-   * The agent's turn is over (its `Stop`): settles the captures whose tool calls never reported their
-   * end, with what their paths hold now. Run after the turn's end scan.
+   * Settles every path still in flight (captured, never settled) as it is now, under its capture; returns
+   * the settles' tags. Only when every tool call of the session has ended (an agent's end of turn that
+   * comes after all of them): a call that failed without an after-tool event.
    */
-  settleInFlight(): Promise<SettledInFlight> {
+  settleInFlight(): Promise<string[]> {
     this.here('a settle');
     return settleInFlight(this);
   }
@@ -233,11 +233,7 @@ export class Session extends SessionHandle {
    */
   async readFile(tag: string, path: string, options: { cwd?: string } = {}): Promise<FileAtTag> {
     if (this.ctx.workspace.foreign) return this.readRecordedFile(tag, path);
-    const history = await this.history();
-    // A path changed by hand since the last prompt, never scanned: the restore's look puts back what ckpt
-    // knew before, so cat answers that, not the present file (a read: nothing written, as diff's look).
-    const look = await diffLook(this, history.events, history.timeline, tag);
-    return readFileAt({ ...history, tag, path, cwd: options.cwd, ...(look ? { look } : {}) });
+    return readFileAt({ ...(await this.history()), tag, path, cwd: options.cwd });
   }
 
   /** `readFile` of another machine's workspace: what ckpt recorded of the path at the tag (as `export` writes it). */

@@ -163,6 +163,24 @@ describe('settle', () => {
     expect(settleEvent.files[0]).toMatchObject({ path: 'a.txt', state: 'file' });
     await expect(session.settle(['a.txt'], { tag: '9.9' })).rejects.toMatchObject({ code: 'TAG_NOT_FOUND' });
   });
+
+  it('settleInFlight settles each path still in flight under the capture that recorded it last, and nothing else', async () => {
+    // Codex's Stop: a call that failed without an after-tool event is settled as its files are.
+    await writeFile(w('a.txt'), 'a');
+    await writeFile(w('b.txt'), 'b');
+    await session.turn();
+    await session.capture(['a.txt'], { tool: 'apply_patch', callId: 'c1' });
+    await session.capture(['a.txt', 'b.txt'], { tool: 'apply_patch', callId: 'c2' });
+    await session.capture(['c.txt'], { tool: 'apply_patch', callId: 'c3' });
+    await writeFile(w('c.txt'), 'c');
+    await session.settle(['c.txt'], { callId: 'c3' });
+    expect((await session.status()).unsettled).toEqual(['a.txt', 'b.txt']);
+    expect(await session.settleInFlight()).toEqual(['1.2']);
+    expect((await session.status()).unsettled).toEqual([]);
+    const settles = (await session.events()).filter((e) => e.type === 'settle') as SettleEvent[];
+    expect(settles.map((e) => [e.tag, e.files.map((f) => f.path).sort()])).toEqual([['1.3', ['c.txt']], ['1.2', ['a.txt', 'b.txt']]]);
+    expect(await session.settleInFlight()).toEqual([]);
+  });
 });
 
 describe('conflicts', () => {

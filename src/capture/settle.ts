@@ -163,3 +163,29 @@ async function createdFolders(root: string, captured: { files: readonly FileImag
   }
   return out;
 }
+
+/**
+ * Settles, as they are now, the paths of this session still in flight (captured, never settled), each
+ * under the capture that recorded it last; returns the settles' tags. For an agent event that comes
+ * only once every tool call of the turn has ended (Codex's Stop): a capture still in flight then is a
+ * call that failed without an after-tool event (Codex 0.169 sends no PostToolUse for a patch it could
+ * not apply), which else stayed in flight for good and hid later hand edits of its paths. Nothing while
+ * a restore is unfinished: its recovery capture is in flight until it commits.
+ */
+export async function settleInFlight(session: SessionHandle): Promise<string[]> {
+  const state = await loadHotState(session);
+  const open = new Set([...state.known].filter(([, image]) => image === null).map(([path]) => path));
+  if (open.size === 0 || state.unclosedRestores.size > 0) return [];
+  const inRecent = (p: string) => state.recent.some((c) => c.files.some((f) => f.path === p));
+  const captures: readonly { tag: string; files: readonly FileImage[] }[] = [...open].every(inRecent) ? state.recent : replay(await session.events()).captures;
+  const byTag = new Map<string, string[]>();
+  for (const c of [...captures].reverse()) {
+    for (const f of c.files) if (open.delete(f.path)) byTag.set(c.tag, [...(byTag.get(c.tag) ?? []), f.path]);
+  }
+  const tags: string[] = [];
+  for (const [tag, paths] of [...byTag].reverse()) {
+    const r = await settle(session, paths, { tag });
+    if (r.tag) tags.push(r.tag);
+  }
+  return tags;
+}

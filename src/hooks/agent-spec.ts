@@ -43,6 +43,11 @@ export interface HookEventSpec {
   tool?: string;
   /** A compaction event records only with one of these triggers (default: any). */
   triggers?: readonly string[];
+  /**
+   * A turn-end event the agent sends only once every tool call of the turn has ended (Codex's Stop):
+   * a capture still in flight then is a call that failed without an after-tool event, settled first.
+   */
+  endsCalls?: true;
 }
 
 /**

@@ -199,12 +199,10 @@ async function act(spec: AgentSpec, event: HookEvent, session: Session, did: str
       return r;
     }
     case 'turn-end': {
+      if (spec.events[event.name]?.endsCalls) for (const tag of await session.settleInFlight()) did.push(`settle ${tag}`);
       const r = await scanSession(session, event.name);
       if (r.tag) did.push(`scan ${r.tag}${r.watched !== undefined ? ` (watched ${r.watched})` : ''}${'daemon' in r ? ' via daemon' : ''}`);
       if (r.warning) warnings.push(r.warning);
-      // Every tool call of the turn has ended: one whose after-tool event never came is settled now.
-      const open = await session.settleInFlight();
-      if (open.tags.length > 0) did.push(`settle ${open.tags.join(' ')} (left in flight)`);
       return r;
     }
     case 'compaction': {

@@ -279,3 +279,19 @@ export async function makeCliAgentWorld(
     },
   };
 }
+
+/**
+ * A hand edit during a turn: `edit` runs once, when the fake model is first asked anything naming
+ * `prompt` — after the agent's prompt hooks (the turn's look), before the tool call it answers with.
+ */
+export function editWhenAsked(w: CliAgentWorld, prompt: string, edit: () => void): void {
+  const requests = w.model.requests;
+  const push = requests.push.bind(requests);
+  requests.push = (...items) => {
+    if (JSON.stringify(items[0]?.body ?? '').includes(prompt)) {
+      requests.push = push;
+      edit();
+    }
+    return push(...items);
+  };
+}
