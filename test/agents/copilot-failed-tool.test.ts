@@ -1,12 +1,14 @@
 // The real GitHub Copilot CLI (@github/copilot 1.0.102): an `edit` whose old text is not in the file
 // fails. Its capture must be settled — a capture left in flight stays listed by `ckpt status` for good,
 // and every later capture of the path takes a hand edit of it for the agent's own write in progress
-// (DESIGN "opencode's failed tool calls are settled"). A hand edit between the prompts, then a real edit
-// of the same file: `status` lists nothing unsettled after each prompt and every turn restores exactly.
+// (DESIGN "opencode's failed tool calls are settled"). A hand edit between the prompts and one during
+// the next turn (made when the model is asked, before the tool call), then a real edit of the same
+// file: `status` lists nothing unsettled after each prompt and every turn restores exactly. Without
+// PostToolUseFailure installed, `status` lists the file after the failed edit.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { makeCliAgentWorld, type CliAgentWorld } from './harness/cli-agents.js';
+import { editWhenAsked, makeCliAgentWorld, type CliAgentWorld } from './harness/cli-agents.js';
 
 const P1 = 'Set the mode';
 const P2 = 'Tweak the config';
@@ -26,12 +28,13 @@ beforeAll(async () => {
 }, 600_000);
 afterAll(() => w?.close());
 
-it('settles an edit that failed: nothing unsettled, a later hand edit is recorded, every turn restores exactly', async () => {
+it('settles an edit that failed: nothing unsettled, hand edits are recorded, every turn restores exactly', async () => {
   await w.prompt(P1);
   expect((await w.json(['status'])).unsettled).toEqual([]);
   await w.prompt(P2);
   expect((await w.json(['status'])).unsettled).toEqual([]);
-  writeFileSync(join(w.ws, 'config.toml'), 'mode = "by hand"\n');
+  writeFileSync(join(w.ws, 'notes.txt'), 'by hand\n');
+  editWhenAsked(w, P3, () => writeFileSync(join(w.ws, 'config.toml'), 'mode = "by hand"\n'));
   await w.prompt(P3);
   expect((await w.json(['status'])).unsettled).toEqual([]);
   expect(await w.checkRestores([P3, P1, P2])).toEqual([]);
