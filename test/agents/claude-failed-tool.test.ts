@@ -5,7 +5,12 @@
 // progress (DESIGN "opencode's failed tool calls are settled"). Claude Code 2.1.328 refuses all three
 // in its input check, before PreToolUse: nothing is captured (the log has no capture in that turn).
 // Hand edits between the prompts, then real edits of the same paths: `status` lists nothing unsettled
-// after each prompt and every turn restores exactly.
+// after each prompt and every turn restores exactly. An `Edit` of an immutable file (chattr +i: EPERM
+// even for root) passes that check and fails in the write: PreToolUse, then PostToolUseFailure, which
+// settles it; a hand edit during the next turn is then recorded, and that turn restores exactly.
+import { execSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { makeAgentWorld } from './harness/agent-world.js';
 import { tool } from './harness/fake-anthropic-server.js';
@@ -30,6 +35,42 @@ it('Claude Code 2.1.328, default hooks: a failed Edit and two failed Writes leav
     expect(await w.checkRestores([{ prompt: 'P3' }, { prompt: 'P1' }, { prompt: 'P2' }])).toEqual([]);
     expect(await w.hookFailures()).toEqual([]);
   } finally {
+    await w.close();
+  }
+});
+
+it.runIf(process.getuid?.() === 0 || process.env.CKPT_TEST_CHATTR === '1')('Claude Code 2.1.328, default hooks: an Edit that fails in its write (an immutable file) is settled by PostToolUseFailure; a hand edit during the next turn restores exactly', async () => {
+  const w = await makeAgentWorld({ kind: 'plain', mode: 'default', files: { 'locked.txt': 'mode = "real"\n' } });
+  const lock = (flag: '+i' | '-i') => execSync(`chattr ${flag} locked.txt`, { cwd: w.ws });
+  try {
+    const f = (p: string) => `${w.ws}/${p}`;
+    const unsettled = async () => (await w.ckpt.json(['status'])).unsettled;
+    lock('+i');
+    await w.prompt('Lock step one', [[tool.read(f('locked.txt'))], [tool.edit(f('locked.txt'), 'real', 'own')]]);
+    const result = w.fake.requests.at(-1)!.body.messages.at(-1).content[0];
+    expect(result, 'Claude Code reported the edit as failed').toMatchObject({ type: 'tool_result', is_error: true });
+    expect((await w.ckpt.json(['log'])).checkpoints.map((c: { tag: string; tool: string }) => `${c.tag}:${c.tool}`)).toEqual(['1.1:Edit']);
+    expect(await unsettled()).toEqual([]);
+    lock('-i');
+    // A hand edit during the next turn: when the model is first asked for its steps.
+    const push = w.fake.requests.push.bind(w.fake.requests);
+    w.fake.requests.push = (...items) => {
+      if (JSON.stringify(items[0]?.body ?? '').includes('Lock step two')) {
+        w.fake.requests.push = push;
+        writeFileSync(join(w.ws, 'locked.txt'), 'mode = "by hand"\n');
+      }
+      return push(...items);
+    };
+    await w.prompt('Lock step two', [[tool.read(f('locked.txt'))], [tool.edit(f('locked.txt'), 'mode', 'MODE')]]);
+    expect(await unsettled()).toEqual([]);
+    expect(await w.checkRestores([{ prompt: 'Lock step two' }, { prompt: 'Lock step one' }])).toEqual([]);
+    expect(await w.hookFailures()).toEqual([]);
+  } finally {
+    try {
+      lock('-i');
+    } catch {
+      /* not locked */
+    }
     await w.close();
   }
 });
