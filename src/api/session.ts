@@ -233,7 +233,11 @@ export class Session extends SessionHandle {
    */
   async readFile(tag: string, path: string, options: { cwd?: string } = {}): Promise<FileAtTag> {
     if (this.ctx.workspace.foreign) return this.readRecordedFile(tag, path);
-    return readFileAt({ ...(await this.history()), tag, path, cwd: options.cwd });
+    const history = await this.history();
+    // A path changed by hand since the last prompt, never scanned: the restore's look puts back what ckpt
+    // knew before, so cat answers that, not the present file (a read: nothing written, as diff's look).
+    const look = await diffLook(this, history.events, history.timeline, tag);
+    return readFileAt({ ...history, tag, path, cwd: options.cwd, ...(look ? { look } : {}) });
   }
 
   /** `readFile` of another machine's workspace: what ckpt recorded of the path at the tag (as `export` writes it). */
