@@ -5,10 +5,8 @@
 // the next turn (made when the model is asked, before the tool call), then a real edit of the same
 // file: `status` lists nothing unsettled after each prompt and every turn restores exactly. Without
 // PostToolUseFailure installed, `status` lists the file after the failed edit.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { editWhenAsked, makeCliAgentWorld, type CliAgentWorld } from './harness/cli-agents.js';
+import { failedCallRun, makeCliAgentWorld, type CliAgentWorld } from './harness/cli-agents.js';
 
 const P1 = 'Set the mode';
 const P2 = 'Tweak the config';
@@ -29,14 +27,5 @@ beforeAll(async () => {
 afterAll(() => w?.close());
 
 it('settles an edit that failed: nothing unsettled, hand edits are recorded, every turn restores exactly', async () => {
-  await w.prompt(P1);
-  expect((await w.json(['status'])).unsettled).toEqual([]);
-  await w.prompt(P2);
-  expect((await w.json(['status'])).unsettled).toEqual([]);
-  writeFileSync(join(w.ws, 'notes.txt'), 'by hand\n');
-  editWhenAsked(w, P3, () => writeFileSync(join(w.ws, 'config.toml'), 'mode = "by hand"\n'));
-  await w.prompt(P3);
-  expect((await w.json(['status'])).unsettled).toEqual([]);
-  expect(await w.checkRestores([P3, P1, P2])).toEqual([]);
-  expect(await w.hookFailures()).toEqual([]);
+  expect(await failedCallRun(w, [P1, P2, P3])).toEqual({ unsettled: [[], [], []], restores: [], hookFailures: [] });
 }, 1_200_000);

@@ -5,6 +5,7 @@
 // gives back exactly that snapshot, and restoring the restore's `undo` tag gives back the tree from
 // before the restore. How each agent runs offline: ../shared/agents/README.md.
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -294,4 +295,24 @@ export function editWhenAsked(w: CliAgentWorld, prompt: string, edit: () => void
     }
     return push(...items);
   };
+}
+
+/**
+ * The failed-call check (DESIGN "opencode's failed tool calls are settled"): p1 edits config.toml,
+ * p2's edit of it fails, then a hand edit of another file between the prompts and one of config.toml
+ * during p3 (when the model is asked, before its tool call), whose edit of it succeeds. What the test
+ * expects: nothing unsettled after each prompt, no restore difference, no hook failure.
+ */
+export async function failedCallRun(w: CliAgentWorld, [p1, p2, p3]: [string, string, string]): Promise<{ unsettled: string[][]; restores: string[]; hookFailures: string[] }> {
+  const unsettled: string[][] = [];
+  const status = async () => void unsettled.push((await w.json(['status'])).unsettled);
+  await w.prompt(p1);
+  await status();
+  await w.prompt(p2);
+  await status();
+  await writeFile(join(w.ws, 'notes.txt'), 'by hand\n');
+  editWhenAsked(w, p3, () => writeFileSync(join(w.ws, 'config.toml'), 'mode = "by hand"\n'));
+  await w.prompt(p3);
+  await status();
+  return { unsettled, restores: await w.checkRestores([p3, p1, p2]), hookFailures: await w.hookFailures() };
 }
