@@ -15,7 +15,7 @@
 import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, type Session, type Store } from '../src/index.js';
@@ -23,6 +23,7 @@ import { canSyncFileSystem } from '../src/restore/sync-fs.js';
 import { runWithFlushSeam } from './reliability/flush-seam-run.js';
 import type { FlushSeamConfig, FlushSeamReport } from './reliability/flush-seam.js';
 import { MAIN } from './reliability/scenarios.js';
+import { clear, lstatOf } from './helpers/tree-ops.js';
 
 const PATHS = ['a', 'b', 'a/x', 'a/y', 'a/x/deep', 'b/z', 'c', 'c/d/e', 'e'];
 const CONTENTS = ['', 'one', 'two\n', 'x'.repeat(300)];
@@ -82,20 +83,6 @@ function filesWritten(from: Tree, to: Tree): string[] {
   return Object.entries(to)
     .filter(([p, e]) => e.type === 'file' && JSON.stringify(from[p]) !== JSON.stringify(e))
     .map(([p]) => p);
-}
-
-const lstatOf = (abs: string) => lstat(abs).catch(() => undefined);
-
-/** Replaces whatever is at `rel` — and any file or symlink where one of its folders goes — by nothing. */
-async function clear(root: string, rel: string): Promise<void> {
-  const parts = rel.split('/');
-  for (let i = 1; i < parts.length; i++) {
-    const dir = join(root, ...parts.slice(0, i));
-    const info = await lstatOf(dir);
-    if (info && !info.isDirectory()) await rm(dir, { force: true });
-  }
-  await mkdir(dirname(join(root, rel)), { recursive: true });
-  await rm(join(root, rel), { recursive: true, force: true });
 }
 
 /** The user's and agent's shell: plain file operations, recorded by the next scan. */

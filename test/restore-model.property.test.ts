@@ -12,8 +12,7 @@
 // git repository in the folder (baseline referencing git's blobs, commits at random).
 //
 // CKPT_PROPERTY_RUNS raises the number of runs for a long local run.
-import type { Stats } from 'node:fs';
-import { chmod, lstat, mkdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -25,6 +24,7 @@ import { restore } from '../src/restore/index.js';
 import { scan } from '../src/scan/index.js';
 import { makeScanWorld, type ScanWorld } from './fixtures/scan-world.js';
 import { snapshot, type Entry } from './fixtures/restore-world.js';
+import { clear, lstatOf } from './helpers/tree-ops.js';
 
 const PATHS = ['a', 'b', 'a/x', 'a/y', 'a/x/deep', 'b/z', 'c', 'c/d/e'];
 const CONTENTS = ['', 'one', 'two', 'three\n', 'x'.repeat(100)];
@@ -69,23 +69,6 @@ type Tree = Record<string, Entry>;
 
 /** Every entry under `dir` (nothing followed), `.git` left out. */
 const treeOf = (dir: string): Promise<Tree> => snapshot(dir, ['.git']);
-
-/** lstat, or undefined when nothing is there (ENOENT, or ENOTDIR beneath a file). */
-function lstatOf(abs: string): Promise<Stats | undefined> {
-  return lstat(abs).catch(() => undefined);
-}
-
-/** Replaces whatever is at `rel` — and any file or symlink where one of its folders goes — by nothing. */
-async function clear(root: string, rel: string): Promise<void> {
-  const parts = rel.split('/');
-  for (let i = 1; i < parts.length; i++) {
-    const dir = join(root, ...parts.slice(0, i));
-    const info = await lstatOf(dir);
-    if (info && !info.isDirectory()) await rm(dir, { force: true });
-  }
-  await mkdir(dirname(join(root, rel)), { recursive: true });
-  await rm(join(root, rel), { recursive: true, force: true });
-}
 
 /**
  * Where a write through the symlink at `rel` lands: the file at the end of its chain, or undefined
