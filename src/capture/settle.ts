@@ -102,9 +102,9 @@ type CapturedCall = { seq: number; tag: string; callId?: unknown; files: FileIma
 
 /**
  * The targets a capture recorded for named links that are no links now (resolveInputs finds a link's
- * target only while it is one): opencode's write tool replaces a link with a file, and the target,
- * captured with the link, was never settled (`status` listed it unsettled for good). Only paths the
- * capture recorded and the settle's inputs do not name.
+ * target only while it is one): a tool that replaces a link with a file (an atomic write: a temporary
+ * file renamed over the name) left the target, captured with the link, never settled (`status` listed
+ * it unsettled for good). Only paths the capture recorded and the settle's inputs do not name.
  */
 async function targetsOfReplacedLinks(root: string, captured: readonly FileImage[], present: readonly FileImage[]): Promise<{ rel: string; abs: string }[]> {
   const recorded = new Map(captured.map((f) => [f.path, f]));
