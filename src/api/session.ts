@@ -236,8 +236,8 @@ export class Session extends SessionHandle {
     const history = await this.history();
     // A path changed by hand since the last prompt, never scanned: the restore's look puts back what ckpt
     // knew before, so cat answers that, not the present file (a read: nothing written, as diff's look).
-    const look = await diffLook(this, history.events, history.timeline, tag);
-    return readFileAt({ ...history, tag, path, cwd: options.cwd, ...(look ? { look } : {}) });
+    const look = () => diffLook(this, history.events, history.timeline, tag);
+    return readFileAt({ ...history, tag, path, cwd: options.cwd, look });
   }
 
   /** `readFile` of another machine's workspace: what ckpt recorded of the path at the tag (as `export` writes it). */

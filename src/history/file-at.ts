@@ -72,9 +72,10 @@ export interface FileAtInput {
    * What changed unrecorded since ckpt last looked (history/diff-look.ts), as a capture after every
    * other: a path the workspace only knew from the scan index (a baseline file, a git-tracked one)
    * edited, made or removed by hand since the last prompt is answered as the restore puts it back,
-   * not from the present file.
+   * not from the present file. Made only for a path no recorded capture after the tag names (a scan
+   * walk: a file the agent wrote since is answered without it).
    */
-  look?: DiffLook;
+  look?: () => Promise<DiffLook | undefined>;
 }
 
 const BLOB_ID = /^[0-9a-f]{64}$/;
@@ -84,14 +85,19 @@ export async function readFileAt(input: FileAtInput): Promise<FileAtTag> {
   const position = input.timeline ? timelinePosition(input.events, input.tag) : seq;
   const { rel } = await resolveRecorded(input.root, input.path, input.cwd ?? input.root);
   const recordedCaptures: TimelineCapture[] = input.timeline?.captures ?? input.events.filter((e): e is CaptureEvent => e.type === 'capture');
-  const captures = input.look ? [...recordedCaptures, lookCapture(input.look.files)] : recordedCaptures;
   const base = { path: rel, tag: input.tag, position: seq };
 
   // A capture's or settle's content may be inline in its event only (format/inline-blobs.ts); the
   // look's may be a git blob read for this call only.
-  const blobs = withLookContent(withInlineBlobs(input.blobs, inlineRecords([...input.events, ...(input.timeline?.sources ?? [])])), input.look?.content);
-
-  const captured = imagesAt(captures, position, [rel]).get(rel);
+  let blobs = withInlineBlobs(input.blobs, inlineRecords([...input.events, ...(input.timeline?.sources ?? [])]));
+  let captures = recordedCaptures;
+  let captured = imagesAt(captures, position, [rel]).get(rel);
+  const look = captured || !input.look ? undefined : await input.look();
+  if (look) {
+    captures = [...recordedCaptures, lookCapture(look.files)];
+    blobs = withLookContent(blobs, look.content);
+    captured = imagesAt(captures, position, [rel]).get(rel);
+  }
   if (captured) {
     const from = captures.find((c) => c.seq > position && c.files.some((f) => f.path === rel));
     // Only the look names it: what ckpt knew before the path changed unrecorded (as `recorded` below).
