@@ -2,7 +2,8 @@
 // through the real hook handling code path (runHook with Claude-Shaped payloads, as `ckpt hook claude`
 // runs it) against a model that is simply the tree snapshotted right before each prompt. Random
 // sequences of: prompts, agent Write/Edit calls, Bash calls with arbitrary effects (succeeding, or
-// failing after writing: PostToolUseFailure), hand edits followed by a prompt, restores to any earlier
+// failing after writing: PostToolUseFailure), calls whose after-tool event never comes before the
+// turn's end, hand edits followed by a prompt, restores to any earlier
 // turn (each compared with the model, and some undone; some right after hand edits no prompt followed), and forks at an earlier turn whose restores
 // must give that turn's snapshot (then undone). Fast in `npm test`; CKPT_PROPERTY_RUNS for more.
 import { spawnSync } from 'node:child_process';
@@ -13,6 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../src/store.js';
 import { runHook } from '../src/hooks/run-hook.js';
 import { claude } from '../src/hooks/agents/claude.js';
+import type { AgentSpec } from '../src/hooks/agent-spec.js';
 import { agentSessionId } from '../src/session/agent-link.js';
 import { claudeEvents as ev, claudeSession } from './fixtures/claude-events.js';
 import { treeOf, type TreeEntry } from './fixtures/scan-world.js';
@@ -39,6 +41,7 @@ type Op =
   | { kind: 'clear' }
   | { kind: 'hand-mid'; op: FsOp; content: string }
   | { kind: 'straddle'; path: string; content: string; writeFirst: boolean }
+  | { kind: 'lost-after'; path: string; content: string }
   | { kind: 'after-answers' }
   | { kind: 'kill' };
 
@@ -64,7 +67,17 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   // A tool call across a prompt (a background subagent): PreToolUse, the next prompt, PostToolUse —
   // written before the prompt or after it.
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('straddle' as const), path: fc.constantFrom(...PATHS), content: fc.constantFrom(...CONTENTS), writeFirst: fc.boolean() }) },
+  // A call that failed with no after-tool event (Codex's unapplied patch), the turn's end, the next
+  // prompt, then during that turn a hand edit of the path before the agent writes it.
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('lost-after' as const), path: fc.constantFrom(...PATHS), content: fc.constantFrom(...CONTENTS) }) },
 );
+
+/**
+ * Claude Code's table, with its Stop sent only once every tool call of the turn has ended, as Codex's
+ * (agents/codex.ts `endsCalls`; Codex's payloads are Claude-shaped): a capture still in flight then is
+ * a call that ended without an after-tool event, settled there.
+ */
+const SPEC: AgentSpec = { ...claude, events: { ...claude.events, Stop: { action: 'turn-end', endsCalls: true } } };
 
 /** Daemon mode: the work queued behind answers runs (the daemon's queue), or the daemon is killed first. */
 const daemonOp = fc.oneof(
@@ -134,7 +147,7 @@ async function runWorld(ops: readonly Op[], daemon: boolean): Promise<void> {
     let s = claudeSession(root, sessionUuid(0));
     const hook = async (event: Record<string, unknown>) => {
       const data = Buffer.from(JSON.stringify(event));
-      const r = await runHook({ spec: claude, input: { data, tooLarge: false, bytes: data.length }, env, storeDir: dirs.store, ...(daemonStore ? { store: daemonStore } : {}) });
+      const r = await runHook({ spec: SPEC, input: { data, tooLarge: false, bytes: data.length }, env, storeDir: dirs.store, ...(daemonStore ? { store: daemonStore } : {}) });
       expect({ code: r.exitCode, out: r.stdout }, JSON.stringify(event)).toEqual({ code: 0, out: '' });
       if (!killNext) for (const work of soon.splice(0)) await work();
     };
@@ -200,6 +213,13 @@ async function runWorld(ops: readonly Op[], daemon: boolean): Promise<void> {
         await prompt();
         if (!o.writeFirst) await apply(root, { kind: 'write', path: o.path, content: o.content });
         await hook(ev.postToolUse(s, 'Write', input, id, { filePath: input.file_path }));
+      } else if (o.kind === 'lost-after') {
+        const input = { file_path: join(root, o.path), content: 'never written\n' };
+        await hook(ev.preToolUse(s, 'Write', input, `toolu_${++call}`));
+        await hook(ev.stop(s));
+        await prompt();
+        await apply(root, { kind: 'write', path: o.path, content: 'by hand\n' });
+        await agentWrite(o.path, o.content);
       } else if (o.kind === 'bash') {
         const id = `toolu_${++call}`;
         const input = { command: JSON.stringify(o.ops), description: 'effects' };
