@@ -168,6 +168,58 @@ describe('git-aware baseline', () => {
   });
 });
 
+describe('a checkout that converts content (found 2026-12-06)', () => {
+  // git writes other bytes than the blob's and records their stat: referencing the blob would restore
+  // LF for CRLF, the unexpanded \$Id\$, a filter's clean form (git-lfs: the pointer for the file).
+  const converting: [string, (w: ScanWorld) => Promise<void>][] = [
+    ['a tracked .gitattributes eol=crlf', async (w) => w.write('.gitattributes', '*.txt text eol=crlf\n')],
+    ['core.autocrlf=true', async (w) => void w.git('config', 'core.autocrlf', 'true')],
+    ['an ident attribute', async (w) => w.write('sub/.gitattributes', '*.txt ident\n')],
+    [
+      'a same-size smudge filter named in info/attributes',
+      async (w) => {
+        w.git('config', 'filter.up.smudge', 'tr a-z A-Z');
+        w.git('config', 'filter.up.clean', 'tr A-Z a-z');
+        await w.write('.git/info/attributes', '*.txt filter=up\n');
+      },
+    ],
+  ];
+  for (const [name, setUp] of converting) {
+    it(`${name}: files are hashed, never referenced, and a restore gives back the converted bytes`, async () => {
+      const w = await world();
+      w.git('init', '-q');
+      await setUp(w);
+      const files = { 'a.txt': 'one\ntwo $Id$\n', 'sub/b.txt': 'three $Id$\n', 'c.dat': 'four\n' };
+      for (const [p, c] of Object.entries(files)) await w.write(p, c);
+      w.git('add', '-A');
+      w.git('commit', '-q', '-m', 'init');
+      // Checked out again, through the conversion.
+      for (const p of Object.keys(files)) await w.remove(p);
+      w.git('checkout', '--', '.');
+      await settleGit(w, Object.keys(files));
+      const mine = await treeOf(w.root);
+      const converted = Object.entries(files).filter(([p, c]) => {
+        const e = mine[p];
+        return e?.type === 'file' && e.content !== c;
+      });
+      expect(converted.length, 'git converted nothing').toBeGreaterThan(0);
+      const base = await scan(w.session);
+      expect(base.gitReferenced).toBe(0);
+      await w.write('a.txt', 'rewritten\n');
+      await w.remove('sub/b.txt');
+      const r = await scan(w.session, { tool: 'Bash' });
+      await restore(w.session, r.tag!, {});
+      expect(await treeOf(w.root)).toEqual(mine);
+    });
+  }
+
+  it('attributes that convert nothing on checkout keep the references', async () => {
+    const w = await world();
+    await repo(w, { '.gitattributes': '* text=auto\n*.sh text eol=lf\n*.png binary\n', 'a.txt': 'a\n', 'run.sh': 'echo\n' });
+    expect(await scan(w.session)).toMatchObject({ baseline: true, gitReferenced: 3, hashed: 0 });
+  });
+});
+
 describe('found by the history oracle (issue 9)', () => {
   /**
    * A mode-only change of a file matching git's index (what `git checkout` of a commit that only sets

@@ -1,11 +1,13 @@
 // Git's own record of a work tree, read in-process (never by spawning git): the `.git/index` file
 // (format v2, v3 and v4; stage-0 entries of regular files and symlinks with their stat data and blob
 // ids) so a first scan can reference git's blobs for files whose stat matches. Anything this module
-// cannot parse makes it return undefined: the scan then reads and hashes the files itself. The
+// cannot parse, and a work tree whose checkout may convert content (git-convert.ts), makes it return
+// undefined: the scan then reads and hashes the files itself. The
 // repository's folders and objects are in git-repo.ts.
 import * as fs from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { readText } from './ignore-rules.js';
+import { checkoutMayConvert } from './git-convert.js';
 import { findGitDirs, type GitDirs } from './git-repo.js';
 
 export interface GitIndexEntry {
@@ -51,11 +53,15 @@ export class GitIndexTable {
    */
   readonly ascii: boolean;
 
-  constructor(data: Uint8Array, at: Uint32Array, paths: string[], ascii = false) {
+  /** Every `.gitattributes` the index lists, in or outside the workspace, relative to the work tree top. */
+  readonly attributeFiles: readonly string[];
+
+  constructor(data: Uint8Array, at: Uint32Array, paths: string[], ascii = false, attributeFiles: readonly string[] = []) {
     this.bytes = data;
     this.at = at;
     this.paths = paths;
     this.ascii = ascii;
+    this.attributeFiles = attributeFiles;
   }
 
   /**
@@ -184,6 +190,8 @@ export function loadGitIndex(root: string): GitIndex | undefined {
 
 interface GitIndexLocation {
   dirs: GitDirs;
+  /** The workspace root. */
+  root: string;
   indexPath: string;
   /** The workspace root's path in the index (`''` or ending in `/`). */
   prefix: string;
@@ -198,12 +206,14 @@ function locateGitIndex(root: string): GitIndexLocation | undefined {
   const prefixRel = relative(dirs.top, root);
   if (isAbsolute(prefixRel) || prefixRel.startsWith('..')) return undefined;
   const prefix = prefixRel === '' ? '' : `${prefixRel.split(sep).join('/')}/`;
-  return { dirs, indexPath: join(dirs.gitdir, 'index'), prefix };
+  return { dirs, root, indexPath: join(dirs.gitdir, 'index'), prefix };
 }
 
 function gitIndexOf(where: GitIndexLocation, data: Buffer, mtimeMs: number): GitIndex | undefined {
   const table = parseGitIndexTable(data, where.prefix);
   if (!table) return undefined;
+  // A checkout that may convert content leaves files whose stat matches but whose bytes are not the blob's.
+  if (checkoutMayConvert(where.dirs, where.root, table.attributeFiles)) return undefined;
   return { top: where.dirs.top, objectsGitdir: where.dirs.commondir, table, indexMtimeMs: mtimeMs };
 }
 
@@ -240,6 +250,7 @@ export function parseGitIndexTable(data: Buffer, prefix = ''): GitIndexTable | u
   let len = 0;
   let kept = 0;
   let high = 0; // OR of every kept path byte: ASCII-only when bit 7 stays clear
+  const attributeFiles: string[] = [];
   // v4: the previous entry's full name (prefix compression).
   let name = Buffer.allocUnsafe(version === 4 ? 4096 : 0);
   let nameLen = 0;
@@ -297,6 +308,7 @@ export function parseGitIndexTable(data: Buffer, prefix = ''): GitIndexTable | u
       // Entries are NUL-padded to a multiple of 8 bytes (1 to 8 NULs).
       pos = start + Math.floor((pos - start + 8) / 8) * 8;
     }
+    if (isAttributesName(src, from, to)) attributeFiles.push(Buffer.from(src.subarray(from, to)).toString('utf8'));
     if (!want || to - from <= preLen) continue;
     let under = true;
     for (let b = 0; b < preLen; b++) {
@@ -323,7 +335,17 @@ export function parseGitIndexTable(data: Buffer, prefix = ''): GitIndexTable | u
     pos += 8 + size;
   }
   const paths = kept === 0 ? [] : names.toString('utf8', 0, len - 1).split('\0');
-  return new GitIndexTable(data, at.subarray(0, kept), paths, (high & 0x80) === 0);
+  return new GitIndexTable(data, at.subarray(0, kept), paths, (high & 0x80) === 0, attributeFiles);
+}
+
+const ATTRIBUTES = Buffer.from('.gitattributes');
+
+/** True when bytes [from, to) of `src` name a `.gitattributes` file (at the top or in a folder). */
+function isAttributesName(src: Uint8Array, from: number, to: number): boolean {
+  const start = to - ATTRIBUTES.length;
+  if (start < from || src[to - 1] !== 0x73 || (start > from && src[start - 1] !== 0x2f)) return false;
+  for (let k = 0; k < ATTRIBUTES.length; k++) if (src[start + k] !== ATTRIBUTES[k]) return false;
+  return true;
 }
 
 function readU32(d: Uint8Array, o: number): number {

@@ -1,0 +1,85 @@
+// Whether a checkout may convert content: config at every level (includes, the environment, last
+// wins) and every attributes source, on folders laid out as git lays them out.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { attributesMayConvert, checkoutMayConvert } from './git-convert.js';
+
+const made: string[] = [];
+afterEach(() => {
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A work tree with `.git`, an empty HOME, and no system files (by the environment git honours). */
+function layout(files: Record<string, string> = {}) {
+  const base = mkdtempSync(join(tmpdir(), 'ckpt-convert-'));
+  made.push(base);
+  const top = join(base, 'repo');
+  const home = join(base, 'home');
+  for (const [rel, text] of Object.entries({ 'repo/.git/config': '[core]\n\tbare = false\n', 'home/.keep': '', ...files })) {
+    mkdirSync(dirname(join(base, rel)), { recursive: true });
+    writeFileSync(join(base, rel), text);
+  }
+  const dirs = { top, gitdir: join(top, '.git'), commondir: join(top, '.git') };
+  const env = { HOME: home, GIT_CONFIG_NOSYSTEM: '1', GIT_ATTR_NOSYSTEM: '1' };
+  return { base, top, dirs, env, converts: (tracked: string[] = [], root = top, extra: Record<string, string> = {}) => checkoutMayConvert(dirs, root, tracked, { ...env, ...extra }) };
+}
+
+describe('attribute text', () => {
+  it('names what converts on checkout, and only that', () => {
+    for (const text of ['*.txt text eol=crlf', '*.bin filter=lfs diff=lfs merge=lfs -text', '*.c ident', '*.ps1 working-tree-encoding=UTF-16LE', '[attr]big filter=lfs\n*.psd big', '"a b.txt" eol=CRLF', '  *.x   ident  ']) {
+      expect(attributesMayConvert(text), text).toBe(true);
+    }
+    for (const text of ['', '# *.txt eol=crlf', '* text=auto', '*.sh text eol=lf', '*.png binary', '*.c -ident', '*.c !filter', '*.md diff=markdown linguist-documentation', '*.bin -filter -text', 'ident', '"ident eol=crlf"']) {
+      expect(attributesMayConvert(text), text).toBe(false);
+    }
+  });
+});
+
+describe('checkoutMayConvert', () => {
+  it('is false for a plain repository', () => {
+    expect(layout().converts()).toBe(false);
+  });
+
+  it('reads core.autocrlf and core.eol at every level, the last one winning', () => {
+    expect(layout({ 'repo/.git/config': '[core]\n\tautocrlf = true\n' }).converts()).toBe(true);
+    expect(layout({ 'repo/.git/config': '[core]\n\tautocrlf = input\n' }).converts()).toBe(false);
+    expect(layout({ 'repo/.git/config': '[core]\n\tautocrlf\n' }).converts()).toBe(true);
+    expect(layout({ 'repo/.git/config': '[Core] eol = "CRLF" # the old way\n' }).converts()).toBe(true);
+    expect(layout({ 'home/.gitconfig': '[core]\n  autocrlf = yes\n' }).converts()).toBe(true);
+    expect(layout({ 'home/.config/git/config': '[core]\nautocrlf=on\n' }).converts()).toBe(true);
+    // The repository's own setting comes after the global one.
+    expect(layout({ 'home/.gitconfig': '[core]\nautocrlf = true\n', 'repo/.git/config': '[core]\nautocrlf = false\n' }).converts()).toBe(false);
+    expect(layout({ 'repo/.git/config.worktree': '[core]\nautocrlf = true\n' }).converts()).toBe(true);
+    // A subsection is not [core].
+    expect(layout({ 'repo/.git/config': '[core "x"]\nautocrlf = true\n[remote "origin"]\neol = crlf\n' }).converts()).toBe(false);
+  });
+
+  it('follows include.path and includeIf paths (~, relative) and reads the environment', () => {
+    expect(layout({ 'home/.gitconfig': '[include]\n\tpath = ~/more.inc\n', 'home/more.inc': '[core]\nautocrlf = true\n' }).converts()).toBe(true);
+    expect(layout({ 'home/.gitconfig': '[includeIf "gitdir:~/work/"]\n\tpath = sub/work.inc\n', 'home/sub/work.inc': '[core]\neol = crlf\n' }).converts()).toBe(true);
+    // An include that includes itself stops at git's depth.
+    expect(layout({ 'home/.gitconfig': '[include]\npath = ~/.gitconfig\n' }).converts()).toBe(false);
+    const l = layout();
+    expect(l.converts([], l.top, { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.autocrlf', GIT_CONFIG_VALUE_0: 'true' })).toBe(true);
+    expect(l.converts([], l.top, { GIT_CONFIG_PARAMETERS: "'core.eol'='crlf'" })).toBe(true);
+    expect(l.converts([], l.top, { GIT_CONFIG_PARAMETERS: "'core.autocrlf=true'" })).toBe(true);
+    expect(l.converts([], l.top, { GIT_CONFIG_PARAMETERS: "'core.autocrlf'='input'" })).toBe(false);
+    const g = layout({ 'elsewhere.cfg': '[core]\nautocrlf = true\n' });
+    expect(g.converts([], g.top, { GIT_CONFIG_GLOBAL: join(g.base, 'elsewhere.cfg') })).toBe(true);
+  });
+
+  it('reads every attributes source: tracked files anywhere, the folders above the workspace, info/attributes, the global file', () => {
+    const tracked = layout({ 'repo/lib/deep/.gitattributes': '*.bin filter=lfs\n' });
+    expect(tracked.converts()).toBe(false); // not listed by the index, not above the workspace
+    expect(tracked.converts(['lib/deep/.gitattributes'])).toBe(true);
+    const above = layout({ 'repo/.gitattributes': '*.c ident\n', 'repo/pkg/app/x': '' });
+    expect(above.converts([], join(above.top, 'pkg', 'app'))).toBe(true);
+    expect(layout({ 'repo/.git/info/attributes': '* eol=crlf\n' }).converts()).toBe(true);
+    expect(layout({ 'home/.config/git/attributes': '*.txt filter=crypt\n' }).converts()).toBe(true);
+    const custom = layout({ 'home/.gitconfig': '[core]\n\tattributesFile = ~/attrs\n', 'home/attrs': '*.x working-tree-encoding=UTF-16\n' });
+    expect(custom.converts()).toBe(true);
+    expect(layout({ 'repo/.gitattributes': '* text=auto\n*.png binary\n*.sh text eol=lf\n' }).converts()).toBe(false);
+  });
+});

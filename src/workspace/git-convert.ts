@@ -1,0 +1,172 @@
+// Whether git may convert content on checkout in a work tree (DESIGN §10 "git blobs only where the
+// work tree holds them"). A file whose lstat matches its git index entry is referenced by the entry's
+// blob id — sound only when the file holds the blob's bytes. A checkout that converts (LF -> CRLF by
+// `core.autocrlf=true`, `eol=crlf` or `core.eol=crlf`; an `ident` expansion; a smudge `filter` such
+// as git-lfs or git-crypt; a `working-tree-encoding`) writes other bytes and records their stat: the
+// blob would then be restored in place of what the user had. This reads what git reads (config at
+// every level, following includes; every attributes source) and answers true when anything there
+// could convert — conservatively: any mention, whatever paths it names, so such a repository is
+// hashed like a plain folder. Pure reads, never a spawned git.
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import type { GitDirs } from './git-repo.js';
+import { readText } from './ignore-rules.js';
+
+type Env = Record<string, string | undefined>;
+
+/** The core settings that bear on checkout conversion; undefined where nothing sets them. */
+interface CoreSettings {
+  autocrlf?: string;
+  eol?: string;
+  attributesFile?: string;
+}
+
+/** Include depth git itself allows. */
+const MAX_INCLUDE_DEPTH = 10;
+
+/**
+ * True when a checkout in this work tree may write a file's bytes other than its blob's.
+ * `trackedAttributes`: every `.gitattributes` path git's index lists (relative to the top);
+ * `root`: the workspace (its folders up to the top are read for untracked attribute files).
+ */
+export function checkoutMayConvert(dirs: GitDirs, root: string, trackedAttributes: readonly string[], env: Env = process.env): boolean {
+  const core = coreSettings(dirs, env);
+  if (core.autocrlf !== undefined && isTrue(core.autocrlf)) return true;
+  if (core.eol?.toLowerCase() === 'crlf') return true;
+  const home = env.HOME ?? homedir();
+  const sources: string[] = [];
+  if (env.GIT_ATTR_NOSYSTEM === undefined || !isTrue(env.GIT_ATTR_NOSYSTEM)) sources.push('/etc/gitattributes');
+  sources.push(core.attributesFile !== undefined ? expandHome(core.attributesFile, home) : join(env.XDG_CONFIG_HOME || join(home, '.config'), 'git', 'attributes'));
+  sources.push(join(dirs.commondir, 'info', 'attributes'));
+  for (const rel of trackedAttributes) sources.push(join(dirs.top, rel));
+  for (let dir = root; ; dir = dirname(dir)) {
+    sources.push(join(dir, '.gitattributes'));
+    if (dir === dirs.top || dirname(dir) === dir) break;
+  }
+  return sources.some((file) => {
+    const text = readText(file);
+    return text !== undefined && attributesMayConvert(text);
+  });
+}
+
+/** True when attribute text sets anything that converts on checkout (macro definitions included). */
+export function attributesMayConvert(text: string): boolean {
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    // The first token is the pattern (or `[attr]name`); a quoted pattern may hold spaces.
+    const rest = line.startsWith('"') ? line.slice(closingQuote(line) + 1) : line.replace(/^\S+/, '');
+    for (const token of rest.split(/\s+/)) {
+      const [name = '', value] = token.split('=', 2) as [string, string | undefined];
+      const attr = name.toLowerCase();
+      if (attr === 'filter' && value !== undefined) return true;
+      if (attr === 'working-tree-encoding' && value !== undefined) return true;
+      if (attr === 'ident' && value === undefined) return true;
+      if (attr === 'eol' && value?.toLowerCase() === 'crlf') return true;
+    }
+  }
+  return false;
+}
+
+function closingQuote(line: string): number {
+  for (let i = 1; i < line.length; i++) {
+    if (line[i] === '\\') i++;
+    else if (line[i] === '"') return i;
+  }
+  return line.length;
+}
+
+/** core.autocrlf, core.eol and core.attributesFile as git resolves them: system, global, local, worktree, environment; the last wins. */
+function coreSettings(dirs: GitDirs, env: Env): CoreSettings {
+  const out: CoreSettings = {};
+  const home = env.HOME ?? homedir();
+  const files: string[] = [];
+  if (env.GIT_CONFIG_NOSYSTEM === undefined || !isTrue(env.GIT_CONFIG_NOSYSTEM)) files.push(env.GIT_CONFIG_SYSTEM ?? '/etc/gitconfig');
+  if (env.GIT_CONFIG_GLOBAL !== undefined) files.push(env.GIT_CONFIG_GLOBAL);
+  else files.push(join(env.XDG_CONFIG_HOME || join(home, '.config'), 'git', 'config'), join(home, '.gitconfig'));
+  files.push(join(dirs.commondir, 'config'), join(dirs.gitdir, 'config.worktree'));
+  for (const file of files) readConfig(file, home, out, 0);
+  // `git -c` and GIT_CONFIG_COUNT reach the git an agent runs; they are seen here when inherited.
+  const count = Number(env.GIT_CONFIG_COUNT ?? 0);
+  for (let i = 0; i < count && i < 1000; i++) {
+    const key = env[`GIT_CONFIG_KEY_${i}`];
+    if (key !== undefined) setCore(out, key, env[`GIT_CONFIG_VALUE_${i}`] ?? 'true', home, undefined);
+  }
+  for (const m of (env.GIT_CONFIG_PARAMETERS ?? '').matchAll(/'([^']*)'(?:='([^']*)')?/g)) {
+    const [key, value] = m[2] !== undefined ? [m[1] as string, m[2]] : splitKeyValue(m[1] as string);
+    setCore(out, key, value, home, undefined);
+  }
+  return out;
+}
+
+function splitKeyValue(text: string): [string, string] {
+  const eq = text.indexOf('=');
+  return eq < 0 ? [text, 'true'] : [text.slice(0, eq), text.slice(eq + 1)];
+}
+
+/** Reads one config file into `out` in order, following `include.path` and every `includeIf.*.path` (conservatively, whatever the condition). */
+function readConfig(file: string, home: string, out: CoreSettings, depth: number): void {
+  const text = readText(file);
+  if (text === undefined || depth > MAX_INCLUDE_DEPTH) return;
+  let section = '';
+  for (const raw of text.replace(/\\\r?\n/g, '').split('\n')) {
+    let line = raw.trim();
+    const header = /^\[\s*([^\]\s"]+)(?:\s+"(?:[^"\\]|\\.)*")?\s*\]\s*(.*)$/.exec(line);
+    if (header) {
+      const name = (header[1] as string).toLowerCase();
+      // `[section "sub"]` and the old `[section.sub]` are subsections: only include's may match.
+      section = /\s+"/.test(line.slice(0, line.indexOf(']'))) ? `${name}.*` : name;
+      line = (header[2] as string).trim();
+      if (line === '') continue;
+    }
+    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
+    const m = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line);
+    if (!m) continue;
+    const value = m[2] === undefined ? 'true' : configValue(m[2]);
+    const key = `${section}.${(m[1] as string).toLowerCase()}`;
+    if ((section === 'include' || section === 'includeif.*') && key.endsWith('.path')) {
+      const target = expandHome(value, home);
+      readConfig(isAbsolute(target) ? target : resolve(dirname(file), target), home, out, depth + 1);
+    } else setCore(out, key, value, home, file);
+  }
+}
+
+function setCore(out: CoreSettings, key: string, value: string, home: string, file: string | undefined): void {
+  switch (key.toLowerCase()) {
+    case 'core.autocrlf':
+      out.autocrlf = value;
+      break;
+    case 'core.eol':
+      out.eol = value;
+      break;
+    case 'core.attributesfile': {
+      const path = expandHome(value, home);
+      out.attributesFile = isAbsolute(path) || file === undefined ? path : resolve(dirname(file), path);
+      break;
+    }
+  }
+}
+
+/** A config value: quotes removed, escapes resolved, an unquoted comment cut. */
+function configValue(text: string): string {
+  let out = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (c === '"') quoted = !quoted;
+    else if (c === '\\' && i + 1 < text.length) {
+      const n = text[++i] as string;
+      out += n === 'n' ? '\n' : n === 't' ? '\t' : n;
+    } else if (!quoted && (c === '#' || c === ';')) break;
+    else out += c;
+  }
+  return out.trim();
+}
+
+function isTrue(value: string): boolean {
+  return ['true', 'yes', 'on', '1'].includes(value.trim().toLowerCase());
+}
+
+function expandHome(path: string, home: string): string {
+  return path === '~' ? home : path.startsWith('~/') ? join(home, path.slice(2)) : path;
+}
