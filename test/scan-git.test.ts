@@ -171,10 +171,11 @@ describe('git-aware baseline', () => {
 describe('a checkout that converts content (found 2026-12-06)', () => {
   // git writes other bytes than the blob's and records their stat: referencing the blob would restore
   // LF for CRLF, the unexpanded \$Id\$, a filter's clean form (git-lfs: the pointer for the file).
-  const converting: [string, (w: ScanWorld) => Promise<void>][] = [
-    ['a tracked .gitattributes eol=crlf', async (w) => w.write('.gitattributes', '*.txt text eol=crlf\n')],
-    ['core.autocrlf=true', async (w) => void w.git('config', 'core.autocrlf', 'true')],
-    ['an ident attribute', async (w) => w.write('sub/.gitattributes', '*.txt ident\n')],
+  // Each way, with the files still referenced: those no converting rule names.
+  const converting: [string, (w: ScanWorld) => Promise<void>, string[]][] = [
+    ['a tracked .gitattributes eol=crlf', async (w) => w.write('.gitattributes', '*.txt text eol=crlf\n'), ['.gitattributes', 'c.dat']],
+    ['core.autocrlf=true', async (w) => void w.git('config', 'core.autocrlf', 'true'), []],
+    ['an ident attribute', async (w) => w.write('sub/.gitattributes', '*.txt ident\n'), ['a.txt', 'c.dat', 'sub/.gitattributes']],
     [
       'a same-size smudge filter named in info/attributes',
       async (w) => {
@@ -182,10 +183,11 @@ describe('a checkout that converts content (found 2026-12-06)', () => {
         w.git('config', 'filter.up.clean', 'tr A-Z a-z');
         await w.write('.git/info/attributes', '*.txt filter=up\n');
       },
+      ['c.dat'],
     ],
   ];
-  for (const [name, setUp] of converting) {
-    it(`${name}: files are hashed, never referenced, and a restore gives back the converted bytes`, async () => {
+  for (const [name, setUp, referenced] of converting) {
+    it(`${name}: the files it names are hashed, never referenced, and a restore gives back the converted bytes`, async () => {
       const w = await world();
       w.git('init', '-q');
       await setUp(w);
@@ -204,14 +206,36 @@ describe('a checkout that converts content (found 2026-12-06)', () => {
       });
       expect(converted.length, 'git converted nothing').toBeGreaterThan(0);
       const base = await scan(w.session);
-      expect(base.gitReferenced).toBe(0);
+      expect(base.gitReferenced).toBe(referenced.length);
       await w.write('a.txt', 'rewritten\n');
       await w.remove('sub/b.txt');
+      await w.write('c.dat', 'five\n');
       const r = await scan(w.session, { tool: 'Bash' });
       await restore(w.session, r.tag!, {});
       expect(await treeOf(w.root)).toEqual(mine);
     });
   }
+
+  it('only the paths a converting rule names lose their references (*.bat eol=crlf)', async () => {
+    const w = await world();
+    w.git('init', '-q');
+    await w.write('.gitattributes', '*.bat eol=crlf\n');
+    await w.write('run.bat', 'echo one\necho two\n');
+    await w.write('app/main.txt', 'main\n');
+    w.git('add', '-A');
+    w.git('commit', '-q', '-m', 'init');
+    await w.remove('run.bat');
+    w.git('checkout', '--', 'run.bat');
+    await settleGit(w, ['.gitattributes', 'run.bat', 'app/main.txt']);
+    const mine = await treeOf(w.root);
+    expect(mine['run.bat']).toMatchObject({ content: 'echo one\r\necho two\r\n' });
+    expect(await scan(w.session)).toMatchObject({ baseline: true, scanned: 3, gitReferenced: 2, hashed: 1 });
+    await w.write('run.bat', 'echo three\n');
+    await w.write('app/main.txt', 'changed\n');
+    const r = await scan(w.session, { tool: 'Bash' });
+    await restore(w.session, r.tag!, {});
+    expect(await treeOf(w.root)).toEqual(mine);
+  });
 
   it('attributes that convert nothing on checkout keep the references', async () => {
     const w = await world();

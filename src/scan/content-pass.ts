@@ -61,6 +61,7 @@ export function contentPass(input: ContentPassInput): { toRead: number[]; gitRef
         j >= 0 &&
         t.sameOid(j, prev!.hash, p * HASH_BYTES) &&
         t.matches(j, size, next.mtime[i] as number, next.ctime[i] as number, next.ino[i] as number, next.mode[i] as number, gitIndex.indexMtimeMs) &&
+        gitIndex.converts?.(path) !== true &&
         gitObjects()?.has(t.bytes, t.oidAt(j)) === true
       ) {
         next.setHashBytes(i, HASH_GIT, t.bytes, t.oidAt(j), 20);

@@ -77,6 +77,7 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
   const dirPrev: number[] = [];
   const gitTable = input.git?.table;
   const gitIndexMtimeMs = input.git?.indexMtimeMs ?? 0;
+  const gitConverts = input.git?.converts;
   const gitObjects = input.gitObjects;
   const maxBytes = input.maxBytes ?? Infinity;
   let gitReferenced = 0;
@@ -196,7 +197,12 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
           const i = next.push(slot >= 0 ? (prev!.paths[slot] as string) : rel, kind, st);
           if (gitTable !== undefined && kind === KIND_FILE && size <= maxBytes) {
             const j = gitNames !== undefined ? (gitNames.get(name) ?? -1) : gitTable.slotOf(rel);
-            if (j >= 0 && gitTable.matches(j, size, st.mtimeMs, st.ctimeMs, st.ino, st.mode, gitIndexMtimeMs) && gitObjects?.has(gitTable.bytes, gitTable.oidAt(j)) === true) {
+            if (
+              j >= 0 &&
+              gitTable.matches(j, size, st.mtimeMs, st.ctimeMs, st.ino, st.mode, gitIndexMtimeMs) &&
+              gitConverts?.(rel) !== true &&
+              gitObjects?.has(gitTable.bytes, gitTable.oidAt(j)) === true
+            ) {
               next.setHashBytes(i, HASH_GIT, gitTable.bytes, gitTable.oidAt(j), 20);
               gitReferenced++;
               return;

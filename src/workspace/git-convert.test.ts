@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { attributesMayConvert, checkoutMayConvert } from './git-convert.js';
+import { attributesMayConvert, checkoutConversion, type CheckoutConversion } from './git-convert.js';
 
 const made: string[] = [];
 afterEach(() => {
@@ -23,7 +23,20 @@ function layout(files: Record<string, string> = {}) {
   }
   const dirs = { top, gitdir: join(top, '.git'), commondir: join(top, '.git') };
   const env = { HOME: home, GIT_CONFIG_NOSYSTEM: '1', GIT_ATTR_NOSYSTEM: '1' };
-  return { base, top, dirs, env, converts: (tracked: string[] = [], root = top, extra: Record<string, string> = {}) => checkoutMayConvert(dirs, root, tracked, { ...env, ...extra }) };
+  return {
+    base,
+    top,
+    dirs,
+    env,
+    conversion: (tracked: string[] = [], root = top, extra: Record<string, string> = {}) => checkoutConversion(dirs, root, tracked, { ...env, ...extra }),
+    /** True when anything may convert (the answer is not `none`). */
+    converts: (tracked: string[] = [], root = top, extra: Record<string, string> = {}) => checkoutConversion(dirs, root, tracked, { ...env, ...extra }) !== 'none',
+  };
+}
+
+/** The paths of `paths` a conversion names. */
+function named(c: CheckoutConversion, paths: string[]): string[] {
+  return paths.filter((p) => (c === 'all' ? true : c === 'none' ? false : c(p)));
 }
 
 describe('attribute text', () => {
@@ -37,13 +50,13 @@ describe('attribute text', () => {
   });
 });
 
-describe('checkoutMayConvert', () => {
+describe('checkoutConversion', () => {
   it('is false for a plain repository', () => {
     expect(layout().converts()).toBe(false);
   });
 
   it('reads core.autocrlf and core.eol at every level, the last one winning', () => {
-    expect(layout({ 'repo/.git/config': '[core]\n\tautocrlf = true\n' }).converts()).toBe(true);
+    expect(layout({ 'repo/.git/config': '[core]\n\tautocrlf = true\n' }).conversion()).toBe('all');
     expect(layout({ 'repo/.git/config': '[core]\n\tautocrlf = input\n' }).converts()).toBe(false);
     expect(layout({ 'repo/.git/config': '[core]\n\tautocrlf\n' }).converts()).toBe(true);
     expect(layout({ 'repo/.git/config': '[Core] eol = "CRLF" # the old way\n' }).converts()).toBe(true);
@@ -81,5 +94,19 @@ describe('checkoutMayConvert', () => {
     const custom = layout({ 'home/.gitconfig': '[core]\n\tattributesFile = ~/attrs\n', 'home/attrs': '*.x working-tree-encoding=UTF-16\n' });
     expect(custom.converts()).toBe(true);
     expect(layout({ 'repo/.gitattributes': '* text=auto\n*.png binary\n*.sh text eol=lf\n' }).converts()).toBe(false);
+  });
+
+  it('names the paths the converting lines match, relative to their file (macros too); a pattern it cannot match safely names all', () => {
+    const paths = ['a.bat', 'a.txt', 'lib/deep/x.bin', 'lib/x.bin', 'x.bin', 'art/a.psd', 'a.psd', 'pkg/app/m.c', 'pkg/m.c'];
+    expect(named(layout({ 'repo/.gitattributes': '*.bat eol=crlf\n*.txt text\n' }).conversion(), paths)).toEqual(['a.bat']);
+    expect(named(layout({ 'repo/lib/deep/.gitattributes': '*.bin filter=lfs\n' }).conversion(['lib/deep/.gitattributes']), paths)).toEqual(['lib/deep/x.bin']);
+    expect(named(layout({ 'repo/.gitattributes': '[attr]big filter=lfs -text\n[attr]huge big\n*.psd huge\n*.bat -big\n' }).conversion(), paths)).toEqual(['art/a.psd', 'a.psd']);
+    expect(named(layout({ 'repo/.gitattributes': '/pkg/app/*.c ident\n' }).conversion(), paths)).toEqual(['pkg/app/m.c']);
+    // A folder pattern matches nothing in gitattributes; here it names the folder's files (more, never less).
+    expect(named(layout({ 'repo/.git/info/attributes': 'lib/ filter=x\n' }).conversion(), paths)).toEqual(['lib/deep/x.bin', 'lib/x.bin']);
+    expect(layout({ 'repo/.gitattributes': '"a b.txt" eol=crlf\n' }).conversion()).toBe('all');
+    expect(layout({ 'repo/.gitattributes': '!x eol=crlf\n' }).conversion()).toBe('all');
+    // Case: gitattributes match case-sensitively; the check is case-insensitive (more, never less).
+    expect(named(layout({ 'repo/.gitattributes': '*.BAT eol=crlf\n' }).conversion(), paths)).toEqual(['a.bat']);
   });
 });

@@ -4,11 +4,12 @@
 // `core.autocrlf=true`, `eol=crlf` or `core.eol=crlf`; an `ident` expansion; a smudge `filter` such
 // as git-lfs or git-crypt; a `working-tree-encoding`) writes other bytes and records their stat: the
 // blob would then be restored in place of what the user had. This reads what git reads (config at
-// every level, following includes; every attributes source) and answers true when anything there
-// could convert — conservatively: any mention, whatever paths it names, so such a repository is
-// hashed like a plain folder. Pure reads, never a spawned git.
+// every level, following includes; every attributes source) and answers which paths a checkout may
+// have converted — conservatively: a path it may have converted is hashed like a plain folder's.
+// Pure reads, never a spawned git.
+import ignore, { type Ignore } from 'ignore';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { GitDirs } from './git-repo.js';
 import { readText } from './ignore-rules.js';
 
@@ -25,47 +26,125 @@ interface CoreSettings {
 const MAX_INCLUDE_DEPTH = 10;
 
 /**
- * True when a checkout in this work tree may write a file's bytes other than its blob's.
- * `trackedAttributes`: every `.gitattributes` path git's index lists (relative to the top);
- * `root`: the workspace (its folders up to the top are read for untracked attribute files).
+ * What a checkout in this work tree may convert: `none`; `all` (a config setting converts every text
+ * file, or an attributes line ckpt cannot match safely); or the paths a predicate names (relative to
+ * the work tree top, `/`-separated). The predicate over-matches, never under-matches: attribute
+ * patterns are tested as gitignore patterns (the `ignore` package, case-insensitive), which match
+ * everything gitattributes' do and more (a folder's contents too); an attribute a later line unsets
+ * is still counted. `trackedAttributes`: every `.gitattributes` git's index lists (relative to the
+ * top); `root`: the workspace (its folders up to the top are read for untracked attribute files).
  */
-export function checkoutMayConvert(dirs: GitDirs, root: string, trackedAttributes: readonly string[], env: Env = process.env): boolean {
+export function checkoutConversion(dirs: GitDirs, root: string, trackedAttributes: readonly string[], env: Env = process.env): CheckoutConversion {
   const core = coreSettings(dirs, env);
-  if (core.autocrlf !== undefined && isTrue(core.autocrlf)) return true;
-  if (core.eol?.toLowerCase() === 'crlf') return true;
+  if (core.autocrlf !== undefined && isTrue(core.autocrlf)) return 'all';
+  if (core.eol?.toLowerCase() === 'crlf') return 'all';
   const home = env.HOME ?? homedir();
-  const sources: string[] = [];
-  if (env.GIT_ATTR_NOSYSTEM === undefined || !isTrue(env.GIT_ATTR_NOSYSTEM)) sources.push('/etc/gitattributes');
-  sources.push(core.attributesFile !== undefined ? expandHome(core.attributesFile, home) : join(env.XDG_CONFIG_HOME || join(home, '.config'), 'git', 'attributes'));
-  sources.push(join(dirs.commondir, 'info', 'attributes'));
-  for (const rel of trackedAttributes) sources.push(join(dirs.top, rel));
+  // Each source with the folder its patterns are relative to ('' : the top).
+  const sources: [file: string, base: string][] = [];
+  if (env.GIT_ATTR_NOSYSTEM === undefined || !isTrue(env.GIT_ATTR_NOSYSTEM)) sources.push(['/etc/gitattributes', '']);
+  sources.push([core.attributesFile !== undefined ? expandHome(core.attributesFile, home) : join(env.XDG_CONFIG_HOME || join(home, '.config'), 'git', 'attributes'), '']);
+  sources.push([join(dirs.commondir, 'info', 'attributes'), '']);
+  for (const rel of trackedAttributes) sources.push([join(dirs.top, rel), rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '']);
   for (let dir = root; ; dir = dirname(dir)) {
-    sources.push(join(dir, '.gitattributes'));
-    if (dir === dirs.top || dirname(dir) === dir) break;
+    const base = relative(dirs.top, dir);
+    if (base.startsWith('..') || isAbsolute(base)) break;
+    sources.push([join(dir, '.gitattributes'), base.split(sep).join('/')]);
+    if (base === '') break;
   }
-  return sources.some((file) => {
+  const read: { base: string; lines: AttributeLine[] }[] = [];
+  const macros = new Map<string, string[]>();
+  const seen = new Set<string>();
+  for (const [file, base] of sources) {
+    if (seen.has(file)) continue;
+    seen.add(file);
     const text = readText(file);
-    return text !== undefined && attributesMayConvert(text);
-  });
+    if (text === undefined) continue;
+    const parsed = parseAttributes(text);
+    for (const [name, tokens] of parsed.macros) macros.set(name, [...(macros.get(name) ?? []), ...tokens]);
+    read.push({ base, lines: parsed.lines });
+  }
+  const converting = convertingMacros(macros);
+  const matchers: { base: string; matcher: Ignore }[] = [];
+  for (const { base, lines } of read) {
+    const patterns = lines.filter((l) => l.tokens.some((t) => tokenConverts(t) || converting.has(t))).map((l) => l.pattern);
+    if (patterns.length === 0) continue;
+    // A quoted or `!` pattern reads differently as a gitignore pattern: not matched, everything counts.
+    if (patterns.some((pt) => pt === undefined || pt.startsWith('!'))) return 'all';
+    try {
+      matchers.push({ base, matcher: ignore().add(patterns as string[]) });
+    } catch {
+      return 'all';
+    }
+  }
+  if (matchers.length === 0) return 'none';
+  return (path) =>
+    matchers.some(({ base, matcher }) => {
+      if (base !== '' && !path.startsWith(`${base}/`)) return false;
+      try {
+        return matcher.ignores(base === '' ? path : path.slice(base.length + 1));
+      } catch {
+        return true;
+      }
+    });
 }
 
-/** True when attribute text sets anything that converts on checkout (macro definitions included). */
-export function attributesMayConvert(text: string): boolean {
+/** See checkoutConversion. */
+export type CheckoutConversion = 'none' | 'all' | ((topRel: string) => boolean);
+
+interface AttributeLine {
+  /** Undefined for a quoted pattern (C-style quoting gitignore patterns do not have). */
+  pattern: string | undefined;
+  tokens: string[];
+}
+
+/** The lines of an attributes file: patterns with their attribute tokens, and `[attr]` macro definitions. */
+function parseAttributes(text: string): { lines: AttributeLine[]; macros: Map<string, string[]> } {
+  const lines: AttributeLine[] = [];
+  const macros = new Map<string, string[]>();
   for (const raw of text.split('\n')) {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) continue;
-    // The first token is the pattern (or `[attr]name`); a quoted pattern may hold spaces.
-    const rest = line.startsWith('"') ? line.slice(closingQuote(line) + 1) : line.replace(/^\S+/, '');
-    for (const token of rest.split(/\s+/)) {
-      const [name = '', value] = token.split('=', 2) as [string, string | undefined];
-      const attr = name.toLowerCase();
-      if (attr === 'filter' && value !== undefined) return true;
-      if (attr === 'working-tree-encoding' && value !== undefined) return true;
-      if (attr === 'ident' && value === undefined) return true;
-      if (attr === 'eol' && value?.toLowerCase() === 'crlf') return true;
+    if (line.startsWith('"')) {
+      lines.push({ pattern: undefined, tokens: line.slice(closingQuote(line) + 1).split(/\s+/).filter(Boolean) });
+      continue;
+    }
+    const [first = '', ...tokens] = line.split(/\s+/);
+    if (first.startsWith('[attr]')) macros.set(first.slice(6), [...(macros.get(first.slice(6)) ?? []), ...tokens]);
+    else lines.push({ pattern: first, tokens });
+  }
+  return { lines, macros };
+}
+
+/** Macro names whose definition sets a converting attribute, directly or through another macro. */
+function convertingMacros(macros: ReadonlyMap<string, string[]>): Set<string> {
+  const out = new Set<string>();
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [name, tokens] of macros) {
+      if (!out.has(name) && tokens.some((t) => tokenConverts(t) || out.has(t))) {
+        out.add(name);
+        grew = true;
+      }
     }
   }
-  return false;
+  return out;
+}
+
+/** True for an attribute token that converts on checkout. */
+function tokenConverts(token: string): boolean {
+  const eq = token.indexOf('=');
+  const attr = (eq < 0 ? token : token.slice(0, eq)).toLowerCase();
+  const value = eq < 0 ? undefined : token.slice(eq + 1);
+  if (attr === 'filter' || attr === 'working-tree-encoding') return value !== undefined;
+  if (attr === 'ident') return value === undefined;
+  return attr === 'eol' && value?.toLowerCase() === 'crlf';
+}
+
+/** True when attribute text sets anything that converts on checkout, for any path (macro definitions included). */
+export function attributesMayConvert(text: string): boolean {
+  const { lines, macros } = parseAttributes(text);
+  const converting = convertingMacros(macros);
+  return converting.size > 0 || lines.some((l) => l.tokens.some((t) => tokenConverts(t) || converting.has(t)));
 }
 
 function closingQuote(line: string): number {

@@ -1,13 +1,14 @@
 // Git's own record of a work tree, read in-process (never by spawning git): the `.git/index` file
 // (format v2, v3 and v4; stage-0 entries of regular files and symlinks with their stat data and blob
 // ids) so a first scan can reference git's blobs for files whose stat matches. Anything this module
-// cannot parse, and a work tree whose checkout may convert content (git-convert.ts), makes it return
-// undefined: the scan then reads and hashes the files itself. The
+// cannot parse, and a work tree whose checkout may convert any file (git-convert.ts), makes it return
+// undefined: the scan then reads and hashes the files itself (and the paths named by attributes that
+// convert, in any other work tree). The
 // repository's folders and objects are in git-repo.ts.
 import * as fs from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { readText } from './ignore-rules.js';
-import { checkoutMayConvert } from './git-convert.js';
+import { checkoutConversion } from './git-convert.js';
 import { findGitDirs, type GitDirs } from './git-repo.js';
 
 export interface GitIndexEntry {
@@ -32,6 +33,11 @@ export interface GitIndex {
   table: GitIndexTable;
   /** mtime of the index file in ms: entries modified at or after it are "racily clean" and not trusted. */
   indexMtimeMs: number;
+  /**
+   * True for a workspace-relative path a checkout may have converted (git-convert.ts): its bytes may
+   * not be its blob's, so it is never referenced. Absent when nothing converts.
+   */
+  converts?: (rel: string) => boolean;
 }
 
 /**
@@ -213,8 +219,11 @@ function gitIndexOf(where: GitIndexLocation, data: Buffer, mtimeMs: number): Git
   const table = parseGitIndexTable(data, where.prefix);
   if (!table) return undefined;
   // A checkout that may convert content leaves files whose stat matches but whose bytes are not the blob's.
-  if (checkoutMayConvert(where.dirs, where.root, table.attributeFiles)) return undefined;
-  return { top: where.dirs.top, objectsGitdir: where.dirs.commondir, table, indexMtimeMs: mtimeMs };
+  const conversion = checkoutConversion(where.dirs, where.root, table.attributeFiles);
+  if (conversion === 'all') return undefined;
+  const index: GitIndex = { top: where.dirs.top, objectsGitdir: where.dirs.commondir, table, indexMtimeMs: mtimeMs };
+  if (conversion !== 'none') index.converts = (rel) => conversion(where.prefix + rel);
+  return index;
 }
 
 /**
