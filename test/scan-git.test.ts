@@ -237,6 +237,31 @@ describe('a checkout that converts content (found 2026-12-06)', () => {
     expect(await treeOf(w.root)).toEqual(mine);
   });
 
+  it('a git replace ref: the checkout wrote the replacement, so nothing is referenced', async () => {
+    const w = await world();
+    w.git('init', '-q');
+    await w.write('a.txt', 'orig\n');
+    w.git('add', '-A');
+    w.git('commit', '-q', '-m', 'init');
+    const replacement = w.git('rev-parse', 'HEAD:a.txt').trim();
+    await w.write('b.txt', 'replaced\n');
+    const other = w.git('hash-object', '-w', 'b.txt').trim();
+    await w.remove('b.txt');
+    w.git('replace', replacement, other);
+    await w.remove('a.txt');
+    w.git('checkout', '--', 'a.txt');
+    // git's own refresh would re-hash a.txt and call it modified; any later index write keeps its stat.
+    await new Promise((r) => setTimeout(r, 50));
+    await w.write('c.txt', 'c\n');
+    w.git('add', 'c.txt');
+    expect(await w.read('a.txt')).toBe('replaced\n');
+    expect(await scan(w.session)).toMatchObject({ baseline: true, gitReferenced: 0, hashed: 2 });
+    await w.write('a.txt', 'rewritten\n');
+    const r = await scan(w.session, { tool: 'Bash' });
+    await restore(w.session, r.tag!, {});
+    expect(await w.read('a.txt')).toBe('replaced\n');
+  });
+
   it('attributes that convert nothing on checkout keep the references', async () => {
     const w = await world();
     await repo(w, { '.gitattributes': '* text=auto\n*.sh text eol=lf\n*.png binary\n', 'a.txt': 'a\n', 'run.sh': 'echo\n' });

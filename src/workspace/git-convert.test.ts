@@ -69,6 +69,13 @@ describe('checkoutConversion', () => {
     expect(layout({ 'repo/.git/config': '[core "x"]\nautocrlf = true\n[remote "origin"]\neol = crlf\n' }).converts()).toBe(false);
   });
 
+  it('a git replace ref (loose or packed) names every path, unless GIT_NO_REPLACE_OBJECTS', () => {
+    const loose = layout({ 'repo/.git/refs/replace/0123456789012345678901234567890123456789': '9876543210987654321098765432109876543210\n' });
+    expect(loose.conversion()).toBe('all');
+    expect(loose.conversion([], loose.top, { GIT_NO_REPLACE_OBJECTS: '1' })).toBe('none');
+    expect(layout({ 'repo/.git/packed-refs': '# pack-refs with: peeled fully-peeled sorted\n0123456789012345678901234567890123456789 refs/replace/9876543210987654321098765432109876543210\n' }).conversion()).toBe('all');
+  });
+
   it('follows include.path and includeIf paths (~, relative) and reads the environment', () => {
     expect(layout({ 'home/.gitconfig': '[include]\n\tpath = ~/more.inc\n', 'home/more.inc': '[core]\nautocrlf = true\n' }).converts()).toBe(true);
     expect(layout({ 'home/.gitconfig': '[includeIf "gitdir:~/work/"]\n\tpath = sub/work.inc\n', 'home/sub/work.inc': '[core]\neol = crlf\n' }).converts()).toBe(true);

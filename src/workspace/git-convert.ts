@@ -8,6 +8,7 @@
 // have converted — conservatively: a path it may have converted is hashed like a plain folder's.
 // Pure reads, never a spawned git.
 import ignore, { type Ignore } from 'ignore';
+import { readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { GitDirs } from './git-repo.js';
@@ -37,6 +38,8 @@ const MAX_INCLUDE_DEPTH = 10;
 export function checkoutConversion(dirs: GitDirs, root: string, trackedAttributes: readonly string[], env: Env = process.env): CheckoutConversion {
   const core = coreSettings(dirs, env);
   if (core.autocrlf !== undefined && isTrue(core.autocrlf)) return 'all';
+  // A replace ref makes a checkout write another object's bytes than the id the index records.
+  if (env.GIT_NO_REPLACE_OBJECTS === undefined && hasReplaceRefs(dirs.commondir)) return 'all';
   if (core.eol?.toLowerCase() === 'crlf') return 'all';
   const home = env.HOME ?? homedir();
   // Each source with the folder its patterns are relative to ('' : the top).
@@ -86,6 +89,16 @@ export function checkoutConversion(dirs: GitDirs, root: string, trackedAttribute
         return true;
       }
     });
+}
+
+/** True when `git replace` refs exist (loose or packed). */
+function hasReplaceRefs(commondir: string): boolean {
+  try {
+    if (readdirSync(join(commondir, 'refs', 'replace')).length > 0) return true;
+  } catch {
+    // no such folder: none loose
+  }
+  return /^[0-9a-f]{40,64} refs\/replace\//m.test(readText(join(commondir, 'packed-refs')) ?? '');
 }
 
 /** See checkoutConversion. */
