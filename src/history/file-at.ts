@@ -130,9 +130,11 @@ async function fromLog(image: FileImage, blobs: BlobStore): Promise<Omit<FileAtT
 async function fromDisk(abs: string, image: FileImage): Promise<Omit<FileAtTag, 'path' | 'tag' | 'position' | 'source'>> {
   const out = describe(image);
   if (image.state !== 'file') return out;
-  const handle = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW);
+  // O_NONBLOCK and the type check: a FIFO or device swapped in since the look is never read (it blocked or never ended).
+  const handle = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   let content: Buffer;
   try {
+    if (!(await handle.stat()).isFile()) throw new CkptError('IO', `${image.path} changed while it was being read; try again`, { path: image.path, retryable: true });
     content = await handle.readFile();
   } finally {
     await handle.close();

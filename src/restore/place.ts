@@ -308,13 +308,15 @@ async function fsyncWritten(root: string, rel: string): Promise<void> {
   if (!checkParentChainSync(root, rel).ok) return;
   let handle;
   try {
-    handle = await open(join(root, rel), constants.O_RDONLY | constants.O_NOFOLLOW);
+    // O_NONBLOCK: a FIFO swapped in must not block the open (it is not ours: the type check below).
+    handle = await open(join(root, rel), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ELOOP') return;
     throw err;
   }
   try {
+    if (!(await handle.stat()).isFile()) return;
     await handle.sync();
   } finally {
     await handle.close();

@@ -12,7 +12,7 @@ import { readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { GitDirs } from './git-repo.js';
-import { readText } from './ignore-rules.js';
+import { readSmallText } from './small-text.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -42,25 +42,26 @@ export function checkoutConversion(dirs: GitDirs, root: string, trackedAttribute
   if (env.GIT_NO_REPLACE_OBJECTS === undefined && hasReplaceRefs(dirs.commondir)) return 'all';
   if (core.eol?.toLowerCase() === 'crlf') return 'all';
   const home = env.HOME ?? homedir();
-  // Each source with the folder its patterns are relative to ('' : the top).
-  const sources: [file: string, base: string][] = [];
-  if (env.GIT_ATTR_NOSYSTEM === undefined || !isTrue(env.GIT_ATTR_NOSYSTEM)) sources.push(['/etc/gitattributes', '']);
-  sources.push([core.attributesFile !== undefined ? expandHome(core.attributesFile, home) : join(env.XDG_CONFIG_HOME || join(home, '.config'), 'git', 'attributes'), '']);
-  sources.push([join(dirs.commondir, 'info', 'attributes'), '']);
-  for (const rel of trackedAttributes) sources.push([join(dirs.top, rel), rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '']);
+  // Each source with the folder its patterns are relative to ('' : the top), and whether it lies in
+  // the work tree (then, as git does, not read through a symlink).
+  const sources: [file: string, base: string, inTree: boolean][] = [];
+  if (env.GIT_ATTR_NOSYSTEM === undefined || !isTrue(env.GIT_ATTR_NOSYSTEM)) sources.push(['/etc/gitattributes', '', false]);
+  sources.push([core.attributesFile !== undefined ? expandHome(core.attributesFile, home) : join(env.XDG_CONFIG_HOME || join(home, '.config'), 'git', 'attributes'), '', false]);
+  sources.push([join(dirs.commondir, 'info', 'attributes'), '', false]);
+  for (const rel of trackedAttributes) sources.push([join(dirs.top, rel), rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '', true]);
   for (let dir = root; ; dir = dirname(dir)) {
     const base = relative(dirs.top, dir);
     if (base.startsWith('..') || isAbsolute(base)) break;
-    sources.push([join(dir, '.gitattributes'), base.split(sep).join('/')]);
+    sources.push([join(dir, '.gitattributes'), base.split(sep).join('/'), true]);
     if (base === '') break;
   }
   const read: { base: string; lines: AttributeLine[] }[] = [];
   const macros = new Map<string, string[]>();
   const seen = new Set<string>();
-  for (const [file, base] of sources) {
+  for (const [file, base, inTree] of sources) {
     if (seen.has(file)) continue;
     seen.add(file);
-    const text = readText(file);
+    const text = readSmallText(file, { follow: !inTree });
     if (text === undefined) continue;
     const parsed = parseAttributes(text);
     for (const [name, tokens] of parsed.macros) macros.set(name, [...(macros.get(name) ?? []), ...tokens]);
@@ -98,7 +99,7 @@ function hasReplaceRefs(commondir: string): boolean {
   } catch {
     // no such folder: none loose
   }
-  return /^[0-9a-f]{40,64} refs\/replace\//m.test(readText(join(commondir, 'packed-refs')) ?? '');
+  return /^[0-9a-f]{40,64} refs\/replace\//m.test(readSmallText(join(commondir, 'packed-refs'), { follow: true }) ?? '');
 }
 
 /** See checkoutConversion. */
@@ -198,7 +199,7 @@ function splitKeyValue(text: string): [string, string] {
 
 /** Reads one config file into `out` in order, following `include.path` and every `includeIf.*.path` (conservatively, whatever the condition). */
 function readConfig(file: string, home: string, out: CoreSettings, depth: number): void {
-  const text = readText(file);
+  const text = readSmallText(file, { follow: true });
   if (text === undefined || depth > MAX_INCLUDE_DEPTH) return;
   let section = '';
   for (const raw of text.replace(/\\\r?\n/g, '').split('\n')) {

@@ -7,9 +7,12 @@
 // repository's folders and objects are in git-repo.ts.
 import * as fs from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
-import { readText } from './ignore-rules.js';
 import { checkoutConversion } from './git-convert.js';
 import { findGitDirs, type GitDirs } from './git-repo.js';
+import { readRegularFile, readSmallText } from './small-text.js';
+
+/** Past this an index is not parsed (the scan hashes instead): ~10 M entries. */
+const MAX_INDEX_BYTES = 1024 * 1024 * 1024;
 
 export interface GitIndexEntry {
   /** Blob id (40 hex). */
@@ -183,15 +186,15 @@ export class GitIndexTable {
 export function loadGitIndex(root: string): GitIndex | undefined {
   const where = locateGitIndex(root);
   if (!where) return undefined;
-  let data: Buffer;
   let mtimeMs: number;
   try {
     mtimeMs = fs.statSync(where.indexPath).mtimeMs;
-    data = fs.readFileSync(where.indexPath);
   } catch {
     return undefined;
   }
-  return gitIndexOf(where, data, mtimeMs);
+  // Never a FIFO or a device in the index's place (small-text.ts).
+  const data = readRegularFile(where.indexPath, { follow: true, maxBytes: MAX_INDEX_BYTES });
+  return data === undefined ? undefined : gitIndexOf(where, data, mtimeMs);
 }
 
 interface GitIndexLocation {
@@ -207,7 +210,7 @@ function locateGitIndex(root: string): GitIndexLocation | undefined {
   const dirs = findGitDirs(root);
   if (!dirs) return undefined;
   // sha256 repositories have 32-byte ids in the index: not handled, fall back to hashing.
-  const config = readText(join(dirs.commondir, 'config')) ?? '';
+  const config = readSmallText(join(dirs.commondir, 'config'), { follow: true }) ?? '';
   if (/objectformat\s*=\s*sha256/i.test(config)) return undefined;
   const prefixRel = relative(dirs.top, root);
   if (isAbsolute(prefixRel) || prefixRel.startsWith('..')) return undefined;

@@ -10,6 +10,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { GitPack, type GitObject } from './git-pack.js';
 import { gitBlobId } from './git-repo.js';
+import { readRegularFile, readSmallText } from './small-text.js';
 
 /** git refuses alternates nested deeper than this (odb.c), and so does ckpt. */
 const MAX_ALTERNATE_DEPTH = 5;
@@ -112,12 +113,8 @@ function objectDirs(objects: string, problems: string[]): string[] {
     if (seen.has(real)) return;
     seen.add(real);
     out.push(real);
-    let text: string;
-    try {
-      text = fs.readFileSync(join(real, 'info', 'alternates'), 'utf8');
-    } catch {
-      return; // no alternates
-    }
+    const text = readSmallText(join(real, 'info', 'alternates'), { follow: true });
+    if (text === undefined) return; // no alternates
     const entries = parseAlternates(text);
     if (entries.length > 0 && depth >= MAX_ALTERNATE_DEPTH) {
       problems.push(`${join(real, 'info', 'alternates')}: alternates nested too deep, ignored (as git does)`);
@@ -219,12 +216,9 @@ class ObjectDir {
       if (obj) return obj;
     }
     const hex = raw.toString('hex');
-    let file: Buffer;
-    try {
-      file = fs.readFileSync(join(this.dir, hex.slice(0, 2), hex.slice(2)));
-    } catch {
-      return undefined;
-    }
+    // Never a FIFO or a device planted in an object's place (small-text.ts).
+    const file = readRegularFile(join(this.dir, hex.slice(0, 2), hex.slice(2)), { follow: true, maxBytes: 2 * MAX_OBJECT_BYTES });
+    if (file === undefined) return undefined;
     // A loose object: zlib("<type> <size>\0<content>").
     const whole = inflateSync(file, { maxOutputLength: MAX_OBJECT_BYTES + 64 });
     const nul = whole.indexOf(0);

@@ -44,7 +44,7 @@ export class GitPack {
   static open(idxPath: string): GitPack | undefined {
     let fd: number | undefined;
     try {
-      fd = fs.openSync(idxPath, 'r');
+      fd = openRegular(idxPath);
       const size = fs.fstatSync(fd).size;
       const head = Buffer.alloc(8 + 1024);
       if (fs.readSync(fd, head, 0, head.length, 0) !== head.length) return undefined;
@@ -102,7 +102,7 @@ export class GitPack {
     const k = this.find(raw, 0);
     if (k < 0) return undefined;
     const at = this.offsets()[k] as number;
-    this.fd ??= fs.openSync(this.packPath, 'r');
+    this.fd ??= openRegular(this.packPath);
     return this.readAt(this.fd, at, external, 0);
   }
 
@@ -194,7 +194,7 @@ export class GitPack {
     const n = this.count;
     const byIndex = new Float64Array(n);
     if (this.v2) {
-      const fd = fs.openSync(this.idxPath, 'r');
+      const fd = openRegular(this.idxPath);
       try {
         const at = 8 + 1024 + n * 24;
         const table = Buffer.allocUnsafe(n * 4);
@@ -292,4 +292,14 @@ export function applyDelta(delta: Buffer, source: Buffer): Buffer {
 function copyBytes(from: Uint8Array, at: number, len: number, to: Uint8Array, o: number): void {
   if (len <= 32) for (let k = 0; k < len; k++) to[o + k] = from[at + k] as number;
   else to.set(from.subarray(at, at + len), o);
+}
+
+/** Opens a pack or index file for reading; a FIFO or device planted there throws instead of blocking. */
+function openRegular(path: string): number {
+  const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  if (!fs.fstatSync(fd).isFile()) {
+    fs.closeSync(fd);
+    throw new Error(`${path} is not a regular file`);
+  }
+  return fd;
 }

@@ -4,7 +4,8 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
-import { findGitTop, readText } from './ignore-rules.js';
+import { findGitTop } from './ignore-rules.js';
+import { readSmallText } from './small-text.js';
 
 export interface GitDirs {
   top: string;
@@ -20,14 +21,14 @@ export function findGitDirs(root: string): GitDirs | undefined {
   let gitdir = dotGit;
   try {
     if (fs.statSync(dotGit).isFile()) {
-      const m = /^gitdir:\s*(.+?)\s*$/m.exec(readText(dotGit) ?? '');
+      const m = /^gitdir:\s*(.+?)\s*$/m.exec(readSmallText(dotGit, { follow: true }) ?? '');
       if (!m?.[1]) return undefined;
       gitdir = resolve(top, m[1]);
     }
   } catch {
     return undefined;
   }
-  const common = readText(join(gitdir, 'commondir'))?.trim();
+  const common = readSmallText(join(gitdir, 'commondir'), { follow: true })?.trim();
   return { top, gitdir, commondir: common ? resolve(gitdir, common) : gitdir };
 }
 

@@ -4,9 +4,10 @@
 // folders up to the top of an enclosing git work tree) and `.ckptignore` files at every level, with
 // gitignore semantics (the deepest file that has an opinion about a path decides; negations work;
 // nothing below an ignored folder can be re-included). The same rules apply to every scan.
-import { readFileSync, realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { createIgnoreMatcher, type IgnoreMatcher } from './ignore-matcher.js';
+import { readSmallText } from './small-text.js';
 import { isStageName } from './stage-name.js';
 
 /** git's core.ignorecase default: true where filesystems are case-insensitive by default. */
@@ -55,13 +56,9 @@ export interface IgnoreRules {
   isIgnoredPath(rel: string, isDir?: boolean): boolean;
 }
 
-/** Reads a small text file, or undefined when missing/unreadable. */
+/** Reads a rule file of the work tree (not through a symlink, never a FIFO or device: small-text.ts), or undefined. */
 export function readText(abs: string): string | undefined {
-  try {
-    return readFileSync(abs, 'utf8');
-  } catch {
-    return undefined;
-  }
+  return readSmallText(abs);
 }
 
 /** The top of the git work tree enclosing `root` (the folder holding `.git`), if any. */
@@ -72,12 +69,13 @@ export function findGitTop(root: string): string | undefined {
   }
 }
 
+/** True for a `.git` folder or file (a worktree's), also through a symlink; never opened (a FIFO there must not block). */
 function lexists(abs: string): boolean {
   try {
-    readFileSync(abs); // a file (.git file of a worktree) reads; a folder throws EISDIR
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EISDIR';
+    const st = statSync(abs);
+    return st.isDirectory() || st.isFile();
+  } catch {
+    return false;
   }
 }
 
