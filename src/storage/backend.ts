@@ -91,9 +91,12 @@ export interface StoreBackend {
   links?(): Promise<string[]>;
   /**
    * Runs `fn` holding an exclusive cross-process lock named `key`. A lock left by a dead process
-   * (SIGKILL) is taken over. Fails with LOCKED when not acquired within the timeout.
+   * (SIGKILL) is taken over. Fails with LOCKED when not acquired within the timeout. `fn` may be
+   * given a lease: an object that is the same for two calls only when this process held the lock
+   * without a break from the first to the second (a lingering lock reused, `linger`): nothing
+   * of another process that takes the lock ran in between. A backend may give none.
    */
-  withLock<T>(key: string, fn: () => Promise<T>, options?: LockOptions): Promise<T>;
+  withLock<T>(key: string, fn: (lease?: object) => Promise<T>, options?: LockOptions): Promise<T>;
   /** Lets go of what the backend holds past its calls (lingering locks, connections); the store closing. */
   close?(): Promise<void>;
 }

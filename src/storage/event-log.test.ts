@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isCkptError } from '../errors.js';
 import type { NewEvent } from '../format/event.js';
-import { createEventLog, LINE_END_KEPT, type EventLog, type LogPosition } from './event-log.js';
+import { createEventLog, eventLogWork, LINE_END_KEPT, type EventLog, type LogPosition } from './event-log.js';
 import { createFsBackend } from './fs/fs-backend.js';
 import type { StoreBackend } from './backend.js';
 
@@ -231,6 +231,37 @@ describe('event log', () => {
       await other.append([{ type: 'last' }]);
       expect((await log.readSince(own))?.events.map((e) => e.type)).toEqual(['last']);
     }
+  });
+
+  it('under a lingering lock it appended under, reads nothing new without reading; any other change is read', async () => {
+    const linger = { idleMs: 60_000, maxMs: 60_000 };
+    await log.append([{ type: 'session' }]);
+    let pos = (await log.endPosition())!;
+    const appendAfter = (from: LogPosition, type: string) =>
+      log.transaction(async (tx) => {
+        const tail = await tx.readSince!(from);
+        await tx.append([{ type }]);
+        return { tail, end: tx.end!()! };
+      }, { linger });
+    // The first transaction takes the lock (and reads); the next one reuses it and reads no bytes.
+    ({ end: pos } = await appendAfter(pos, 'a'));
+    const before = eventLogWork.bytesRead;
+    const again = await appendAfter(pos, 'b');
+    expect(again.tail?.events).toEqual([]);
+    expect(eventLogWork.bytesRead).toBe(before);
+    // Another handle of this process appends under the same lingering lock: the first handle's
+    // position is not where the log ends now, so it reads the new event.
+    const other = createEventLog({ backend, key: KEY });
+    await other.transaction(async (tx) => tx.append([{ type: 'c' }]), { linger });
+    const seen = await log.transaction((tx) => tx.readSince!(again.end), { linger });
+    expect(seen?.events.map((e) => e.type)).toEqual(['c']);
+    // A log changed without its lock (bytes added behind ckpt's back) is read, not taken as unchanged.
+    const end = seen!.pos;
+    const { end: mine } = await appendAfter(end, 'd');
+    await fs.appendFile(file(), `${JSON.stringify({ v: 1, seq: mine.seq + 1, type: 'e', at: new Date().toISOString() })}\n`);
+    const changed = await log.transaction((tx) => tx.readSince!(mine), { linger });
+    expect(changed?.events.map((e) => e.type)).toEqual(['e']);
+    await backend.close?.();
   });
 
   it('round-trips arbitrary JSON payloads in arbitrary batches (property)', async () => {

@@ -103,6 +103,13 @@ const NL = 0x0a;
 const TAIL_WINDOW = 64 * 1024;
 
 /**
+ * Per lock lease (StoreBackend.withLock), where this process's last append under it left each log:
+ * a hook's capture and its settle, or a daemon's next hook call, come while the lock lingers, and
+ * the log then ends where this process left it (unchangedUnder).
+ */
+const endsUnder = new WeakMap<object, Map<string, LogPosition>>();
+
+/**
  * The end of the line that ends (newline included) at `buf[end]`, as a position keeps it: from the
  * line's start, or from LINE_END_KEPT bytes before its end moved on to a character's first byte.
  * Only those bytes are scanned: a line can be tens of KB.
@@ -253,7 +260,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
    * log for recovery, for the plan and for its capture's numbering (three decodes of the whole log).
    * Each read returns its own array; the events are shared (nothing changes them once decoded).
    */
-  function makeTx(): EventLogTx {
+  function makeTx(lease: object | undefined): EventLogTx {
     let known: number | undefined;
     let end: LogPosition | undefined;
     let whole: EventBase[] | undefined;
@@ -267,7 +274,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
         return known ?? (await readTail()).lastSeq;
       },
       async readSince(pos) {
-        const r = await readSinceAt(pos);
+        const r = (lease && (await unchangedUnder(lease, pos))) || (await readSinceAt(pos));
         // Under the lock nobody else appends: a log that ends with these events has this last seq.
         if (r?.whole) {
           known = r.pos.seq;
@@ -291,9 +298,11 @@ export function createEventLog(options: EventLogOptions): EventLog {
         const lines = encodeLines(stored);
         const data = Buffer.from(lines.join(''), 'utf8');
         whole = undefined;
+        if (lease) endsUnder.get(lease)?.delete(key);
         await backend.append(key, data);
         known = last + stored.length;
         end = end && { seq: known, bytes: end.bytes + data.length, lastLine: lineEnd(data, data.length - 1).toString('utf8') };
+        if (lease && end) (endsUnder.get(lease) ?? endsUnder.set(lease, new Map()).get(lease)!).set(key, end);
         return stored;
       },
       end() {
@@ -304,7 +313,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
 
   async function transaction<T>(fn: (tx: EventLogTx) => Promise<T>, lockOptions?: LockOptions): Promise<T> {
     try {
-      return await backend.withLock(lockKey, () => fn(makeTx()), lockOptions);
+      return await backend.withLock(lockKey, (lease) => fn(makeTx(lease)), lockOptions);
     } catch (err) {
       // The folder of a removed log is gone, so its lock cannot even be created (ENOENT): for a log
       // that must exist (sessions) that is "not found", not a disk failure (found by the soak).
@@ -313,6 +322,18 @@ export function createEventLog(options: EventLogOptions): EventLog {
       }
       throw err;
     }
+  }
+
+  /**
+   * readSince's answer without reading, when this process appended the log's last bytes itself under
+   * the lease it still holds (the lock was never let go since, so no other process appended,
+   * repaired or removed the log) and `pos` is where that append ended: nothing new. The log's size
+   * is still checked (one stat, not an open and a read): a log changed without its lock reads afresh.
+   */
+  async function unchangedUnder(lease: object, pos: LogPosition): Promise<{ events: EventBase[]; pos: LogPosition; whole: boolean } | undefined> {
+    const mine = endsUnder.get(lease)?.get(key);
+    if (!mine || mine.seq !== pos.seq || mine.bytes !== pos.bytes || mine.lastLine !== pos.lastLine) return undefined;
+    return (await backend.stat(key))?.size === pos.bytes ? { events: [], pos, whole: true } : undefined;
   }
 
   /** readSince, and whether the log ends right after the events read (no torn line after them). */

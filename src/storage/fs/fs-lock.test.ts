@@ -3,7 +3,8 @@
 // when free, taking this process's lock over (as after a stall past the stale limit), going stale,
 // letting go, or taking it (or this process's over) as a holder that then died, whose lock names it
 // and is taken over at once. After every step the lock file must be what the model says (absent,
-// ours, or the other holder's very file), and a lock call must succeed or fail (LOCKED) as the model says.
+// ours, or the other holder's very file), and a lock call must succeed or fail (LOCKED) as the model says,
+// with the lease of the call before exactly when this process's lock lingered unbroken since.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, readlinkSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
@@ -52,6 +53,7 @@ describe('file lock (model-based)', () => {
           await fs.mkdir(path.dirname(file), { recursive: true });
           let state: FileState = 'none';
           let lingering = false;
+          let lastLease: object | undefined;
           let foreignIno: number | undefined;
           const foreignCreate = async (text: string): Promise<void> => {
             await fs.writeFile(file, text, { flag: 'wx' });
@@ -61,12 +63,21 @@ describe('file lock (model-based)', () => {
             switch (o.kind) {
               case 'lock': {
                 let inside: boolean | undefined;
+                let lease: object | undefined;
+                // The lease is the last one exactly when our lock lingered unbroken since (nobody else can have held it).
+                const unbroken = lingering && state === 'ours';
                 const result = await backend
-                  .withLock(key, async () => {
+                  .withLock(key, async (l) => {
                     inside = (await fs.lstat(file)).isFile();
+                    lease = l;
                     return 'ran';
                   }, { timeoutMs: 100, ...(o.deferred ? { linger: { idleMs: 600_000, maxMs: 600_000 } } : {}) })
                   .catch((e: unknown) => (isCkptError(e, 'LOCKED') ? 'LOCKED' : Promise.reject(e)));
+                if (result === 'ran') {
+                  expect(lease).toBeDefined();
+                  expect(lease === lastLease).toBe(unbroken);
+                  lastLease = lease;
+                }
                 // A lingering lock taken over meanwhile is let go (never used as if still ours).
                 lingering = false;
                 if (state === 'foreign-fresh') {

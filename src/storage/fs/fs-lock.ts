@@ -286,7 +286,7 @@ export function releaseLingeringLocks(prefix: string): Promise<void> {
 export async function withFsLock<T>(
   abs: string,
   key: string,
-  fn: () => Promise<T>,
+  fn: (lease: object) => Promise<T>,
   opts: LockOptions & { timeoutMs: number },
   staleMs: number,
 ): Promise<T> {
@@ -356,7 +356,8 @@ export async function withFsLock<T>(
     }
     let done = false;
     try {
-      const result = CHECK_NESTING ? await heldHere.run(new Set([...(inContext ?? []), abs]), fn) : await fn();
+      // `held` is the lease (StoreBackend.withLock): the same object while a lingering lock is reused.
+      const result = CHECK_NESTING ? await heldHere.run(new Set([...(inContext ?? []), abs]), () => fn(held)) : await fn(held);
       const { compromised } = held.state;
       if (compromised) {
         throw new CkptError('LOCKED', `lock ${key} was lost while held: ${compromised.message}`, { key, compromised: true });
