@@ -203,6 +203,27 @@ describe('fs backend specifics', () => {
     await expect(fs.lstat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
+  it('withLock walks the lock folder before making its file (a planted symlink is FORBIDDEN), not when it reuses a lingering lock', async () => {
+    const outside = path.join(dir, '..', `${path.basename(dir)}-lock-outside`);
+    await fs.mkdir(outside, { recursive: true });
+    try {
+      await fs.mkdir(path.join(dir, 'sessions'));
+      await fs.symlink(outside, path.join(dir, 'sessions', 'planted'));
+      await expect(b.withLock('sessions/planted/events.jsonl', async () => 1)).rejects.toMatchObject({ code: 'FORBIDDEN' });
+      expect(await fs.readdir(outside)).toEqual([]);
+      // Made once (its folder made 0700 on the way), then reused as it is: no walk, no new file.
+      const linger = { idleMs: 60_000, maxMs: 60_000 };
+      const lock = path.join(dir, 'sessions/s9/events.jsonl.ckpt-lock');
+      await b.withLock('sessions/s9/events.jsonl', async () => 1, { linger });
+      expect((await fs.stat(path.join(dir, 'sessions/s9'))).mode & 0o777).toBe(0o700);
+      const ino = (await fs.lstat(lock)).ino;
+      expect(await b.withLock('sessions/s9/events.jsonl', async () => (await fs.lstat(lock)).ino, { linger })).toBe(ino);
+      await b.close!();
+    } finally {
+      await fs.rm(outside, { recursive: true, force: true });
+    }
+  });
+
   it('linger: the lock stays held after withLock, the next caller here takes it as it is, it goes after its idle time or at the end of a use past maxMs', async () => {
     const lock = path.join(dir, 'sessions/s3.ckpt-lock');
     const linger = { idleMs: 150, maxMs: 60_000 };

@@ -263,12 +263,22 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
     },
 
     withLock(key, fn, lockOptions) {
+      let abs: string;
       try {
-        ensureDir(path.dirname(resolveKey(key)));
+        abs = resolveKey(key);
       } catch (err) {
         return Promise.reject(toCkptError(err, `lock ${key}`));
       }
-      return withFsLock(resolveKey(key), key, fn, { ...lockOptions, timeoutMs: lockOptions?.timeoutMs ?? defaultTimeoutMs }, staleMs);
+      // The folder walk only before a lock file is made: a lingering lock reused makes nothing, and
+      // the writes under it walk their own folders (append's dirExists, write's ensureDir).
+      const beforeCreate = (): void => {
+        try {
+          ensureDir(path.dirname(abs));
+        } catch (err) {
+          throw toCkptError(err, `lock ${key}`);
+        }
+      };
+      return withFsLock(abs, key, fn, { ...lockOptions, timeoutMs: lockOptions?.timeoutMs ?? defaultTimeoutMs }, staleMs, beforeCreate);
     },
 
     close: () => releaseLingeringLocks(root + path.sep),

@@ -289,6 +289,7 @@ export async function withFsLock<T>(
   fn: (lease: object) => Promise<T>,
   opts: LockOptions & { timeoutMs: number },
   staleMs: number,
+  beforeCreate?: () => void,
 ): Promise<T> {
   const inContext = CHECK_NESTING ? heldHere.getStore() : undefined;
   if (inContext?.has(abs)) throw new CkptError('INTERNAL', `nested withLock on ${key} would deadlock`, { key });
@@ -322,6 +323,7 @@ export async function withFsLock<T>(
     const reuse = kept !== undefined && !kept.state.compromised && stillOurs(abs + LOCK_SUFFIX);
     if (kept && !reuse) await kept.release().catch(() => {});
     const held: Held = reuse ? kept : { release: undefined!, state: {}, since: Date.now() };
+    if (!held.release) beforeCreate?.();
     for (let attempt = 0; !held.release; attempt++) {
       try {
         // Direct calls, not the thread pool (see fs-io.ts, lockFs): taking a free lock is an open
