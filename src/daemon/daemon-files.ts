@@ -146,6 +146,9 @@ export async function lastDaemonPort(ctx: StoreContext): Promise<number | undefi
 }
 
 async function readClaim(ctx: StoreContext): Promise<DaemonInfo | undefined> {
+  // Most stores have no daemon, and every owner-index read looks (ownersOwed): a stat answers
+  // "none" without the exception a failed open throws (a claim made just after reads as a moment later).
+  if (!(await ctx.backend.stat(DAEMON_CLAIM_KEY))) return undefined;
   const raw = await ctx.backend.read(DAEMON_CLAIM_KEY);
   if (!raw) return undefined;
   try {
