@@ -244,6 +244,21 @@ describe('fs backend specifics', () => {
     await expect(fs.lstat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
+  it('linger: a reused lock goes idleMs after its last use, not after its first', async () => {
+    const lock = path.join(dir, 'sessions/s5.ckpt-lock');
+    const linger = { idleMs: 1_000, maxMs: 60_000 };
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    await b.withLock('sessions/s5', async () => 1, { linger });
+    const ino = (await fs.lstat(lock)).ino;
+    await sleep(500);
+    expect(await b.withLock('sessions/s5', async () => (await fs.lstat(lock)).ino, { linger })).toBe(ino);
+    // Past the first use's idle time, within the second's: still held (the first's timer released it before).
+    await sleep(800);
+    expect((await fs.lstat(lock)).ino).toBe(ino);
+    await sleep(1_200);
+    await expect(fs.lstat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it('a release leaves alone a lock another holder took over meanwhile; a lock lost while held can still be taken over later', async () => {
     const lock = path.join(dir, 'sessions/s4.ckpt-lock');
     await b.withLock('sessions/s4', async () => 1, { linger: { idleMs: 150, maxMs: 60_000 } });

@@ -230,6 +230,8 @@ interface Held {
   release: () => Promise<void>;
   state: { compromised?: Error };
   since: number;
+  /** The last linger of it (a new object each time): only that linger's idle timer may release it. */
+  idle?: object;
 }
 
 /**
@@ -262,8 +264,11 @@ function linger(abs: string, held: Held, idleMs: number): void {
     process.once('exit', exitHook);
   }
   lingering.set(abs, held);
+  // A reused lock lingers again as the same `held`: without its own mark, the timer of an earlier
+  // linger released it idleMs after that one (a capture's lock was gone before its settle's next use).
+  const idle = (held.idle = {});
   setTimeout(() => {
-    if (lingering.get(abs) !== held) return; // taken again meanwhile: that use decides
+    if (lingering.get(abs) !== held || held.idle !== idle) return; // taken again meanwhile: that use decides
     lingering.delete(abs);
     void held.release().catch(() => {});
   }, idleMs).unref();
