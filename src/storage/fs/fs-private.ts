@@ -37,12 +37,9 @@ function notFolder(root: string, at: string, st: fs.Stats): Error {
 export function walkStoreDirs(root: string, dir: string, create: boolean): boolean {
   if (create && !fs.statSync(root, { throwIfNoEntry: false })) fs.mkdirSync(root, { recursive: true, mode: STORE_DIR_MODE });
   if (dir === root) return true;
-  const rel = path.relative(root, dir);
-  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) throw notAFolder(root, dir, 'outside the store');
-  let at = root;
-  for (const segment of rel.split(path.sep)) {
-    const parent = at;
-    at = path.join(at, segment);
+  const chain = foldersBelow(root, dir);
+  for (let i = 0; i < chain.length; i++) {
+    const at = chain[i]!;
     const st = fs.lstatSync(at, { throwIfNoEntry: false });
     if (st?.isDirectory()) continue;
     if (st) throw notFolder(root, at, st);
@@ -56,9 +53,30 @@ export function walkStoreDirs(root: string, dir: string, create: boolean): boole
       if (!again.isDirectory()) throw notFolder(root, at, again);
       continue;
     }
-    fsyncDir(parent);
+    fsyncDir(i === 0 ? root : chain[i - 1]!);
   }
   return true;
+}
+
+/** Bound of the cache of folder chains (cleared when full). */
+const MAX_CHAINS = 4096;
+/** Folder chains worked out before, by root and folder: pure string work, redone on every append and write otherwise. */
+const chains = new Map<string, readonly string[]>();
+
+/** The folders from below `root` down to `dir`, outermost first (FORBIDDEN for a `dir` not below `root`). */
+function foldersBelow(root: string, dir: string): readonly string[] {
+  const key = `${root}\0${dir}`;
+  let chain = chains.get(key);
+  if (chain === undefined) {
+    const rel = path.relative(root, dir);
+    if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) throw notAFolder(root, dir, 'outside the store');
+    const out: string[] = [];
+    let at = root;
+    for (const segment of rel.split(path.sep)) out.push((at = path.join(at, segment)));
+    if (chains.size >= MAX_CHAINS) chains.clear();
+    chains.set(key, (chain = out));
+  }
+  return chain;
 }
 
 /** What `tightenStore` did: how many files and folders lost group/other permission bits. */
