@@ -14,13 +14,14 @@ const BELOW_OPS = ['errors', 'format', 'context', ...STORAGE, 'workspace', 'sess
 export const LAYERS = {
   errors: { may: [] },
   'process-alive': { may: [] },
+  'small-text': { may: [] },
   format: { may: ['errors'] },
   'storage-contract': { may: ['errors'] },
   'storage/fs': { may: ['errors', 'storage-contract', 'process-alive'] },
   'storage/shared': { may: ['errors', 'storage-contract'] },
   'storage/pack': { may: ['errors', 'format', 'storage-contract'] },
   storage: { may: ['errors', 'format', 'storage-contract', 'storage/pack'] },
-  workspace: { may: ['errors', 'format', 'storage-contract', 'storage/fs'], types: ['storage'] },
+  workspace: { may: ['errors', 'format', 'storage-contract', 'storage/fs', 'small-text'], types: ['storage'] },
   context: { may: ['errors'], types: STORAGE },
   session: { may: ['errors', 'format', 'context', ...STORAGE] },
   capture: { may: BELOW_OPS },
@@ -37,8 +38,8 @@ export const LAYERS = {
   // Adapters: the public API (src/index.ts) and the adapters below them.
   demo: { may: ['index'] },
   mcp: { may: ['index'] },
-  // The thin hook client may not load the engine: it shares only the leaf process-alive.ts.
-  hooks: { may: ['index', 'process-alive'] },
+  // The thin hook client may not load the engine: it shares only the leaves process-alive.ts and small-text.ts.
+  hooks: { may: ['index', 'process-alive', 'small-text'] },
   http: { may: ['index', 'hooks'] },
   cli: { may: ['index', 'hooks', 'http', 'mcp', 'demo'] },
 };

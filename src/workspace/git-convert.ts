@@ -12,7 +12,7 @@ import { readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { GitDirs } from './git-repo.js';
-import { readSmallText } from './small-text.js';
+import { readSmallText } from '../small-text.js';
 
 type Env = Record<string, string | undefined>;
 

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { checkoutConversion } from './git-convert.js';
 import { findGitDirs, type GitDirs } from './git-repo.js';
-import { readRegularFile, readSmallText } from './small-text.js';
+import { readRegularFile, readSmallText } from '../small-text.js';
 
 /** Past this an index is not parsed (the scan hashes instead): ~10 M entries. */
 const MAX_INDEX_BYTES = 1024 * 1024 * 1024;

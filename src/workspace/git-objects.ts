@@ -10,7 +10,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { GitPack, type GitObject } from './git-pack.js';
 import { gitBlobId } from './git-repo.js';
-import { readRegularFile, readSmallText } from './small-text.js';
+import { readRegularFile, readSmallText } from '../small-text.js';
 
 /** git refuses alternates nested deeper than this (odb.c), and so does ckpt. */
 const MAX_ALTERNATE_DEPTH = 5;

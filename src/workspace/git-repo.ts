@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { findGitTop } from './ignore-rules.js';
-import { readSmallText } from './small-text.js';
+import { readSmallText } from '../small-text.js';
 
 export interface GitDirs {
   top: string;

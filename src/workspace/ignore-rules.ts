@@ -7,7 +7,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { createIgnoreMatcher, type IgnoreMatcher } from './ignore-matcher.js';
-import { readSmallText } from './small-text.js';
+import { readSmallText } from '../small-text.js';
 import { isStageName } from './stage-name.js';
 
 /** git's core.ignorecase default: true where filesystems are case-insensitive by default. */

@@ -78,4 +78,16 @@ describe('planted rule and settings files', () => {
     expect(created.signal, created.stderr).toBeNull();
     expect(created.code, created.stderr).toBe(0);
   });
+
+  it("ckpt init refuses an agent settings file that is a FIFO (IO), instead of blocking", async () => {
+    const dirs = await makeTempDirs('ckpt-planted-init-');
+    made.push(dirs);
+    await mkdir(join(dirs.workspace, '.claude'));
+    execFileSync('mkfifo', [join(dirs.workspace, '.claude', 'settings.local.json')]);
+    const r = ckpt(dirs, ['init', 'claude', '--json']);
+    expect(r.signal, r.stderr).toBeNull();
+    expect(r.code).not.toBe(0);
+    expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'IO' });
+    expect(JSON.parse(r.stderr).error.message).toContain('not a regular file');
+  });
 });

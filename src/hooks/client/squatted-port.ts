@@ -5,9 +5,9 @@
 // tool input and the hook credential, and its answer is followed. Something listening there while
 // ckpt's daemon is down is not ckpt's (unless the daemon is starting: its claim follows its listen).
 // Node built-ins only, as the client.
-import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { readSmallText } from '../../small-text.js';
 
 /** Agents whose installed HTTP hooks name the daemon's port: the project-dir variable and the settings file (claude.ts). */
 export const HTTP_HOOK_SETTINGS: Readonly<Record<string, { env: string; file: string }>> = {
@@ -23,11 +23,8 @@ function hookSettingsText(agent: string, env: NodeJS.ProcessEnv): string | undef
   const where = HTTP_HOOK_SETTINGS[agent];
   const dir = where && env[where.env];
   if (!where || !dir) return undefined;
-  try {
-    return readFileSync(join(dir, where.file), 'utf8');
-  } catch {
-    return undefined;
-  }
+  // Only a regular file (small-text.ts): a project's settings file planted as a FIFO must not block the hook.
+  return readSmallText(join(dir, where.file), { follow: true });
 }
 
 /** The port `agent`'s ckpt HTTP hooks in the project's local settings post to, when it has such hooks. */

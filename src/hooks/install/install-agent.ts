@@ -2,9 +2,9 @@
 // user scope), or takes them out again. Reads the file (a missing file is an empty one; a file that is
 // not a JSON object is refused and left unchanged), merges (install/merge-hooks.ts), and writes
 // atomically in the file's own style — only when something changed, never with --dry-run.
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { CkptError } from '../../index.js';
+import { CkptError, isCkptError } from '../../index.js';
 import { installEntries, type AgentSpec, type InstallEntry } from '../agent-spec.js';
 import { installFlatHooks, uninstallFlatHooks } from './merge-flat-hooks.js';
 import { installHooks, uninstallHooks, type MergeResult } from './merge-hooks.js';
@@ -75,8 +75,12 @@ export async function installAgent(options: InstallOptions): Promise<InstallResu
   const command = `${options.ckptCommand} hook ${spec.name} --daemon`;
   let text: string | undefined;
   try {
+    // A FIFO or device in the settings file's place (a cloned project's `.claude/settings.json` linked
+    // to /dev/zero) is refused, never read: it would block or never end.
+    if (!(await stat(file)).isFile()) throw new CkptError('IO', `cannot read ${file}: not a regular file`, { file });
     text = await readFile(file, 'utf8');
   } catch (err) {
+    if (isCkptError(err)) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT') throw new CkptError('IO', `cannot read ${file}: ${code ?? String(err)}`, { file, errno: code });
   }

@@ -4,7 +4,7 @@
 // once-per-prompt command hook reaches it, rewrites the port of ckpt's own HTTP hooks in that file
 // (nothing else: other hooks, the url's path, query and credential stay as they are), atomically and
 // in the file's own style.
-import { readFile } from 'node:fs/promises';
+import { readSmallText } from '../../small-text.js';
 import { isCkptHookUrl } from './merge-hooks.js';
 import { writeSettings } from './settings-mode.js';
 import { formatSettings, parseSettings } from './settings-text.js';
@@ -24,12 +24,9 @@ const PORT_IN_URL = /^(http:\/\/(?:127\.0\.0\.1|localhost|\[::1\])):(\d+)(\/)/;
  * is not a JSON object, or has no such hook on another port (nothing written then).
  */
 export async function repointHttpHooks(file: string, agent: string, port: number): Promise<RepointResult | undefined> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch {
-    return undefined;
-  }
+  // Only a regular file (small-text.ts): a FIFO or device there must not block or never end.
+  const text = readSmallText(file, { follow: true });
+  if (text === undefined) return undefined;
   let parsed;
   try {
     parsed = parseSettings(text, file);
