@@ -11,9 +11,9 @@ import { comparePlanOrder, WHY, type PresentImage, type RestorePlan } from './pl
 
 /** Workspace-relative ancestors of `rel`, outermost first (`a/b/c` -> `a`, `a/b`). */
 export function ancestorsOf(rel: string): string[] {
-  const parts = rel.split('/');
+  // Prefixes up to each separator (no split and join per level: this runs several times per planned path).
   const out: string[] = [];
-  for (let i = 1; i < parts.length; i++) out.push(parts.slice(0, i).join('/'));
+  for (let i = rel.indexOf('/'); i !== -1; i = rel.indexOf('/', i + 1)) out.push(rel.slice(0, i));
   return out;
 }
 
