@@ -58,9 +58,11 @@ export async function readPlanContent(
   const kept = new Map<number, Buffer>();
   let keptBytes = 0;
   let done = 0;
+  // The packs read are kept open for the whole read (closed once every read has finished).
+  const reads = blobs.openReads();
   try {
     await mapLimit(writes, READ_PARALLELISM, async (i) => {
-      const data = await blobs.get(blobOf(entries[i]!));
+      const data = await blobs.get(blobOf(entries[i]!), reads);
       if (keptBytes + data.length <= CONTENT_BUDGET) {
         kept.set(i, data);
         keptBytes += data.length;
@@ -69,6 +71,8 @@ export async function readPlanContent(
     });
   } catch (err) {
     throw toCkptError(err, "reading the restore's content");
+  } finally {
+    reads.close();
   }
   const fromStore = storeContent(blobs, entries);
   // Each write entry is placed once: its bytes are let go as soon as they are handed over.

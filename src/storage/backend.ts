@@ -36,6 +36,13 @@ export interface LockOptions {
   linger?: { idleMs: number; maxMs: number };
 }
 
+/** An object held open for range reads (StoreBackend.openRange). */
+export interface RangeReader {
+  /** `length` bytes from `offset` (fewer at the end). */
+  read(offset: number, length: number): Promise<Buffer>;
+  close(): void;
+}
+
 export interface StoreBackend {
   /** A short name of the driver, e.g. `fs`. */
   readonly kind: string;
@@ -45,6 +52,12 @@ export interface StoreBackend {
   readRange(key: string, offset: number, length: number): Promise<Buffer | undefined>;
   /** Everything from `offset` to the end as it is now (empty past the end), or undefined when missing: a log's new tail in one open. */
   readFrom(key: string, offset: number): Promise<Buffer | undefined>;
+  /**
+   * Optional: the object opened once for many range reads (a restore's reads of hundreds of blobs
+   * from one pack), undefined when missing. Reads see the object opened, even if it is replaced or
+   * removed meanwhile; the caller closes it once no read is in flight.
+   */
+  openRange?(key: string): RangeReader | undefined;
   /**
    * Atomically and durably replaces the content of `key` (temp + fsync + rename + dir fsync). With
    * `durable: false` — only for caches rebuilt from the logs when missing, unreadable or behind — the

@@ -168,6 +168,25 @@ describe('blob store: packs', () => {
     ]);
   });
 
+  it('reads through packs held open (openReads) as get does, and reports damage as get does', async () => {
+    const first = await packOf(20, 21, 22);
+    const second = await packOf(23);
+    const reader = open();
+    const reads = reader.openReads();
+    for (const i of [20, 23, 21]) expect((await reader.get(sha(text(i)), reads)).equals(text(i))).toBe(true);
+    // A flipped byte in a held pack (the same file, rewritten in place): BLOB_CORRUPT, as without it.
+    const bytes = await fs.readFile(first.data);
+    bytes[bytes.length - 2] = (bytes[bytes.length - 2] as number) ^ 0x10; // inside the last record (22)
+    await fs.writeFile(first.data, bytes);
+    await expect(reader.get(sha(text(22)), reads)).rejects.toThrow(code('BLOB_CORRUPT'));
+    expect((await reader.get(sha(text(20)), reads)).equals(text(20))).toBe(true);
+    // Removed since it was opened: what the held pack holds still reads (verified by its hash).
+    await fs.rm(second.data);
+    expect((await reader.get(sha(text(23)), reads)).equals(text(23))).toBe(true);
+    reads.close();
+    await expect(reader.get(sha(text(23)), reads)).rejects.toThrow(code('BLOB_NOT_FOUND'));
+  });
+
   it('rewritePack drops dead blobs and keeps live ones readable', async () => {
     const writer = store.createPackWriter();
     const ids = [];

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { CkptError, isCkptError } from '../errors.js';
 import { compress, decompress, type CodecPreference } from '../format/blob-codec.js';
 import { decodeBlobHeader, encodeBlob } from '../format/blob-header.js';
-import type { StoreBackend } from './backend.js';
+import type { RangeReader, StoreBackend } from './backend.js';
 import { rewritePack, type RewritePackResult } from './pack/pack-rewrite.js';
 import { createPackSet, indexKey, PACK_NAME, PACKS_DIR, packKey, type Refresh } from './pack/pack-set.js';
 import { createPackWriter, type PackWriter } from './pack/pack-writer.js';
@@ -53,12 +53,25 @@ export interface BlobCheck {
   copies: { where: BlobWhere; pack?: string; ok: boolean; problem?: { code: string; message: string } }[];
 }
 
+/** Packs held open for reads (BlobStore.openReads); only the store that made it reads through it. */
+export interface PackReads {
+  close(): void;
+}
+
 export interface BlobStore {
   readonly maxBlobBytes: number;
   /** Stores `data` unless it exists; an existing blob is freshened instead. Idempotent. */
   put(data: Uint8Array): Promise<PutResult>;
-  /** The raw bytes, verified against the id. BLOB_NOT_FOUND when missing, BLOB_CORRUPT on any mismatch. */
-  get(id: string): Promise<Buffer>;
+  /**
+   * The raw bytes, verified against the id. BLOB_NOT_FOUND when missing, BLOB_CORRUPT on any mismatch.
+   * With `reads` (from `openReads`), a packed blob is read through the pack kept open there.
+   */
+  get(id: string, reads?: PackReads): Promise<Buffer>;
+  /**
+   * Packs kept open across many `get`s (a restore reads hundreds of blobs from a few packs: without
+   * it, each read opens, fstats and closes its pack). Closed by the caller once no `get` is in flight.
+   */
+  openReads(): PackReads;
   has(id: string): Promise<boolean>;
   /**
    * Updates the mtime where the blob lives; false when missing. `throttled`: a pack written by another
@@ -82,6 +95,8 @@ const BLOB_ID = /^[0-9a-f]{64}$/;
 const LOOSE_KEY = /^blobs\/([0-9a-f]{2})\/([0-9a-f]{62})$/;
 /** A pack touched this recently is fresh enough for any GC grace period (minutes); saves syscalls. */
 const PACK_TOUCH_INTERVAL_MS = 10_000;
+/** Packs one PackReads keeps open at most (the rest are read as without it). */
+const OPEN_PACKS_MAX = 32;
 
 export const looseKey = (id: string): string => `blobs/${id.slice(0, 2)}/${id.slice(2)}`;
 
@@ -169,15 +184,62 @@ export function createBlobStore(options: BlobStoreOptions): BlobStore {
     return [...out].sort();
   }
 
+  /** The packs each PackReads of this store holds open (null: could not be, read as without it). */
+  const openPacks = new WeakMap<PackReads, { open: Map<string, RangeReader | null>; retired: RangeReader[] }>();
+
+  function openReads(): PackReads {
+    const held = { open: new Map<string, RangeReader | null>(), retired: [] as RangeReader[] };
+    const reads: PackReads = {
+      close() {
+        // Nothing is read through it any more (a later get reads as without it).
+        openPacks.delete(reads);
+        for (const r of [...held.open.values(), ...held.retired]) r?.close();
+      },
+    };
+    openPacks.set(reads, held);
+    return reads;
+  }
+
+  /**
+   * A packed record read through a pack `reads` holds open, verified; undefined for anything else
+   * (not held, cut short, corrupt, a read failure): the caller then reads it as without `reads`, so
+   * what is reported — a vanished or rewritten pack, BLOB_CORRUPT — is exactly what it was before.
+   */
+  async function readThroughHeld(reads: PackReads | undefined, id: string, loc: { pack: string; offset: number; length: number }): Promise<Buffer | undefined> {
+    const held = reads && openPacks.get(reads);
+    if (!held || !backend.openRange) return undefined;
+    let reader = held.open.get(loc.pack);
+    if (reader === undefined) {
+      if (held.open.size >= OPEN_PACKS_MAX) return undefined;
+      try {
+        reader = backend.openRange(packKey(loc.pack)) ?? null;
+      } catch {
+        reader = null;
+      }
+      held.open.set(loc.pack, reader);
+    }
+    if (!reader) return undefined;
+    try {
+      const rec = await reader.read(loc.offset, loc.length);
+      if (rec.length === loc.length) return decodeVerified(id, rec, 'pack', loc.pack);
+    } catch {
+      // read again below, as without the held pack
+    }
+    // Not closed here: other reads may be in flight on it. Closed with the rest.
+    held.open.set(loc.pack, null);
+    held.retired.push(reader);
+    return undefined;
+  }
+
   /** The raw bytes, verified; BLOB_NOT_FOUND / BLOB_CORRUPT (see BlobStore.get). */
-  async function get(id: string): Promise<Buffer> {
+  async function get(id: string, reads?: PackReads): Promise<Buffer> {
     assertBlobId(id);
     const loose = await backend.read(looseKey(id));
     if (loose) return decodeVerified(id, loose, 'loose');
     for (let attempt = 0; attempt < 3; attempt++) {
       const loc = await packs.locate(id, 'miss');
       if (!loc) break;
-      const raw = await readPacked(id, loc);
+      const raw = (await readThroughHeld(reads, id, loc)) ?? (await readPacked(id, loc));
       if (raw) return raw;
       await packs.refresh();
     }
@@ -243,6 +305,7 @@ export function createBlobStore(options: BlobStoreOptions): BlobStore {
     },
 
     get,
+    openReads,
 
     has: async (id) => (await info(id)) !== undefined,
 

@@ -92,6 +92,28 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
     },
 
     readRange: (key, offset, length) => readSpan(key, offset, length),
+
+    openRange(key) {
+      let opened;
+      try {
+        opened = openRegular(resolveKey(key));
+      } catch (err) {
+        throw toCkptError(err, `read ${key}`);
+      }
+      if (!opened) return undefined;
+      const { fd } = opened;
+      return {
+        async read(offset, length) {
+          try {
+            const buf = Buffer.alloc(Math.max(0, length));
+            return buf.subarray(0, await readAt(fd, buf, offset));
+          } catch (err) {
+            throw toCkptError(err, `read ${key}`);
+          }
+        },
+        close: () => closeQuietly(fd),
+      };
+    },
     readFrom: (key, offset) => readSpan(key, offset),
 
     async write(key, data, opts) {
