@@ -21,7 +21,7 @@ import { sameImage } from '../workspace/read-image.js';
 import { placeEntries } from './place.js';
 import { seenOf, type SeenFile } from './place-guard.js';
 import { lstatQuiet } from '../workspace/changed-at.js';
-import { checkParentChain, mapLimit } from './present.js';
+import { checkParentChainsSync, mapLimit } from './present.js';
 import { summarizePlan, type PlannedEntry, type PresentImage, type RestorePlan, type SkippedPath } from './plan-restore.js';
 import { missingPlanContent, readPlanContent, type ContentSource } from './plan-content.js';
 import type { KeptContent } from './kept-content.js';
@@ -130,8 +130,9 @@ async function readRecoveryImages(
   try {
     const images = await mapLimit(slices, 8, async (slice) => {
       // The parent chain is checked again (it may have changed since the plan): content reached
-      // through a symlinked folder is never read into the store.
-      const chains = await Promise.all(slice.map((e) => (e.path.includes('/') ? checkParentChain(root, e.path) : { ok: true as const })));
+      // through a symlinked folder is never read into the store. The slice's chains in one run, each
+      // folder once (present.ts checkParentChainsSync): the reads all come after the last check.
+      const chains = checkParentChainsSync(root, slice.map((e) => e.path));
       const byPath = new Map<string, FileImage>();
       const unread: PlannedEntry[] = [];
       for (const [k, e] of slice.entries()) {

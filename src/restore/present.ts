@@ -2,7 +2,7 @@
 // through real folders. Every ancestor beneath the root is `lstat`ed: a symlink or a file where a
 // folder should be blocks the path (it is skipped, never written through). Also the small filesystem
 // helpers the restore steps share: bounded parallel map, directory fsync, parent-chain checks.
-import { accessSync, constants, lstatSync } from 'node:fs';
+import { accessSync, constants, lstatSync, type Stats } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readImage } from '../workspace/read-image.js';
@@ -35,6 +35,33 @@ export function checkParentChainSync(root: string, rel: string): ParentChain {
     if (!info.isDirectory()) return { ok: false, why: WHY.parentNotDirectory, at: dir };
   }
   return { ok: true, missing: [] };
+}
+
+/**
+ * checkParentChainSync of each of `rels`, in one synchronous run: a folder shared by several of them
+ * is lstat-ed once. Nothing of this process runs between the first lstat and the last, so each
+ * answer is what checking that path alone at that moment would say (a swap by another process in
+ * between is a race either way: what acts on the answers checks again right before it acts).
+ */
+export function checkParentChainsSync(root: string, rels: readonly string[]): ParentChain[] {
+  const seen = new Map<string, Stats | undefined>();
+  const look = (dir: string): Stats | undefined => {
+    if (seen.has(dir)) return seen.get(dir);
+    const info = lstatSync(join(root, dir), { throwIfNoEntry: false });
+    seen.set(dir, info);
+    return info;
+  };
+  return rels.map((rel) => {
+    const ancestors = ancestorsOf(rel);
+    for (let i = 0; i < ancestors.length; i++) {
+      const dir = ancestors[i]!;
+      const info = look(dir);
+      if (!info) return { ok: true, missing: ancestors.slice(i) };
+      if (info.isSymbolicLink()) return { ok: false, why: WHY.symlinkedParent, at: dir };
+      if (!info.isDirectory()) return { ok: false, why: WHY.parentNotDirectory, at: dir };
+    }
+    return { ok: true, missing: [] };
+  });
 }
 
 /** The same, for callers that treat it as one more asynchronous step. */
