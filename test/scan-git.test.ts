@@ -237,6 +237,27 @@ describe('a checkout that converts content (found 2026-12-06)', () => {
     expect(await treeOf(w.root)).toEqual(mine);
   });
 
+  it("a tracked .gitattributes edited since the checkout: its staged version (what the checkout read) still counts", async () => {
+    const w = await world();
+    w.git('init', '-q');
+    await w.write('.gitattributes', '*.txt text eol=crlf\n');
+    await w.write('a.txt', 'one\ntwo\n');
+    w.git('add', '-A');
+    w.git('commit', '-q', '-m', 'init');
+    await w.remove('a.txt');
+    w.git('checkout', '--', 'a.txt');
+    await settleGit(w, ['.gitattributes', 'a.txt']);
+    // The rule dropped in the work tree only: git status still calls a.txt clean, its bytes CRLF.
+    await w.write('.gitattributes', '# nothing\n');
+    const mine = await treeOf(w.root);
+    expect(mine['a.txt']).toMatchObject({ content: 'one\r\ntwo\r\n' });
+    expect(await scan(w.session)).toMatchObject({ baseline: true, gitReferenced: 0 });
+    await w.write('a.txt', 'rewritten\n');
+    const r = await scan(w.session, { tool: 'Bash' });
+    await restore(w.session, r.tag!, {});
+    expect(await treeOf(w.root)).toEqual(mine);
+  });
+
   it('a git replace ref: the checkout wrote the replacement, so nothing is referenced', async () => {
     const w = await world();
     w.git('init', '-q');

@@ -1,10 +1,11 @@
 // Whether a checkout may convert content: config at every level (includes, the environment, last
 // wins) and every attributes source, on folders laid out as git lays them out.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { attributesMayConvert, checkoutConversion, type CheckoutConversion } from './git-convert.js';
+import { attributesMayConvert, checkoutConversion, type CheckoutConversion, type TrackedFile } from './git-convert.js';
+import { gitBlobId } from './git-repo.js';
 
 const made: string[] = [];
 afterEach(() => {
@@ -28,10 +29,15 @@ function layout(files: Record<string, string> = {}) {
     top,
     dirs,
     env,
-    conversion: (tracked: string[] = [], root = top, extra: Record<string, string> = {}) => checkoutConversion(dirs, root, tracked, { ...env, ...extra }),
+    conversion: (tracked: string[] = [], root = top, extra: Record<string, string> = {}) => checkoutConversion(dirs, root, staged(top, tracked), { ...env, ...extra }),
     /** True when anything may convert (the answer is not `none`). */
-    converts: (tracked: string[] = [], root = top, extra: Record<string, string> = {}) => checkoutConversion(dirs, root, tracked, { ...env, ...extra }) !== 'none',
+    converts: (tracked: string[] = [], root = top, extra: Record<string, string> = {}) => checkoutConversion(dirs, root, staged(top, tracked), { ...env, ...extra }) !== 'none',
   };
+}
+
+/** Tracked files as the index lists them, staged as they are in the work tree (their blob ids match). */
+function staged(top: string, paths: string[]): TrackedFile[] {
+  return paths.map((path) => ({ path, oid: gitBlobId(readFileSync(join(top, path))) }));
 }
 
 /** The paths of `paths` a conversion names. */

@@ -12,7 +12,9 @@ import { readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { GitDirs } from './git-repo.js';
-import { readSmallText } from '../small-text.js';
+import { MAX_TEXT_BYTES, readRegularFile, readSmallText } from '../small-text.js';
+import { openGitObjects, type GitObjects } from './git-objects.js';
+import { gitBlobId } from './git-repo.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -33,9 +35,10 @@ const MAX_INCLUDE_DEPTH = 10;
  * patterns are tested as gitignore patterns (the `ignore` package, case-insensitive), which match
  * everything gitattributes' do and more (a folder's contents too); an attribute a later line unsets
  * is still counted. `trackedAttributes`: every `.gitattributes` git's index lists (relative to the
- * top); `root`: the workspace (its folders up to the top are read for untracked attribute files).
+ * top, with its staged blob, read too where the work tree's differs); `root`: the workspace (its
+ * folders up to the top are read for untracked attribute files).
  */
-export function checkoutConversion(dirs: GitDirs, root: string, trackedAttributes: readonly string[], env: Env = process.env): CheckoutConversion {
+export function checkoutConversion(dirs: GitDirs, root: string, trackedAttributes: readonly TrackedFile[], env: Env = process.env): CheckoutConversion {
   const core = coreSettings(dirs, env);
   if (core.autocrlf !== undefined && isTrue(core.autocrlf)) return 'all';
   // A replace ref makes a checkout write another object's bytes than the id the index records.
@@ -44,11 +47,11 @@ export function checkoutConversion(dirs: GitDirs, root: string, trackedAttribute
   const home = env.HOME ?? homedir();
   // Each source with the folder its patterns are relative to ('' : the top), and whether it lies in
   // the work tree (then, as git does, not read through a symlink).
-  const sources: [file: string, base: string, inTree: boolean][] = [];
+  const sources: [file: string, base: string, inTree: boolean, oid?: string][] = [];
   if (env.GIT_ATTR_NOSYSTEM === undefined || !isTrue(env.GIT_ATTR_NOSYSTEM)) sources.push(['/etc/gitattributes', '', false]);
   sources.push([core.attributesFile !== undefined ? expandHome(core.attributesFile, home) : join(env.XDG_CONFIG_HOME || join(home, '.config'), 'git', 'attributes'), '', false]);
   sources.push([join(dirs.commondir, 'info', 'attributes'), '', false]);
-  for (const rel of trackedAttributes) sources.push([join(dirs.top, rel), rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '', true]);
+  for (const { path: rel, oid } of trackedAttributes) sources.push([join(dirs.top, rel), rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '', true, oid]);
   for (let dir = root; ; dir = dirname(dir)) {
     const base = relative(dirs.top, dir);
     if (base.startsWith('..') || isAbsolute(base)) break;
@@ -58,14 +61,24 @@ export function checkoutConversion(dirs: GitDirs, root: string, trackedAttribute
   const read: { base: string; lines: AttributeLine[] }[] = [];
   const macros = new Map<string, string[]>();
   const seen = new Set<string>();
-  for (const [file, base, inTree] of sources) {
-    if (seen.has(file)) continue;
-    seen.add(file);
-    const text = readSmallText(file, { follow: !inTree });
-    if (text === undefined) continue;
-    const parsed = parseAttributes(text);
-    for (const [name, tokens] of parsed.macros) macros.set(name, [...(macros.get(name) ?? []), ...tokens]);
-    read.push({ base, lines: parsed.lines });
+  let objects: GitObjects | undefined;
+  for (const [file, base, inTree, oid] of sources) {
+    if (seen.has(`${file}\0${oid ?? ''}`)) continue;
+    seen.add(`${file}\0${oid ?? ''}`);
+    const texts: Buffer[] = [];
+    const bytes = readRegularFile(file, { follow: !inTree, maxBytes: MAX_TEXT_BYTES });
+    if (bytes) texts.push(bytes);
+    // A checkout reads a tracked .gitattributes from the index first: its staged version counts too
+    // when the work tree's differs (edited, removed).
+    if (oid !== undefined && (!bytes || gitBlobId(bytes) !== oid)) {
+      const staged = (objects ??= openGitObjects(dirs.commondir)).readBlobs([oid])[0];
+      if (staged && staged.length <= MAX_TEXT_BYTES) texts.push(staged);
+    }
+    for (const text of texts) {
+      const parsed = parseAttributes(text.toString('utf8'));
+      for (const [name, tokens] of parsed.macros) macros.set(name, [...(macros.get(name) ?? []), ...tokens]);
+      read.push({ base, lines: parsed.lines });
+    }
   }
   const converting = convertingMacros(macros);
   const matchers: { base: string; matcher: Ignore }[] = [];
@@ -100,6 +113,12 @@ function hasReplaceRefs(commondir: string): boolean {
     // no such folder: none loose
   }
   return /^[0-9a-f]{40,64} refs\/replace\//m.test(readSmallText(join(commondir, 'packed-refs'), { follow: true }) ?? '');
+}
+
+/** A file git's index lists: its path relative to the work tree top and its blob id. */
+export interface TrackedFile {
+  path: string;
+  oid: string;
 }
 
 /** See checkoutConversion. */

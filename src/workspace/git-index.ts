@@ -7,7 +7,7 @@
 // repository's folders and objects are in git-repo.ts.
 import * as fs from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
-import { checkoutConversion } from './git-convert.js';
+import { checkoutConversion, type TrackedFile } from './git-convert.js';
 import { findGitDirs, type GitDirs } from './git-repo.js';
 import { readRegularFile, readSmallText } from '../small-text.js';
 
@@ -62,10 +62,10 @@ export class GitIndexTable {
    */
   readonly ascii: boolean;
 
-  /** Every `.gitattributes` the index lists, in or outside the workspace, relative to the work tree top. */
-  readonly attributeFiles: readonly string[];
+  /** Every `.gitattributes` the index lists, in or outside the workspace (path relative to the work tree top, blob id). */
+  readonly attributeFiles: readonly TrackedFile[];
 
-  constructor(data: Uint8Array, at: Uint32Array, paths: string[], ascii = false, attributeFiles: readonly string[] = []) {
+  constructor(data: Uint8Array, at: Uint32Array, paths: string[], ascii = false, attributeFiles: readonly TrackedFile[] = []) {
     this.bytes = data;
     this.at = at;
     this.paths = paths;
@@ -262,7 +262,7 @@ export function parseGitIndexTable(data: Buffer, prefix = ''): GitIndexTable | u
   let len = 0;
   let kept = 0;
   let high = 0; // OR of every kept path byte: ASCII-only when bit 7 stays clear
-  const attributeFiles: string[] = [];
+  const attributeFiles: TrackedFile[] = [];
   // v4: the previous entry's full name (prefix compression).
   let name = Buffer.allocUnsafe(version === 4 ? 4096 : 0);
   let nameLen = 0;
@@ -320,7 +320,7 @@ export function parseGitIndexTable(data: Buffer, prefix = ''): GitIndexTable | u
       // Entries are NUL-padded to a multiple of 8 bytes (1 to 8 NULs).
       pos = start + Math.floor((pos - start + 8) / 8) * 8;
     }
-    if (isAttributesName(src, from, to)) attributeFiles.push(Buffer.from(src.subarray(from, to)).toString('utf8'));
+    if (isAttributesName(src, from, to)) attributeFiles.push({ path: Buffer.from(src.subarray(from, to)).toString('utf8'), oid: data.toString('hex', start + 40, start + 60) });
     if (!want || to - from <= preLen) continue;
     let under = true;
     for (let b = 0; b < preLen; b++) {
