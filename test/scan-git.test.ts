@@ -168,6 +168,24 @@ describe('git-aware baseline', () => {
   });
 });
 
+/** Commits `files`, checks `again` out once more (through git's conversion) and settles git's index. */
+async function commitAndCheckOut(w: ScanWorld, files: Record<string, string>, again: string[]): Promise<void> {
+  for (const [p, c] of Object.entries(files)) await w.write(p, c);
+  w.git('add', '-A');
+  w.git('commit', '-q', '-m', 'init');
+  for (const p of again) await w.remove(p);
+  w.git('checkout', '--', ...again);
+  await settleGit(w, Object.keys(files));
+}
+
+/** Changes the tree by `edit` (as a shell would), scans and restores to before it: the tree is `mine` again. */
+async function expectRestoredAfter(w: ScanWorld, mine: Awaited<ReturnType<typeof treeOf>>, edit: () => Promise<void>): Promise<void> {
+  await edit();
+  const r = await scan(w.session, { tool: 'Bash' });
+  await restore(w.session, r.tag!, {});
+  expect(await treeOf(w.root)).toEqual(mine);
+}
+
 describe('a checkout that converts content (found 2026-12-06)', () => {
   // git writes other bytes than the blob's and records their stat: referencing the blob would restore
   // LF for CRLF, the unexpanded \$Id\$, a filter's clean form (git-lfs: the pointer for the file).
@@ -192,13 +210,7 @@ describe('a checkout that converts content (found 2026-12-06)', () => {
       w.git('init', '-q');
       await setUp(w);
       const files = { 'a.txt': 'one\ntwo $Id$\n', 'sub/b.txt': 'three $Id$\n', 'c.dat': 'four\n' };
-      for (const [p, c] of Object.entries(files)) await w.write(p, c);
-      w.git('add', '-A');
-      w.git('commit', '-q', '-m', 'init');
-      // Checked out again, through the conversion.
-      for (const p of Object.keys(files)) await w.remove(p);
-      w.git('checkout', '--', '.');
-      await settleGit(w, Object.keys(files));
+      await commitAndCheckOut(w, files, Object.keys(files));
       const mine = await treeOf(w.root);
       const converted = Object.entries(files).filter(([p, c]) => {
         const e = mine[p];
@@ -207,55 +219,37 @@ describe('a checkout that converts content (found 2026-12-06)', () => {
       expect(converted.length, 'git converted nothing').toBeGreaterThan(0);
       const base = await scan(w.session);
       expect(base.gitReferenced).toBe(referenced.length);
-      await w.write('a.txt', 'rewritten\n');
-      await w.remove('sub/b.txt');
-      await w.write('c.dat', 'five\n');
-      const r = await scan(w.session, { tool: 'Bash' });
-      await restore(w.session, r.tag!, {});
-      expect(await treeOf(w.root)).toEqual(mine);
+      await expectRestoredAfter(w, mine, async () => {
+        await w.write('a.txt', 'rewritten\n');
+        await w.remove('sub/b.txt');
+        await w.write('c.dat', 'five\n');
+      });
     });
   }
 
   it('only the paths a converting rule names lose their references (*.bat eol=crlf)', async () => {
     const w = await world();
     w.git('init', '-q');
-    await w.write('.gitattributes', '*.bat eol=crlf\n');
-    await w.write('run.bat', 'echo one\necho two\n');
-    await w.write('app/main.txt', 'main\n');
-    w.git('add', '-A');
-    w.git('commit', '-q', '-m', 'init');
-    await w.remove('run.bat');
-    w.git('checkout', '--', 'run.bat');
-    await settleGit(w, ['.gitattributes', 'run.bat', 'app/main.txt']);
+    await commitAndCheckOut(w, { '.gitattributes': '*.bat eol=crlf\n', 'run.bat': 'echo one\necho two\n', 'app/main.txt': 'main\n' }, ['run.bat']);
     const mine = await treeOf(w.root);
     expect(mine['run.bat']).toMatchObject({ content: 'echo one\r\necho two\r\n' });
     expect(await scan(w.session)).toMatchObject({ baseline: true, scanned: 3, gitReferenced: 2, hashed: 1 });
-    await w.write('run.bat', 'echo three\n');
-    await w.write('app/main.txt', 'changed\n');
-    const r = await scan(w.session, { tool: 'Bash' });
-    await restore(w.session, r.tag!, {});
-    expect(await treeOf(w.root)).toEqual(mine);
+    await expectRestoredAfter(w, mine, async () => {
+      await w.write('run.bat', 'echo three\n');
+      await w.write('app/main.txt', 'changed\n');
+    });
   });
 
   it("a tracked .gitattributes edited since the checkout: its staged version (what the checkout read) still counts", async () => {
     const w = await world();
     w.git('init', '-q');
-    await w.write('.gitattributes', '*.txt text eol=crlf\n');
-    await w.write('a.txt', 'one\ntwo\n');
-    w.git('add', '-A');
-    w.git('commit', '-q', '-m', 'init');
-    await w.remove('a.txt');
-    w.git('checkout', '--', 'a.txt');
-    await settleGit(w, ['.gitattributes', 'a.txt']);
+    await commitAndCheckOut(w, { '.gitattributes': '*.txt text eol=crlf\n', 'a.txt': 'one\ntwo\n' }, ['a.txt']);
     // The rule dropped in the work tree only: git status still calls a.txt clean, its bytes CRLF.
     await w.write('.gitattributes', '# nothing\n');
     const mine = await treeOf(w.root);
     expect(mine['a.txt']).toMatchObject({ content: 'one\r\ntwo\r\n' });
     expect(await scan(w.session)).toMatchObject({ baseline: true, gitReferenced: 0 });
-    await w.write('a.txt', 'rewritten\n');
-    const r = await scan(w.session, { tool: 'Bash' });
-    await restore(w.session, r.tag!, {});
-    expect(await treeOf(w.root)).toEqual(mine);
+    await expectRestoredAfter(w, mine, () => w.write('a.txt', 'rewritten\n'));
   });
 
   it('a git replace ref: the checkout wrote the replacement, so nothing is referenced', async () => {

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { attributesMayConvert, checkoutConversion, type CheckoutConversion, type TrackedFile } from './git-convert.js';
+import { checkoutConversion, type CheckoutConversion, type TrackedFile } from './git-convert.js';
 import { gitBlobId } from './git-repo.js';
 
 const made: string[] = [];
@@ -48,10 +48,10 @@ function named(c: CheckoutConversion, paths: string[]): string[] {
 describe('attribute text', () => {
   it('names what converts on checkout, and only that', () => {
     for (const text of ['*.txt text eol=crlf', '*.bin filter=lfs diff=lfs merge=lfs -text', '*.c ident', '*.ps1 working-tree-encoding=UTF-16LE', '[attr]big filter=lfs\n*.psd big', '"a b.txt" eol=CRLF', '  *.x   ident  ']) {
-      expect(attributesMayConvert(text), text).toBe(true);
+      expect(layout({ 'repo/.gitattributes': text }).converts(), text).toBe(true);
     }
     for (const text of ['', '# *.txt eol=crlf', '* text=auto', '*.sh text eol=lf', '*.png binary', '*.c -ident', '*.c !filter', '*.md diff=markdown linguist-documentation', '*.bin -filter -text', 'ident', '"ident eol=crlf"']) {
-      expect(attributesMayConvert(text), text).toBe(false);
+      expect(layout({ 'repo/.gitattributes': text }).converts(), text).toBe(false);
     }
   });
 });

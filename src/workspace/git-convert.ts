@@ -173,13 +173,6 @@ function tokenConverts(token: string): boolean {
   return attr === 'eol' && value?.toLowerCase() === 'crlf';
 }
 
-/** True when attribute text sets anything that converts on checkout, for any path (macro definitions included). */
-export function attributesMayConvert(text: string): boolean {
-  const { lines, macros } = parseAttributes(text);
-  const converting = convertingMacros(macros);
-  return converting.size > 0 || lines.some((l) => l.tokens.some((t) => tokenConverts(t) || converting.has(t)));
-}
-
 function closingQuote(line: string): number {
   for (let i = 1; i < line.length; i++) {
     if (line[i] === '\\') i++;
