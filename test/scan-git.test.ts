@@ -277,6 +277,40 @@ describe('a checkout that converts content (found 2026-12-06)', () => {
     expect(await w.read('a.txt')).toBe('replaced\n');
   });
 
+  it('an untracked .gitattributes below the root (git applies it on checkout): what lies below it is hashed', async () => {
+    const w = await world();
+    w.git('init', '-q');
+    await commitAndCheckOut(w, { 'sub/a.txt': 'one\ntwo\n', 'top.txt': 'top\n' }, []);
+    await w.write('sub/.gitattributes', '*.txt text eol=crlf\n');
+    await w.remove('sub/a.txt');
+    w.git('checkout', '--', 'sub/a.txt');
+    await settleGit(w, ['sub/a.txt']);
+    const mine = await treeOf(w.root);
+    expect(mine['sub/a.txt']).toMatchObject({ content: 'one\r\ntwo\r\n' });
+    expect(await scan(w.session)).toMatchObject({ baseline: true, gitReferenced: 1 });
+    await expectRestoredAfter(w, mine, () => w.write('sub/a.txt', 'rewritten\n'));
+  });
+
+  for (const watched of [false, true]) {
+    it(`the same made after the baseline, then a checkout: the next ${watched ? 'watched ' : ''}scan reads what the checkout converted`, async () => {
+      const w = await world();
+      w.git('init', '-q');
+      await commitAndCheckOut(w, { 'sub/a.txt': 'one\ntwo\n', 'top.txt': 'top\n' }, []);
+      expect(await scan(w.session)).toMatchObject({ baseline: true, gitReferenced: 2 });
+      await w.write('sub/.gitattributes', '*.txt text eol=crlf\n');
+      if (watched) expect(await scan(w.session)).toMatchObject({ files: [{ path: 'sub/.gitattributes' }] });
+      await w.remove('sub/a.txt');
+      w.git('checkout', '--', 'sub/a.txt');
+      await settleGit(w, ['sub/a.txt']);
+      const mine = await treeOf(w.root);
+      expect(mine['sub/a.txt']).toMatchObject({ content: 'one\r\ntwo\r\n' });
+      const options = watched ? { changedPaths: async () => new Set(['sub/a.txt']) } : {};
+      const r = await scan(w.session, options);
+      if (watched) expect(r.watched, 'the watched scan answered').toBeDefined();
+      await expectRestoredAfter(w, mine, () => w.write('sub/a.txt', 'rewritten\n'));
+    });
+  }
+
   it('attributes that convert nothing on checkout keep the references', async () => {
     const w = await world();
     await repo(w, { '.gitattributes': '* text=auto\n*.sh text eol=lf\n*.png binary\n', 'a.txt': 'a\n', 'run.sh': 'echo\n' });

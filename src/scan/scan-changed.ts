@@ -14,7 +14,7 @@
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import type { FileImage } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
-import { loadGitIndex, type GitIndex } from '../workspace/git-index.js';
+import { loadGitIndex, withUntrackedAttributes, type GitIndex } from '../workspace/git-index.js';
 import { openGitObjects, type GitObjects } from '../workspace/git-objects.js';
 import { findGitDirs } from '../workspace/git-repo.js';
 import { createIgnoreRules, IGNORE_FILE_NAMES, type IgnoreRules } from '../workspace/ignore-rules.js';
@@ -134,7 +134,16 @@ export async function scanChanged(session: SessionHandle, touched: ReadonlySet<s
     }
     return objects;
   };
-  const { toRead, gitReferenced } = contentPass({ next, work, workPrev, workAbs, prev, owners, maxBytes, skipped, git, gitObjects });
+  // Untracked .gitattributes convert what lies below them (withUntrackedAttributes): those the last
+  // full scan saw (its index, or the owner records since) and those among the touched paths.
+  let gitSeen: GitIndex | undefined;
+  const gitForContent = (): GitIndex | undefined => {
+    const g = git();
+    if (!g || gitSeen) return gitSeen ?? g;
+    const attributeFiles = [...prev.paths, ...owners.keys(), ...candidates].filter((p) => p.endsWith('/.gitattributes'));
+    return (gitSeen = withUntrackedAttributes(g, attributeFiles));
+  };
+  const { toRead, gitReferenced } = contentPass({ next, work, workPrev, workAbs, prev, owners, maxBytes, skipped, git: gitForContent, gitObjects });
   // The content read goes into one pack, committed before the capture (scan-pack.ts).
   const pack = createScanPack(ctx);
   try {

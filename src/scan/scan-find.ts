@@ -6,7 +6,7 @@ import { lstatQuiet } from '../workspace/changed-at.js';
 import { join } from 'node:path';
 import type { FileImage } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
-import { loadGitIndex, type GitIndex } from '../workspace/git-index.js';
+import { loadGitIndex, withUntrackedAttributes, type GitIndex } from '../workspace/git-index.js';
 import { openGitObjects, type GitObjects } from '../workspace/git-objects.js';
 import { findGitDirs } from '../workspace/git-repo.js';
 import { createIgnoreRules } from '../workspace/ignore-rules.js';
@@ -133,7 +133,13 @@ export async function findChanges(session: SessionHandle, options: ScanOptions, 
 
   // ---- content of new and changed paths ----
   // Pass 1: symlinks, size cap and git references; what is left is read (pass 2).
-  const pass = contentPass({ next, work, workPrev, workAbs, prev, owners, maxBytes, skipped, git, gitObjects: objects });
+  // A path below an untracked .gitattributes the walk saw is never referenced (withUntrackedAttributes).
+  let gitSeen: GitIndex | undefined;
+  const gitForContent = (): GitIndex | undefined => {
+    const g = git();
+    return g && (gitSeen ??= withUntrackedAttributes(g, phase.attributeFiles));
+  };
+  const pass = contentPass({ next, work, workPrev, workAbs, prev, owners, maxBytes, skipped, git: gitForContent, gitObjects: objects });
   const { toRead } = pass;
   const gitReferenced = phase.gitReferenced + pass.gitReferenced;
 

@@ -9,9 +9,9 @@ import type { IgnoreRules } from '../workspace/ignore-rules.js';
 import { UNREADABLE, type ListPool } from '../workspace/list-dir.js';
 import { walkWorkspace, type WalkResult } from '../workspace/walk.js';
 import { notRacy, type SkippedList } from './known.js';
-import type { GitIndex } from '../workspace/git-index.js';
+import { withUntrackedAttributes, type GitIndex } from '../workspace/git-index.js';
 import type { GitObjects } from '../workspace/git-objects.js';
-import { HASH_GIT, KIND_DIR, KIND_FILE, KIND_SKIPPED, KIND_SYMLINK, ScanIndex } from './scan-index.js';
+import { HASH_GIT, HASH_NONE, KIND_DIR, KIND_FILE, KIND_SKIPPED, KIND_SYMLINK, ScanIndex } from './scan-index.js';
 
 export interface WalkPhaseInput {
   root: string;
@@ -57,6 +57,8 @@ export interface WalkPhase {
   dirPrev: number[];
   /** Files referenced from git's index (not work items). */
   gitReferenced: number;
+  /** Every `.gitattributes` file the walk saw (git-index.ts withUntrackedAttributes). */
+  attributeFiles: string[];
   walk: WalkResult;
 }
 
@@ -81,6 +83,7 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
   const gitObjects = input.gitObjects;
   const maxBytes = input.maxBytes ?? Infinity;
   let gitReferenced = 0;
+  const attributeFiles: string[] = [];
   // An ASCII-only git index is matched by name within the folder being listed (no map of every path).
   const gitByFolder = gitTable?.ascii === true;
   let gitNames: Map<string, number> | undefined;
@@ -195,6 +198,7 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
           // The previous index's string for a known path (equal to rel): rel, just built, then dies young
           // instead of being copied by the scavenger into the next index (30,000 survivors less per scan).
           const i = next.push(slot >= 0 ? (prev!.paths[slot] as string) : rel, kind, st);
+          if (name === '.gitattributes' && kind === KIND_FILE) attributeFiles.push(rel);
           if (gitTable !== undefined && kind === KIND_FILE && size <= maxBytes) {
             const j = gitNames !== undefined ? (gitNames.get(name) ?? -1) : gitTable.slotOf(rel);
             if (
@@ -226,5 +230,19 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
     throw err;
   }
   for (const u of walk.unreadable) skipped.push(u);
-  return { next, seenPrev, work, workPrev, workAbs, skipped, scanned, ownerSeen, dirSlots, dirPrev, gitReferenced, walk };
+  // An untracked .gitattributes below the root converts the checkout of what lies below it too, and
+  // the walk may have referenced those files before it came to that name: they are read after all.
+  const converts = input.git && gitReferenced > 0 ? withUntrackedAttributes(input.git, attributeFiles).converts : undefined;
+  if (converts && converts !== gitConverts) {
+    for (let i = 0; i < next.count; i++) {
+      const rel = next.paths[i] as string;
+      if (next.hashKind[i] !== HASH_GIT || !converts(rel)) continue;
+      next.hashKind[i] = HASH_NONE;
+      gitReferenced--;
+      work.push(i);
+      workPrev.push(-1); // a baseline: nothing before
+      workAbs.push(`${root}/${rel}`);
+    }
+  }
+  return { next, seenPrev, work, workPrev, workAbs, skipped, scanned, ownerSeen, dirSlots, dirPrev, gitReferenced, attributeFiles, walk };
 }

@@ -44,6 +44,20 @@ export interface GitIndex {
 }
 
 /**
+ * `index` with the paths below each folder holding one of `attributeFiles` (workspace-relative
+ * `.gitattributes` the walk saw) that git's index does not list counted as converted: a checkout reads
+ * such a file too (git takes the work tree's where the index has none, and git-convert.ts reads only
+ * the tracked ones and those from the root up), and ckpt does not parse it. `index` itself when there
+ * is none.
+ */
+export function withUntrackedAttributes(index: GitIndex, attributeFiles: readonly string[]): GitIndex {
+  const folders = attributeFiles.filter((f) => f.includes('/') && index.table.slotOf(f) < 0).map((f) => f.slice(0, f.lastIndexOf('/') + 1));
+  if (folders.length === 0) return index;
+  const converts = index.converts;
+  return { ...index, converts: (rel) => folders.some((d) => rel.startsWith(d)) || converts?.(rel) === true };
+}
+
+/**
  * The kept entries of an index, flat: the raw index bytes and, per entry, where its fixed-size part
  * starts (stat data and blob id are read from there on demand), plus one path -> entry map. No
  * object per entry, no hex string per id: a 100k-entry index parses in a few ms.
