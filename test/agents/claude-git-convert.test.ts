@@ -26,4 +26,19 @@ describe('Claude Code 2.1.328 in a git project with eol=crlf', () => {
       await w.close();
     }
   });
+
+  it.each(['command', 'default'] as const)('%s hooks: the same through an untracked .gitattributes below the root (git applies it on checkout)', async (mode) => {
+    const w = await makeAgentWorld({ kind: 'git', mode, files: { 'docs/notes.txt': 'one\ntwo\n', 'src/app.js': "console.log('v1');\n" } });
+    try {
+      await w.sh("printf '*.txt text eol=crlf\\n' > docs/.gitattributes && rm docs/notes.txt && git checkout -- docs/notes.txt && touch -d '1 hour ago' .git/index && git update-index -q --refresh");
+      expect(await w.sh('git status --porcelain')).toContain('?? docs/.gitattributes');
+      expect(await w.sh('od -c docs/notes.txt')).toContain('\\r');
+      await w.prompt(P1, [[tool.bash('echo todo > todo.md')]]);
+      await w.prompt(P2, [[tool.bash("printf 'three\\n' > docs/notes.txt")]]);
+      expect(await w.checkRestores([{ prompt: P2 }, { prompt: P1 }])).toEqual([]);
+      expect(await w.hookFailures(), 'hooks.log (hook failures)').toEqual([]);
+    } finally {
+      await w.close();
+    }
+  });
 });
