@@ -1,0 +1,361 @@
+// Model-based property test of scans and restores in a git work tree (issue 4 item 4; DESIGN §10 "git
+// blobs only where the work tree holds them"). Random sequences drive REAL git (spawned) — commits of
+// small files (CRLF, LF, mixed, `$Id$`, non-UTF-8 bytes), .gitattributes changes (tracked at the top
+// and in a subfolder, untracked at the top; eol=crlf, ident, -text, binary, a macro), `core.autocrlf`,
+// `info/attributes`, checkouts, resets, stashes, `git rm`, `git mv` — with shell edits (writes,
+// deletes, renames, chmods, symlinks, folders, old mtimes) and ckpt scans in between. The model is the
+// tree read from disk right after each scan; for every scan point, restoring to the capture that
+// follows it must give back exactly that tree (bytes, modes, symlinks, folders), and the restore's
+// undo the tree before the restore. A scan that records nothing must have seen nothing change.
+//
+// Variants: a plain folder (no git), git with settled indexes (`git update-index --refresh` after the
+// files were aged: git's entries trusted, so ckpt references blobs), and git raced (scans right after
+// checkouts: git's index racily clean). Not generated (documented residuals, DESIGN §10 "a checkout
+// that converts content" — Left): a change of `core.autocrlf`, `info/attributes` or the untracked top
+// `.gitattributes` after a checkout (the config of the moment of the checkout is unknown), and an
+// untracked `.gitattributes` below the workspace root; those are set once, before the first commit.
+//
+// CKPT_PROPERTY_RUNS raises the number of runs per variant; CKPT_PROPERTY_SEED (with _PATH) replays one.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmod, lstat, mkdir, readdir, readFile, readlink, rename, utimes } from 'node:fs/promises';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { restore } from '../src/restore/index.js';
+import { scan } from '../src/scan/index.js';
+import { makeScanWorld, type ScanWorld } from './fixtures/scan-world.js';
+
+const PATHS = ['a.txt', 'b.dat', 'd/c.txt', 'd/e/f.txt', 'g/h.bin'];
+const CONTENTS: { name: string; bytes: Buffer }[] = [
+  { name: 'lf', bytes: Buffer.from('one\ntwo\n') },
+  { name: 'crlf', bytes: Buffer.from('one\r\ntwo\r\n') },
+  { name: 'mixed', bytes: Buffer.from('one\r\ntwo\n') },
+  { name: 'id', bytes: Buffer.from('x $Id$\n') },
+  { name: 'id-crlf', bytes: Buffer.from('$Id$\r\n') },
+  { name: 'latin1', bytes: Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]) },
+  { name: 'nul', bytes: Buffer.from([0x00, 0xff, 0x0d, 0x0a]) },
+  { name: 'empty', bytes: Buffer.alloc(0) },
+  { name: 'short', bytes: Buffer.from('z') },
+];
+/** Attribute texts: converting (eol=crlf, ident, a macro), and not (-text, binary, text=auto). */
+const ATTRS = [
+  '',
+  '*.txt text eol=crlf\n',
+  '* ident\n',
+  '*.dat -text\n*.txt ident\n',
+  '*.bin binary\n* text eol=crlf\n',
+  '[attr]win text eol=crlf\n*.dat win\n',
+  '* text=auto\n',
+  'c.txt eol=crlf\n',
+];
+/** Where attributes live: tracked at the top, tracked in d/ (each written and staged). */
+const TRACKED_ATTRS = ['.gitattributes', 'd/.gitattributes'];
+
+type Op =
+  | { op: 'write'; path: string; content: string; mode: number }
+  | { op: 'delete'; path: string }
+  | { op: 'rename'; from: string; to: string }
+  | { op: 'chmod'; path: string; mode: number }
+  | { op: 'link'; path: string; target: string }
+  | { op: 'mkdir'; path: string }
+  | { op: 'touchOld'; path: string }
+  | { op: 'attrs'; file: string; text: string }
+  | { op: 'commit'; branch: boolean }
+  | { op: 'checkoutF'; pick: number }
+  | { op: 'checkoutBranch'; pick: number }
+  | { op: 'resetHard'; pick: number }
+  | { op: 'stash' }
+  | { op: 'stashPop' }
+  | { op: 'gitRm'; path: string }
+  | { op: 'gitMv'; from: string; to: string }
+  | { op: 'settle' }
+  | { op: 'scan'; always: boolean };
+
+/**
+ * Before the baseline: config set once (changing it later is a documented residual), a first commit of
+ * `files` with tracked attributes, checked out again (through git's conversion), so the baseline has
+ * blobs to reference.
+ */
+interface Prelude {
+  autocrlf: 'unset' | 'true' | 'false' | 'input';
+  info: string;
+  topUntracked: string;
+  files: { path: string; content: string }[];
+  top: string;
+  sub: string;
+}
+
+const path = fc.constantFrom(...PATHS);
+const shellOps: fc.Arbitrary<Op>[] = [
+  fc.record({ op: fc.constant('write' as const), path, content: fc.constantFrom(...CONTENTS.map((c) => c.name)), mode: fc.constantFrom(0o644, 0o755) }),
+  fc.record({ op: fc.constant('delete' as const), path }),
+  fc.record({ op: fc.constant('rename' as const), from: path, to: path }),
+  fc.record({ op: fc.constant('chmod' as const), path, mode: fc.constantFrom(0o644, 0o755) }),
+  fc.record({ op: fc.constant('link' as const), path, target: fc.constantFrom('a.txt', '../b.dat', 'missing') }),
+  fc.record({ op: fc.constant('mkdir' as const), path: fc.constantFrom('e', 'd/z', 'g') }),
+  fc.record({ op: fc.constant('touchOld' as const), path }),
+];
+const scanOp = fc.record({ op: fc.constant('scan' as const), always: fc.boolean() });
+const gitOps: fc.Arbitrary<Op>[] = [
+  fc.record({ op: fc.constant('attrs' as const), file: fc.constantFrom(...TRACKED_ATTRS), text: fc.constantFrom(...ATTRS) }),
+  fc.record({ op: fc.constant('commit' as const), branch: fc.boolean() }),
+  fc.record({ op: fc.constant('checkoutF' as const), pick: fc.nat(20) }),
+  fc.record({ op: fc.constant('checkoutBranch' as const), pick: fc.nat(20) }),
+  fc.record({ op: fc.constant('resetHard' as const), pick: fc.nat(20) }),
+  fc.constant({ op: 'stash' as const }),
+  fc.constant({ op: 'stashPop' as const }),
+  fc.record({ op: fc.constant('gitRm' as const), path }),
+  fc.record({ op: fc.constant('gitMv' as const), from: path, to: path }),
+];
+const settleOp = fc.constant({ op: 'settle' as const });
+
+function opsArb(git: boolean, settle: boolean): fc.Arbitrary<Op[]> {
+  const weighted = [
+    ...shellOps.map((arbitrary) => ({ weight: git ? 2 : 4, arbitrary })),
+    { weight: 4, arbitrary: scanOp as fc.Arbitrary<Op> },
+    ...(git ? gitOps.map((arbitrary) => ({ weight: 2, arbitrary })) : []),
+    ...(git && settle ? [{ weight: 3, arbitrary: settleOp as fc.Arbitrary<Op> }] : []),
+  ];
+  return fc.array(fc.oneof(...weighted), { minLength: 4, maxLength: 24 });
+}
+
+const preludeArb: fc.Arbitrary<Prelude> = fc.record({
+  autocrlf: fc.constantFrom('unset' as const, 'true' as const, 'false' as const, 'input' as const),
+  info: fc.constantFrom('', '', '*.dat eol=crlf\n', '*.bin ident\n'),
+  topUntracked: fc.constantFrom('', '', 'd/c.txt text eol=crlf\n'),
+  files: fc.uniqueArray(fc.record({ path, content: fc.constantFrom(...CONTENTS.map((c) => c.name)) }), { selector: (f) => f.path, maxLength: PATHS.length }),
+  top: fc.constantFrom(...ATTRS),
+  sub: fc.constantFrom(...ATTRS),
+});
+
+type Entry = { type: 'file'; mode: number; sha: string; bytes: string } | { type: 'symlink'; target: string } | { type: 'dir'; mode: number };
+type Tree = Record<string, Entry>;
+
+/** Every entry under `dir` but .git, nothing followed: files by bytes and mode, symlinks by target, folders by mode. */
+async function treeOf(dir: string): Promise<Tree> {
+  const out: Tree = {};
+  async function walk(rel: string): Promise<void> {
+    for (const name of (await readdir(join(dir, rel))).sort()) {
+      const r = rel ? `${rel}/${name}` : name;
+      if (r === '.git') continue;
+      const info = await lstat(join(dir, r));
+      if (info.isSymbolicLink()) out[r] = { type: 'symlink', target: await readlink(join(dir, r)) };
+      else if (info.isDirectory()) {
+        out[r] = { type: 'dir', mode: info.mode & 0o7777 };
+        await walk(r);
+      } else {
+        const bytes = await readFile(join(dir, r));
+        // JSON of the bytes keeps a failure readable (CRLF shows as \r\n).
+        out[r] = { type: 'file', mode: info.mode & 0o7777, sha: createHash('sha1').update(bytes).digest('hex').slice(0, 10), bytes: JSON.stringify(bytes.toString('latin1')) };
+      }
+    }
+  }
+  await walk('');
+  return out;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Runs git; a refusal (nothing to commit, a conflict, no such commit) is part of the sequence, not a failure. */
+function tryGit(w: ScanWorld, ...args: string[]): boolean {
+  try {
+    execFileSync('git', args, {
+      cwd: w.root,
+      stdio: 'ignore',
+      env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface RunLog {
+  /** Trees at scans whose capture follows them, by the capture's tag. */
+  points: { tag: string; tree: Tree; at: number }[];
+  /** Files the scans referenced by git blob id (summed), for the run statistics. */
+  gitReferenced: number;
+}
+
+/** Run statistics, printed with CKPT_PROPERTY_STATS=1 (is the reference path exercised?). */
+const stats = { runs: 0, points: 0, gitReferenced: 0, scans: 0 };
+
+/** Ages the files and refreshes git's index a tick later: git's entries are trusted, so ckpt references blobs. */
+async function settleGit(w: ScanWorld): Promise<void> {
+  const old = new Date(Date.now() - 60_000);
+  for (const p of [...PATHS, ...TRACKED_ATTRS]) await utimes(w.at(p), old, old).catch(() => {});
+  await sleep(20);
+  tryGit(w, 'update-index', '-q', '--refresh');
+}
+
+async function runSequence(w: ScanWorld, git: boolean, settle: boolean, prelude: Prelude | undefined, ops: Op[]): Promise<RunLog> {
+  const commits: string[] = [];
+  const branches: string[] = [];
+  if (git) {
+    tryGit(w, 'init', '-q', '-b', 'main');
+    if (prelude!.autocrlf !== 'unset') tryGit(w, 'config', 'core.autocrlf', prelude!.autocrlf);
+    if (prelude!.info !== '') await w.write('.git/info/attributes', prelude!.info);
+    if (prelude!.topUntracked !== '') {
+      // Untracked at the top: never committed (excluded from `git add -A` by info/exclude).
+      await w.write('.git/info/exclude', '/.gitattributes\n');
+      await w.write('.gitattributes', prelude!.topUntracked);
+    }
+  }
+  const attrsTracked = git && prelude!.topUntracked === '';
+  if (git) {
+    const { files, top, sub } = prelude!;
+    for (const f of files) await w.write(f.path, CONTENTS.find((c) => c.name === f.content)!.bytes);
+    if (attrsTracked && top !== '') await w.write('.gitattributes', top);
+    if (sub !== '') await w.write('d/.gitattributes', sub);
+    tryGit(w, 'add', '-A');
+    if (tryGit(w, 'commit', '-q', '-m', 'c0')) {
+      commits.push(w.git('rev-parse', 'HEAD').trim());
+      // Checked out again, through git's conversion.
+      for (const f of files) await w.remove(f.path);
+      tryGit(w, 'checkout', '-q', '--', '.');
+      if (settle) await settleGit(w);
+    }
+  }
+  const points: RunLog['points'] = [];
+  let gitReferenced = 0;
+  let pending: { tree: Tree; at: number }[] = [];
+  const doScan = async (always: boolean, at: number): Promise<void> => {
+    const r = await scan(w.session, { rewriteIndex: always ? 'always' : 'auto' });
+    gitReferenced += r.gitReferenced;
+    stats.scans++;
+    const now = await treeOf(w.root);
+    if (r.tag === null) {
+      // Nothing recorded: nothing may have changed since the last scan.
+      const last = pending.at(-1);
+      if (last) expect(now, `scan at op ${at} recorded nothing, but the tree changed since op ${last.at}`).toEqual(last.tree);
+    } else {
+      for (const p of pending) points.push({ tag: r.tag, tree: p.tree, at: p.at });
+      pending = [];
+    }
+    pending.push({ tree: now, at });
+  };
+  await doScan(false, -1); // the baseline
+  for (const [i, o] of ops.entries()) {
+    switch (o.op) {
+      case 'write':
+        await w.remove(o.path);
+        await w.write(o.path, CONTENTS.find((c) => c.name === o.content)!.bytes, o.mode);
+        break;
+      case 'delete':
+        await w.remove(o.path);
+        break;
+      case 'rename':
+        if (o.from !== o.to) {
+          await w.remove(o.to);
+          await mkdir(join(w.root, o.to, '..'), { recursive: true }).catch(() => {});
+          await rename(w.at(o.from), w.at(o.to)).catch(() => {});
+        }
+        break;
+      case 'chmod':
+        await chmod(w.at(o.path), o.mode).catch(() => {});
+        break;
+      case 'link':
+        await w.link(o.path, o.target);
+        break;
+      case 'mkdir':
+        await mkdir(w.at(o.path), { recursive: true }).catch(() => {});
+        break;
+      case 'touchOld':
+        await utimes(w.at(o.path), new Date(2020, 0, 1), new Date(2020, 0, 1)).catch(() => {});
+        break;
+      case 'attrs':
+        if (o.file === '.gitattributes' && !attrsTracked) break;
+        await w.remove(o.file);
+        await w.write(o.file, o.text);
+        tryGit(w, 'add', o.file);
+        break;
+      case 'commit':
+        tryGit(w, 'add', '-A');
+        if (tryGit(w, 'commit', '-q', '-m', `c${commits.length}`)) {
+          commits.push(w.git('rev-parse', 'HEAD').trim());
+          if (o.branch && tryGit(w, 'branch', `b${branches.length}`)) branches.push(`b${branches.length}`);
+        }
+        break;
+      case 'checkoutF':
+        if (commits.length > 0) tryGit(w, 'checkout', '-q', '-f', commits[o.pick % commits.length] as string);
+        break;
+      case 'checkoutBranch':
+        tryGit(w, 'checkout', '-q', ['main', ...branches][o.pick % (branches.length + 1)] as string);
+        break;
+      case 'resetHard':
+        if (commits.length > 0) tryGit(w, 'reset', '-q', '--hard', commits[o.pick % commits.length] as string);
+        break;
+      case 'stash':
+        tryGit(w, 'stash', '-q');
+        break;
+      case 'stashPop':
+        tryGit(w, 'stash', 'pop', '-q');
+        break;
+      case 'gitRm':
+        tryGit(w, 'rm', '-q', '-f', o.path);
+        break;
+      case 'gitMv':
+        if (o.from !== o.to) tryGit(w, 'mv', '-f', o.from, o.to);
+        break;
+      case 'settle':
+        await settleGit(w);
+        break;
+      case 'scan':
+        await doScan(o.always, i);
+        break;
+    }
+  }
+  await doScan(false, ops.length);
+  return { points, gitReferenced };
+}
+
+/** Restores to every point (in the order `order` picks), checks the tree, undoes, checks the tree before. */
+async function checkRestores(w: ScanWorld, log: RunLog, order: number[]): Promise<void> {
+  const todo = [...log.points];
+  for (const pick of order) {
+    if (todo.length === 0) break;
+    const [p] = todo.splice(pick % todo.length, 1);
+    const before = await treeOf(w.root);
+    const r = await restore(w.session, p!.tag, {});
+    expect(await treeOf(w.root), `restore ${p!.tag} (the tree at the scan after op ${p!.at})`).toEqual(p!.tree);
+    // Nothing to do (the tree is that point's already): nothing recorded, nothing to undo.
+    if (r.undo === null) {
+      expect(before).toEqual(p!.tree);
+      continue;
+    }
+    await restore(w.session, r.undo, {});
+    expect(await treeOf(w.root), `undo of restore ${p!.tag}`).toEqual(before);
+  }
+}
+
+const RUNS = Number(process.env.CKPT_PROPERTY_RUNS ?? 6);
+const replay = process.env.CKPT_PROPERTY_SEED ? { seed: Number(process.env.CKPT_PROPERTY_SEED), path: process.env.CKPT_PROPERTY_PATH, endOnFailure: true } : {};
+
+function variant(name: string, git: boolean, settle: boolean): void {
+  it(name, async () => {
+    await fc.assert(
+      fc.asyncProperty(preludeArb, opsArb(git, settle), fc.array(fc.nat(), { minLength: 12, maxLength: 12 }), async (prelude, ops, order) => {
+        const w = await makeScanWorld();
+        try {
+          const log = await runSequence(w, git, settle, git ? prelude : undefined, ops);
+          stats.runs++;
+          stats.points += log.points.length;
+          stats.gitReferenced += log.gitReferenced;
+          await checkRestores(w, log, order);
+        } finally {
+          await w.dirs.cleanup();
+        }
+      }),
+      { numRuns: RUNS, ...replay },
+    );
+    if (process.env.CKPT_PROPERTY_STATS) console.log(name, JSON.stringify(stats));
+    Object.assign(stats, { runs: 0, points: 0, gitReferenced: 0, scans: 0 });
+  });
+}
+
+describe('scan + restore in a git work tree (model-based, real git)', () => {
+  variant('a plain folder', false, false);
+  variant('git, indexes settled (blobs referenced)', true, true);
+  variant('git, raced (scans right after checkouts)', true, false);
+});
