@@ -351,7 +351,7 @@ function variant(name: string, git: boolean, settle: boolean): void {
     );
     if (process.env.CKPT_PROPERTY_STATS) console.log(name, JSON.stringify(stats));
     Object.assign(stats, { runs: 0, points: 0, gitReferenced: 0, scans: 0 });
-  });
+  }, 600_000); // a pass takes seconds; shrinking a failure takes minutes
 }
 
 describe('scan + restore in a git work tree (model-based, real git)', () => {
