@@ -3,7 +3,8 @@
 // are read, a nested repository's files are scanned as normal files, and a referenced blob is copied
 // from git's objects (loose or packed) the moment a scan finds its file changed or deleted.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { chmod, utimes } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import type { CaptureEvent } from '../src/format/event.js';
@@ -358,5 +359,35 @@ describe('found by the history oracle (issue 9)', () => {
     // full scan copies into the store. The turn-end scan recorded it instead, as tool "Stop".
     const r = await modeOnlyChange({ changedPaths: async () => new Set(['run']) });
     expect(r.watched, 'the watched scan answered').toBeDefined();
+  });
+});
+
+describe('found by the git property test (2026-12-06, test/scan-git-property.test.ts)', () => {
+  it('a smudged index entry (size 0 of a non-empty blob) is not clean, whatever its stat', async () => {
+    const w = await world();
+    w.git('init', '-q');
+    await w.write('a.txt', 'hello world\n');
+    w.git('add', '-A');
+    w.git('commit', '-q', '-m', 'c0');
+    // What git leaves when a file is emptied within its checkout's timestamp tick (coarse on Linux)
+    // and a later index write finds the entry racily clean with other content: the entry keeps the
+    // file's stat, its size set to 0. Forged here (the tick cannot be hit on purpose).
+    await w.write('a.txt', '');
+    const st = statSync(w.at('a.txt'), { bigint: true });
+    await new Promise((r) => setTimeout(r, 30));
+    const idx = readFileSync(w.at('.git/index'));
+    const e = 12; // the only entry
+    idx.writeUInt32BE(Number(st.ctimeNs / 1_000_000_000n), e);
+    idx.writeUInt32BE(Number(st.ctimeNs % 1_000_000_000n), e + 4);
+    idx.writeUInt32BE(Number(st.mtimeNs / 1_000_000_000n), e + 8);
+    idx.writeUInt32BE(Number(st.mtimeNs % 1_000_000_000n), e + 12);
+    idx.writeUInt32BE(Number(st.ino % 4294967296n), e + 20);
+    idx.writeUInt32BE(0, e + 36);
+    createHash('sha1').update(idx.subarray(0, idx.length - 20)).digest().copy(idx, idx.length - 20);
+    writeFileSync(w.at('.git/index'), idx);
+    expect(w.git('diff', '--name-only'), 'git calls it modified').toBe('a.txt\n');
+    const mine = await treeOf(w.root);
+    expect(await scan(w.session)).toMatchObject({ baseline: true, gitReferenced: 0, hashed: 1 });
+    await expectRestoredAfter(w, mine, () => w.write('a.txt', 'rewritten\n'));
   });
 });

@@ -185,6 +185,9 @@ export class GitIndexTable {
    */
   matches(j: number, size: number, mtimeMs: number, ctimeMs: number, ino: number, mode: number, indexMtimeMs: number): boolean {
     if (this.u32(j, 36) !== size % 4294967296) return false;
+    // Size 0 of a blob that is not the empty one: git's mark for a racily clean entry whose content
+    // differed when the index was written ("smudged"); git calls it modified whatever the stat says.
+    if (size === 0 && !this.sameOid(j, EMPTY_BLOB, 0)) return false;
     if (this.u32(j, 20) !== ino % 4294967296) return false;
     const gitMode = this.u32(j, 24);
     const type = mode & 0o170000;
@@ -195,6 +198,9 @@ export class GitIndexTable {
     return Math.abs(this.u32(j, 0) * 1e3 + this.u32(j, 4) / 1e6 - ctimeMs) < 1e-3;
   }
 }
+
+/** git's id of the empty blob. */
+const EMPTY_BLOB = Buffer.from('e69de29bb2d1d6434b8b29ae775ad8c2e48c5391', 'hex');
 
 /** Reads the git index of the work tree enclosing `root`; undefined when there is none or it is not understood. */
 export function loadGitIndex(root: string): GitIndex | undefined {
