@@ -2,7 +2,7 @@
 // blobs only where the work tree holds them"). Random sequences drive REAL git (spawned) — commits of
 // small files (CRLF, LF, mixed, `$Id$`, non-UTF-8 bytes), .gitattributes changes (tracked at the top
 // and in a subfolder, untracked at the top; eol=crlf, ident, -text, binary, a macro), `core.autocrlf`,
-// `info/attributes`, checkouts, resets, stashes, `git rm`, `git mv` — with shell edits (writes,
+// `info/attributes`, checkouts, resets, stashes, `git checkout -- path`, `git rm`, `git mv` — with shell edits (writes,
 // deletes, renames, chmods, symlinks, folders, old mtimes) and ckpt scans in between. The model is the
 // tree read from disk right after each scan; for every scan point, restoring to the capture that
 // follows it must give back exactly that tree (bytes, modes, symlinks, folders), and the restore's
@@ -67,6 +67,7 @@ type Op =
   | { op: 'resetHard'; pick: number }
   | { op: 'stash' }
   | { op: 'stashPop' }
+  | { op: 'discard'; path: string }
   | { op: 'gitRm'; path: string }
   | { op: 'gitMv'; from: string; to: string }
   | { op: 'settle' }
@@ -105,6 +106,7 @@ const gitOps: fc.Arbitrary<Op>[] = [
   fc.record({ op: fc.constant('resetHard' as const), pick: fc.nat(20) }),
   fc.constant({ op: 'stash' as const }),
   fc.constant({ op: 'stashPop' as const }),
+  fc.record({ op: fc.constant('discard' as const), path }),
   fc.record({ op: fc.constant('gitRm' as const), path }),
   fc.record({ op: fc.constant('gitMv' as const), from: path, to: path }),
 ];
@@ -291,6 +293,10 @@ async function runSequence(w: ScanWorld, git: boolean, settle: boolean, prelude:
         break;
       case 'stashPop':
         tryGit(w, 'stash', 'pop', '-q');
+        break;
+      case 'discard':
+        // `git checkout -- path`: the index's blob written again, through the attributes of now.
+        tryGit(w, 'checkout', '-q', '--', o.path);
         break;
       case 'gitRm':
         tryGit(w, 'rm', '-q', '-f', o.path);

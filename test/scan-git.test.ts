@@ -390,4 +390,39 @@ describe('found by the git property test (2026-12-06, test/scan-git-property.tes
     expect(await scan(w.session)).toMatchObject({ baseline: true, gitReferenced: 0, hashed: 1 });
     await expectRestoredAfter(w, mine, () => w.write('a.txt', 'rewritten\n'));
   });
+
+  it('a file re-checked-out under a branch\'s eol=crlf, left CRLF by the checkout back: not referenced again', async () => {
+    const w = await world();
+    const settle = async () => {
+      // git records a.txt's stat (clean under the attributes of the moment) and is not racy.
+      const old = new Date(Date.now() - 60_000);
+      await utimes(w.at('a.txt'), old, old);
+      await new Promise((r) => setTimeout(r, 30));
+      w.git('update-index', '-q', '--refresh');
+    };
+    w.git('init', '-q', '-b', 'main');
+    await w.write('a.txt', 'one\ntwo\n');
+    w.git('add', '-A');
+    w.git('commit', '-q', '-m', 'c0');
+    w.git('checkout', '-q', '-b', 'crlf');
+    await w.write('.gitattributes', '*.txt text eol=crlf\n');
+    w.git('add', '-A');
+    w.git('commit', '-q', '-m', 'c1');
+    w.git('checkout', '-q', 'main');
+    await settle();
+    expect(await scan(w.session)).toMatchObject({ baseline: true, gitReferenced: 1 });
+    w.git('checkout', '-q', 'crlf');
+    await w.remove('a.txt');
+    w.git('checkout', '--', 'a.txt'); // CRLF now
+    await settle();
+    // .gitattributes goes; a.txt has the same blob on main, so the checkout leaves it: CRLF, clean to git.
+    w.git('checkout', '-q', 'main');
+    const mine = await treeOf(w.root);
+    expect(mine['a.txt']).toMatchObject({ content: 'one\r\ntwo\r\n' });
+    // The change LF -> CRLF is recorded (it was not: the scan took the blob again and saw nothing).
+    const r = await scan(w.session);
+    expect(r.files.map((f) => [f.path, f.change])).toEqual([['a.txt', 'modified']]);
+    expect(r.gitReferenced).toBe(0);
+    await expectRestoredAfter(w, mine, () => w.write('a.txt', 'rewritten\n'));
+  });
 });

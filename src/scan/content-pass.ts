@@ -52,8 +52,11 @@ export function contentPass(input: ContentPassInput): { toRead: number[]; gitRef
       markSkipped(next, i, 'too-large', skipped);
       continue;
     }
-    // Previously the same git blob: reference git again (a baseline matched during the walk).
-    const gitIndex = p >= 0 && prev!.hashKind[p] === HASH_GIT && !owners.has(path) ? git() : undefined;
+    // Previously the same git blob: reference git again (a baseline matched during the walk). Only at
+    // the size the file had then (the blob's): a checkout since may have written it through rules that
+    // are gone by now (a branch whose .gitattributes said eol=crlf, left by a checkout that did not
+    // rewrite the file), and a converted file is another size — CRLF, an expanded $Id$.
+    const gitIndex = p >= 0 && prev!.hashKind[p] === HASH_GIT && prev!.size[p] === size && !owners.has(path) ? git() : undefined;
     if (gitIndex) {
       const t = gitIndex.table;
       const j = t.slotOf(path);
