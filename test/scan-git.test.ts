@@ -312,11 +312,36 @@ describe('a checkout that converts content (found 2026-12-06)', () => {
     });
   }
 
-  it('attributes that convert nothing on checkout keep the references', async () => {
+  it('attributes that convert nothing, on checkout or on add, keep the references', async () => {
     const w = await world();
-    await repo(w, { '.gitattributes': '* text=auto\n*.sh text eol=lf\n*.png binary\n', 'a.txt': 'a\n', 'run.sh': 'echo\n' });
+    await repo(w, { '.gitattributes': '*.png binary\n*.md -text diff=markdown\n', 'a.txt': 'a\n', 'run.sh': 'echo\n' });
     expect(await scan(w.session)).toMatchObject({ baseline: true, gitReferenced: 3, hashed: 0 });
   });
+
+  // Found by test/scan-git-property.test.ts (2026-12-06): `git add` normalizes CRLF to LF under
+  // `text=auto`, `text`, any `eol` or `core.autocrlf=input`: the work tree keeps CRLF, git's index
+  // calls it clean, and the baseline referenced the LF blob (a restore gave back LF).
+  const normalizing: [string, (w: ScanWorld) => Promise<void>][] = [
+    ['* text=auto', (w) => w.write('.gitattributes', '* text=auto\n')],
+    ['*.txt text eol=lf', (w) => w.write('.gitattributes', '*.txt text eol=lf\n')],
+    ['core.autocrlf=input', async (w) => void w.git('config', 'core.autocrlf', 'input')],
+  ];
+  for (const [name, setUp] of normalizing) {
+    it(`${name}: a CRLF file added (stored LF, CRLF in the work tree, clean to git) is hashed and restored as CRLF`, async () => {
+      const w = await world();
+      w.git('init', '-q');
+      await setUp(w);
+      await w.write('a.txt', 'one\r\ntwo\r\n');
+      w.git('add', '-A');
+      w.git('commit', '-q', '-m', 'c0');
+      await settleGit(w, ['a.txt']);
+      expect(w.git('status', '--porcelain')).toBe('');
+      expect(w.git('cat-file', 'blob', 'HEAD:a.txt')).toBe('one\ntwo\n');
+      const mine = await treeOf(w.root);
+      expect((await scan(w.session)).gitReferenced).toBe(name.startsWith('*.txt') ? 1 : 0); // .gitattributes, unless named
+      await expectRestoredAfter(w, mine, () => w.write('a.txt', 'rewritten\n'));
+    });
+  }
 });
 
 describe('found by the history oracle (issue 9)', () => {

@@ -47,10 +47,11 @@ function named(c: CheckoutConversion, paths: string[]): string[] {
 
 describe('attribute text', () => {
   it('names what converts on checkout, and only that', () => {
-    for (const text of ['*.txt text eol=crlf', '*.bin filter=lfs diff=lfs merge=lfs -text', '*.c ident', '*.ps1 working-tree-encoding=UTF-16LE', '[attr]big filter=lfs\n*.psd big', '"a b.txt" eol=CRLF', '  *.x   ident  ']) {
+    // On checkout, or on add (text, text=auto, any eol, the old crlf normalize CRLF to LF).
+    for (const text of ['*.txt text eol=crlf', '*.bin filter=lfs diff=lfs merge=lfs -text', '*.c ident', '*.ps1 working-tree-encoding=UTF-16LE', '[attr]big filter=lfs\n*.psd big', '"a b.txt" eol=CRLF', '  *.x   ident  ', '* text=auto', '*.sh text eol=lf', '*.txt text', '*.c eol=lf', '*.c crlf=input', '[attr]norm text\n*.x norm']) {
       expect(layout({ 'repo/.gitattributes': text }).converts(), text).toBe(true);
     }
-    for (const text of ['', '# *.txt eol=crlf', '* text=auto', '*.sh text eol=lf', '*.png binary', '*.c -ident', '*.c !filter', '*.md diff=markdown linguist-documentation', '*.bin -filter -text', 'ident', '"ident eol=crlf"']) {
+    for (const text of ['', '# *.txt eol=crlf', '*.png binary', '*.c -text', '*.c -crlf', '*.c !text', '*.c -ident', '*.c !filter', '*.md diff=markdown linguist-documentation', '*.bin -filter -text', 'ident', '"ident eol=crlf"']) {
       expect(layout({ 'repo/.gitattributes': text }).converts(), text).toBe(false);
     }
   });
@@ -63,7 +64,7 @@ describe('checkoutConversion', () => {
 
   it('reads core.autocrlf and core.eol at every level, the last one winning', () => {
     expect(layout({ 'repo/.git/config': '[core]\n\tautocrlf = true\n' }).conversion()).toBe('all');
-    expect(layout({ 'repo/.git/config': '[core]\n\tautocrlf = input\n' }).converts()).toBe(false);
+    expect(layout({ 'repo/.git/config': '[core]\n\tautocrlf = input\n' }).conversion()).toBe('all'); // on add
     expect(layout({ 'repo/.git/config': '[core]\n\tautocrlf\n' }).converts()).toBe(true);
     expect(layout({ 'repo/.git/config': '[Core] eol = "CRLF" # the old way\n' }).converts()).toBe(true);
     expect(layout({ 'home/.gitconfig': '[core]\n  autocrlf = yes\n' }).converts()).toBe(true);
@@ -91,7 +92,7 @@ describe('checkoutConversion', () => {
     expect(l.converts([], l.top, { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.autocrlf', GIT_CONFIG_VALUE_0: 'true' })).toBe(true);
     expect(l.converts([], l.top, { GIT_CONFIG_PARAMETERS: "'core.eol'='crlf'" })).toBe(true);
     expect(l.converts([], l.top, { GIT_CONFIG_PARAMETERS: "'core.autocrlf=true'" })).toBe(true);
-    expect(l.converts([], l.top, { GIT_CONFIG_PARAMETERS: "'core.autocrlf'='input'" })).toBe(false);
+    expect(l.converts([], l.top, { GIT_CONFIG_PARAMETERS: "'core.autocrlf'='false'" })).toBe(false);
     const g = layout({ 'elsewhere.cfg': '[core]\nautocrlf = true\n' });
     expect(g.converts([], g.top, { GIT_CONFIG_GLOBAL: join(g.base, 'elsewhere.cfg') })).toBe(true);
   });
@@ -106,12 +107,12 @@ describe('checkoutConversion', () => {
     expect(layout({ 'home/.config/git/attributes': '*.txt filter=crypt\n' }).converts()).toBe(true);
     const custom = layout({ 'home/.gitconfig': '[core]\n\tattributesFile = ~/attrs\n', 'home/attrs': '*.x working-tree-encoding=UTF-16\n' });
     expect(custom.converts()).toBe(true);
-    expect(layout({ 'repo/.gitattributes': '* text=auto\n*.png binary\n*.sh text eol=lf\n' }).converts()).toBe(false);
+    expect(layout({ 'repo/.gitattributes': '*.png binary\n*.md -text diff=markdown\n' }).converts()).toBe(false);
   });
 
   it('names the paths the converting lines match, relative to their file (macros too); a pattern it cannot match safely names all', () => {
     const paths = ['a.bat', 'a.txt', 'lib/deep/x.bin', 'lib/x.bin', 'x.bin', 'art/a.psd', 'a.psd', 'pkg/app/m.c', 'pkg/m.c'];
-    expect(named(layout({ 'repo/.gitattributes': '*.bat eol=crlf\n*.txt text\n' }).conversion(), paths)).toEqual(['a.bat']);
+    expect(named(layout({ 'repo/.gitattributes': '*.bat eol=crlf\n*.md diff=markdown\n' }).conversion(), paths)).toEqual(['a.bat']);
     expect(named(layout({ 'repo/lib/deep/.gitattributes': '*.bin filter=lfs\n' }).conversion(['lib/deep/.gitattributes']), paths)).toEqual(['lib/deep/x.bin']);
     expect(named(layout({ 'repo/.gitattributes': '[attr]big filter=lfs -text\n[attr]huge big\n*.psd huge\n*.bat -big\n' }).conversion(), paths)).toEqual(['art/a.psd', 'a.psd']);
     expect(named(layout({ 'repo/.gitattributes': '/pkg/app/*.c ident\n' }).conversion(), paths)).toEqual(['pkg/app/m.c']);

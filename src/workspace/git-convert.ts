@@ -1,9 +1,10 @@
-// Whether git may convert content on checkout in a work tree (DESIGN §10 "git blobs only where the
-// work tree holds them"). A file whose lstat matches its git index entry is referenced by the entry's
-// blob id — sound only when the file holds the blob's bytes. A checkout that converts (LF -> CRLF by
-// `core.autocrlf=true`, `eol=crlf` or `core.eol=crlf`; an `ident` expansion; a smudge `filter` such
-// as git-lfs or git-crypt; a `working-tree-encoding`) writes other bytes and records their stat: the
-// blob would then be restored in place of what the user had. This reads what git reads (config at
+// Whether git may convert content on checkout or on `git add` in a work tree (DESIGN §10 "git blobs
+// only where the work tree holds them"). A file whose lstat matches its git index entry is referenced
+// by the entry's blob id — sound only when the file holds the blob's bytes. A checkout that converts
+// (LF -> CRLF by `core.autocrlf=true`, `eol=crlf` or `core.eol=crlf`; an `ident` expansion; a smudge
+// `filter` such as git-lfs or git-crypt; a `working-tree-encoding`) writes other bytes and records
+// their stat; so does an add that normalizes (CRLF -> LF by `text`, `text=auto`, any `eol`,
+// `core.autocrlf=input`; a clean filter): the blob would then be restored in place of what the user had. This reads what git reads (config at
 // every level, following includes; every attributes source) and answers which paths a checkout may
 // have converted — conservatively: a path it may have converted is hashed like a plain folder's.
 // Pure reads, never a spawned git.
@@ -40,7 +41,8 @@ const MAX_INCLUDE_DEPTH = 10;
  */
 export function checkoutConversion(dirs: GitDirs, root: string, trackedAttributes: readonly TrackedFile[], env: Env = process.env): CheckoutConversion {
   const core = coreSettings(dirs, env);
-  if (core.autocrlf !== undefined && isTrue(core.autocrlf)) return 'all';
+  // `input` converts on `git add` (CRLF to LF), `true` both ways: a work-tree file may not hold its blob.
+  if (core.autocrlf !== undefined && (isTrue(core.autocrlf) || core.autocrlf.trim().toLowerCase() === 'input')) return 'all';
   // A replace ref makes a checkout write another object's bytes than the id the index records.
   if (env.GIT_NO_REPLACE_OBJECTS === undefined && hasReplaceRefs(dirs.commondir)) return 'all';
   if (core.eol?.toLowerCase() === 'crlf') return 'all';
@@ -163,14 +165,18 @@ function convertingMacros(macros: ReadonlyMap<string, string[]>): Set<string> {
   return out;
 }
 
-/** True for an attribute token that converts on checkout. */
+/**
+ * True for an attribute token that converts on checkout or on `git add`: `text` (set or `auto`),
+ * any `eol` (it implies `text`) and the old `crlf` normalize CRLF to LF when a file is added, so a
+ * CRLF file stays CRLF in the work tree, clean to git, with an LF blob.
+ */
 function tokenConverts(token: string): boolean {
   const eq = token.indexOf('=');
   const attr = (eq < 0 ? token : token.slice(0, eq)).toLowerCase();
   const value = eq < 0 ? undefined : token.slice(eq + 1);
   if (attr === 'filter' || attr === 'working-tree-encoding') return value !== undefined;
   if (attr === 'ident') return value === undefined;
-  return attr === 'eol' && value?.toLowerCase() === 'crlf';
+  return attr === 'eol' || attr === 'text' || attr === 'crlf';
 }
 
 function closingQuote(line: string): number {
