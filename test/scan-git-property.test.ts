@@ -15,9 +15,11 @@
 // `.gitattributes` after a checkout (the config of the moment of the checkout is unknown), and an
 // untracked `.gitattributes` below the workspace root; those are set once, before the first commit.
 //
-// CKPT_PROPERTY_RUNS raises the number of runs per variant; CKPT_PROPERTY_SEED (with _PATH) replays one.
+// CKPT_PROPERTY_RUNS raises the number of runs per variant; CKPT_PROPERTY_SEED (with _PATH) replays one;
+// CKPT_PROPERTY_STATS=1 prints how many points were restored and files referenced by blob id.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { existsSync, lstatSync } from 'node:fs';
 import { chmod, lstat, mkdir, readdir, readFile, readlink, rename, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -71,7 +73,10 @@ type Op =
   | { op: 'gitRm'; path: string }
   | { op: 'gitMv'; from: string; to: string }
   | { op: 'settle' }
-  | { op: 'scan'; always: boolean };
+  | { op: 'config'; autocrlf: 'unset' | 'true' | 'false' | 'input' }
+  | { op: 'info'; text: string }
+  | { op: 'untracked'; text: string }
+  | { op: 'scan'; always: boolean; watched: boolean };
 
 /**
  * Before the baseline: config set once (changing it later is a documented residual), a first commit of
@@ -97,7 +102,10 @@ const shellOps: fc.Arbitrary<Op>[] = [
   fc.record({ op: fc.constant('mkdir' as const), path: fc.constantFrom('e', 'd/z', 'g') }),
   fc.record({ op: fc.constant('touchOld' as const), path }),
 ];
-const scanOp = fc.record({ op: fc.constant('scan' as const), always: fc.boolean() });
+const scanOp = fc.record({ op: fc.constant('scan' as const), always: fc.boolean(), watched: fc.boolean() });
+/** Every file and folder the operations can touch. */
+const TOUCHABLE = [...PATHS, '.gitattributes', 'd/.gitattributes'];
+const FOLDERS = ['d', 'd/e', 'g', 'e', 'd/z'];
 const gitOps: fc.Arbitrary<Op>[] = [
   fc.record({ op: fc.constant('attrs' as const), file: fc.constantFrom(...TRACKED_ATTRS), text: fc.constantFrom(...ATTRS) }),
   fc.record({ op: fc.constant('commit' as const), branch: fc.boolean() }),
@@ -111,9 +119,16 @@ const gitOps: fc.Arbitrary<Op>[] = [
   fc.record({ op: fc.constant('gitMv' as const), from: path, to: path }),
 ];
 const settleOp = fc.constant({ op: 'settle' as const });
+/** Rule changes after the baseline: what the baseline's residual is about, so only after it. */
+const ruleOps: fc.Arbitrary<Op>[] = [
+  fc.record({ op: fc.constant('config' as const), autocrlf: fc.constantFrom('unset' as const, 'true' as const, 'false' as const, 'input' as const) }),
+  fc.record({ op: fc.constant('info' as const), text: fc.constantFrom('', '*.dat eol=crlf\n', '*.bin ident\n', '* text eol=crlf\n') }),
+  fc.record({ op: fc.constant('untracked' as const), text: fc.constantFrom('', 'd/c.txt text eol=crlf\n', '*.txt ident\n') }),
+];
 
-function opsArb(git: boolean, settle: boolean): fc.Arbitrary<Op[]> {
+function opsArb(git: boolean, settle: boolean, rules = false): fc.Arbitrary<Op[]> {
   const weighted = [
+    ...(rules ? ruleOps.map((arbitrary) => ({ weight: 2, arbitrary })) : []),
     ...shellOps.map((arbitrary) => ({ weight: git ? 2 : 4, arbitrary })),
     { weight: 4, arbitrary: scanOp as fc.Arbitrary<Op> },
     ...(git ? gitOps.map((arbitrary) => ({ weight: 2, arbitrary })) : []),
@@ -157,6 +172,16 @@ async function treeOf(dir: string): Promise<Tree> {
   return out;
 }
 
+/** Whether anything (a dangling symlink too) is at `abs`. */
+function lexists(abs: string): boolean {
+  try {
+    lstatSync(abs);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Runs git; a refusal (nothing to commit, a conflict, no such commit) is part of the sequence, not a failure. */
@@ -181,7 +206,7 @@ interface RunLog {
 }
 
 /** Run statistics, printed with CKPT_PROPERTY_STATS=1 (is the reference path exercised?). */
-const stats = { runs: 0, points: 0, gitReferenced: 0, scans: 0 };
+const stats = { runs: 0, points: 0, gitReferenced: 0, scans: 0, watched: 0 };
 
 /** Ages the files and refreshes git's index a tick later: git's entries are trusted, so ckpt references blobs. */
 async function settleGit(w: ScanWorld): Promise<void> {
@@ -199,18 +224,18 @@ async function runSequence(w: ScanWorld, git: boolean, settle: boolean, prelude:
     if (prelude!.autocrlf !== 'unset') tryGit(w, 'config', 'core.autocrlf', prelude!.autocrlf);
     if (prelude!.info !== '') await w.write('.git/info/attributes', prelude!.info);
     if (prelude!.topUntracked !== '') {
-      // Untracked at the top: never committed (excluded from `git add -A` by info/exclude).
-      await w.write('.git/info/exclude', '/.gitattributes\n');
+      // Untracked at the top: never committed (left out of every `git add`, see addAll).
       await w.write('.gitattributes', prelude!.topUntracked);
     }
   }
   const attrsTracked = git && prelude!.topUntracked === '';
+  const addAll = () => tryGit(w, 'add', '-A', '--', '.', ...(attrsTracked ? [] : [':(exclude).gitattributes']));
   if (git) {
     const { files, top, sub } = prelude!;
     for (const f of files) await w.write(f.path, CONTENTS.find((c) => c.name === f.content)!.bytes);
     if (attrsTracked && top !== '') await w.write('.gitattributes', top);
     if (sub !== '') await w.write('d/.gitattributes', sub);
-    tryGit(w, 'add', '-A');
+    addAll();
     if (tryGit(w, 'commit', '-q', '-m', 'c0')) {
       commits.push(w.git('rev-parse', 'HEAD').trim());
       // Checked out again, through git's conversion.
@@ -222,10 +247,15 @@ async function runSequence(w: ScanWorld, git: boolean, settle: boolean, prelude:
   const points: RunLog['points'] = [];
   let gitReferenced = 0;
   let pending: { tree: Tree; at: number }[] = [];
-  const doScan = async (always: boolean, at: number): Promise<void> => {
-    const r = await scan(w.session, { rewriteIndex: always ? 'always' : 'auto' });
+  const touched = new Set<string>();
+  const doScan = async (always: boolean, at: number, watched = false): Promise<void> => {
+    // A watched scan (the daemon's) is told the paths a watcher saw touched since the last scan.
+    const seen = new Set(touched);
+    touched.clear();
+    const r = await scan(w.session, { rewriteIndex: always ? 'always' : 'auto', ...(watched ? { changedPaths: async () => seen } : {}) });
     gitReferenced += r.gitReferenced;
     stats.scans++;
+    if (r.watched !== undefined) stats.watched++;
     const now = await treeOf(w.root);
     if (r.tag === null) {
       // Nothing recorded: nothing may have changed since the last scan.
@@ -239,6 +269,12 @@ async function runSequence(w: ScanWorld, git: boolean, settle: boolean, prelude:
   };
   await doScan(false, -1); // the baseline
   for (const [i, o] of ops.entries()) {
+    // What a watcher would report: the files an operation names, the folders it made or removed;
+    // for git and rule operations, everything.
+    const dirsBefore = FOLDERS.map((d) => existsSync(w.at(d)));
+    const named = 'path' in o ? [o.path] : 'from' in o ? [o.from, o.to] : [];
+    const namedBefore = named.map((p) => lexists(w.at(p)));
+    if (!['write', 'delete', 'rename', 'chmod', 'link', 'mkdir', 'touchOld', 'scan'].includes(o.op)) for (const p of [...TOUCHABLE, ...FOLDERS]) touched.add(p);
     switch (o.op) {
       case 'write':
         await w.remove(o.path);
@@ -273,7 +309,7 @@ async function runSequence(w: ScanWorld, git: boolean, settle: boolean, prelude:
         tryGit(w, 'add', o.file);
         break;
       case 'commit':
-        tryGit(w, 'add', '-A');
+        addAll();
         if (tryGit(w, 'commit', '-q', '-m', `c${commits.length}`)) {
           commits.push(w.git('rev-parse', 'HEAD').trim());
           if (o.branch && tryGit(w, 'branch', `b${branches.length}`)) branches.push(`b${branches.length}`);
@@ -295,7 +331,8 @@ async function runSequence(w: ScanWorld, git: boolean, settle: boolean, prelude:
         tryGit(w, 'stash', 'pop', '-q');
         break;
       case 'discard':
-        // `git checkout -- path`: the index's blob written again, through the attributes of now.
+        // `rm path; git checkout -- path`: the index's blob written again, through the attributes of now.
+        await w.remove(o.path);
         tryGit(w, 'checkout', '-q', '--', o.path);
         break;
       case 'gitRm':
@@ -307,10 +344,22 @@ async function runSequence(w: ScanWorld, git: boolean, settle: boolean, prelude:
       case 'settle':
         await settleGit(w);
         break;
+      case 'config':
+        if (o.autocrlf === 'unset') tryGit(w, 'config', '--unset', 'core.autocrlf');
+        else tryGit(w, 'config', 'core.autocrlf', o.autocrlf);
+        break;
+      case 'info':
+        await w.write('.git/info/attributes', o.text);
+        break;
+      case 'untracked':
+        if (!attrsTracked) await w.write('.gitattributes', o.text);
+        break;
       case 'scan':
-        await doScan(o.always, i);
+        await doScan(o.always, i, o.watched);
         break;
     }
+    FOLDERS.forEach((d, k) => existsSync(w.at(d)) !== dirsBefore[k] && touched.add(d));
+    named.forEach((p, k) => (namedBefore[k] || lexists(w.at(p))) && touched.add(p));
   }
   await doScan(false, ops.length);
   return { points, gitReferenced };
@@ -338,10 +387,10 @@ async function checkRestores(w: ScanWorld, log: RunLog, order: number[]): Promis
 const RUNS = Number(process.env.CKPT_PROPERTY_RUNS ?? 6);
 const replay = process.env.CKPT_PROPERTY_SEED ? { seed: Number(process.env.CKPT_PROPERTY_SEED), path: process.env.CKPT_PROPERTY_PATH, endOnFailure: true } : {};
 
-function variant(name: string, git: boolean, settle: boolean): void {
+function variant(name: string, git: boolean, settle: boolean, rules = false): void {
   it(name, async () => {
     await fc.assert(
-      fc.asyncProperty(preludeArb, opsArb(git, settle), fc.array(fc.nat(), { minLength: 12, maxLength: 12 }), async (prelude, ops, order) => {
+      fc.asyncProperty(preludeArb, opsArb(git, settle, rules), fc.array(fc.nat(), { minLength: 12, maxLength: 12 }), async (prelude, ops, order) => {
         const w = await makeScanWorld();
         try {
           const log = await runSequence(w, git, settle, git ? prelude : undefined, ops);
@@ -355,8 +404,8 @@ function variant(name: string, git: boolean, settle: boolean): void {
       }),
       { numRuns: RUNS, ...replay },
     );
-    if (process.env.CKPT_PROPERTY_STATS) console.log(name, JSON.stringify(stats));
-    Object.assign(stats, { runs: 0, points: 0, gitReferenced: 0, scans: 0 });
+    if (process.env.CKPT_PROPERTY_STATS) process.stderr.write(`${name} ${JSON.stringify(stats)}\n`);
+    Object.assign(stats, { runs: 0, points: 0, gitReferenced: 0, scans: 0, watched: 0 });
   }, 600_000); // a pass takes seconds; shrinking a failure takes minutes
 }
 
@@ -364,4 +413,5 @@ describe('scan + restore in a git work tree (model-based, real git)', () => {
   variant('a plain folder', false, false);
   variant('git, indexes settled (blobs referenced)', true, true);
   variant('git, raced (scans right after checkouts)', true, false);
+  variant('git, settled, config and untracked rules changed after the baseline', true, true, true);
 });
