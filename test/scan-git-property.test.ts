@@ -1,19 +1,23 @@
 // Model-based property test of scans and restores in a git work tree (issue 4 item 4; DESIGN §10 "git
 // blobs only where the work tree holds them"). Random sequences drive REAL git (spawned) — commits of
 // small files (CRLF, LF, mixed, `$Id$`, non-UTF-8 bytes), .gitattributes changes (tracked at the top
-// and in a subfolder, untracked at the top; eol=crlf, ident, -text, binary, a macro), `core.autocrlf`,
-// `info/attributes`, checkouts, resets, stashes, `git checkout -- path`, `git rm`, `git mv` — with shell edits (writes,
-// deletes, renames, chmods, symlinks, folders, old mtimes) and ckpt scans in between. The model is the
-// tree read from disk right after each scan; for every scan point, restoring to the capture that
-// follows it must give back exactly that tree (bytes, modes, symlinks, folders), and the restore's
-// undo the tree before the restore. A scan that records nothing must have seen nothing change.
+// and in a subfolder, untracked at the top; eol=crlf, ident, text=auto, -text, binary, a macro),
+// `core.autocrlf`, `info/attributes`, checkouts, resets, stashes, `rm` + `git checkout -- path`,
+// `git rm`, `git mv` — with shell edits (writes, deletes, renames, chmods, symlinks, folders, old
+// mtimes) and ckpt scans in between. The model is the tree read from disk right after each scan; for
+// every scan point, restoring to the capture that follows it must give back exactly that tree
+// (bytes, modes, symlinks, folders), and the restore's undo the tree before the restore. A scan that
+// records nothing must have seen nothing change.
 //
-// Variants: a plain folder (no git), git with settled indexes (`git update-index --refresh` after the
-// files were aged: git's entries trusted, so ckpt references blobs), and git raced (scans right after
-// checkouts: git's index racily clean). Not generated (documented residuals, DESIGN §10 "a checkout
-// that converts content" — Left): a change of `core.autocrlf`, `info/attributes` or the untracked top
-// `.gitattributes` after a checkout (the config of the moment of the checkout is unknown), and an
-// untracked `.gitattributes` below the workspace root; those are set once, before the first commit.
+// Variants: a plain folder (no git); git with settled indexes (files aged, then `git update-index
+// --refresh`: git's entries trusted, so ckpt references blobs); git raced (scans right after
+// checkouts and commits, git's index racily clean or smudged); and settled with `core.autocrlf`,
+// `info/attributes` and an untracked top `.gitattributes` changed between scans. Scans are full,
+// full with the index rewritten, or watched (told the paths a watcher would have seen).
+// Not generated (documented residuals, DESIGN §10 "a checkout that converts content" — Left): rules
+// that changed between a checkout and the baseline (the rules of the moment of the checkout are
+// unknown; here every rule is set before the first commit and its checkout), and an untracked
+// `.gitattributes` below the workspace root (d/.gitattributes is always staged when written).
 //
 // CKPT_PROPERTY_RUNS raises the number of runs per variant; CKPT_PROPERTY_SEED (with _PATH) replays one;
 // CKPT_PROPERTY_STATS=1 prints how many points were restored and files referenced by blob id.
