@@ -91,7 +91,8 @@ interface Prelude {
   autocrlf: 'unset' | 'true' | 'false' | 'input';
   info: string;
   topUntracked: string;
-  files: { path: string; content: string }[];
+  /** Committed; those with `again` are checked out once more (through git's conversion), the others keep the bytes written. */
+  files: { path: string; content: string; again: boolean }[];
   top: string;
   sub: string;
 }
@@ -145,7 +146,7 @@ const preludeArb: fc.Arbitrary<Prelude> = fc.record({
   autocrlf: fc.constantFrom('unset' as const, 'true' as const, 'false' as const, 'input' as const),
   info: fc.constantFrom('', '', '*.dat eol=crlf\n', '*.bin ident\n'),
   topUntracked: fc.constantFrom('', '', 'd/c.txt text eol=crlf\n'),
-  files: fc.uniqueArray(fc.record({ path, content: fc.constantFrom(...CONTENTS.map((c) => c.name)) }), { selector: (f) => f.path, maxLength: PATHS.length }),
+  files: fc.uniqueArray(fc.record({ path, content: fc.constantFrom(...CONTENTS.map((c) => c.name)), again: fc.boolean() }), { selector: (f) => f.path, maxLength: PATHS.length }),
   top: fc.constantFrom(...ATTRS),
   sub: fc.constantFrom(...ATTRS),
 });
@@ -243,7 +244,7 @@ async function runSequence(w: ScanWorld, git: boolean, settle: boolean, prelude:
     if (tryGit(w, 'commit', '-q', '-m', 'c0')) {
       commits.push(w.git('rev-parse', 'HEAD').trim());
       // Checked out again, through git's conversion.
-      for (const f of files) await w.remove(f.path);
+      for (const f of files) if (f.again) await w.remove(f.path);
       tryGit(w, 'checkout', '-q', '--', '.');
       if (settle) await settleGit(w);
     }
@@ -388,7 +389,7 @@ async function checkRestores(w: ScanWorld, log: RunLog, order: number[]): Promis
   }
 }
 
-const RUNS = Number(process.env.CKPT_PROPERTY_RUNS ?? 6);
+const RUNS = Number(process.env.CKPT_PROPERTY_RUNS ?? 4);
 const replay = process.env.CKPT_PROPERTY_SEED ? { seed: Number(process.env.CKPT_PROPERTY_SEED), path: process.env.CKPT_PROPERTY_PATH, endOnFailure: true } : {};
 
 function variant(name: string, git: boolean, settle: boolean, rules = false): void {
