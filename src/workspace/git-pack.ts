@@ -240,8 +240,12 @@ export class GitPack {
   }
 }
 
-/** Rebuilds an object from git's delta format (source size, target size, copy and insert ops). */
-export function applyDelta(delta: Buffer, source: Buffer): Buffer {
+/**
+ * Rebuilds an object from git's delta format (source size, target size, copy and insert ops). The
+ * target size is checked against the cap before anything is allocated: one-byte copy ops of 64 KiB
+ * each let a 200-byte pack entry announce, allocate and fill gigabytes.
+ */
+export function applyDelta(delta: Buffer, source: Buffer, maxTarget = MAX_INFLATE): Buffer {
   let pos = 0;
   const varint = (): number => {
     let v = 0;
@@ -256,7 +260,9 @@ export function applyDelta(delta: Buffer, source: Buffer): Buffer {
     return v;
   };
   if (varint() !== source.length) throw new Error('delta base size mismatch');
-  const out = Buffer.allocUnsafe(varint());
+  const size = varint();
+  if (size > maxTarget) throw new Error(`delta result of ${size} bytes`);
+  const out = Buffer.allocUnsafe(size);
   let o = 0;
   while (pos < delta.length) {
     const cmd = delta[pos++] as number;
