@@ -114,7 +114,14 @@ export class GitPack {
   seed(raw: Uint8Array, obj: GitObject): boolean {
     const k = this.find(raw, 0);
     if (k < 0) return false;
-    this.seeds.set(this.offsets()[k] as number, obj);
+    let at: number;
+    try {
+      at = this.offsets()[k] as number;
+    } catch {
+      return false; // an index whose offsets cannot be read: no object of it is read either
+    }
+    if (at < 0) return false;
+    this.seeds.set(at, obj);
     return true;
   }
 
@@ -204,14 +211,14 @@ export class GitPack {
           const o = table.readUInt32BE(k * 4);
           if (o & 0x80000000) {
             if (!large) {
-              const size = fs.fstatSync(fd).size - 40 - (at + n * 4);
-              if (size < 0 || size % 8 !== 0) throw new Error('bad large-offset table');
+              const size = Math.max(0, fs.fstatSync(fd).size - 40 - (at + n * 4));
               large = Buffer.allocUnsafe(size);
-              fs.readSync(fd, large, 0, size, at + n * 4);
+              large = large.subarray(0, fs.readSync(fd, large, 0, size, at + n * 4));
             }
+            // A bad large offset spoils its own entry (-1: readAt refuses it), not the whole pack:
+            // throwing here failed every read of the pack, and every seed (a scan's INTERNAL error).
             const j = (o & 0x7fffffff) * 8;
-            if (j + 8 > large.length) throw new Error('bad large offset');
-            byIndex[k] = Number(large.readBigUInt64BE(j));
+            byIndex[k] = j + 8 > large.length ? -1 : Number(large.readBigUInt64BE(j));
           } else byIndex[k] = o;
         }
       } finally {
