@@ -306,13 +306,15 @@ export function parseGitIndexTable(data: Buffer, prefix = ''): GitIndexTable | u
     let from: number;
     let to: number;
     if (version === 4) {
-      // Strip N bytes from the previous name, append a NUL-terminated suffix.
+      // Strip N bytes from the previous name, append a NUL-terminated suffix. The varint is summed
+      // in doubles: `<<` wrapped it at 32 bits to a negative N, which passed the check below and
+      // grew the name past its bytes (uninitialised memory in paths, paths out of step with entries).
       let c = data[pos++] ?? 0;
       let strip = c & 127;
       while (c & 128) {
-        strip += 1;
-        c = data[pos++] ?? 0;
-        strip = (strip << 7) + (c & 127);
+        if (pos >= end) return undefined;
+        c = data[pos++] as number;
+        strip = (strip + 1) * 128 + (c & 127);
       }
       if (strip > nameLen) return undefined;
       let k = nameLen - strip;
@@ -367,6 +369,7 @@ export function parseGitIndexTable(data: Buffer, prefix = ''): GitIndexTable | u
     pos += 8 + size;
   }
   const paths = kept === 0 ? [] : names.toString('utf8', 0, len - 1).split('\0');
+  if (paths.length !== kept) return undefined; // a NUL inside a name: malformed
   return new GitIndexTable(data, at.subarray(0, kept), paths, (high & 0x80) === 0, attributeFiles);
 }
 
