@@ -88,6 +88,11 @@ describe('checkoutConversion', () => {
     expect(layout({ 'home/.gitconfig': '[includeIf "gitdir:~/work/"]\n\tpath = sub/work.inc\n', 'home/sub/work.inc': '[core]\neol = crlf\n' }).converts()).toBe(true);
     // An include that includes itself stops at git's depth.
     expect(layout({ 'home/.gitconfig': '[include]\npath = ~/.gitconfig\n' }).converts()).toBe(false);
+    // One that includes itself four times would be read 4^11 times (minutes, every scan): past 1,000
+    // reads the answer is `all`, at once.
+    const t0 = performance.now();
+    expect(layout({ 'repo/.git/config': `[include]\n${'\tpath = config\n'.repeat(4)}` }).conversion()).toBe('all');
+    expect(performance.now() - t0).toBeLessThan(2_000);
     const l = layout();
     expect(l.converts([], l.top, { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.autocrlf', GIT_CONFIG_VALUE_0: 'true' })).toBe(true);
     expect(l.converts([], l.top, { GIT_CONFIG_PARAMETERS: "'core.eol'='crlf'" })).toBe(true);

@@ -24,10 +24,18 @@ interface CoreSettings {
   autocrlf?: string;
   eol?: string;
   attributesFile?: string;
+  /**
+   * More config reads than MAX_CONFIG_READS: a file that includes itself a few times fans out
+   * exponentially up to the depth limit (three self-includes took 7.5 s, four several minutes, on
+   * every scan); what such a config sets is not known, so everything counts as converted.
+   */
+  unreadable?: boolean;
 }
 
-/** Include depth git itself allows. */
+/** Include depth git itself allows (deeper, git stops: "exceeded maximum include depth"). */
 const MAX_INCLUDE_DEPTH = 10;
+/** Config files read for one answer, includes counted each time: past this, everything counts as converted. */
+const MAX_CONFIG_READS = 1000;
 
 /**
  * What a checkout in this work tree may convert: `none`; `all` (a config setting converts every text
@@ -41,6 +49,7 @@ const MAX_INCLUDE_DEPTH = 10;
  */
 export function checkoutConversion(dirs: GitDirs, root: string, trackedAttributes: readonly TrackedFile[], env: Env = process.env): CheckoutConversion {
   const core = coreSettings(dirs, env);
+  if (core.unreadable) return 'all';
   // `input` converts on `git add` (CRLF to LF), `true` both ways: a work-tree file may not hold its blob.
   if (core.autocrlf !== undefined && (isTrue(core.autocrlf) || core.autocrlf.trim().toLowerCase() === 'input')) return 'all';
   // A replace ref makes a checkout write another object's bytes than the id the index records.
@@ -196,7 +205,8 @@ function coreSettings(dirs: GitDirs, env: Env): CoreSettings {
   if (env.GIT_CONFIG_GLOBAL !== undefined) files.push(env.GIT_CONFIG_GLOBAL);
   else files.push(join(env.XDG_CONFIG_HOME || join(home, '.config'), 'git', 'config'), join(home, '.gitconfig'));
   files.push(join(dirs.commondir, 'config'), join(dirs.gitdir, 'config.worktree'));
-  for (const file of files) readConfig(file, home, out, 0);
+  const reads = { count: 0 };
+  for (const file of files) readConfig(file, home, out, 0, reads);
   // `git -c` and GIT_CONFIG_COUNT reach the git an agent runs; they are seen here when inherited.
   const count = Number(env.GIT_CONFIG_COUNT ?? 0);
   for (let i = 0; i < count && i < 1000; i++) {
@@ -216,7 +226,12 @@ function splitKeyValue(text: string): [string, string] {
 }
 
 /** Reads one config file into `out` in order, following `include.path` and every `includeIf.*.path` (conservatively, whatever the condition). */
-function readConfig(file: string, home: string, out: CoreSettings, depth: number): void {
+function readConfig(file: string, home: string, out: CoreSettings, depth: number, reads: { count: number }): void {
+  if (out.unreadable) return;
+  if (++reads.count > MAX_CONFIG_READS) {
+    out.unreadable = true;
+    return;
+  }
   const text = readSmallText(file, { follow: true });
   if (text === undefined || depth > MAX_INCLUDE_DEPTH) return;
   let section = '';
@@ -237,7 +252,7 @@ function readConfig(file: string, home: string, out: CoreSettings, depth: number
     const key = `${section}.${(m[1] as string).toLowerCase()}`;
     if ((section === 'include' || section === 'includeif.*') && key.endsWith('.path')) {
       const target = expandHome(value, home);
-      readConfig(isAbsolute(target) ? target : resolve(dirname(file), target), home, out, depth + 1);
+      readConfig(isAbsolute(target) ? target : resolve(dirname(file), target), home, out, depth + 1, reads);
     } else setCore(out, key, value, home, file);
   }
 }
