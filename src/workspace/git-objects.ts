@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { inflateSync } from 'node:zlib';
-import { GitPack, type GitObject } from './git-pack.js';
+import { GitPack, type ExternalBase, type GitObject, type ReadBudget } from './git-pack.js';
 import { gitBlobId } from './git-repo.js';
 import { readRegularFile, readSmallText } from '../small-text.js';
 
@@ -43,13 +43,16 @@ export function openGitObjects(commondir: string): GitObjects {
   const dirs = objectDirs(join(commondir, 'objects'), problems);
   const stores = dirs.map((d) => new ObjectDir(d));
   const locate = (bytes: Uint8Array, offset: number): number => stores.findIndex((s) => s.has(bytes, offset));
-  /** The object from any folder (where the indexes say it is first); `hops` bounds ref-delta bases across packs. */
-  const readAny = (raw: Buffer, hops: number): GitObject | undefined => {
+  /**
+   * The object from any folder (where the indexes say it is first); `hops` bounds ref-delta bases
+   * across packs, `budget` what the whole read may inflate and rebuild (git-pack.ts MAX_READ_BYTES).
+   */
+  const readAny = (raw: Buffer, hops: number, budget: ReadBudget): GitObject | undefined => {
     if (hops > 64) throw new Error('ref-delta bases loop across packs');
     const found = locate(raw, 0);
     const order = found >= 0 ? [found, ...stores.keys()].filter((k, n) => n === 0 || k !== found) : [...stores.keys()];
     for (const k of order) {
-      const obj = stores[k]!.read(raw, (base) => readAny(base, hops + 1));
+      const obj = stores[k]!.read(raw, (base, b) => readAny(base, hops + 1, b), budget);
       if (obj) return obj;
     }
     return undefined;
@@ -81,7 +84,7 @@ export function openGitObjects(commondir: string): GitObjects {
         const raw = rawOid(oid);
         if (!raw) return undefined;
         try {
-          const obj = readAny(raw, 0);
+          const obj = readAny(raw, 0, { bytes: 0 });
           return obj && obj.type === 'blob' && gitBlobId(obj.data) === oid ? obj.data : undefined;
         } catch {
           return undefined; // unreadable or malformed: missing as far as ckpt can tell
@@ -210,9 +213,9 @@ class ObjectDir {
   }
 
   /** The object, from a pack or loose; undefined when it is not here. Throws when it is here but unreadable. */
-  read(raw: Buffer, external: (raw: Buffer) => GitObject | undefined): GitObject | undefined {
+  read(raw: Buffer, external: ExternalBase, budget: ReadBudget): GitObject | undefined {
     for (const p of this.packList()) {
-      const obj = p.read(raw, external);
+      const obj = p.read(raw, external, budget);
       if (obj) return obj;
     }
     const hex = raw.toString('hex');

@@ -1,13 +1,14 @@
 // Hostile pack content (test/security/git-readers.fuzz.test.ts fuzzes the readers at large): what a
-// delta may build, and a pack index whose offsets are bad for some entries.
+// delta may build, what one read may build along its chain, and a pack index whose offsets are bad
+// for some entries.
 import * as fs from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { blobId, makeSampleRepo, objectFiles } from '../../test/security/git-files.js';
+import { blobId, makeSampleRepo, objectFiles, writePack, type PackEntry } from '../../test/security/git-files.js';
 import { openGitObjects } from './git-objects.js';
-import { applyDelta } from './git-pack.js';
+import { applyDelta, GitPack, MAX_READ_BYTES } from './git-pack.js';
 
 const varint = (n: number): Buffer => {
   const out: number[] = [];
@@ -49,6 +50,30 @@ describe('a pack index with a bad large offset', () => {
       expect(read.filter((b) => b !== undefined).length).toBeGreaterThanOrEqual(repo.allBlobs.length - 1);
       read.forEach((b, k) => b && expect(blobId(b)).toBe(repo.allBlobs[k]));
       for (const [k, oid] of repo.allBlobs.entries()) expect(objects.seedBlob(oid, read[k] ?? Buffer.alloc(0))).toBeTypeOf('boolean');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a delta chain', () => {
+  it('stops when one read has inflated and rebuilt MAX_READ_BYTES, its whole chain counted (4,095 levels of 512 MiB took hours)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ckpt-git-pack-'));
+    try {
+      // 20 levels, each rebuilding 1 MiB from its base with 16 one-byte copy ops.
+      const base = Buffer.alloc(65536, 'x');
+      const mib = 1024 * 1024;
+      const entries: PackEntry[] = [{ id: blobId(base), type: 'blob', data: base }];
+      for (let k = 1; k <= 20; k++) entries.push({ id: k.toString(16).padStart(40, '0'), type: 'ofs', ofs: k - 1, data: Buffer.concat([varint(k === 1 ? base.length : mib), varint(mib), Buffer.alloc(16, 0x80)]) });
+      writePack(join(dir, 'pack'), 'x', entries);
+      const pack = GitPack.open(join(dir, 'pack', 'pack-x.idx'))!;
+      const top = Buffer.from((20).toString(16).padStart(40, '0'), 'hex');
+      expect(pack.read(top, () => undefined)?.data.length).toBe(mib);
+      // The same read with all but 10 MiB of the budget spent: refused partway down the chain.
+      const fresh = GitPack.open(join(dir, 'pack', 'pack-x.idx'))!;
+      expect(() => fresh.read(top, () => undefined, { bytes: MAX_READ_BYTES - 10 * mib })).toThrow(/read of more than|delta result of/);
+      fresh.close();
+      pack.close();
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -20,6 +20,19 @@ const REF_DELTA = 7;
 const MAX_CHAIN = 4096;
 /** No object or delta inflates past this (a corrupt size must not exhaust memory). */
 const MAX_INFLATE = 512 * 1024 * 1024;
+/**
+ * Bytes one read may inflate and rebuild, its whole delta chain counted (across packs too): each
+ * object is capped above, but a chain of 4,095 deltas each rebuilding 512 MiB (8,192 one-byte copy
+ * ops, ~40 bytes in the pack) would take hours. 8 GiB: 500 levels of a 16 MiB file (ckpt's default
+ * size cap), ~10 s of copying.
+ */
+export const MAX_READ_BYTES = 16 * MAX_INFLATE;
+/** What one read has inflated and rebuilt so far (MAX_READ_BYTES). */
+export interface ReadBudget {
+  bytes: number;
+}
+/** Resolves a ref-delta base that is not in this pack, within the same read's budget. */
+export type ExternalBase = (raw: Buffer, budget: ReadBudget) => GitObject | undefined;
 /** Bytes of rebuilt delta bases kept per pack. */
 const BASE_CACHE_BYTES = 32 * 1024 * 1024;
 
@@ -98,12 +111,12 @@ export class GitPack {
    * Throws when the pack is unreadable or malformed; undefined when the object is not in it. The pack
    * file stays open for the next read until close().
    */
-  read(raw: Uint8Array, external: (raw: Buffer) => GitObject | undefined): GitObject | undefined {
+  read(raw: Uint8Array, external: ExternalBase, budget: ReadBudget = { bytes: 0 }): GitObject | undefined {
     const k = this.find(raw, 0);
     if (k < 0) return undefined;
     const at = this.offsets()[k] as number;
     this.fd ??= openRegular(this.packPath);
-    return this.readAt(this.fd, at, external, 0);
+    return this.readAt(this.fd, at, external, 0, budget);
   }
 
   /**
@@ -134,7 +147,7 @@ export class GitPack {
   }
   private fd: number | undefined;
 
-  private readAt(fd: number, at: number, external: (raw: Buffer) => GitObject | undefined, depth: number): GitObject {
+  private readAt(fd: number, at: number, external: ExternalBase, depth: number, budget: ReadBudget): GitObject {
     const seeded = this.seeds.get(at);
     if (seeded) return seeded;
     const cached = this.bases.get(at);
@@ -166,19 +179,21 @@ export class GitPack {
         c = buf[pos++] as number;
         back = (back + 1) * 128 + (c & 0x7f);
       }
-      base = this.readAt(fd, at - back, external, depth + 1);
+      base = this.readAt(fd, at - back, external, depth + 1, budget);
     } else if (type === REF_DELTA) {
       const id = buf.subarray(pos, pos + 20);
       pos += 20;
       const k = this.find(id, 0);
-      base = k >= 0 ? this.readAt(fd, this.offsets()[k] as number, external, depth + 1) : external(Buffer.from(id));
+      base = k >= 0 ? this.readAt(fd, this.offsets()[k] as number, external, depth + 1, budget) : external(Buffer.from(id), budget);
       if (!base) throw new Error(`delta base ${id.toString('hex')} missing`);
     } else if (!TYPES[type]) throw new Error(`unknown object type ${type}`);
     if (size > MAX_INFLATE) throw new Error(`object of ${size} bytes`);
+    spend(budget, size);
     // One output chunk of the announced size: no 16 KiB chunks concatenated afterwards.
     const inflated = inflateSync(buf.subarray(pos), { maxOutputLength: Math.max(1, size), chunkSize: Math.max(64, size) });
     if (inflated.length !== size) throw new Error('object size mismatch');
-    const obj: GitObject = base ? { type: base.type, data: applyDelta(inflated, base.data) } : { type: TYPES[type]!, data: inflated };
+    const obj: GitObject = base ? { type: base.type, data: applyDelta(inflated, base.data, Math.min(MAX_INFLATE, MAX_READ_BYTES - budget.bytes)) } : { type: TYPES[type]!, data: inflated };
+    if (base) spend(budget, obj.data.length);
     if (base || depth > 0) this.remember(at, obj); // bases, and rebuilt objects that may be bases
     return obj;
   }
@@ -245,6 +260,11 @@ export class GitPack {
     }
     return lo < s.length ? (s[lo] as number) : this.packSize - 20;
   }
+}
+
+function spend(budget: ReadBudget, bytes: number): void {
+  budget.bytes += bytes;
+  if (budget.bytes > MAX_READ_BYTES) throw new Error(`read of more than ${MAX_READ_BYTES} bytes (delta chain)`);
 }
 
 /**
