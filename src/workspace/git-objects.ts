@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { inflateSync } from 'node:zlib';
-import { GitPack, type ExternalBase, type GitObject, type ReadBudget } from './git-pack.js';
+import { GitPack, MAX_READ_OBJECTS, type ExternalBase, type GitObject, type ReadBudget } from './git-pack.js';
 import { gitBlobId } from './git-repo.js';
 import { readRegularFile, readSmallText } from '../small-text.js';
 
@@ -47,14 +47,23 @@ export function openGitObjects(commondir: string): GitObjects {
    * The object from any folder (where the indexes say it is first); `hops` bounds ref-delta bases
    * across packs, `budget` what the whole read may inflate and rebuild (git-pack.ts MAX_READ_BYTES).
    */
-  const readAny = (raw: Buffer, hops: number, budget: ReadBudget): GitObject | undefined => {
+  const readAny = (raw: Buffer, hops: number, budget: ReadBudget, accept?: (obj: GitObject) => boolean): GitObject | undefined => {
     if (hops > 64) throw new Error('ref-delta bases loop across packs');
     const found = locate(raw, 0);
     const order = found >= 0 ? [found, ...stores.keys()].filter((k, n) => n === 0 || k !== found) : [...stores.keys()];
+    // Every copy is tried in turn (another pack, a loose object, an alternate), as git does: a
+    // corrupt copy of an object git also holds intact is not a lost object.
+    let failed: unknown;
     for (const k of order) {
-      const obj = stores[k]!.read(raw, (base, b) => readAny(base, hops + 1, b), budget);
-      if (obj) return obj;
+      try {
+        const obj = stores[k]!.read(raw, (base, b) => readAny(base, hops + 1, b), budget, accept);
+        if (obj) return obj;
+      } catch (e) {
+        if (budget.objects > MAX_READ_OBJECTS) throw e;
+        failed ??= e;
+      }
     }
+    if (failed !== undefined) throw failed;
     return undefined;
   };
   return {
@@ -84,8 +93,8 @@ export function openGitObjects(commondir: string): GitObjects {
         const raw = rawOid(oid);
         if (!raw) return undefined;
         try {
-          const obj = readAny(raw, 0, { bytes: 0 });
-          return obj && obj.type === 'blob' && gitBlobId(obj.data) === oid ? obj.data : undefined;
+          // Verified as each copy is read: a copy that does not hash to the id is passed over.
+          return readAny(raw, 0, { bytes: 0, objects: 0 }, (obj) => obj.type === 'blob' && gitBlobId(obj.data) === oid)?.data;
         } catch {
           return undefined; // unreadable or malformed: missing as far as ckpt can tell
         }
@@ -212,12 +221,29 @@ class ObjectDir {
     for (const p of this.packs ?? []) p.close();
   }
 
-  /** The object, from a pack or loose; undefined when it is not here. Throws when it is here but unreadable. */
-  read(raw: Buffer, external: ExternalBase, budget: ReadBudget): GitObject | undefined {
+  /**
+   * The object, from a pack or loose (the first copy `accept` takes, when given); undefined when it
+   * is not here. Throws when it is here but no copy is readable.
+   */
+  read(raw: Buffer, external: ExternalBase, budget: ReadBudget, accept?: (obj: GitObject) => boolean): GitObject | undefined {
+    let failed: unknown;
     for (const p of this.packList()) {
-      const obj = p.read(raw, external, budget);
-      if (obj) return obj;
+      try {
+        const obj = p.read(raw, external, budget);
+        if (obj && (!accept || accept(obj))) return obj;
+      } catch (e) {
+        if (budget.objects > MAX_READ_OBJECTS) throw e;
+        failed ??= e;
+      }
     }
+    const loose = this.readLoose(raw);
+    if (loose && (!accept || accept(loose))) return loose;
+    if (failed !== undefined) throw failed;
+    return undefined;
+  }
+
+  /** The loose object `raw`; undefined when there is none. Throws when it is malformed. */
+  private readLoose(raw: Buffer): GitObject | undefined {
     const hex = raw.toString('hex');
     // Never a FIFO or a device planted in an object's place (small-text.ts).
     const file = readRegularFile(join(this.dir, hex.slice(0, 2), hex.slice(2)), { follow: true, maxBytes: 2 * MAX_OBJECT_BYTES });

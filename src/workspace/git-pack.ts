@@ -27,9 +27,16 @@ const MAX_INFLATE = 512 * 1024 * 1024;
  * size cap), ~10 s of copying.
  */
 export const MAX_READ_BYTES = 16 * MAX_INFLATE;
-/** What one read has inflated and rebuilt so far (MAX_READ_BYTES). */
+/**
+ * Objects one read may visit, its bases and the copies it tries counted: a chain is at most
+ * MAX_CHAIN deep, but trying every copy of each base (git-objects.ts) multiplies along a ref-delta
+ * cycle whose objects have several copies.
+ */
+export const MAX_READ_OBJECTS = 4 * MAX_CHAIN;
+/** What one read has inflated and rebuilt so far (MAX_READ_BYTES), and the objects it visited (MAX_READ_OBJECTS). */
 export interface ReadBudget {
   bytes: number;
+  objects: number;
 }
 /** Resolves a ref-delta base that is not in this pack, within the same read's budget. */
 export type ExternalBase = (raw: Buffer, budget: ReadBudget) => GitObject | undefined;
@@ -111,7 +118,7 @@ export class GitPack {
    * Throws when the pack is unreadable or malformed; undefined when the object is not in it. The pack
    * file stays open for the next read until close().
    */
-  read(raw: Uint8Array, external: ExternalBase, budget: ReadBudget = { bytes: 0 }): GitObject | undefined {
+  read(raw: Uint8Array, external: ExternalBase, budget: ReadBudget = { bytes: 0, objects: 0 }): GitObject | undefined {
     const k = this.find(raw, 0);
     if (k < 0) return undefined;
     const at = this.offsets()[k] as number;
@@ -157,6 +164,7 @@ export class GitPack {
       return cached;
     }
     if (depth > MAX_CHAIN) throw new Error('delta chain too long');
+    if (++budget.objects > MAX_READ_OBJECTS) throw new Error(`read of more than ${MAX_READ_OBJECTS} objects`);
     const end = this.endOf(at);
     if (!(at >= 12 && end > at && end <= this.packSize - 20)) throw new Error(`object offset ${at} outside the pack`);
     const buf = Buffer.allocUnsafe(end - at);
