@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeTempDirs, type TempDirs } from '../../test/helpers/temp.js';
 import { openStore, type Store, type Workspace } from '../store.js';
 import type { Session } from '../api/session.js';
@@ -40,6 +40,33 @@ describe('owner index reads', () => {
     // A forged record is refused, not served from what was read before.
     await writeFile(file, JSON.stringify({ '../x': { session: 's', state: 'absent', at: 'now' } }));
     await expect(readOwners(session)).rejects.toMatchObject({ code: 'LOG_CORRUPT' });
+  });
+});
+
+describe('owner index parses', () => {
+  it('only bytes it has not parsed: the same bytes give a copy of the last map, changed bytes are parsed and checked', async () => {
+    const file = join(dirs.store, 'workspaces', ws.id, 'owners.json');
+    await recordOwnership(session, [{ path: 'a.txt', state: 'absent' }]);
+    await readOwners(session);
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const first = await readOwners(session);
+      expect(parse).not.toHaveBeenCalled();
+      first['b.txt'] = { session: 'x', state: 'absent', at: 'now' };
+      expect(Object.keys(await readOwners(session))).toEqual(['a.txt']);
+      // Written again by "another process" with the same bytes: still no parse; other bytes: parsed.
+      const text = await readFile(file, 'utf8');
+      await writeFile(file, text);
+      await readOwners(session);
+      expect(parse).not.toHaveBeenCalled();
+      await writeFile(file, text.replace('a.txt', 'c.txt'));
+      expect(Object.keys(await readOwners(session))).toEqual(['c.txt']);
+      expect(parse).toHaveBeenCalledTimes(1);
+      await writeFile(file, text.replace('a.txt', '../x'));
+      await expect(readOwners(session)).rejects.toMatchObject({ code: 'LOG_CORRUPT' });
+    } finally {
+      parse.mockRestore();
+    }
   });
 });
 

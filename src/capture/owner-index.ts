@@ -126,11 +126,40 @@ async function readOwnersNow(ctx: WorkspaceContext, rebuild: 'lock' | 'locked' |
   }
 }
 
+/** Bound of the parsed indexes kept per backend (parsedOwners): one per workspace a process writes to. */
+const MAX_PARSED = 8;
+
+/**
+ * The last parsed and validated index per backend and key, with the bytes it was parsed from. The file
+ * is read on every use as before (another process rewrites it at any time); only when its bytes are
+ * the same as those parsed is the parse skipped, which gives the same map by construction (a stat
+ * alone was not enough: a freed inode is reused, and two rewrites within one tick of the file
+ * system's clock look alike). A capture that finds a hand edit reads it inside its lock: the parse
+ * and the check of every record were ~40 µs of a cold hook call for a one-record index.
+ */
+const parsedOwners = new WeakMap<object, Map<string, { raw: Buffer; owners: OwnerMap }>>();
+
 /** The stored index; undefined when there is none or it is not a JSON object (a malformed record is LOG_CORRUPT). */
 async function readStoredOwners(ctx: WorkspaceContext): Promise<OwnerMap | undefined> {
   const key = ownersKey(ctx);
   const raw = await ctx.backend.read(key);
   if (!raw) return undefined;
+  let byKey = parsedOwners.get(ctx.backend);
+  const kept = byKey?.get(key);
+  // A map of its own for each caller (writeOwners and readOwners change theirs): the records are
+  // shared, never changed in place (applyWrites replaces them).
+  if (kept?.raw.equals(raw)) return Object.assign(Object.create(null) as OwnerMap, kept.owners);
+  const owners = parseOwners(raw, key);
+  if (owners) {
+    if (!byKey) parsedOwners.set(ctx.backend, (byKey = new Map()));
+    if (byKey.size >= MAX_PARSED && !byKey.has(key)) byKey.clear();
+    byKey.set(key, { raw, owners: Object.assign(Object.create(null) as OwnerMap, owners) });
+  }
+  return owners;
+}
+
+/** The index's bytes parsed and validated (undefined when they are not a JSON object). */
+function parseOwners(raw: Buffer, key: string): OwnerMap | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw.toString('utf8'));

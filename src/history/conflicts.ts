@@ -43,5 +43,6 @@ export interface OwnerReport {
 export async function ownerOf(session: SessionHandle, input: string, cwd?: string): Promise<OwnerReport> {
   const { rel } = await resolveRecorded(session.workspaceRoot, input, cwd ?? session.workspaceRoot);
   const entry = (await readOwners(session))[rel];
-  return { path: rel, owner: entry && typeof entry.session === 'string' ? entry : null };
+  // A copy: the index's records are shared with later reads of the same bytes (owner-index.ts).
+  return { path: rel, owner: entry && typeof entry.session === 'string' ? { ...entry } : null };
 }
