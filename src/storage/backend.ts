@@ -69,8 +69,12 @@ export interface StoreBackend {
    * freshened (so a concurrent GC's age gate protects it) and its content is left alone.
    */
   create(key: string, data: Uint8Array): Promise<boolean>;
-  /** Durably appends bytes (creating the object if missing). Callers serialize appends with `withLock`. */
-  append(key: string, data: Uint8Array): Promise<void>;
+  /**
+   * Durably appends bytes (creating the object if missing). Callers serialize appends with `withLock`;
+   * `lease` (withLock's, while it runs) lets a backend keep the object open for the next append under
+   * the same lease. A backend may ignore it.
+   */
+  append(key: string, data: Uint8Array, lease?: object): Promise<void>;
   /** Cuts the object to `size` bytes, durably (used to repair a torn log tail). */
   truncate(key: string, size: number): Promise<void>;
   /** Size and mtime, or undefined when missing (symlink / non-regular counts as missing). */

@@ -299,7 +299,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
         const data = Buffer.from(lines.join(''), 'utf8');
         whole = undefined;
         if (lease) endsUnder.get(lease)?.delete(key);
-        await backend.append(key, data);
+        await backend.append(key, data, lease);
         known = last + stored.length;
         end = end && { seq: known, bytes: end.bytes + data.length, lastLine: lineEnd(data, data.length - 1).toString('utf8') };
         if (lease && end) (endsUnder.get(lease) ?? endsUnder.set(lease, new Map()).get(lease)!).set(key, end);

@@ -259,6 +259,39 @@ describe('fs backend specifics', () => {
     await expect(fs.lstat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
+  it('an append under a lease keeps the log open while the lock lingers, writes to what the path names now, and closes it when the lock goes', async () => {
+    const key = 'sessions/s6/events.jsonl';
+    const abs = path.join(dir, key);
+    const linger = { idleMs: 150, maxMs: 60_000 };
+    const fds = async () => (await fs.readdir('/proc/self/fd').catch(() => undefined))?.length;
+    const base = await fds();
+    const append = (text: string) => b.withLock(key, (lease) => b.append(key, Buffer.from(text), lease), { linger });
+    await append('a\n');
+    if (base !== undefined) expect(await fds()).toBe(base + 1);
+    await append('b\n');
+    if (base !== undefined) expect(await fds()).toBe(base + 1); // the same descriptor, not another
+    // Replaced (a rename over it) and then removed by someone else meanwhile: each append lands in
+    // the file the path names, never in the one the kept descriptor had open.
+    await fs.writeFile(`${abs}.new`, 'x\n');
+    await fs.rename(`${abs}.new`, abs);
+    await append('c\n');
+    expect(await fs.readFile(abs, 'utf8')).toBe('x\nc\n');
+    await fs.rm(abs);
+    await append('d\n');
+    expect(await fs.readFile(abs, 'utf8')).toBe('d\n');
+    // Truncated (a torn tail cut): the same file, appended at its end.
+    await fs.truncate(abs, 0);
+    await append('e\n');
+    expect(await fs.readFile(abs, 'utf8')).toBe('e\n');
+    if (base !== undefined) expect(await fds()).toBe(base + 1);
+    // The lock goes after its idle time, and the descriptor with it; an append without a lease keeps nothing.
+    await new Promise((r) => setTimeout(r, 300));
+    if (base !== undefined) expect(await fds()).toBe(base);
+    await b.append(key, Buffer.from('f\n'));
+    if (base !== undefined) expect(await fds()).toBe(base);
+    expect(await fs.readFile(abs, 'utf8')).toBe('e\nf\n');
+  });
+
   it('a release leaves alone a lock another holder took over meanwhile; a lock lost while held can still be taken over later', async () => {
     const lock = path.join(dir, 'sessions/s4.ckpt-lock');
     await b.withLock('sessions/s4', async () => 1, { linger: { idleMs: 150, maxMs: 60_000 } });

@@ -6,7 +6,7 @@ import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { CkptError, toCkptError } from '../../errors.js';
 import type { ObjectStat, StoreBackend } from '../backend.js';
-import { releaseLingeringLocks, withFsLock } from './fs-lock.js';
+import { leaseHeld, onLeaseEnd, releaseLingeringLocks, withFsLock } from './fs-lock.js';
 import { createFsLeftovers } from './fs-leftovers.js';
 import { compareKeys, isInternalName, keySegments } from '../store-key.js';
 import { walkFiles, walkLinks } from './fs-walk.js';
@@ -166,22 +166,27 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
       }
     },
 
-    async append(key, data) {
+    async append(key, data, lease) {
       const abs = resolveKey(key);
       let fd: number | undefined;
+      let keep = false;
       try {
+        // Under a lease this process appended to the log before, with its descriptor kept: one lstat
+        // shows the path still names that file (else it is closed and the log opened as below).
+        let opened = lease ? keptLogs.take(lease, abs) : undefined;
+        let existed = true;
         // An existing log is opened straight away (the hot path: one open, one fstat); its folder
         // and the file are made only when missing.
-        let existed = true;
-        let opened: { fd: number; size: number };
-        try {
-          if (!dirExists(path.dirname(abs))) throw Object.assign(new Error('missing folder'), { code: 'ENOENT' });
-          opened = openForWrite(abs, key, C.O_WRONLY | C.O_APPEND);
-        } catch (err) {
-          if (!isMissing(err)) throw err;
-          existed = false;
-          ensureDir(path.dirname(abs));
-          opened = openForWrite(abs, key, C.O_WRONLY | C.O_APPEND | C.O_CREAT);
+        if (!opened) {
+          try {
+            if (!dirExists(path.dirname(abs))) throw Object.assign(new Error('missing folder'), { code: 'ENOENT' });
+            opened = openForWrite(abs, key, C.O_WRONLY | C.O_APPEND);
+          } catch (err) {
+            if (!isMissing(err)) throw err;
+            existed = false;
+            ensureDir(path.dirname(abs));
+            opened = openForWrite(abs, key, C.O_WRONLY | C.O_APPEND | C.O_CREAT);
+          }
         }
         fd = opened.fd;
         const before = opened.size;
@@ -198,10 +203,11 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
           throw err;
         }
         if (!existed) fsyncDir(path.dirname(abs));
+        keep = lease !== undefined && keptLogs.keep(lease, abs, opened);
       } catch (err) {
         throw toCkptError(err, `append ${key}`);
       } finally {
-        if (fd !== undefined) closeQuietly(fd);
+        if (fd !== undefined && !keep) closeQuietly(fd);
       }
     },
 
@@ -307,8 +313,60 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
   };
 }
 
-/** Opens for writing without following a symlink (fd and size); a symlinked or non-regular target is refused as a corrupt log. */
-function openForWrite(abs: string, key: string, flags: number): { fd: number; size: number } {
+/** A log opened for appending: its descriptor, its size then, and the file it is (device and inode). */
+interface OpenLog {
+  fd: number;
+  size: number;
+  dev: number;
+  ino: number;
+}
+
+/**
+ * Log descriptors kept open under a lease (StoreBackend.withLock), by path: a hook's capture and its
+ * settle, or a daemon's next hook call, append to the same log while the lock lingers, and each
+ * append's folder walk, open, fstat and close were ~40 µs of it. Closed when the lease ends (the lock
+ * released or lost: fs-lock.ts onLeaseEnd), so none outlives the lock. The lease only bounds how long
+ * one is kept: what a kept descriptor writes to is checked on every use — the path must still name
+ * the same file (device and inode), else it is closed and the path opened afresh, as without it (a
+ * log removed and made again, or replaced, by anyone). Appends are O_APPEND: the bytes go to the
+ * file's end wherever other writers left it, as through a fresh open.
+ */
+const keptLogs = {
+  byLease: new WeakMap<object, Map<string, OpenLog>>(),
+  /** The log kept under `lease` for `abs`, its size now; undefined (and closed) when the path names another file. */
+  take(lease: object, abs: string): OpenLog | undefined {
+    const logs = this.byLease.get(lease);
+    const kept = logs?.get(abs);
+    if (!kept) return undefined;
+    logs!.delete(abs); // given back by keep after a successful append
+    const st = fs.lstatSync(abs, { throwIfNoEntry: false });
+    if (st?.isFile() && st.dev === kept.dev && st.ino === kept.ino) return { ...kept, size: st.size };
+    closeQuietly(kept.fd);
+    return undefined;
+  },
+  /** Keeps `log` open under `lease`; false when the lease has ended (the caller closes it). */
+  keep(lease: object, abs: string, log: OpenLog): boolean {
+    if (!leaseHeld(lease)) return false;
+    let logs = this.byLease.get(lease);
+    if (!logs) {
+      const made = new Map<string, OpenLog>();
+      onLeaseEnd(lease, () => closeAll(made));
+      this.byLease.set(lease, (logs = made));
+    }
+    const had = logs.get(abs);
+    if (had && had.fd !== log.fd) closeQuietly(had.fd);
+    logs.set(abs, log);
+    return true;
+  },
+};
+
+function closeAll(logs: Map<string, OpenLog>): void {
+  for (const { fd } of logs.values()) closeQuietly(fd);
+  logs.clear();
+}
+
+/** Opens for writing without following a symlink (fd, size and identity); a symlinked or non-regular target is refused as a corrupt log. */
+function openForWrite(abs: string, key: string, flags: number): OpenLog {
   let fd: number;
   try {
     // O_NONBLOCK: opening a planted FIFO must fail (ENXIO) rather than hang.
@@ -327,5 +385,5 @@ function openForWrite(abs: string, key: string, flags: number): { fd: number; si
     if (!st?.isFile()) closeQuietly(fd);
   }
   if (!st.isFile()) throw new CkptError('LOG_CORRUPT', `refusing non-regular log ${key}`, { key });
-  return { fd, size: st.size };
+  return { fd, size: st.size, dev: st.dev, ino: st.ino };
 }

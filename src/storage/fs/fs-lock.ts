@@ -235,6 +235,47 @@ interface Held {
 }
 
 /**
+ * What ends with a lease (the held lock, while it is kept without a break): run once when its lock is
+ * released or lost. fs-backend.ts keeps a log's descriptor open under a lease and closes it here.
+ */
+const leaseEnds = new WeakMap<object, (() => void)[]>();
+/** Leases that have ended: nothing is kept under one of them any more. */
+const endedLeases = new WeakSet<object>();
+
+/** Whether `lease` is the lease of a lock this process still holds (withFsLock's, not ended). */
+export function leaseHeld(lease: object): boolean {
+  return leaseEnds.has(lease) && !endedLeases.has(lease);
+}
+
+/** Runs `fn` when `lease` ends; false (and `fn` not kept) when it is no lease of a lock still held. */
+export function onLeaseEnd(lease: object, fn: () => void): boolean {
+  const fns = leaseEnds.get(lease);
+  if (!fns || endedLeases.has(lease)) return false;
+  fns.push(fn);
+  return true;
+}
+
+function endLease(held: Held): void {
+  if (endedLeases.has(held)) return;
+  endedLeases.add(held);
+  const fns = leaseEnds.get(held) ?? [];
+  leaseEnds.delete(held);
+  for (const fn of fns) {
+    try {
+      fn();
+    } catch {
+      // what ends with it is best effort (a descriptor's close)
+    }
+  }
+}
+
+/** Releases a held lock, ending its lease first. */
+function letGo(held: Held): Promise<void> {
+  endLease(held);
+  return held.release();
+}
+
+/**
  * Locks kept past their withLock (`LockOptions.linger`), by path: the next caller in this process
  * takes one as it is. Each is released once unused for its idle time; a use `maxMs` after the lock
  * was taken releases it at its end (another process waiting for it is not starved by a busy daemon).
@@ -270,7 +311,7 @@ function linger(abs: string, held: Held, idleMs: number): void {
   setTimeout(() => {
     if (lingering.get(abs) !== held || held.idle !== idle) return; // taken again meanwhile: that use decides
     lingering.delete(abs);
-    void held.release().catch(() => {});
+    void letGo(held).catch(() => {});
   }, idleMs).unref();
 }
 
@@ -278,7 +319,7 @@ function linger(abs: string, held: Held, idleMs: number): void {
 export function releaseLingeringLocks(prefix: string): Promise<void> {
   const mine = [...lingering].filter(([abs]) => abs.startsWith(prefix));
   for (const [abs] of mine) lingering.delete(abs);
-  return Promise.all(mine.map(([, h]) => h.release().catch(() => {}))).then(() => {});
+  return Promise.all(mine.map(([, h]) => letGo(h).catch(() => {}))).then(() => {});
 }
 
 /**
@@ -326,7 +367,7 @@ export async function withFsLock<T>(
     const kept = lingering.get(abs);
     if (kept) lingering.delete(abs);
     const reuse = kept !== undefined && !kept.state.compromised && stillOurs(abs + LOCK_SUFFIX);
-    if (kept && !reuse) await kept.release().catch(() => {});
+    if (kept && !reuse) await letGo(kept).catch(() => {});
     const held: Held = reuse ? kept : { release: undefined!, state: {}, since: Date.now() };
     if (!held.release) beforeCreate?.();
     for (let attempt = 0; !held.release; attempt++) {
@@ -361,6 +402,7 @@ export async function withFsLock<T>(
         await sleep(wait);
       }
     }
+    if (!leaseEnds.has(held)) leaseEnds.set(held, []);
     let done = false;
     try {
       // `held` is the lease (StoreBackend.withLock): the same object while a lingering lock is reused.
@@ -376,8 +418,8 @@ export async function withFsLock<T>(
       // failed does not linger (a writer refused because its session was removed leaves no lock).
       if (!held.state.compromised) {
         if (done && opts.linger && Date.now() - held.since < opts.linger.maxMs) linger(abs, held, opts.linger.idleMs);
-        else await held.release().catch(() => {});
-      }
+        else await letGo(held).catch(() => {});
+      } else endLease(held);
     }
   } finally {
     leaveQueue();
