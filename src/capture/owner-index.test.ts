@@ -64,6 +64,15 @@ describe('owner index parses', () => {
       expect(parse).toHaveBeenCalledTimes(1);
       await writeFile(file, text.replace('a.txt', '../x'));
       await expect(readOwners(session)).rejects.toMatchObject({ code: 'LOG_CORRUPT' });
+      // What this process writes is read back without a parse; another process's write after it is parsed.
+      await writeFile(file, text);
+      await recordOwnership(session, [{ path: 'd.txt', state: 'absent' }]);
+      parse.mockClear();
+      expect(Object.keys(await readOwners(session)).sort()).toEqual(['a.txt', 'd.txt']);
+      expect(parse).not.toHaveBeenCalled();
+      await writeFile(file, (await readFile(file, 'utf8')).replace('d.txt', 'e.txt'));
+      expect(Object.keys(await readOwners(session)).sort()).toEqual(['a.txt', 'e.txt']);
+      expect(parse).toHaveBeenCalledTimes(1);
     } finally {
       parse.mockRestore();
     }

@@ -134,8 +134,10 @@ const MAX_PARSED = 8;
  * is read on every use as before (another process rewrites it at any time); only when its bytes are
  * the same as those parsed is the parse skipped, which gives the same map by construction (a stat
  * alone was not enough: a freed inode is reused, and two rewrites within one tick of the file
- * system's clock look alike). A capture that finds a hand edit reads it inside its lock: the parse
- * and the check of every record were ~40 µs of a cold hook call for a one-record index.
+ * system's clock look alike). Kept from this process's last read or write of it (writeOwners): a
+ * capture after a settle of the same process (a daemon, an in-process agent loop) that finds a hand
+ * edit reads the index inside its lock, and its parse and the check of every record were ~40 µs of
+ * a cold call for a one-record index.
  */
 const parsedOwners = new WeakMap<object, Map<string, { raw: Buffer; owners: OwnerMap }>>();
 
@@ -144,18 +146,22 @@ async function readStoredOwners(ctx: WorkspaceContext): Promise<OwnerMap | undef
   const key = ownersKey(ctx);
   const raw = await ctx.backend.read(key);
   if (!raw) return undefined;
-  let byKey = parsedOwners.get(ctx.backend);
-  const kept = byKey?.get(key);
+  const kept = parsedOwners.get(ctx.backend)?.get(key);
   // A map of its own for each caller (writeOwners and readOwners change theirs): the records are
   // shared, never changed in place (applyWrites replaces them).
   if (kept?.raw.equals(raw)) return Object.assign(Object.create(null) as OwnerMap, kept.owners);
   const owners = parseOwners(raw, key);
-  if (owners) {
-    if (!byKey) parsedOwners.set(ctx.backend, (byKey = new Map()));
-    if (byKey.size >= MAX_PARSED && !byKey.has(key)) byKey.clear();
-    byKey.set(key, { raw, owners: Object.assign(Object.create(null) as OwnerMap, owners) });
-  }
+  if (owners) keepParsed(ctx, raw, owners);
   return owners;
+}
+
+/** Keeps a copy of `owners` as the parse of `raw` (the index's bytes) for readStoredOwners. */
+function keepParsed(ctx: WorkspaceContext, raw: Buffer, owners: OwnerMap): void {
+  const key = ownersKey(ctx);
+  let byKey = parsedOwners.get(ctx.backend);
+  if (!byKey) parsedOwners.set(ctx.backend, (byKey = new Map()));
+  if (byKey.size >= MAX_PARSED && !byKey.has(key)) byKey.clear();
+  byKey.set(key, { raw, owners: Object.assign(Object.create(null) as OwnerMap, owners) });
 }
 
 /** The index's bytes parsed and validated (undefined when they are not a JSON object). */
@@ -201,7 +207,18 @@ async function writeOwners(ctx: WorkspaceContext, writes: readonly OwnerWrite[])
   await backend.withLock(`${ctx.workspace.key}/owners`, async () => {
     const owners = await readOwnersNow(ctx, 'locked');
     applyWrites(owners, writes);
-    await backend.write(ownersKey(ctx), Buffer.from(JSON.stringify(owners)));
+    const raw = Buffer.from(JSON.stringify(owners));
+    await backend.write(ownersKey(ctx), raw);
+    // What this process wrote is what its next read finds unless another process wrote since (the
+    // bytes tell): a capture after this settle reads the index and parses nothing. Checked as a read
+    // checks it, so a record that a read would refuse is not served from here either.
+    let checked: OwnerMap | undefined;
+    try {
+      checked = validateOwners(owners, ownersKey(ctx));
+    } catch {
+      // the next read parses the file and reports it
+    }
+    if (checked) keepParsed(ctx, raw, checked);
   });
 }
 
