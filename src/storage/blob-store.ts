@@ -2,7 +2,7 @@
 // (`blobs/<aa>/<62 hex>`) and packs (`packs/<name>.pack` + `.idx`). Owns put/get with fail-closed
 // verification, freshening of existing blobs (so a concurrent GC's age gate protects them), the bulk
 // pack writer, and the listing / removal / pack rewrite / verification primitives GC and verify use.
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../format/sha256.js';
 import { CkptError, isCkptError } from '../errors.js';
 import { compress, decompress, type CodecPreference } from '../format/blob-codec.js';
 import { decodeBlobHeader, encodeBlob } from '../format/blob-header.js';
@@ -106,7 +106,7 @@ export function assertBlobId(id: string): void {
   }
 }
 
-const sha256 = (data: Uint8Array): string => createHash('sha256').update(data).digest('hex');
+const sha256 = sha256Hex;
 
 /** Decodes a record and checks its hash; every failure is BLOB_CORRUPT naming the blob and copy (`inline`: carried in an event). */
 export function decodeVerified(id: string, record: Buffer, where: BlobWhere | 'inline', pack?: string): Buffer {

@@ -3,7 +3,7 @@
 // before), the read fallback to a log's inline records, and the spill of inline records into the
 // blob store. Every event's blob is in the blob store or inline in that same event; the spill only
 // adds the store copy (after a capture, and before a restore plan names the blob).
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../format/sha256.js';
 import { isCkptError } from '../errors.js';
 import { compress } from '../format/blob-codec.js';
 import { encodeBlob } from '../format/blob-header.js';
@@ -24,7 +24,7 @@ export function createInlineSink(blobs: BlobStore): InlineSink {
   return {
     async put(data) {
       if (data.length > INLINE_MAX_BYTES || data.length > blobs.maxBlobBytes) return blobs.put(data);
-      const id = createHash('sha256').update(data).digest('hex');
+      const id = sha256Hex(data);
       if (kept.has(id)) return { id };
       // Content the store holds already is referenced (freshened, and checked by put) as before. A
       // pack another process wrote a moment ago may be missed: that only carries a duplicate copy.

@@ -1,13 +1,13 @@
 // Reading the present state of one workspace path as a FileImage (DESIGN §2): `file` (content stored
 // as a blob, exact mode), `symlink` (target text, never followed), `dir`, `absent`, or `skipped` with
 // a reason. A permission or read error is `skipped`, never `absent`.
-import { createHash } from 'node:crypto';
 import { constants, fstatSync, lstatSync, openSync, type Stats } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { readdir } from 'node:fs/promises';
 import { readLinkTarget, TARGET_NOT_UTF8 } from './link-target.js';
 import { join } from 'node:path';
 import type { FileImage } from '../format/event.js';
+import { sha256Hex } from '../format/sha256.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { closeQuietly, readToEnd } from '../storage/fs/fs-io.js';
 
@@ -84,7 +84,7 @@ async function hasUndecodableName(abs: string, rel: string): Promise<boolean> {
 }
 
 export function sha256(data: Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
+  return sha256Hex(data);
 }
 
 /**
