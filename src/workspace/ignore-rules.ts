@@ -97,11 +97,18 @@ function toPosix(p: string): string {
  */
 export function storeBeneath(root: string, storeDir: string): string | undefined {
   const real = realStoreDir(storeDir);
+  // Pure string work on two paths that rarely change (every capture asks): worked out once per pair.
+  const key = `${root}\0${real}`;
+  if (storesBeneath.has(key)) return storesBeneath.get(key);
   const rel = relative(root, real);
-  if (rel === '') return '';
-  if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
-  return toPosix(rel);
+  const beneath = rel === '' ? '' : rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel) ? undefined : toPosix(rel);
+  if (storesBeneath.size >= 64) storesBeneath.clear();
+  storesBeneath.set(key, beneath);
+  return beneath;
 }
+
+/** storeBeneath's answers by root and real store folder. */
+const storesBeneath = new Map<string, string | undefined>();
 
 /** A store folder's real path, resolved once per process (every capture asks); as given while it is not made yet. */
 const realStoreDirs = new Map<string, string>();

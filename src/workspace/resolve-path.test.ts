@@ -30,6 +30,14 @@ describe('resolveBeneath', () => {
     expect((await resolveBeneath(root, 'a.ts', join(root, 'src'))).rel).toBe('src/a.ts');
   });
 
+  it('refuses a sibling whose name begins with the name of the root, and the root itself', async () => {
+    await mkdir(join(base, 'ws2'), { recursive: true });
+    await expect(resolveBeneath(root, join(base, 'ws2/x.ts'))).rejects.toMatchObject({ code: 'PATH_ESCAPE' });
+    await expect(resolveBeneath(root, '../ws2/x.ts')).rejects.toMatchObject({ code: 'PATH_ESCAPE' });
+    await expect(resolveBeneath(root, root)).rejects.toMatchObject({ code: 'PATH_ESCAPE' });
+    expect((await resolveBeneath(`${root}/`, 'src/a.ts')).rel).toBe('src/a.ts');
+  });
+
   it('resolves symlinked ancestors that stay inside, and keeps a leaf symlink unfollowed', async () => {
     expect((await resolveBeneath(root, 'src-link/a.ts')).rel).toBe('src/a.ts');
     expect((await resolveBeneath(root, 'leaf-link')).rel).toBe('leaf-link');

@@ -32,7 +32,9 @@ export async function resolveBeneath(root: string, input: string, cwd: string = 
   if (name === undefined) throw escape();
   const parentReal = await realAncestor(`${sep}${segments.join(sep)}`);
   const abs = join(parentReal, name);
-  const rel = relative(root, abs);
+  // Both are normalized absolute paths (a real path, and a real folder joined with a plain name): a
+  // path below the root is its tail, without path.relative's two resolves (~15 µs of a cold hook call).
+  const rel = abs.startsWith(root) && root.length > 1 && abs[root.length] === sep && !root.endsWith(sep) ? abs.slice(root.length + 1) : relative(root, abs);
   if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
     throw escape();
   }
