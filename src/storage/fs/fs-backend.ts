@@ -203,7 +203,7 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
           throw err;
         }
         if (!existed) fsyncDir(path.dirname(abs));
-        keep = lease !== undefined && keptLogs.keep(lease, abs, opened);
+        keep = lease !== undefined && KEEP_LOGS && keptLogs.keep(lease, abs, opened);
       } catch (err) {
         throw toCkptError(err, `append ${key}`);
       } finally {
@@ -321,15 +321,19 @@ interface OpenLog {
   ino: number;
 }
 
+/** Not on Windows: a file's index there is 64 bits, its `ino` a double, and an open file may block its removal. */
+const KEEP_LOGS = process.platform !== 'win32';
+
 /**
- * Log descriptors kept open under a lease (StoreBackend.withLock), by path: a hook's capture and its
- * settle, or a daemon's next hook call, append to the same log while the lock lingers, and each
- * append's folder walk, open, fstat and close were ~40 µs of it. Closed when the lease ends (the lock
- * released or lost: fs-lock.ts onLeaseEnd), so none outlives the lock. The lease only bounds how long
- * one is kept: what a kept descriptor writes to is checked on every use — the path must still name
- * the same file (device and inode), else it is closed and the path opened afresh, as without it (a
- * log removed and made again, or replaced, by anyone). Appends are O_APPEND: the bytes go to the
- * file's end wherever other writers left it, as through a fresh open.
+ * Log descriptors kept open under a lease (StoreBackend.withLock), by path: a capture and its settle
+ * in one process (a daemon's hook calls, an in-process agent loop), or the daemon's next hook call,
+ * append to the same log while the lock lingers, and each append walked the log's folders (an lstat
+ * per level), opened, fstat-ed and closed it. Closed when the lease ends (the lock released or lost:
+ * fs-lock.ts onLeaseEnd), so none outlives the lock. The lease only bounds how long one is kept: what
+ * a kept descriptor writes to is checked on every use — the path must still name the same file
+ * (device and inode), else it is closed and the path opened afresh, as without it (a log removed and
+ * made again, or replaced, by anyone). Appends are O_APPEND: the bytes go to the file's end wherever
+ * other writers left it, as through a fresh open; each is fsynced as before.
  */
 const keptLogs = {
   byLease: new WeakMap<object, Map<string, OpenLog>>(),
