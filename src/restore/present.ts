@@ -78,16 +78,47 @@ export async function readPresent(root: string, rel: string, maxBytes: number, k
   try {
     chain = await checkParentChain(root, rel);
   } catch (err) {
-    return { path: rel, state: 'skipped', why: `unreadable: ${(err as NodeJS.ErrnoException).code ?? String(err)}` };
+    return unreadableChain(rel, err);
   }
+  return readChecked(root, rel, chain, maxBytes, kept);
+}
+
+function unreadableChain(rel: string, err: unknown): PresentImage {
+  return { path: rel, state: 'skipped', why: `unreadable: ${(err as NodeJS.ErrnoException).code ?? String(err)}` };
+}
+
+/** readPresent once `rel`'s parent chain has been checked. */
+function readChecked(root: string, rel: string, chain: ParentChain, maxBytes: number, kept?: KeptContent): Promise<PresentImage> | PresentImage {
   if (!chain.ok) return { path: rel, state: 'skipped', why: chain.why, at: chain.at };
   if (chain.missing.length > 0) return { path: rel, state: 'absent' };
   return readImage(join(root, rel), rel, { maxBytes, onContent: kept?.keeper(rel) });
 }
 
+/** Paths whose parent chains are checked in one run before their reads (readPresentImages). */
+const PRESENT_SLICE = 32;
+
+/**
+ * readPresent of each of `paths`, 16 reads in flight. The chains of a slice of 32 paths are checked
+ * in one synchronous run (checkParentChainsSync: a folder shared by several is lstat-ed once, not once
+ * per path), right before that slice's reads; two slices are read at once. A folder swapped for a
+ * symlink after its check can still be read through, as with one check per path right before each
+ * read (a thread-pool round trip lay between them too): what is read here only plans, and every act
+ * that follows checks again (the recovery capture's chains, its kept bytes used only for the same
+ * inode, placing's chain before each act).
+ */
 export async function readPresentImages(root: string, paths: readonly string[], maxBytes: number, kept?: KeptContent): Promise<Map<string, PresentImage>> {
-  const images = await mapLimit(paths, 16, (p) => readPresent(root, p, maxBytes, kept));
-  return new Map(images.map((i) => [i.path, i]));
+  const slices: string[][] = [];
+  for (let i = 0; i < paths.length; i += PRESENT_SLICE) slices.push(paths.slice(i, i + PRESENT_SLICE));
+  const read = await mapLimit(slices, 2, async (slice) => {
+    let chains: ParentChain[] | undefined;
+    try {
+      chains = checkParentChainsSync(root, slice);
+    } catch {
+      // A folder that cannot be looked at (EACCES above it): each path on its own, as readPresent does.
+    }
+    return mapLimit(slice, 8, async (rel, k) => (chains ? readChecked(root, rel, chains[k]!, maxBytes, kept) : readPresent(root, rel, maxBytes, kept)));
+  });
+  return new Map(read.flat().map((i) => [i.path, i]));
 }
 
 /** Maps with at most `limit` calls in flight; results in input order; the first failure rejects. */
