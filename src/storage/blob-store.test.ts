@@ -187,6 +187,28 @@ describe('blob store: packs', () => {
     await expect(reader.get(sha(text(23)), reads)).rejects.toThrow(code('BLOB_NOT_FOUND'));
   });
 
+  it('reads a packed blob through held packs without looking for its loose name; a loose repair in front of a damaged packed copy still wins', async () => {
+    const { data } = await packOf(30, 31);
+    const backend = createFsBackend({ dir });
+    const looseReads: string[] = [];
+    const counted = { ...backend, read: (key: string) => (key.startsWith('blobs/') && looseReads.push(key), backend.read(key)) } as typeof backend;
+    const reader = createBlobStore({ backend: counted });
+    let reads = reader.openReads();
+    expect((await reader.get(sha(text(30)), reads)).equals(text(30))).toBe(true);
+    expect(looseReads).toEqual([]);
+    reads.close();
+    // The packed copy of 31 damaged, a good loose copy written in front of it (as put repairs).
+    const bytes = await fs.readFile(data);
+    bytes[bytes.length - 2] = (bytes[bytes.length - 2] as number) ^ 0x10;
+    await fs.writeFile(data, bytes);
+    expect((await store.put(text(31))).created).toBe(true);
+    reads = reader.openReads();
+    expect((await reader.get(sha(text(31)), reads)).equals(text(31))).toBe(true);
+    expect(looseReads).toEqual([looseKey(sha(text(31)))]);
+    expect((await reader.get(sha(text(30)), reads)).equals(text(30))).toBe(true);
+    reads.close();
+  });
+
   it('rewritePack drops dead blobs and keeps live ones readable', async () => {
     const writer = store.createPackWriter();
     const ids = [];

@@ -234,6 +234,14 @@ export function createBlobStore(options: BlobStoreOptions): BlobStore {
   /** The raw bytes, verified; BLOB_NOT_FOUND / BLOB_CORRUPT (see BlobStore.get). */
   async function get(id: string, reads?: PackReads): Promise<Buffer> {
     assertBlobId(id);
+    // Through held packs the packed copy is tried first (no failed open of the loose name per packed
+    // blob): bytes that hash to the id are the content whichever copy holds them, and a damaged packed
+    // copy — one a loose repair stands in front of — fails its check and is read as below, loose first.
+    if (reads) {
+      const held = await packs.locate(id, 'never');
+      const raw = held && (await readThroughHeld(reads, id, held));
+      if (raw) return raw;
+    }
     const loose = await backend.read(looseKey(id));
     if (loose) return decodeVerified(id, loose, 'loose');
     for (let attempt = 0; attempt < 3; attempt++) {
