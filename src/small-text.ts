@@ -18,8 +18,11 @@ export function readSmallText(abs: string, options: { follow?: boolean } = {}): 
   return readRegularFile(abs, { ...options, maxBytes: MAX_TEXT_BYTES })?.toString('utf8');
 }
 
-/** The bytes of `abs` when it is a regular file of at most `maxBytes`; undefined otherwise (see readSmallText). */
-export function readRegularFile(abs: string, options: { follow?: boolean; maxBytes: number }): Buffer | undefined {
+/**
+ * The bytes of `abs` when it is a regular file of at most `maxBytes` (with `prefix`, its first
+ * `maxBytes` whatever its size); undefined otherwise (see readSmallText).
+ */
+export function readRegularFile(abs: string, options: { follow?: boolean; maxBytes: number; prefix?: boolean }): Buffer | undefined {
   let fd: number;
   try {
     fd = openSync(abs, constants.O_RDONLY | constants.O_NONBLOCK | (options.follow ? 0 : (constants.O_NOFOLLOW ?? 0)));
@@ -28,8 +31,8 @@ export function readRegularFile(abs: string, options: { follow?: boolean; maxByt
   }
   try {
     const st = fstatSync(fd);
-    if (!st.isFile() || st.size > options.maxBytes) return undefined;
-    const buf = Buffer.allocUnsafe(st.size);
+    if (!st.isFile() || (st.size > options.maxBytes && !options.prefix)) return undefined;
+    const buf = Buffer.allocUnsafe(Math.min(st.size, options.maxBytes));
     let at = 0;
     // A file that grows while read is cut at its size when opened; one that shrinks ends early.
     while (at < buf.length) {

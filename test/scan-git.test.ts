@@ -318,6 +318,19 @@ describe('a checkout that converts content (found 2026-12-06)', () => {
     expect(await scan(w.session)).toMatchObject({ baseline: true, gitReferenced: 3, hashed: 0 });
   });
 
+  it("* text=auto: the files at their blob's size stay referenced (their bytes are the blob's), a CRLF one added is read", async () => {
+    const w = await world();
+    w.git('init', '-q');
+    await commitAndCheckOut(w, { '.gitattributes': '* text=auto\n', 'a.txt': 'one\ntwo\n', 'lib/b.js': 'b\n', 'c.dat': 'c\n', 'win.txt': 'one\r\ntwo\r\n' }, []);
+    expect(w.git('cat-file', 'blob', 'HEAD:win.txt')).toBe('one\ntwo\n');
+    const mine = await treeOf(w.root);
+    expect(await scan(w.session)).toMatchObject({ baseline: true, gitReferenced: 4, hashed: 1 });
+    await expectRestoredAfter(w, mine, async () => {
+      await w.write('win.txt', 'rewritten\n');
+      await w.write('a.txt', 'rewritten\n');
+    });
+  });
+
   // Found by test/scan-git-property.test.ts (2026-12-06): `git add` normalizes CRLF to LF under
   // `text=auto`, `text`, any `eol` or `core.autocrlf=input`: the work tree keeps CRLF, git's index
   // calls it clean, and the baseline referenced the LF blob (a restore gave back LF).
@@ -338,7 +351,9 @@ describe('a checkout that converts content (found 2026-12-06)', () => {
       expect(w.git('status', '--porcelain')).toBe('');
       expect(w.git('cat-file', 'blob', 'HEAD:a.txt')).toBe('one\ntwo\n');
       const mine = await treeOf(w.root);
-      expect((await scan(w.session)).gitReferenced).toBe(name.startsWith('*.txt') ? 1 : 0); // .gitattributes, unless named
+      // a.txt is read (its blob is smaller: CRLF stored as LF); .gitattributes, where there is one, holds
+      // its blob's bytes at its blob's size and stays referenced.
+      expect(await scan(w.session)).toMatchObject({ hashed: 1, gitReferenced: name.startsWith('core.') ? 0 : 1 });
       await expectRestoredAfter(w, mine, () => w.write('a.txt', 'rewritten\n'));
     });
   }

@@ -79,7 +79,10 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
   const dirPrev: number[] = [];
   const gitTable = input.git?.table;
   const gitIndexMtimeMs = input.git?.indexMtimeMs ?? 0;
-  const gitConverts = input.git?.converts;
+  const gitConversion = input.git?.conversion;
+  // Referenced files whose conversion only their blob's size rules out (line endings, $Id$): slots and ids.
+  const sizeSlots: number[] = [];
+  const sizeIds: Uint8Array[] = [];
   const gitObjects = input.gitObjects;
   const maxBytes = input.maxBytes ?? Infinity;
   let gitReferenced = 0;
@@ -201,14 +204,14 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
           if (name === '.gitattributes' && kind === KIND_FILE) attributeFiles.push(rel);
           if (gitTable !== undefined && kind === KIND_FILE && size <= maxBytes) {
             const j = gitNames !== undefined ? (gitNames.get(name) ?? -1) : gitTable.slotOf(rel);
-            if (
-              j >= 0 &&
-              gitTable.matches(j, size, st.mtimeMs, st.ctimeMs, st.ino, st.mode, gitIndexMtimeMs) &&
-              gitConverts?.(rel) !== true &&
-              gitObjects?.has(gitTable.bytes, gitTable.oidAt(j)) === true
-            ) {
+            const converted = j >= 0 && gitTable.matches(j, size, st.mtimeMs, st.ctimeMs, st.ino, st.mode, gitIndexMtimeMs) ? (gitConversion?.(rel) ?? null) : 'any';
+            if (converted !== 'any' && gitObjects?.has(gitTable.bytes, gitTable.oidAt(j)) === true) {
               next.setHashBytes(i, HASH_GIT, gitTable.bytes, gitTable.oidAt(j), 20);
               gitReferenced++;
+              if (converted === 'size') {
+                sizeSlots.push(i);
+                sizeIds.push(gitTable.bytes.subarray(gitTable.oidAt(j), gitTable.oidAt(j) + 20));
+              }
               return;
             }
           }
@@ -230,19 +233,26 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
     throw err;
   }
   for (const u of walk.unreadable) skipped.push(u);
+  // References the walk made before it knew better are read after all (a baseline: nothing before).
+  const unreference = (i: number): void => {
+    next.hashKind[i] = HASH_NONE;
+    gitReferenced--;
+    work.push(i);
+    workPrev.push(-1);
+    workAbs.push(`${root}/${next.paths[i] as string}`);
+  };
+  // Line endings or $Id$ converted (on checkout or on add): the file is not its blob's size.
+  if (sizeSlots.length > 0) {
+    const sizes = gitObjects!.objectSizes(sizeIds);
+    sizeSlots.forEach((i, k) => {
+      if (sizes[k] !== next.size[i]) unreference(i);
+    });
+  }
   // An untracked .gitattributes below the root converts the checkout of what lies below it too, and
-  // the walk may have referenced those files before it came to that name: they are read after all.
-  const converts = input.git && gitReferenced > 0 ? withUntrackedAttributes(input.git, attributeFiles).converts : undefined;
-  if (converts && converts !== gitConverts) {
-    for (let i = 0; i < next.count; i++) {
-      const rel = next.paths[i] as string;
-      if (next.hashKind[i] !== HASH_GIT || !converts(rel)) continue;
-      next.hashKind[i] = HASH_NONE;
-      gitReferenced--;
-      work.push(i);
-      workPrev.push(-1); // a baseline: nothing before
-      workAbs.push(`${root}/${rel}`);
-    }
+  // the walk may have referenced those files before it came to that name.
+  const conversion = input.git && gitReferenced > 0 ? withUntrackedAttributes(input.git, attributeFiles).conversion : undefined;
+  if (conversion && conversion !== gitConversion) {
+    for (let i = 0; i < next.count; i++) if (next.hashKind[i] === HASH_GIT && conversion(next.paths[i] as string) === 'any') unreference(i);
   }
   return { next, seenPrev, work, workPrev, workAbs, skipped, scanned, ownerSeen, dirSlots, dirPrev, gitReferenced, attributeFiles, walk };
 }

@@ -48,13 +48,22 @@ const MAX_CONFIG_READS = 1000;
  * folders up to the top are read for untracked attribute files).
  */
 export function checkoutConversion(dirs: GitDirs, root: string, trackedAttributes: readonly TrackedFile[], env: Env = process.env): CheckoutConversion {
+  return checkoutConversions(dirs, root, trackedAttributes, env).any;
+}
+
+/**
+ * checkoutConversion (`any`), and within it `opaque`: the paths whose conversion a size check cannot
+ * rule out. Line endings (`text`, `eol`, `crlf`, `core.autocrlf`, `core.eol`) and `ident` always
+ * change a file's size when they change its bytes — a checkout only turns LF into CRLF and `$Id$`
+ * into `$Id: <id> $`, an add only the reverse — so a file of its blob's size holds its blob's bytes.
+ * A filter, a `working-tree-encoding` or a replace ref may write anything.
+ */
+export function checkoutConversions(dirs: GitDirs, root: string, trackedAttributes: readonly TrackedFile[], env: Env = process.env): { any: CheckoutConversion; opaque: CheckoutConversion } {
   const core = coreSettings(dirs, env);
-  if (core.unreadable) return 'all';
-  // `input` converts on `git add` (CRLF to LF), `true` both ways: a work-tree file may not hold its blob.
-  if (core.autocrlf !== undefined && (isTrue(core.autocrlf) || core.autocrlf.trim().toLowerCase() === 'input')) return 'all';
   // A replace ref makes a checkout write another object's bytes than the id the index records.
-  if (env.GIT_NO_REPLACE_OBJECTS === undefined && hasReplaceRefs(dirs.commondir)) return 'all';
-  if (core.eol?.toLowerCase() === 'crlf') return 'all';
+  if (core.unreadable || (env.GIT_NO_REPLACE_OBJECTS === undefined && hasReplaceRefs(dirs.commondir))) return { any: 'all', opaque: 'all' };
+  // `input` converts on `git add` (CRLF to LF), `true` both ways: a work-tree file may not hold its blob.
+  const lineEndings = (core.autocrlf !== undefined && (isTrue(core.autocrlf) || core.autocrlf.trim().toLowerCase() === 'input')) || core.eol?.toLowerCase() === 'crlf';
   const home = env.HOME ?? homedir();
   // Each source with the folder its patterns are relative to ('' : the top), and whether it lies in
   // the work tree (then, as git does, not read through a symlink).
@@ -91,10 +100,16 @@ export function checkoutConversion(dirs: GitDirs, root: string, trackedAttribute
       read.push({ base, lines: parsed.lines });
     }
   }
-  const converting = convertingMacros(macros);
+  const opaque = pathsNamed(read, macros, (t) => tokenConverts(t) === 'opaque');
+  return { any: lineEndings || opaque === 'all' ? 'all' : pathsNamed(read, macros, (t) => tokenConverts(t) !== false), opaque };
+}
+
+/** The paths the attribute lines with a token `converts` (directly or through a macro) name. */
+function pathsNamed(read: readonly { base: string; lines: AttributeLine[] }[], macros: ReadonlyMap<string, string[]>, converts: (token: string) => boolean): CheckoutConversion {
+  const converting = convertingMacros(macros, converts);
   const matchers: { base: string; matcher: Ignore }[] = [];
   for (const { base, lines } of read) {
-    const patterns = lines.filter((l) => l.tokens.some((t) => tokenConverts(t) || converting.has(t))).map((l) => l.pattern);
+    const patterns = lines.filter((l) => l.tokens.some((t) => converts(t) || converting.has(t))).map((l) => l.pattern);
     if (patterns.length === 0) continue;
     // A quoted or `!` pattern reads differently as a gitignore pattern: not matched, everything counts.
     if (patterns.some((pt) => pt === undefined || pt.startsWith('!'))) return 'all';
@@ -159,13 +174,13 @@ function parseAttributes(text: string): { lines: AttributeLine[]; macros: Map<st
   return { lines, macros };
 }
 
-/** Macro names whose definition sets a converting attribute, directly or through another macro. */
-function convertingMacros(macros: ReadonlyMap<string, string[]>): Set<string> {
+/** Macro names whose definition sets an attribute `converts` names, directly or through another macro. */
+function convertingMacros(macros: ReadonlyMap<string, string[]>, converts: (token: string) => boolean): Set<string> {
   const out = new Set<string>();
   for (let grew = true; grew; ) {
     grew = false;
     for (const [name, tokens] of macros) {
-      if (!out.has(name) && tokens.some((t) => tokenConverts(t) || out.has(t))) {
+      if (!out.has(name) && tokens.some((t) => converts(t) || out.has(t))) {
         out.add(name);
         grew = true;
       }
@@ -175,17 +190,18 @@ function convertingMacros(macros: ReadonlyMap<string, string[]>): Set<string> {
 }
 
 /**
- * True for an attribute token that converts on checkout or on `git add`: `text` (set or `auto`),
+ * Whether an attribute token converts on checkout or on `git add`, and how: `text` (set or `auto`),
  * any `eol` (it implies `text`) and the old `crlf` normalize CRLF to LF when a file is added, so a
- * CRLF file stays CRLF in the work tree, clean to git, with an LF blob.
+ * CRLF file stays CRLF in the work tree, clean to git, with an LF blob; they and `ident` change the
+ * size with the bytes (`size`). A filter or an encoding may write anything (`opaque`).
  */
-function tokenConverts(token: string): boolean {
+function tokenConverts(token: string): 'size' | 'opaque' | false {
   const eq = token.indexOf('=');
   const attr = (eq < 0 ? token : token.slice(0, eq)).toLowerCase();
   const value = eq < 0 ? undefined : token.slice(eq + 1);
-  if (attr === 'filter' || attr === 'working-tree-encoding') return value !== undefined;
-  if (attr === 'ident') return value === undefined;
-  return attr === 'eol' || attr === 'text' || attr === 'crlf';
+  if (attr === 'filter' || attr === 'working-tree-encoding') return value !== undefined && 'opaque';
+  if (attr === 'ident') return value === undefined && 'size';
+  return (attr === 'eol' || attr === 'text' || attr === 'crlf') && 'size';
 }
 
 function closingQuote(line: string): number {

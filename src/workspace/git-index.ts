@@ -7,7 +7,7 @@
 // repository's folders and objects are in git-repo.ts.
 import * as fs from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
-import { checkoutConversion, type TrackedFile } from './git-convert.js';
+import { checkoutConversions, type TrackedFile } from './git-convert.js';
 import { findGitDirs, type GitDirs } from './git-repo.js';
 import { readRegularFile, readSmallText } from '../small-text.js';
 
@@ -27,6 +27,9 @@ export interface GitIndexEntry {
   ino: number;
 }
 
+/** How a path may have been converted (GitIndex.conversion). */
+export type Converted = 'size' | 'any';
+
 export interface GitIndex {
   /** Folder holding `.git` (the work tree top). */
   top: string;
@@ -37,10 +40,12 @@ export interface GitIndex {
   /** mtime of the index file in ms: entries modified at or after it are "racily clean" and not trusted. */
   indexMtimeMs: number;
   /**
-   * True for a workspace-relative path a checkout may have converted (git-convert.ts): its bytes may
-   * not be its blob's, so it is never referenced. Absent when nothing converts.
+   * How a checkout or an add may have converted a workspace-relative path (git-convert.ts): `size`
+   * (line endings, `$Id$`: the file holds its blob's bytes exactly when it has the blob's size),
+   * `any` (a filter, an encoding, an untracked .gitattributes: never referenced); undefined when
+   * not at all. Absent when nothing converts.
    */
-  converts?: (rel: string) => boolean;
+  conversion?: (rel: string) => Converted | undefined;
 }
 
 /**
@@ -53,8 +58,8 @@ export interface GitIndex {
 export function withUntrackedAttributes(index: GitIndex, attributeFiles: readonly string[]): GitIndex {
   const folders = attributeFiles.filter((f) => f.includes('/') && index.table.slotOf(f) < 0).map((f) => f.slice(0, f.lastIndexOf('/') + 1));
   if (folders.length === 0) return index;
-  const converts = index.converts;
-  return { ...index, converts: (rel) => folders.some((d) => rel.startsWith(d)) || converts?.(rel) === true };
+  const conversion = index.conversion;
+  return { ...index, conversion: (rel) => (folders.some((d) => rel.startsWith(d)) ? 'any' : conversion?.(rel)) };
 }
 
 /**
@@ -242,10 +247,16 @@ function gitIndexOf(where: GitIndexLocation, data: Buffer, mtimeMs: number): Git
   const table = parseGitIndexTable(data, where.prefix);
   if (!table) return undefined;
   // A checkout that may convert content leaves files whose stat matches but whose bytes are not the blob's.
-  const conversion = checkoutConversion(where.dirs, where.root, table.attributeFiles);
-  if (conversion === 'all') return undefined;
+  const { any, opaque } = checkoutConversions(where.dirs, where.root, table.attributeFiles);
+  if (opaque === 'all') return undefined;
   const index: GitIndex = { top: where.dirs.top, objectsGitdir: where.dirs.commondir, table, indexMtimeMs: mtimeMs };
-  if (conversion !== 'none') index.converts = (rel) => conversion(where.prefix + rel);
+  if (any !== 'none') {
+    index.conversion = (rel) => {
+      const top = where.prefix + rel;
+      if (opaque !== 'none' && opaque(top)) return 'any';
+      return any === 'all' || any(top) ? 'size' : undefined;
+    };
+  }
   return index;
 }
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { blobId, deltaVarint, writePack } from '../../test/security/git-files.js';
+import { blobId, deltaVarint, git, makeSampleRepo, objectFiles, writePack } from '../../test/security/git-files.js';
 import { openGitObjects } from './git-objects.js';
 
 const made: string[] = [];
@@ -54,5 +54,30 @@ describe('an object with a corrupt copy and an intact one', () => {
     const t0 = performance.now();
     expect(openGitObjects(dir).readBlobs([x])).toEqual([undefined]);
     expect(performance.now() - t0).toBeLessThan(5_000);
+  });
+});
+
+describe('objectSizes', () => {
+  it("gives every blob's size as git does, from loose objects and packs (offset and ref deltas), without reading it", async () => {
+    for (const refDeltas of [false, true]) {
+      const dir = await mkdtemp(join(tmpdir(), 'ckpt-git-objects-'));
+      made.push(dir);
+      const repo = makeSampleRepo(join(dir, 'repo'), { commits: 6, refDeltas, loose: true });
+      const sizes = openGitObjects(join(repo.dir, '.git')).objectSizes(repo.allBlobs.map((id) => Buffer.from(id, 'hex')));
+      const expected = repo.allBlobs.map((id) => Number(git(repo.dir, 'cat-file', '-s', id).trim()));
+      expect(sizes).toEqual(expected);
+      const kinds = git(repo.dir, 'verify-pack', '-v', ...objectFiles(repo.dir).idx);
+      expect(kinds, 'some blobs are deltas').toMatch(/ blob +\d+ \d+ \d+ \d+ [0-9a-f]{40}/);
+    }
+  });
+
+  it('is undefined for a missing or malformed object, never a guess', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ckpt-git-objects-'));
+    made.push(dir);
+    const objects = join(dir, 'objects');
+    writePack(join(objects, 'pack'), 'a', [{ id: oid, type: 'ref', ref: 'ee'.repeat(20), data: Buffer.from([0x80]) }]);
+    fs.mkdirSync(join(objects, 'ab'), { recursive: true });
+    fs.writeFileSync(join(objects, 'ab', 'cd'.repeat(19)), Buffer.from('not zlib'));
+    expect(openGitObjects(dir).objectSizes([Buffer.from(oid, 'hex'), Buffer.from('ab' + 'cd'.repeat(19), 'hex'), Buffer.alloc(20, 7)])).toEqual([undefined, undefined, undefined]);
   });
 });

@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { inflateSync } from 'node:zlib';
-import { GitPack, MAX_READ_OBJECTS, type ExternalBase, type GitObject, type ReadBudget } from './git-pack.js';
+import { GitPack, inflatePrefix, MAX_READ_OBJECTS, type ExternalBase, type GitObject, type ReadBudget } from './git-pack.js';
 import { gitBlobId } from './git-repo.js';
 import { readRegularFile, readSmallText } from '../small-text.js';
 
@@ -29,6 +29,12 @@ export interface GitObjects {
   readBlob(oid: string): Promise<Buffer | undefined>;
   /** readBlob of each of `oids` (in that order), with every pack file opened once for the batch. */
   readBlobs(oids: readonly string[]): (Buffer | undefined)[];
+  /**
+   * The size of each object `raw` (20 bytes each) as its header says, without reading its content
+   * (GitPack.sizeOf, or a loose object's first bytes); undefined where it is missing or unreadable.
+   * Every pack file is opened once for the batch.
+   */
+  objectSizes(raws: readonly Uint8Array[]): (number | undefined)[];
   /**
    * Hands over the content of blob `oid` that the caller holds and has hashed to that id (a file the
    * scan just read): reads whose delta chain passes through it stop there (DESIGN §10 "Scans").
@@ -78,6 +84,19 @@ export function openGitObjects(commondir: string): GitObjects {
       return Promise.resolve(readBlobs([oid])[0]);
     },
     readBlobs,
+    objectSizes(raws) {
+      try {
+        return raws.map((raw) => {
+          for (const s of stores) {
+            const size = s.sizeOf(raw);
+            if (size !== undefined) return size;
+          }
+          return undefined;
+        });
+      } finally {
+        for (const s of stores) s.close();
+      }
+    },
     seedBlob(oid, data) {
       const raw = rawOid(oid);
       if (!raw) return false;
@@ -214,6 +233,23 @@ class ObjectDir {
     let seeded = false;
     for (const p of this.packList()) if (p.seed(raw, obj)) seeded = true;
     return seeded;
+  }
+
+  /** The object's size from the first pack that holds it, else from a loose copy's header. */
+  sizeOf(raw: Uint8Array): number | undefined {
+    for (const p of this.packList()) {
+      const size = p.sizeOf(raw);
+      if (size !== undefined) return size;
+    }
+    const hex = Buffer.from(raw).toString('hex');
+    // Never a FIFO or a device planted in an object's place (small-text.ts); the header is in the
+    // first bytes: zlib("<type> <size>\0...").
+    const head = readRegularFile(join(this.dir, hex.slice(0, 2), hex.slice(2)), { follow: true, maxBytes: 256, prefix: true });
+    if (head === undefined) return undefined;
+    const text = inflatePrefix(head);
+    const nul = text.indexOf(0);
+    const m = /^(blob|tree|commit|tag) (\d+)$/.exec(text.toString('latin1', 0, nul < 0 ? 0 : nul));
+    return m ? Number(m[2]) : undefined;
   }
 
   /** Closes the pack files reads left open. */

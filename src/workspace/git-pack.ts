@@ -5,7 +5,7 @@
 // loaded whole, so packs of any size work. Everything read is untrusted: sizes are checked against the
 // headers, inflation is capped, and the caller verifies the object's id.
 import * as fs from 'node:fs';
-import { inflateSync } from 'node:zlib';
+import { constants as zlibConstants, inflateSync } from 'node:zlib';
 
 export type GitObjectType = 'commit' | 'tree' | 'blob' | 'tag';
 export interface GitObject {
@@ -145,6 +145,25 @@ export class GitPack {
     return true;
   }
 
+  /**
+   * The size of object `raw` (20 bytes) without building it: a whole object's header says it, a
+   * delta's result size is the second number of its delta data (the first bytes inflated). Undefined
+   * when the object is not here or its entry cannot be read; the pack file stays open until close().
+   */
+  sizeOf(raw: Uint8Array): number | undefined {
+    const k = this.find(raw, 0);
+    if (k < 0) return undefined;
+    try {
+      const at = this.offsets()[k] as number;
+      const end = this.endOf(at);
+      if (!(at >= 12 && end > at && end <= this.packSize - 20)) return undefined;
+      this.fd ??= openRegular(this.packPath);
+      return entrySize(this.fd, at, end);
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Closes the pack file a read left open (reads of a batch share it); the next read opens it again. */
   close(): void {
     if (this.fd === undefined) return;
@@ -273,6 +292,59 @@ export class GitPack {
 function spend(budget: ReadBudget, bytes: number): void {
   budget.bytes += bytes;
   if (budget.bytes > MAX_READ_BYTES) throw new Error(`read of more than ${MAX_READ_BYTES} bytes (delta chain)`);
+}
+
+/** Bytes of an entry read for its size: the header, a delta's base reference and its data's first bytes. */
+const SIZE_PROBE_BYTES = 256;
+const SIZE_PROBE_MAX_BYTES = 1024;
+
+/** The size of the object whose pack entry spans [at, end) of `fd` (GitPack.sizeOf). */
+function entrySize(fd: number, at: number, end: number): number | undefined {
+  const probe = (len: number): Buffer => {
+    const buf = Buffer.allocUnsafe(Math.min(len, end - at));
+    return buf.subarray(0, fs.readSync(fd, buf, 0, buf.length, at));
+  };
+  let buf = probe(SIZE_PROBE_BYTES);
+  let pos = 0;
+  let c = buf[pos++] as number;
+  const type = (c >> 4) & 7;
+  let size = c & 15;
+  for (let shift = 4; c & 0x80; shift += 7) {
+    if (pos >= buf.length || shift > 49) return undefined;
+    c = buf[pos++] as number;
+    size += (c & 0x7f) * 2 ** shift;
+  }
+  if (type !== OFS_DELTA && type !== REF_DELTA) return TYPES[type] ? size : undefined;
+  if (type === REF_DELTA) pos += 20;
+  else while ((buf[pos++] as number) & 0x80) if (pos >= buf.length) return undefined;
+  // The delta data starts with two varints (source size, result size), at most 20 bytes: inflate
+  // the first bytes of its stream, more when they were not enough (a long block header). Inflation
+  // grows at most ~1,032-fold, so 1 KiB of input stays within inflatePrefix's bound.
+  let data = inflatePrefix(buf.subarray(pos));
+  if (data.length < 20 && buf.length < end - at) {
+    buf = probe(SIZE_PROBE_MAX_BYTES);
+    data = inflatePrefix(buf.subarray(pos));
+  }
+  let q = 0;
+  const varint = (): number | undefined => {
+    let v = 0;
+    for (let shift = 0; q < data.length && shift <= 49; shift += 7) {
+      const b = data[q++] as number;
+      v += (b & 0x7f) * 2 ** shift;
+      if (!(b & 0x80)) return v;
+    }
+    return undefined;
+  };
+  return varint() === undefined ? undefined : varint();
+}
+
+/** What the first bytes of a zlib stream inflate to (no error for a stream cut short); empty past 2 MiB. */
+export function inflatePrefix(compressed: Buffer): Buffer {
+  try {
+    return inflateSync(compressed, { finishFlush: zlibConstants.Z_SYNC_FLUSH, maxOutputLength: 2 * 1024 * 1024 });
+  } catch {
+    return Buffer.alloc(0);
+  }
 }
 
 /**
