@@ -183,7 +183,7 @@ describe('git readers on mutated real git files', () => {
     );
   });
 
-  it('packs, pack indexes and loose objects: has, readBlobs and seedBlob never throw, and every blob read hashes to its id', () => {
+  it('packs, pack indexes and loose objects: has, objectSizes, readBlobs and seedBlob never throw, and every blob read hashes to its id', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 2 }), fc.constantFrom('idx', 'idx-offset', 'pack', 'loose'), frac, mutation, idxOffset, (r, which, pick, m, offset) => {
         const repo = repos[r]!;
@@ -196,6 +196,10 @@ describe('git readers on mutated real git files', () => {
         try {
           const objects = openGitObjects(join(repo.dir, '.git'));
           bounded('has', () => repo.allBlobs.map((oid) => objects.hasHex(oid)));
+          // Sizes from the headers (a scan's check of line-ending conversions): a number or undefined.
+          for (const size of bounded('objectSizes', () => objects.objectSizes(repo.allBlobs.map((oid) => Buffer.from(oid, 'hex'))))) {
+            if (size !== undefined) expect(Number.isSafeInteger(size) && size >= 0).toBe(true);
+          }
           const read = bounded('readBlobs', () => objects.readBlobs(repo.allBlobs));
           read.forEach((data, k) => {
             if (data) expect(blobId(data)).toBe(repo.allBlobs[k]);
@@ -377,6 +381,7 @@ describe('hand-made hostile packs and alternates', () => {
       const store = openGitObjects(join(objects, '..'));
       const rss = process.memoryUsage().rss;
       expect(bounded('readBlobs', () => store.readBlobs([wanted, other]))).toEqual([undefined, undefined]);
+      bounded('objectSizes', () => store.objectSizes([Buffer.from(wanted, 'hex'), Buffer.from(other, 'hex')]));
       expect(bounded('seedBlob', () => store.seedBlob(blobOid, blob))).toBeTypeOf('boolean');
       expect(bounded('readBlobs after a seed', () => store.readBlobs([wanted]))).toEqual([undefined]);
       // The size cap (512 MiB per object) bounds what one read may allocate.
