@@ -318,6 +318,28 @@ describe('a checkout that converts content (found 2026-12-06)', () => {
     expect(await scan(w.session)).toMatchObject({ baseline: true, gitReferenced: 3, hashed: 0 });
   });
 
+  it('ident over a blob that holds an expanded $Id: the checkout rewrites it at the same size, so the file is read', async () => {
+    const w = await world();
+    w.git('init', '-q');
+    await w.write('a.c', `x $Id: ${'0123456789'.repeat(4)} $\n`);
+    // Many files checked out after a.c: git writes its index well after a.c (a later clock tick),
+    // so a.c's entry is not racily clean and keeps the stat of what the checkout wrote.
+    for (let k = 0; k < 800; k++) await w.write(`z/${k}.txt`, `${k}\n`);
+    w.git('add', '-A');
+    w.git('commit', '-q', '-m', 'c0');
+    await w.write('.gitattributes', '*.c ident\n');
+    w.git('add', '.gitattributes'); // a.c not again: its blob keeps the expanded id
+    w.git('commit', '-q', '-m', 'c1');
+    await w.remove('a.c');
+    await w.remove('z');
+    w.git('checkout', '--', '.');
+    const mine = await treeOf(w.root);
+    expect(mine['a.c']).toMatchObject({ content: `x $Id: ${w.git('rev-parse', 'HEAD:a.c').trim()} $\n` });
+    expect(Number(w.git('cat-file', '-s', 'HEAD:a.c'))).toBe(50); // the same size as the file
+    expect(await scan(w.session)).toMatchObject({ baseline: true });
+    await expectRestoredAfter(w, mine, () => w.write('a.c', 'rewritten\n'));
+  });
+
   it("* text=auto: the files at their blob's size stay referenced (their bytes are the blob's), a CRLF one added is read", async () => {
     const w = await world();
     w.git('init', '-q');

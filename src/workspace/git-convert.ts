@@ -53,10 +53,11 @@ export function checkoutConversion(dirs: GitDirs, root: string, trackedAttribute
 
 /**
  * checkoutConversion (`any`), and within it `opaque`: the paths whose conversion a size check cannot
- * rule out. Line endings (`text`, `eol`, `crlf`, `core.autocrlf`, `core.eol`) and `ident` always
- * change a file's size when they change its bytes — a checkout only turns LF into CRLF and `$Id$`
- * into `$Id: <id> $`, an add only the reverse — so a file of its blob's size holds its blob's bytes.
- * A filter, a `working-tree-encoding` or a replace ref may write anything.
+ * rule out. Line endings (`text`, `eol`, `crlf`, `core.autocrlf`, `core.eol`) always change a file's
+ * size when they change its bytes — a checkout only turns LF into CRLF, an add only CRLF into LF —
+ * so a file of its blob's size holds its blob's bytes. A filter, a `working-tree-encoding`, `ident`
+ * (an expanded `$Id: … $` in a blob is rewritten at the same size) or a replace ref may write
+ * anything.
  */
 export function checkoutConversions(dirs: GitDirs, root: string, trackedAttributes: readonly TrackedFile[], env: Env = process.env): { any: CheckoutConversion; opaque: CheckoutConversion } {
   const core = coreSettings(dirs, env);
@@ -192,15 +193,18 @@ function convertingMacros(macros: ReadonlyMap<string, string[]>, converts: (toke
 /**
  * Whether an attribute token converts on checkout or on `git add`, and how: `text` (set or `auto`),
  * any `eol` (it implies `text`) and the old `crlf` normalize CRLF to LF when a file is added, so a
- * CRLF file stays CRLF in the work tree, clean to git, with an LF blob; they and `ident` change the
- * size with the bytes (`size`). A filter or an encoding may write anything (`opaque`).
+ * CRLF file stays CRLF in the work tree, clean to git, with an LF blob; they change the size with
+ * the bytes (`size`). A filter, an encoding or `ident` may write other bytes of the same size
+ * (`opaque`).
  */
 function tokenConverts(token: string): 'size' | 'opaque' | false {
   const eq = token.indexOf('=');
   const attr = (eq < 0 ? token : token.slice(0, eq)).toLowerCase();
   const value = eq < 0 ? undefined : token.slice(eq + 1);
   if (attr === 'filter' || attr === 'working-tree-encoding') return value !== undefined && 'opaque';
-  if (attr === 'ident') return value === undefined && 'size';
+  // A blob may hold an expanded `$Id: <40 hex> $` (committed before the attribute applied): a
+  // checkout rewrites it with the blob's own id, at the same size.
+  if (attr === 'ident') return value === undefined && 'opaque';
   return (attr === 'eol' || attr === 'text' || attr === 'crlf') && 'size';
 }
 
