@@ -6,31 +6,21 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { blobId, makeSampleRepo, objectFiles, writePack, type PackEntry } from '../../test/security/git-files.js';
+import { blobId, deltaVarint, makeSampleRepo, objectFiles, writePack, type PackEntry } from '../../test/security/git-files.js';
 import { openGitObjects } from './git-objects.js';
 import { applyDelta, GitPack, MAX_READ_BYTES } from './git-pack.js';
 
-const varint = (n: number): Buffer => {
-  const out: number[] = [];
-  do {
-    let c = n % 128;
-    n = Math.floor(n / 128);
-    if (n > 0) c |= 0x80;
-    out.push(c);
-  } while (n > 0);
-  return Buffer.from(out);
-};
 
 describe('applyDelta', () => {
   it('refuses a result over the cap before allocating it (1-byte ops copying 64 KiB each)', () => {
     const source = Buffer.alloc(65536, 'x');
     const size = 600 * 1024 * 1024; // over the 512 MiB cap: ~9,600 one-byte copy ops
-    const delta = Buffer.concat([varint(source.length), varint(size), Buffer.alloc(size / 65536, 0x80)]);
+    const delta = Buffer.concat([deltaVarint(source.length), deltaVarint(size), Buffer.alloc(size / 65536, 0x80)]);
     const rss = process.memoryUsage().rss;
     expect(() => applyDelta(delta, source)).toThrow(/delta result of 629145600 bytes/);
     expect(process.memoryUsage().rss - rss).toBeLessThan(64 * 1024 * 1024);
-    expect(() => applyDelta(Buffer.concat([varint(65536), varint(2 * 65536), Buffer.from([0x80, 0x80])]), source, 65536)).toThrow(/delta result/);
-    expect(applyDelta(Buffer.concat([varint(65536), varint(2 * 65536), Buffer.from([0x80, 0x80])]), source).length).toBe(2 * 65536);
+    expect(() => applyDelta(Buffer.concat([deltaVarint(65536), deltaVarint(2 * 65536), Buffer.from([0x80, 0x80])]), source, 65536)).toThrow(/delta result/);
+    expect(applyDelta(Buffer.concat([deltaVarint(65536), deltaVarint(2 * 65536), Buffer.from([0x80, 0x80])]), source).length).toBe(2 * 65536);
   });
 });
 
@@ -64,7 +54,7 @@ describe('a delta chain', () => {
       const base = Buffer.alloc(65536, 'x');
       const mib = 1024 * 1024;
       const entries: PackEntry[] = [{ id: blobId(base), type: 'blob', data: base }];
-      for (let k = 1; k <= 20; k++) entries.push({ id: k.toString(16).padStart(40, '0'), type: 'ofs', ofs: k - 1, data: Buffer.concat([varint(k === 1 ? base.length : mib), varint(mib), Buffer.alloc(16, 0x80)]) });
+      for (let k = 1; k <= 20; k++) entries.push({ id: k.toString(16).padStart(40, '0'), type: 'ofs', ofs: k - 1, data: Buffer.concat([deltaVarint(k === 1 ? base.length : mib), deltaVarint(mib), Buffer.alloc(16, 0x80)]) });
       writePack(join(dir, 'pack'), 'x', entries);
       const pack = GitPack.open(join(dir, 'pack', 'pack-x.idx'))!;
       const top = Buffer.from((20).toString(16).padStart(40, '0'), 'hex');
