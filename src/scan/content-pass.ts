@@ -64,8 +64,8 @@ export function contentPass(input: ContentPassInput): { toRead: number[]; gitRef
         j >= 0 &&
         t.sameOid(j, prev!.hash, p * HASH_BYTES) &&
         t.matches(j, size, next.mtime[i] as number, next.ctime[i] as number, next.ino[i] as number, next.mode[i] as number, gitIndex.indexMtimeMs) &&
-        // Line endings and $Id$ change the size with the bytes: at the blob's size (the size it was
-        // referenced at), the file holds the blob's bytes; other conversions may write anything.
+        // Line endings change the size with the bytes: at the blob's size (the size it was referenced
+        // at), the file holds the blob's bytes; filters, encodings and ident may write anything.
         gitIndex.conversion?.(path) !== 'any' &&
         gitObjects()?.has(t.bytes, t.oidAt(j)) === true
       ) {

@@ -80,7 +80,7 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
   const gitTable = input.git?.table;
   const gitIndexMtimeMs = input.git?.indexMtimeMs ?? 0;
   const gitConversion = input.git?.conversion;
-  // Referenced files whose conversion only their blob's size rules out (line endings, $Id$): slots and ids.
+  // Referenced files whose conversion only their blob's size rules out (line endings): slots and ids.
   const sizeSlots: number[] = [];
   const sizeIds: Uint8Array[] = [];
   const gitObjects = input.gitObjects;
@@ -204,7 +204,7 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
           if (name === '.gitattributes' && kind === KIND_FILE) attributeFiles.push(rel);
           if (gitTable !== undefined && kind === KIND_FILE && size <= maxBytes) {
             const j = gitNames !== undefined ? (gitNames.get(name) ?? -1) : gitTable.slotOf(rel);
-            const converted = j >= 0 && gitTable.matches(j, size, st.mtimeMs, st.ctimeMs, st.ino, st.mode, gitIndexMtimeMs) ? (gitConversion?.(rel) ?? null) : 'any';
+            const converted = j >= 0 && gitTable.matches(j, size, st.mtimeMs, st.ctimeMs, st.ino, st.mode, gitIndexMtimeMs) ? gitConversion?.(rel) : 'any';
             if (converted !== 'any' && gitObjects?.has(gitTable.bytes, gitTable.oidAt(j)) === true) {
               next.setHashBytes(i, HASH_GIT, gitTable.bytes, gitTable.oidAt(j), 20);
               gitReferenced++;
@@ -241,7 +241,7 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
     workPrev.push(-1);
     workAbs.push(`${root}/${next.paths[i] as string}`);
   };
-  // Line endings or $Id$ converted (on checkout or on add): the file is not its blob's size.
+  // Line endings converted (on checkout or on add): the file is not its blob's size.
   if (sizeSlots.length > 0) {
     const sizes = gitObjects!.objectSizes(sizeIds);
     sizeSlots.forEach((i, k) => {
