@@ -335,7 +335,8 @@ function entrySize(fd: number, at: number, end: number): number | undefined {
     }
     return undefined;
   };
-  return varint() === undefined ? undefined : varint();
+  const sourceSize = varint();
+  return sourceSize === undefined ? undefined : varint();
 }
 
 /** What the first bytes of a zlib stream inflate to (no error for a stream cut short); empty past 2 MiB. */
