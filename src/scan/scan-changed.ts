@@ -205,6 +205,9 @@ function expand(touched: ReadonlySet<string>, prev: ScanIndex, owners: ReadonlyM
     if (st === 'unreadable') throw new Decline('unreadable');
     const isDir = st !== undefined && st.isDirectory();
     if (rules.isIgnoredPath(path, isDir)) {
+      // git reads attributes whatever its ignore rules say; only the full scan's walk notes an ignored
+      // one (scan-walk.ts), so that what lies below it is not referenced.
+      if (path === '.gitattributes' || path.endsWith('/.gitattributes')) throw new Decline('ignored attributes');
       // As in the full scan: an ignored path ckpt knows (a tool captured it by name) that is gone was
       // deleted (found by the watched-scan property test under load, then every run with its example).
       if (st === undefined && (prev.slotOf(path) >= 0 || owners.has(path))) add(path);

@@ -233,6 +233,9 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
     throw err;
   }
   for (const u of walk.unreadable) skipped.push(u);
+  // git reads attributes from the work tree whatever its ignore rules say: an ignored .gitattributes
+  // converts a checkout below it like any other.
+  for (const f of walk.ignoredFiles) if (f === '.gitattributes' || f.endsWith('/.gitattributes')) attributeFiles.push(f);
   // References the walk made before it knew better are read after all (a baseline: nothing before).
   const unreference = (i: number): void => {
     next.hashKind[i] = HASH_NONE;
