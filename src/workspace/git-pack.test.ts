@@ -69,3 +69,41 @@ describe('a delta chain', () => {
     }
   });
 });
+
+describe('a pack index whose fanout claims more than its file holds', () => {
+  it('a sparse id table is refused after its first chunk (it allocated the whole claimed table, 1.3 GiB here); a flipped id byte spoils one entry', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ckpt-git-pack-'));
+    try {
+      const repo = makeSampleRepo(dir, { commits: 2 });
+      const idx = objectFiles(dir).idx[0] as string;
+      const real = Buffer.from(fs.readFileSync(idx));
+      fs.chmodSync(idx, 0o644);
+      // A flipped first byte of one id: that entry is not found, the others are.
+      const flipped = Buffer.from(real);
+      flipped[8 + 1024] = (flipped[8 + 1024] as number) ^ 0xff;
+      fs.writeFileSync(idx, flipped);
+      const read = openGitObjects(join(dir, '.git')).readBlobs(repo.allBlobs);
+      expect(read.filter((b) => b !== undefined).length).toBeGreaterThanOrEqual(repo.allBlobs.length - 1);
+      // 64 M entries claimed (all in the last bucket), the file extended to their size with a hole.
+      const count = 64 * 1024 * 1024;
+      const head = Buffer.alloc(8 + 1024);
+      real.copy(head, 0, 0, 8);
+      head.writeUInt32BE(count, 8 + 255 * 4);
+      fs.writeFileSync(idx, head);
+      fs.truncateSync(idx, 8 + 1024 + count * 28 + 40);
+      const sizes: number[] = [];
+      const alloc = Buffer.allocUnsafe;
+      Buffer.allocUnsafe = (n: number) => (sizes.push(n), alloc(n));
+      let pack: GitPack | undefined;
+      try {
+        pack = GitPack.open(idx);
+      } finally {
+        Buffer.allocUnsafe = alloc;
+      }
+      expect(pack).toBeUndefined();
+      expect(Math.max(...sizes)).toBeLessThanOrEqual(2 * 1024 * 1024);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -43,6 +43,36 @@ export type ExternalBase = (raw: Buffer, budget: ReadBudget) => GitObject | unde
 /** Bytes of rebuilt delta bases kept per pack. */
 const BASE_CACHE_BYTES = 32 * 1024 * 1024;
 
+/** Bytes of a pack index's id table read (and checked) at a time. */
+const ID_CHUNK_BYTES = 1 << 20;
+
+/**
+ * A pack index's id table (`count` entries of `stride` bytes, the id at `idAt` in each), read a chunk
+ * at a time. A real table is dense, sorted data: each id's first byte is its fanout bucket. A chunk
+ * where most are not is no table (a sparse file's zeros, garbage): undefined, before the rest is
+ * read — so what one index makes a scan allocate is bounded by what its file really holds, not by
+ * the count its fanout claims. A few bad entries (a flipped byte) only spoil themselves (`find`).
+ */
+function readIdTable(fd: number, at: number, fanout: Uint32Array, stride: number, idAt: number): Buffer | undefined {
+  const count = fanout[255] as number;
+  const perChunk = Math.max(1, Math.floor(ID_CHUNK_BYTES / stride));
+  const chunks: Buffer[] = [];
+  let bucket = 0;
+  for (let from = 0; from < count; from += perChunk) {
+    const n = Math.min(perChunk, count - from);
+    const chunk = Buffer.allocUnsafe(n * stride);
+    if (fs.readSync(fd, chunk, 0, chunk.length, at + from * stride) !== chunk.length) return undefined;
+    let misplaced = 0;
+    for (let k = 0; k < n; k++) {
+      while ((fanout[bucket] as number) <= from + k) bucket++;
+      if (chunk[k * stride + idAt] !== bucket) misplaced++;
+    }
+    if (misplaced * 2 > n) return undefined;
+    chunks.push(chunk);
+  }
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, count * stride);
+}
+
 export class GitPack {
   /** Offsets in pack order (sorted), for each object's end; read with `byIndex` on the first object read. */
   private sortedOffsets: Float64Array | undefined;
@@ -79,8 +109,8 @@ export class GitPack {
       const count = fanout[255] as number;
       // v2: ids, CRCs, offsets (+ large offsets), two checksums; v1: (offset, id) pairs, two checksums.
       if (size < fanAt + 1024 + count * (v2 ? 28 : 24) + 40) return undefined;
-      const ids = Buffer.allocUnsafe(count * (v2 ? 20 : 24));
-      if (fs.readSync(fd, ids, 0, ids.length, fanAt + 1024) !== ids.length) return undefined;
+      const ids = readIdTable(fd, fanAt + 1024, fanout, v2 ? 20 : 24, v2 ? 0 : 4);
+      if (!ids) return undefined;
       const packPath = idxPath.replace(/\.idx$/, '.pack');
       return new GitPack(packPath, fanout, ids, v2, idxPath, fs.statSync(packPath).size);
     } catch {
@@ -253,7 +283,8 @@ export class GitPack {
           const o = table.readUInt32BE(k * 4);
           if (o & 0x80000000) {
             if (!large) {
-              const size = Math.max(0, fs.fstatSync(fd).size - 40 - (at + n * 4));
+              // At most one 8-byte large offset per object, whatever size the file claims.
+              const size = Math.min(n * 8, Math.max(0, fs.fstatSync(fd).size - 40 - (at + n * 4)));
               large = Buffer.allocUnsafe(size);
               large = large.subarray(0, fs.readSync(fd, large, 0, size, at + n * 4));
             }
