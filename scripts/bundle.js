@@ -87,6 +87,7 @@ const ENTRIES = ['main.js', 'hook-main.js', 'scan-main.js', 'hook-client.js', 'h
 for (const name of ENTRIES) {
   const tmp = `${entries}/.${name}.${id}.tmp`;
   const target = `../builds/${id}/bundle/${name}`;
+  // bin/ckpt.js reads the .cjs line to find the file whose V8 code cache it keeps (requireEntry).
   const body = name.endsWith('.cjs') ? `module.exports = require('${target}');` : `export * from '${target}';`;
   await writeFile(tmp, `// The current build (scripts/bundle.js); rewritten by every build.\n${body}\n`);
   await rename(tmp, `${entries}/${name}`);

@@ -36,8 +36,10 @@ export async function scanViaDaemon(
   if (!target) return undefined;
   const token = await daemonToken(store.daemonCtx);
   const body = JSON.stringify({ workspace: session.workspaceRoot, tool });
-  // Loaded here, not with the module: most hook processes never talk to a daemon.
-  const { request } = await import('node:http');
+  // Loaded here, not with the module: most hook processes never talk to a daemon. getBuiltinModule
+  // (Node ≥ 20.16) where there is one: a hook entry run from V8's code cache (bin/ckpt.js) would
+  // need Node's experimental loader for an import().
+  const { request } = process.getBuiltinModule?.('node:http') ?? (await import('node:http'));
   const reply = await new Promise<{ status: number; text: string } | undefined>((resolve) => {
     const req = request(
       {
