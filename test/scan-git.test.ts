@@ -278,39 +278,28 @@ describe('a checkout that converts content (found 2026-12-06)', () => {
     expect(await w.read('a.txt')).toBe('replaced\n');
   });
 
-  it('an untracked .gitattributes below the root (git applies it on checkout): what lies below it is hashed', async () => {
-    const w = await world();
-    w.git('init', '-q');
-    await commitAndCheckOut(w, { 'sub/a.txt': 'one\ntwo\n', 'top.txt': 'top\n' }, []);
-    await w.write('sub/.gitattributes', '*.txt text eol=crlf\n');
-    await w.remove('sub/a.txt');
-    w.git('checkout', '--', 'sub/a.txt');
-    await settleGit(w, ['sub/a.txt']);
-    const mine = await treeOf(w.root);
-    expect(mine['sub/a.txt']).toMatchObject({ content: 'one\r\ntwo\r\n' });
-    expect(await scan(w.session)).toMatchObject({ baseline: true, gitReferenced: 1 });
-    await expectRestoredAfter(w, mine, () => w.write('sub/a.txt', 'rewritten\n'));
-  });
-
-  // The walk never lists an ignored file as content, but git reads attributes from the work tree
-  // whatever its ignore rules say: an ignored sub/.gitattributes converts sub/a.txt all the same.
-  it('an untracked .gitattributes that ignore rules hide converts the checkout all the same: what lies below it is hashed', async () => {
-    const w = await world();
-    w.git('init', '-q');
-    await commitAndCheckOut(w, { '.gitignore': '.gitattributes\n', 'sub/a.txt': 'one\ntwo\n', 'top.txt': 'top\n' }, []);
-    await w.write('sub/.gitattributes', '*.txt text eol=crlf\n');
-    await w.remove('sub/a.txt');
-    w.git('checkout', '--', 'sub/a.txt');
-    await settleGit(w, ['sub/a.txt']);
-    const mine = await treeOf(w.root);
-    expect(mine['sub/a.txt']).toMatchObject({ content: 'one\r\ntwo\r\n' });
-    expect(await scan(w.session)).toMatchObject({ baseline: true, gitReferenced: 2 });
-    await expectRestoredAfter(w, mine, () => w.write('sub/a.txt', 'rewritten\n'));
-    // A watched scan cannot see an ignored one: told of it, it leaves the look to the full scan.
-    await w.write('.gitattributes', '*.dat text\n');
-    const r = await scan(w.session, { changedPaths: async () => new Set(['.gitattributes']) });
-    expect(r.watched, 'the full scan answered').toBeUndefined();
-  });
+  // git reads attributes from the work tree whatever its ignore rules say: an ignored one converts
+  // the checkout too, though the walk never lists it as content.
+  for (const ignored of [false, true]) {
+    it(`an untracked .gitattributes below the root${ignored ? ' that ignore rules hide' : ''} (git applies it on checkout): what lies below it is hashed`, async () => {
+      const w = await world();
+      w.git('init', '-q');
+      await commitAndCheckOut(w, { ...(ignored ? { '.gitignore': '.gitattributes\n' } : {}), 'sub/a.txt': 'one\ntwo\n', 'top.txt': 'top\n' }, []);
+      await w.write('sub/.gitattributes', '*.txt text eol=crlf\n');
+      await w.remove('sub/a.txt');
+      w.git('checkout', '--', 'sub/a.txt');
+      await settleGit(w, ['sub/a.txt']);
+      const mine = await treeOf(w.root);
+      expect(mine['sub/a.txt']).toMatchObject({ content: 'one\r\ntwo\r\n' });
+      expect(await scan(w.session)).toMatchObject({ baseline: true, gitReferenced: ignored ? 2 : 1 });
+      await expectRestoredAfter(w, mine, () => w.write('sub/a.txt', 'rewritten\n'));
+      if (!ignored) return;
+      // A watched scan cannot see an ignored one: told of it, it leaves the look to the full scan.
+      await w.write('.gitattributes', '*.dat text\n');
+      const r = await scan(w.session, { changedPaths: async () => new Set(['.gitattributes']) });
+      expect(r.watched, 'the full scan answered').toBeUndefined();
+    });
+  }
 
   for (const watched of [false, true]) {
     it(`the same made after the baseline, then a checkout: the next ${watched ? 'watched ' : ''}scan reads what the checkout converted`, async () => {
