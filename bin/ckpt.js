@@ -140,7 +140,8 @@ async function run() {
     // A restore flushes every file it writes and every folder it touches at once, and ext4 folds
     // concurrent fsyncs into shared journal commits — but libuv's 4 threads let only 4 wait at a time
     // (600 fsyncs: ~70 ms with 4 threads, ~30 with 32 on this machine). Set before the thread pool
-    // starts (the hook and scan entries above never get here); the user's own setting wins.
+    // starts; a hook or an exact scan, answered above, keeps Node's 4 (64 threads take ~2 ms to
+    // start). The user's own setting wins.
     process.env.UV_THREADPOOL_SIZE ??= '32';
     const { main } = await import(code('main.js', 'cli/main.js'));
     process.exitCode = await main(argv);
