@@ -12,8 +12,7 @@
 // fsynced by its path instead. Both commit only after the flush.
 //
 // CKPT_PROPERTY_RUNS raises the number of runs (each variant, and their length) for a long local run.
-import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
-import { createHash } from 'node:crypto';
+import { chmod, mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -24,6 +23,7 @@ import { runWithFlushSeam } from './reliability/flush-seam-run.js';
 import type { FlushSeamConfig, FlushSeamReport } from './reliability/flush-seam.js';
 import { MAIN } from './reliability/scenarios.js';
 import { clear, lstatOf } from './helpers/tree-ops.js';
+import { strictTreeOf, type StrictTree } from './helpers/strict-tree.js';
 
 const PATHS = ['a', 'b', 'a/x', 'a/y', 'a/x/deep', 'b/z', 'c', 'c/d/e', 'e'];
 const CONTENTS = ['', 'one', 'two\n', 'x'.repeat(300)];
@@ -57,26 +57,10 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('restore' as const), pick: fc.nat(), undo: fc.boolean() }) },
 );
 
-type Entry = { type: 'file'; mode: number; sha: string } | { type: 'symlink'; target: string } | { type: 'dir'; mode: number };
-type Tree = Record<string, Entry>;
+type Tree = StrictTree;
 
-/** Every entry under `dir`, nothing followed: files by bytes and mode, symlinks by target, folders by mode. */
-async function treeOf(dir: string): Promise<Tree> {
-  const out: Tree = {};
-  async function walk(rel: string): Promise<void> {
-    for (const name of (await readdir(join(dir, rel))).sort()) {
-      const r = rel ? `${rel}/${name}` : name;
-      const info = await lstat(join(dir, r));
-      if (info.isSymbolicLink()) out[r] = { type: 'symlink', target: await readlink(join(dir, r)) };
-      else if (info.isDirectory()) {
-        out[r] = { type: 'dir', mode: info.mode & 0o7777 };
-        await walk(r);
-      } else out[r] = { type: 'file', mode: info.mode & 0o7777, sha: createHash('sha256').update(await readFile(join(dir, r))).digest('hex') };
-    }
-  }
-  await walk('');
-  return out;
-}
+/** Every entry under `dir`, nothing followed (strict-tree.ts). */
+const treeOf = (dir: string): Promise<Tree> => strictTreeOf(dir);
 
 /** Files of `to` that differ from `from`: a restore from `from` to `to` writes each. */
 function filesWritten(from: Tree, to: Tree): string[] {

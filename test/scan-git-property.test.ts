@@ -22,15 +22,15 @@
 // CKPT_PROPERTY_RUNS raises the number of runs per variant; CKPT_PROPERTY_SEED (with _PATH) replays one;
 // CKPT_PROPERTY_STATS=1 prints how many points were restored and files referenced by blob id.
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, lstatSync } from 'node:fs';
-import { chmod, lstat, mkdir, readdir, readFile, readlink, rename, utimes } from 'node:fs/promises';
+import { chmod, mkdir, rename, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { restore } from '../src/restore/index.js';
 import { scan } from '../src/scan/index.js';
 import { makeScanWorld, type ScanWorld } from './fixtures/scan-world.js';
+import { strictTreeOf, type StrictTree } from './helpers/strict-tree.js';
 
 const PATHS = ['a.txt', 'b.dat', 'd/c.txt', 'd/e/f.txt', 'g/h.bin'];
 const CONTENTS: { name: string; bytes: Buffer }[] = [
@@ -151,31 +151,10 @@ const preludeArb: fc.Arbitrary<Prelude> = fc.record({
   sub: fc.constantFrom(...ATTRS),
 });
 
-type Entry = { type: 'file'; mode: number; sha: string; bytes: string } | { type: 'symlink'; target: string } | { type: 'dir'; mode: number };
-type Tree = Record<string, Entry>;
+type Tree = StrictTree;
 
-/** Every entry under `dir` but .git, nothing followed: files by bytes and mode, symlinks by target, folders by mode. */
-async function treeOf(dir: string): Promise<Tree> {
-  const out: Tree = {};
-  async function walk(rel: string): Promise<void> {
-    for (const name of (await readdir(join(dir, rel))).sort()) {
-      const r = rel ? `${rel}/${name}` : name;
-      if (r === '.git') continue;
-      const info = await lstat(join(dir, r));
-      if (info.isSymbolicLink()) out[r] = { type: 'symlink', target: await readlink(join(dir, r)) };
-      else if (info.isDirectory()) {
-        out[r] = { type: 'dir', mode: info.mode & 0o7777 };
-        await walk(r);
-      } else {
-        const bytes = await readFile(join(dir, r));
-        // JSON of the bytes keeps a failure readable (CRLF shows as \r\n).
-        out[r] = { type: 'file', mode: info.mode & 0o7777, sha: createHash('sha1').update(bytes).digest('hex').slice(0, 10), bytes: JSON.stringify(bytes.toString('latin1')) };
-      }
-    }
-  }
-  await walk('');
-  return out;
-}
+/** Every entry under `dir`, nothing followed (strict-tree.ts). */
+const treeOf = (dir: string): Promise<Tree> => strictTreeOf(dir, { skip: ['.git'], bytes: true });
 
 /** Whether anything (a dangling symlink too) is at `abs`. */
 function lexists(abs: string): boolean {
