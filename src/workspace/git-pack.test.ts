@@ -10,6 +10,15 @@ import { blobId, deltaVarint, makeSampleRepo, objectFiles, writePack, type PackE
 import { openGitObjects } from './git-objects.js';
 import { applyDelta, GitPack, MAX_READ_BYTES } from './git-pack.js';
 
+/** Runs `fn` in a new temp folder, removed afterwards. */
+async function inTempDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'ckpt-git-pack-'));
+  try {
+    await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
 
 describe('applyDelta', () => {
   it('refuses a result over the cap before allocating it (1-byte ops copying 64 KiB each)', () => {
@@ -26,8 +35,7 @@ describe('applyDelta', () => {
 
 describe('a pack index with a bad large offset', () => {
   it('spoils that entry only: the other objects read, and seedBlob answers instead of throwing (every scan seeding failed INTERNAL)', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'ckpt-git-pack-'));
-    try {
+    await inTempDir(async (dir) => {
       const repo = makeSampleRepo(dir, { commits: 2 });
       const idx = objectFiles(dir).idx[0] as string;
       const data = Buffer.from(fs.readFileSync(idx));
@@ -40,16 +48,13 @@ describe('a pack index with a bad large offset', () => {
       expect(read.filter((b) => b !== undefined).length).toBeGreaterThanOrEqual(repo.allBlobs.length - 1);
       read.forEach((b, k) => b && expect(blobId(b)).toBe(repo.allBlobs[k]));
       for (const [k, oid] of repo.allBlobs.entries()) expect(objects.seedBlob(oid, read[k] ?? Buffer.alloc(0))).toBeTypeOf('boolean');
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 
 describe('a delta chain', () => {
   it('stops when one read has inflated and rebuilt MAX_READ_BYTES, its whole chain counted (4,095 levels of 512 MiB took hours)', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'ckpt-git-pack-'));
-    try {
+    await inTempDir(async (dir) => {
       // 20 levels, each rebuilding 1 MiB from its base with 16 one-byte copy ops.
       const base = Buffer.alloc(65536, 'x');
       const mib = 1024 * 1024;
@@ -64,16 +69,13 @@ describe('a delta chain', () => {
       expect(() => fresh.read(top, () => undefined, { bytes: MAX_READ_BYTES - 10 * mib, objects: 0 })).toThrow(/read of more than|delta result of/);
       fresh.close();
       pack.close();
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 
 describe('a pack index whose fanout claims more than its file holds', () => {
   it('a sparse id table is refused after its first chunk (it allocated the whole claimed table, 1.3 GiB here); a flipped id byte spoils one entry', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'ckpt-git-pack-'));
-    try {
+    await inTempDir(async (dir) => {
       const repo = makeSampleRepo(dir, { commits: 2 });
       const idx = objectFiles(dir).idx[0] as string;
       const real = Buffer.from(fs.readFileSync(idx));
@@ -102,8 +104,6 @@ describe('a pack index whose fanout claims more than its file holds', () => {
       }
       expect(pack).toBeUndefined();
       expect(Math.max(...sizes)).toBeLessThanOrEqual(2 * 1024 * 1024);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
