@@ -14,10 +14,10 @@
 // checkouts and commits, git's index racily clean or smudged); and settled with `core.autocrlf`,
 // `info/attributes` and an untracked top `.gitattributes` changed between scans. Scans are full,
 // full with the index rewritten, or watched (told the paths a watcher would have seen).
-// Not generated (documented residuals, DESIGN §10 "a checkout that converts content" — Left): rules
+// The prelude may also leave an untracked `g/.gitattributes` (ignored, or not) that no commit holds.
+// Not generated (a documented residual, DESIGN §10 "a checkout that converts content" — Left): rules
 // that changed between a checkout and the baseline (the rules of the moment of the checkout are
-// unknown; here every rule is set before the first commit and its checkout), and an untracked
-// `.gitattributes` below the workspace root (d/.gitattributes is always staged when written).
+// unknown; here every rule is set before the first commit and its checkout).
 //
 // CKPT_PROPERTY_RUNS raises the number of runs per variant; CKPT_PROPERTY_SEED (with _PATH) replays one;
 // CKPT_PROPERTY_STATS=1 prints how many points were restored and files referenced by blob id.
@@ -91,6 +91,12 @@ interface Prelude {
   autocrlf: 'unset' | 'true' | 'false' | 'input';
   info: string;
   topUntracked: string;
+  /**
+   * `g/.gitattributes` (`*.bin text eol=crlf`), never committed and never changed: untracked, or
+   * also ignored (.git/info/exclude) — git's checkout applies it either way; g/h.bin is then
+   * committed and checked out again through it.
+   */
+  below: '' | 'untracked' | 'ignored';
   /** Committed; those with `again` are checked out once more (through git's conversion), the others keep the bytes written. */
   files: { path: string; content: string; again: boolean }[];
   top: string;
@@ -146,6 +152,7 @@ const preludeArb: fc.Arbitrary<Prelude> = fc.record({
   autocrlf: fc.constantFrom('unset' as const, 'true' as const, 'false' as const, 'input' as const),
   info: fc.constantFrom('', '', '*.dat eol=crlf\n', '*.bin ident\n'),
   topUntracked: fc.constantFrom('', '', 'd/c.txt text eol=crlf\n'),
+  below: fc.constantFrom('' as const, '' as const, 'untracked' as const, 'ignored' as const),
   files: fc.uniqueArray(fc.record({ path, content: fc.constantFrom(...CONTENTS.map((c) => c.name)), again: fc.boolean() }), { selector: (f) => f.path, maxLength: PATHS.length }),
   top: fc.constantFrom(...ATTRS),
   sub: fc.constantFrom(...ATTRS),
@@ -212,8 +219,16 @@ async function runSequence(w: ScanWorld, git: boolean, settle: boolean, prelude:
       await w.write('.gitattributes', prelude!.topUntracked);
     }
   }
+  if (git && prelude!.below !== '') {
+    await w.write('g/.gitattributes', '*.bin text eol=crlf\n');
+    if (prelude!.below === 'ignored') await w.write('.git/info/exclude', 'g/.gitattributes\n');
+    // g/h.bin committed and checked out again through that rule (so the baseline meets a converted file).
+    const h = prelude!.files.find((f) => f.path === 'g/h.bin');
+    if (h) h.again = true;
+    else prelude!.files.push({ path: 'g/h.bin', content: 'lf', again: true });
+  }
   const attrsTracked = git && prelude!.topUntracked === '';
-  const addAll = () => tryGit(w, 'add', '-A', '--', '.', ...(attrsTracked ? [] : [':(exclude).gitattributes']));
+  const addAll = () => tryGit(w, 'add', '-A', '--', '.', ':(exclude)g/.gitattributes', ...(attrsTracked ? [] : [':(exclude).gitattributes']));
   if (git) {
     const { files, top, sub } = prelude!;
     for (const f of files) await w.write(f.path, CONTENTS.find((c) => c.name === f.content)!.bytes);
