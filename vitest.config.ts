@@ -37,7 +37,7 @@ export default defineConfig({
     // what a file leaves in process.env, the current folder and the umask. The long suites (kill
     // loops, soaks) stay isolated: few files, and each starts from a clean process.
     isolate: tier !== 'fast',
-    setupFiles: tier === 'fast' ? ['test/setup/process-state.ts'] : [],
+    setupFiles: ['test/setup/property-replay.ts', ...(tier === 'fast' ? ['test/setup/process-state.ts'] : [])],
     // Most tests wait on child processes and the disk, so more workers than cores keep a 2-core
     // machine busy (vitest's default is one fewer worker than cores: a single worker here). The fast
     // suite took 192 s with two and 160 s with three, back to back on a quiet 2-core machine

@@ -86,10 +86,7 @@ const daemonOp = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: 'kill' as const }) },
 );
 
-
 const RUNS = Number(process.env.CKPT_PROPERTY_RUNS ?? 5);
-// Replays a reported failure: CKPT_PROPERTY_SEED and CKPT_PROPERTY_PATH from fast-check's report.
-const REPLAY = process.env.CKPT_PROPERTY_SEED ? { seed: Number(process.env.CKPT_PROPERTY_SEED), path: process.env.CKPT_PROPERTY_PATH, endOnFailure: true } : {};
 
 /** The Claude session id of the n-th conversation of a run. */
 function sessionUuid(n: number): string {
@@ -115,14 +112,14 @@ async function apply(root: string, o: FsOp): Promise<void> {
 
 describe('the hook promise: restore N is the workspace at prompt N', () => {
   it('holds for random agent calls, failing tools, hand edits, restores and forks', async () => {
-    await fc.assert(fc.asyncProperty(fc.array(op, { minLength: 4, maxLength: 14 }), (ops) => runWorld(ops, false)), { numRuns: RUNS, ...REPLAY });
+    await fc.assert(fc.asyncProperty(fc.array(op, { minLength: 4, maxLength: 14 }), (ops) => runWorld(ops, false)), { numRuns: RUNS });
   }, Math.max(120_000, RUNS * 2_000));
 
   // Hooks answered by a daemon's store (CkptOptions.defer): owner records and content copies follow
   // the answers, run at random points or lost when the daemon is killed — after which scans by other
   // processes (its claim left, its process gone) catch the owner index up with the logs first.
   it('holds under a daemon whose work after its answers runs late or is lost to a kill', async () => {
-    await fc.assert(fc.asyncProperty(fc.array(daemonOp, { minLength: 4, maxLength: 16 }), (ops) => runWorld(ops, true)), { numRuns: RUNS, ...REPLAY });
+    await fc.assert(fc.asyncProperty(fc.array(daemonOp, { minLength: 4, maxLength: 16 }), (ops) => runWorld(ops, true)), { numRuns: RUNS });
   }, Math.max(120_000, RUNS * 2_000));
 });
 

@@ -19,7 +19,7 @@
 // that changed between a checkout and the baseline (the rules of the moment of the checkout are
 // unknown; here every rule is set before the first commit and its checkout).
 //
-// CKPT_PROPERTY_RUNS raises the number of runs per variant; CKPT_PROPERTY_SEED (with _PATH) replays one;
+// CKPT_PROPERTY_RUNS raises the number of runs per variant; CKPT_PROPERTY_SEED replays one (test/setup/property-replay.ts);
 // CKPT_PROPERTY_STATS=1 prints how many points were restored and files referenced by blob id.
 import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync } from 'node:fs';
@@ -384,7 +384,6 @@ async function checkRestores(w: ScanWorld, log: RunLog, order: number[]): Promis
 }
 
 const RUNS = Number(process.env.CKPT_PROPERTY_RUNS ?? 4);
-const replay = process.env.CKPT_PROPERTY_SEED ? { seed: Number(process.env.CKPT_PROPERTY_SEED), path: process.env.CKPT_PROPERTY_PATH, endOnFailure: true } : {};
 
 function variant(name: string, git: boolean, settle: boolean, rules = false): void {
   it(name, async () => {
@@ -401,7 +400,7 @@ function variant(name: string, git: boolean, settle: boolean, rules = false): vo
           await w.dirs.cleanup();
         }
       }),
-      { numRuns: RUNS, ...replay },
+      { numRuns: RUNS },
     );
     if (process.env.CKPT_PROPERTY_STATS) process.stderr.write(`${name} ${JSON.stringify(stats)}\n`);
     Object.assign(stats, { runs: 0, points: 0, gitReferenced: 0, scans: 0, watched: 0 });

@@ -181,7 +181,7 @@ describe('scan + restore property', () => {
           await w.dirs.cleanup();
         }
       }),
-      { numRuns: Number(process.env.SCAN_PROPERTY_RUNS ?? 25), ...(process.env.SCAN_PROPERTY_SEED ? { seed: Number(process.env.SCAN_PROPERTY_SEED), path: process.env.SCAN_PROPERTY_PATH, endOnFailure: true } : {}) },
+      { numRuns: Number(process.env.SCAN_PROPERTY_RUNS ?? 25) },
     );
   });
 });
