@@ -94,6 +94,8 @@ function apply(root: string, o: Op): void {
   } catch {}
 }
 
+const RUNS = Number(process.env.WATCHED_RUNS ?? 15);
+
 const shape = (r: ScanResult): unknown => ({
   recorded: r.tag !== null,
   files: r.files.map((f) => ({ path: f.path, change: f.change, state: f.state, blob: f.blob, mode: f.mode, target: f.target, bytes: f.bytes })),
@@ -145,7 +147,7 @@ describe('watched scan', () => {
         }
       }),
       {
-        numRuns: Number(process.env.WATCHED_RUNS ?? 15),
+        numRuns: RUNS,
         examples: [
           // An ignored file a tool captured by name (so ckpt knows it), then deleted: the full scan
           // records the deletion, so the watched scan must too.
@@ -158,5 +160,5 @@ describe('watched scan', () => {
       },
     );
     expect(watchedRounds).toBeGreaterThan(5);
-  }, 120_000);
+  }, Math.max(120_000, RUNS * 200));
 });

@@ -101,7 +101,7 @@ describe('session lifecycle vs a model', () => {
         await store.close?.();
       }),
       {
-        numRuns: 40,
+        numRuns: Number(process.env.CKPT_PROPERTY_RUNS ?? 40),
         // Found in CI: s5 forked from s1, s1 removed, a new s1 forked from s5 — a parent cycle by id.
         examples: [[[{ kind: 'create', id: 's1' }, { kind: 'fork', from: 's1', id: 's5' }, { kind: 'remove', id: 's1' }, { kind: 'fork', from: 's5', id: 's1' }, { kind: 'fork', from: 's1', id: 's1' }]]],
       },

@@ -189,6 +189,26 @@ describe.each(POLICIES)('scan index %s', (rewriteIndex) => {
     expect(await w.read('d/c.txt')).toBe('made while ignored');
   });
 
+  it('a file ignored by name beside files ckpt knows, then un-ignored: recorded once, not new, and kept by a restore to after (a seed of the watched-scan property test)', async () => {
+    const w = await world();
+    await w.write('a.txt', 'a');
+    await w.write('b.txt', 'b');
+    await scan(w.session, { rewriteIndex });
+    await w.write('.gitignore', 'b.txt\n');
+    await scan(w.session, { rewriteIndex });
+    await w.remove('.gitignore');
+    // Missed in its folder's block, the carried entry made this one scan record b.txt "created" and
+    // "deleted", ckpt took it for absent, and the next scan recorded it "created" once more.
+    const unignored = await scan(w.session, { rewriteIndex });
+    expect(unignored.files.filter((f) => f.path === 'b.txt').map((f) => [f.change, f.state])).toEqual([['modified', 'file']]);
+    const after = await startTurn(w.session);
+    expect((await scan(w.session, { rewriteIndex })).files).toEqual([]);
+    await w.write('a.txt', 'a2');
+    await scan(w.session, { rewriteIndex });
+    await restore(w.session, after.tag);
+    expect([await w.read('a.txt'), await w.read('b.txt')]).toEqual(['a', 'b']);
+  });
+
   it('F: the same operations give the same records whatever the racy window', async () => {
     const records: unknown[] = [];
     for (const racyMs of [0, 60_000]) {

@@ -93,18 +93,28 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
 
   // An unchanged folder lists its entries in the order the previous index recorded them (a folder's
   // children are one block of slots): the next slot of the block is checked first, then the block,
-  // and the path map (built lazily) only for large or unknown blocks.
+  // and the path map (built lazily) only for large or unknown blocks. A file carried while its name
+  // is ignored (scan-compare.ts) sits after every block, so a miss looks for it when the index has
+  // one — missed, its name un-ignored was recorded both "created" and "deleted" by one scan (a seed of
+  // the watched-scan property test: `b.txt` ignored, then un-ignored, beside files ckpt knew). It is
+  // known only where the rules changed: elsewhere its name is ignored still, and the walk tests a
+  // name against the rules only when it is not known.
   let blockStart = 0;
   let blockEnd = -1;
   let cursor = -1;
   let childStart = 0;
-  const knownSlot = (rel: string): number => {
-    if (blockEnd < 0) return prev!.slotOf(rel);
+  const carried = prev !== undefined && [...prev.why.values()].includes('ignored');
+  const bySlotMap = (rel: string, rulesChanged: boolean): number => {
+    const s = prev!.slotOf(rel);
+    return carried && s >= 0 && !rulesChanged && prev!.why.get(s) === 'ignored' ? -1 : s;
+  };
+  const knownSlot = (rel: string, rulesChanged: boolean): number => {
+    if (blockEnd < 0) return bySlotMap(rel, rulesChanged);
     const expected = cursor + 1;
     if (expected < blockEnd && prev!.paths[expected] === rel) return (cursor = expected);
-    if (blockEnd - blockStart > 256) return prev!.slotOf(rel);
+    if (blockEnd - blockStart > 256) return bySlotMap(rel, rulesChanged);
     for (let j = blockStart; j < blockEnd; j++) if (prev!.paths[j] === rel) return (cursor = j);
-    return -1;
+    return carried ? bySlotMap(rel, rulesChanged) : -1;
   };
   const dirPrevSlot: number[] = [];
   // For folders that cannot be listed (rare): every name ckpt knows, by folder, made on first need.

@@ -21,9 +21,10 @@ export interface WalkVisitor {
   leaveDir(token: number): void;
   /**
    * Slot of `rel` in what the caller already knows (its previous index), or -1. Known paths whose
-   * rules did not change since the previous walk are not tested against the ignore rules again.
+   * rules did not change since the previous walk (`rulesChanged` false) are not tested against the
+   * ignore rules again, so what the caller keeps of an ignored name is known only where they did.
    */
-  known(rel: string): number;
+  known(rel: string, rulesChanged: boolean): number;
   /**
    * A non-folder entry that is not ignored, with its lstat numbers at `stats[offset..offset+5)`
    * (size is UNREADABLE when lstat failed). `slot` is what known() returned; `name` is the last
@@ -167,7 +168,7 @@ export async function walkWorkspace(options: WalkOptions, visitor: WalkVisitor):
           result.ignoredDirs.push(rel);
           continue;
         }
-        const slot = visitor.known(rel);
+        const slot = visitor.known(rel, dirty);
         if (testAll && (dirty || slot < 0) && rules.ignored(frame, rel, true)) {
           result.ignoredDirs.push(rel);
           continue;
@@ -176,7 +177,7 @@ export async function walkWorkspace(options: WalkOptions, visitor: WalkVisitor):
         continue;
       }
       if (isStageName(name)) continue; // a concurrent restore's file in flight, never content (stage-name.ts)
-      const slot = visitor.known(rel);
+      const slot = visitor.known(rel, dirty);
       if (testAll && (dirty || slot < 0) && rules.ignored(frame, rel, false)) {
         result.ignoredFiles.push(rel);
         continue;
