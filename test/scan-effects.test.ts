@@ -2,7 +2,7 @@
 // and undone by a restore, ignore rules (never captured, never touched), the baseline shared by two
 // sessions, settles not recorded twice, the size cap, and the time budget.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { chmod, lstat, mkdir, readFile, rename, stat, utimes, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
@@ -348,6 +348,24 @@ describe('sharing, size cap, budget', () => {
     expect(cut.files).toEqual([]);
     const full = await scan(w.session);
     expect(full.files.map((f) => [f.path, f.change])).toEqual([['d1/f1.txt', 'deleted']]);
+  });
+
+  it('a scan cut short before the root keeps the rules ckpt knew: a folder ignored only then is not taken for "there before" (a seed of the scan property test)', async () => {
+    const w = await world();
+    await w.write('.gitignore', '*.log\n');
+    await scan(w.session);
+    await w.write('.gitignore', '*.log\ng/i/\n');
+    expect((await scan(w.session, { budgetMs: 0 })).pending).toEqual(['']);
+    await w.write('.gitignore', '*.log\n');
+    await w.write('g/i/j.txt', 'made after the point');
+    await startTurn(w.session);
+    await w.write('a.txt', 'a');
+    // The cut scan stored the rules it read but never applied: g/i/j.txt, born before the turn,
+    // was taken for a file there all along while ignored, and the restore kept it.
+    const r = await scan(w.session);
+    const back = await restore(w.session, r.tag!);
+    expect(back.skipped).toEqual([]);
+    expect(existsSync(w.at('g'))).toBe(false);
   });
 
   it('a baseline cut short: what it did not reach is adopted later as baseline, never recorded as created', async () => {
