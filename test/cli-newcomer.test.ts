@@ -202,6 +202,25 @@ describe('read-only commands in a folder ckpt never recorded (a new user trying 
   });
 });
 
+describe('the verbs a newcomer reaches for', () => {
+  it('`session create|ls|remove` and `workspace ls|remove` are `new`, `list` and `rm`; help names both; a typo suggests the alias', async () => {
+    const made = await ckpt(['session', 'create', '--title', 'first', '--json']);
+    expect(made.code, made.stderr).toBe(0);
+    const id = made.json().session.id as string;
+    expect((await ckpt(['session', 'ls', '--json'])).json().sessions.map((s: { id: string }) => s.id)).toEqual([id]);
+    expect((await ckpt(['workspace', 'ls', '--json'])).json().workspaces.map((w: { root: string }) => w.root)).toEqual([dirs.workspace]);
+    const help = (await ckpt(['session', '--help'])).stdout;
+    for (const usage of ['new|create [options]', 'list|ls [options]', 'rm|remove <id>']) expect(help).toContain(usage);
+    const typo = await ckpt(['session', 'crate']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('(Did you mean create?)');
+    expect((await ckpt(['session', 'remove', id])).code).toBe(0);
+    expect((await ckpt(['session', 'list', '--json'])).json().sessions).toEqual([]);
+    expect((await ckpt(['workspace', 'remove', '--yes', '--json'])).code).toBe(0);
+    expect((await ckpt(['workspace', 'list', '--json'])).json().workspaces).toEqual([]);
+  });
+});
+
 describe('a session of another workspace (README "Sharing a store": session fork SESSION --from-workspace WID)', () => {
   it('is named by a unique prefix there too; the fork says this folder was left alone and how to get the tree', async () => {
     await ckpt(['session', 'new', '--id', A]);

@@ -144,7 +144,7 @@ describe('help for a command that does not exist (newcomer probe)', () => {
     const sub = await ckpt(['help', 'session', 'lis', '--json']);
     expect(sub.code).toBe(2);
     expect(oneDocument(sub, 'stderr')).toMatchObject({
-      error: { code: 'INVALID_ARGUMENT', message: "unknown command 'lis'\n(Did you mean list?)", data: { usage: 'ckpt session --help' } },
+      error: { code: 'INVALID_ARGUMENT', message: "unknown command 'lis'\n(Did you mean one of list, ls?)", data: { usage: 'ckpt session --help' } },
     });
   });
 

@@ -12,6 +12,8 @@ export type OptionSpec = Option | readonly [flags: string, description: string, 
 export interface CommandSpec {
   /** The name and its arguments, as commander takes them: `restore <tag> [paths...]`. */
   use: string;
+  /** Other names a newcomer reaches for (`session create` for `session new`): help shows them as `new|create`. */
+  aliases?: readonly string[];
   description: string;
   /** In the order the help lists them. */
   options?: readonly OptionSpec[];
@@ -37,6 +39,7 @@ export interface CommandSpec {
 export function addCommands(parent: Command, specs: readonly CommandSpec[]): void {
   for (const spec of specs) {
     const cmd = parent.command(spec.use).description(spec.description);
+    if (spec.aliases) cmd.aliases(spec.aliases);
     for (const o of spec.options ?? []) {
       if (o instanceof Option) cmd.addOption(o);
       else cmd.option(o[0], o[1], o[2]);

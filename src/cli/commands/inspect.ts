@@ -69,6 +69,7 @@ export function registerInspectCommands(program: Command): void {
   addCommands(program.command('workspace').description('the workspaces the store knows'), [
     {
       use: 'list',
+      aliases: ['ls'],
       reads: true,
       description: 'every workspace in the store',
       run: async (_args, ctx, out) => {
@@ -78,6 +79,7 @@ export function registerInspectCommands(program: Command): void {
     },
     {
       use: 'rm [dir]',
+      aliases: ['remove'],
       existing: true,
       description:
         'drop a workspace (default: --workspace or the workspace of the current folder; or a root or id from `workspace list`): every session, the scan baseline and the owner index; gc frees the content',

@@ -13,6 +13,7 @@ export function registerSessionCommands(program: Command): void {
   addCommands(session, [
     {
       use: 'new',
+      aliases: ['create'],
       description: 'start a new session in the workspace',
       options: [
         ['--title <title>', 'a title for people'],
@@ -31,6 +32,7 @@ export function registerSessionCommands(program: Command): void {
     },
     {
       use: 'list',
+      aliases: ['ls'],
       reads: true,
       description: "list the workspace's sessions, newest first (the options filter: every one given must match)",
       options: [
@@ -165,6 +167,7 @@ export function registerSessionCommands(program: Command): void {
     },
     {
       use: 'rm <id>',
+      aliases: ['remove'],
       existing: true,
       description: 'remove a session (its content is freed by the next gc)',
       run: async ([id], ctx, out) => {
