@@ -4,10 +4,12 @@
 // from git's objects (loose or packed) the moment a scan finds its file changed or deleted.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { chmod, utimes } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import type { CaptureEvent } from '../src/format/event.js';
+import { capture } from '../src/capture/capture.js';
+import { settle } from '../src/capture/settle.js';
 import { startTurn } from '../src/capture/turn.js';
 import { restore } from '../src/restore/index.js';
 import { scan } from '../src/scan/index.js';
@@ -166,6 +168,55 @@ describe('git-aware baseline', () => {
     expect(r.files).toHaveLength(8 + 2); // and the folders m0 (deleted) and m2 (created)
     await restore(w.session, r.tag!, {});
     expect(await treeOf(w.root)).toEqual(before);
+  });
+});
+
+describe('a checkout of many files (the git copy in the scan\'s pack)', () => {
+  it('copies the before-content of what changed or went, never of what stayed; a lost object is reported; the agent\'s own record stays the before-image; restore exact', async () => {
+    const w = await world();
+    const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+    const a: Record<string, string> = {};
+    for (let i = 0; i < 80; i++) a[`d${i % 2}/f${i}.txt`] = `A ${i}\n`;
+    await repo(w, a);
+    // Commit B: 70 files changed, 5 removed, 3 added; then back to A.
+    for (let i = 0; i < 70; i++) await w.write(`d${i % 2}/f${i}.txt`, `B ${i}\n`);
+    for (let i = 70; i < 75; i++) w.git('rm', '-q', `d${i % 2}/f${i}.txt`);
+    for (let i = 0; i < 3; i++) await w.write(`d2/new${i}.txt`, `new ${i}\n`);
+    w.git('add', '-A');
+    w.git('commit', '-q', '-m', 'B');
+    const b = w.git('rev-parse', 'HEAD').trim();
+    w.git('checkout', '-q', '-f', 'HEAD~1');
+    await settleGit(w, Object.keys(a));
+    await scan(w.session);
+    const { blobs } = w.session.ctx;
+    // What the baseline referenced (never read): nearly all on a calm machine; what it read is in the store.
+    const referenced: number[] = [];
+    for (let i = 0; i < 80; i++) if (!(await blobs.has(sha(`A ${i}\n`)))) referenced.push(i);
+    const changedRef = referenced.filter((i) => i >= 2 && i < 70);
+    expect(changedRef.length).toBeGreaterThan(0);
+    // An agent's write of f0 (its owner record is newer than the scan index: the before-image the checkout's scan takes).
+    await startTurn(w.session);
+    await capture(w.session, ['d0/f0.txt'], { tool: 'Write' });
+    await w.write('d0/f0.txt', 'agent 0\n');
+    await settle(w.session, ['d0/f0.txt']);
+    const atAgent = await treeOf(w.root);
+    // A referenced file's object (A's content) gone from git: its change is recorded as lost, never as created.
+    const lost = changedRef[0]!;
+    const lostPath = `d${lost % 2}/f${lost}.txt`;
+    const lostOid = w.git('rev-parse', `HEAD:${lostPath}`).trim();
+    rmSync(w.at(`.git/objects/${lostOid.slice(0, 2)}/${lostOid.slice(2)}`));
+    w.git('checkout', '-q', '-f', b);
+
+    const r = await scan(w.session);
+    expect(r.files.length).toBe(70 + 5 + 3 + 1); // and the folder d2
+    expect(r.skipped).toEqual([expect.objectContaining({ path: lostPath, why: expect.stringMatching(/^git-object-missing/) })]);
+    for (const i of referenced) {
+      // Changed or deleted: copied out of git (the lost one aside); unchanged: never read.
+      expect([i, await blobs.has(sha(`A ${i}\n`))]).toEqual([i, i !== lost && i < 75]);
+    }
+    await restore(w.session, r.tag!, { force: true });
+    const lostNow = { type: 'file', mode: 0o644, content: `B ${lost}\n` };
+    expect(await treeOf(w.root)).toEqual({ ...atAgent, [lostPath]: lostNow });
   });
 });
 
