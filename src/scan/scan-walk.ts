@@ -103,7 +103,7 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
   let blockEnd = -1;
   let cursor = -1;
   let childStart = 0;
-  const carried = prev !== undefined && [...prev.why.values()].includes('ignored');
+  const carried = prev !== undefined && hasIgnored(prev.why);
   const bySlotMap = (rel: string, rulesChanged: boolean): number => {
     const s = prev!.slotOf(rel);
     return carried && s >= 0 && !rulesChanged && prev!.why.get(s) === 'ignored' ? -1 : s;
@@ -268,4 +268,10 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
     for (let i = 0; i < next.count; i++) if (next.hashKind[i] === HASH_GIT && conversion(next.paths[i] as string) === 'any') unreference(i);
   }
   return { next, seenPrev, work, workPrev, workAbs, skipped, scanned, ownerSeen, dirSlots, dirPrev, gitReferenced, attributeFiles, walk };
+}
+
+/** Whether the index carries a file while its name is ignored (no array made of every reason). */
+function hasIgnored(why: ReadonlyMap<number, string>): boolean {
+  for (const reason of why.values()) if (reason === 'ignored') return true;
+  return false;
 }
