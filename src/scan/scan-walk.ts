@@ -94,19 +94,20 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
   // An unchanged folder lists its entries in the order the previous index recorded them (a folder's
   // children are one block of slots): the next slot of the block is checked first, then the block,
   // and the path map (built lazily) only for large or unknown blocks. A file carried while its name
-  // is ignored (scan-compare.ts) sits after every block, so a miss looks for it when the index has
-  // one — missed, its name un-ignored was recorded both "created" and "deleted" by one scan (a seed of
-  // the watched-scan property test: `b.txt` ignored, then un-ignored, beside files ckpt knew). It is
+  // is ignored (scan-compare.ts) sits after every block, so a miss looks for it among those — missed,
+  // its name un-ignored was recorded both "created" and "deleted" by one scan (a seed of the
+  // watched-scan property test: `b.txt` ignored, then un-ignored, beside files ckpt knew). It is
   // known only where the rules changed: elsewhere its name is ignored still, and the walk tests a
-  // name against the rules only when it is not known.
+  // name against the rules only when it is not known. (A miss used to build the map of every path
+  // once one file was carried, and every scan has misses: each ignored name of a listed folder.)
   let blockStart = 0;
   let blockEnd = -1;
   let cursor = -1;
   let childStart = 0;
-  const carried = prev !== undefined && hasIgnored(prev.why);
+  const carried = prev ? carriedFiles(prev) : undefined;
   const bySlotMap = (rel: string, rulesChanged: boolean): number => {
     const s = prev!.slotOf(rel);
-    return carried && s >= 0 && !rulesChanged && prev!.why.get(s) === 'ignored' ? -1 : s;
+    return s >= 0 && !rulesChanged && carried?.get(rel) === s ? -1 : s;
   };
   const knownSlot = (rel: string, rulesChanged: boolean): number => {
     if (blockEnd < 0) return bySlotMap(rel, rulesChanged);
@@ -114,7 +115,7 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
     if (expected < blockEnd && prev!.paths[expected] === rel) return (cursor = expected);
     if (blockEnd - blockStart > 256) return bySlotMap(rel, rulesChanged);
     for (let j = blockStart; j < blockEnd; j++) if (prev!.paths[j] === rel) return (cursor = j);
-    return carried ? bySlotMap(rel, rulesChanged) : -1;
+    return rulesChanged ? (carried?.get(rel) ?? -1) : -1;
   };
   const dirPrevSlot: number[] = [];
   // For folders that cannot be listed (rare): every name ckpt knows, by folder, made on first need.
@@ -270,8 +271,9 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
   return { next, seenPrev, work, workPrev, workAbs, skipped, scanned, ownerSeen, dirSlots, dirPrev, gitReferenced, attributeFiles, walk };
 }
 
-/** Whether the index carries a file while its name is ignored (no array made of every reason). */
-function hasIgnored(why: ReadonlyMap<number, string>): boolean {
-  for (const reason of why.values()) if (reason === 'ignored') return true;
-  return false;
+/** The files the index carries while their names are ignored, by path (none: undefined). */
+function carriedFiles(index: ScanIndex): Map<string, number> | undefined {
+  let out: Map<string, number> | undefined;
+  for (const [slot, why] of index.why) if (why === 'ignored') (out ??= new Map()).set(index.paths[slot] as string, slot);
+  return out;
 }
