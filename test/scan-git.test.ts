@@ -220,6 +220,48 @@ describe('a checkout of many files (the git copy in the scan\'s pack)', () => {
   });
 });
 
+describe('a file git stops tracking (a probe, 2026-12-07)', () => {
+  // `trusted`: the scans trust an unchanged stat at once (racyMs 0), so the file's reference is
+  // carried by stat (git-carried.ts); else its entry is too young to trust and it is looked at again.
+  for (const [watched, trusted] of [[false, false], [false, true], [true, true]] as const) {
+    it(`untracked by undoing the commit that added it, git gc, an edit: ${watched ? 'the watched scan leaves it to the full scan, which' : 'the scan'} stores it first${trusted ? ' (reference carried by stat)' : ''}, so a restore brings it back`, async () => {
+      const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+      let w = await world();
+      // The baseline must reference git's blob of notes (the path under test); git's index is racily
+      // clean now and then on a loaded machine, so a fresh repository is tried again.
+      for (let attempt = 0; ; attempt++) {
+        await repo(w, { base: 'base\n', notes: 'v1 of notes\n' });
+        if ((await scan(w.session, trusted ? { racyMs: 0 } : {})).gitReferenced === 2) break;
+        expect(attempt).toBeLessThan(4);
+        w = await world();
+      }
+      const { blobs } = w.session.ctx;
+      expect(await blobs.has(sha('v1 of notes\n'))).toBe(false);
+      const turn = await startTurn(w.session);
+      const atTurn = await treeOf(w.root);
+      const options = (paths: string[]) => ({ ...(watched ? { changedPaths: async () => new Set(paths) } : {}), ...(trusted ? { racyMs: 0 } : {}) });
+      // The commit made again without it: untracked, the same bytes on disk, and git's index no longer
+      // keeps its blob from git gc.
+      w.git('rm', '-q', '--cached', 'notes');
+      w.git('commit', '-q', '--amend', '-m', 'init');
+      const untracked = await scan(w.session, options([]));
+      expect(untracked.files).toEqual([]);
+      if (watched) expect(untracked.watched, 'the full scan answered').toBeUndefined();
+      expect(await blobs.has(sha('v1 of notes\n')), "the content is in ckpt's store").toBe(true);
+      w.git('reflog', 'expire', '--expire=now', '--all');
+      w.git('gc', '-q', '--prune=now');
+      expect(() => w.git('cat-file', '-e', w.git('hash-object', 'notes').trim()), 'git pruned the blob').toThrow();
+      expect(await scan(w.session, options([]))).toMatchObject({ files: [] });
+      await w.write('notes', 'v2 of notes\n');
+      const edit = await scan(w.session, options(['notes']));
+      expect(edit.files).toMatchObject([{ path: 'notes', change: 'modified' }]);
+      expect(edit.skipped).toEqual([]);
+      await restore(w.session, turn.tag, {});
+      expect(await treeOf(w.root)).toEqual(atTurn);
+    });
+  }
+});
+
 /** Commits `files`, checks `again` out once more (through git's conversion) and settles git's index. */
 async function commitAndCheckOut(w: ScanWorld, files: Record<string, string>, again: string[]): Promise<void> {
   for (const [p, c] of Object.entries(files)) await w.write(p, c);

@@ -26,10 +26,16 @@ export interface ContentPassInput {
   gitObjects: () => GitObjects | undefined;
 }
 
-/** Positions in `work` still to read, and how many files now reference git's blobs. */
-export function contentPass(input: ContentPassInput): { toRead: number[]; gitReferenced: number } {
+/**
+ * Positions in `work` still to read, how many files now reference git's blobs, and how many files
+ * whose previous entry referenced a git blob git's index no longer names there are read (`gitDropped`:
+ * git may prune that blob now, so the scan index must be rewritten — else the next scan, trusting
+ * the file's stat, takes the old reference again: git-carried.ts).
+ */
+export function contentPass(input: ContentPassInput): { toRead: number[]; gitReferenced: number; gitDropped: number } {
   const { next, work, workPrev, workAbs, prev, owners, maxBytes, skipped, git, gitObjects } = input;
   let gitReferenced = 0;
+  let gitDropped = 0;
   const toRead: number[] = [];
   for (let w = 0; w < work.length; w++) {
     const i = work[w] as number;
@@ -56,13 +62,15 @@ export function contentPass(input: ContentPassInput): { toRead: number[]; gitRef
     // the size the file had then (the blob's): a checkout since may have written it through rules that
     // are gone by now (a branch whose .gitattributes said eol=crlf, left by a checkout that did not
     // rewrite the file), and a converted file is another size — CRLF, an expanded $Id$.
-    const gitIndex = p >= 0 && prev!.hashKind[p] === HASH_GIT && prev!.size[p] === size && !owners.has(path) ? git() : undefined;
+    const wasGit = p >= 0 && prev!.hashKind[p] === HASH_GIT && prev!.size[p] === size && !owners.has(path);
+    const gitIndex = wasGit ? git() : undefined;
+    let named = false;
     if (gitIndex) {
       const t = gitIndex.table;
       const j = t.slotOf(path);
+      named = j >= 0 && t.sameOid(j, prev!.hash, p * HASH_BYTES);
       if (
-        j >= 0 &&
-        t.sameOid(j, prev!.hash, p * HASH_BYTES) &&
+        named &&
         t.matches(j, size, next.mtime[i] as number, next.ctime[i] as number, next.ino[i] as number, next.mode[i] as number, gitIndex.indexMtimeMs) &&
         // Line endings change the size with the bytes: at the blob's size (the size it was referenced
         // at), the file holds the blob's bytes; filters, encodings and ident may write anything.
@@ -74,7 +82,8 @@ export function contentPass(input: ContentPassInput): { toRead: number[]; gitRef
         continue;
       }
     }
+    if (wasGit && !named) gitDropped++;
     toRead.push(w);
   }
-  return { toRead, gitReferenced };
+  return { toRead, gitReferenced, gitDropped };
 }

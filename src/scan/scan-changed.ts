@@ -7,14 +7,16 @@
 //
 // It declines (returns undefined, and the caller runs the full scan) whenever it could differ: no
 // index yet (the baseline), folders an earlier cut-short scan never reached, ignore rules changed
-// (a rule file touched, or the root's rule sources differ from the index's), a path that cannot be
-// stat'ed (the full walk reports it as unreadable), or too many paths touched. It never rewrites the
+// (a rule file touched, or the root's rule sources differ from the index's), a git blob the index
+// references that git's index no longer names, a path that cannot be stat'ed (the full walk reports it
+// as unreadable), or too many paths touched. It never rewrites the
 // scan index: the owner records written by the capture carry the changes, as a full scan that re-read
 // few paths does.
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import type { FileImage } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { loadGitIndex, withUntrackedAttributes, type GitIndex } from '../workspace/git-index.js';
+import { gitIndexChangedSince, gitReferencesNamed } from './git-carried.js';
 import { openGitObjects, type GitObjects } from '../workspace/git-objects.js';
 import { findGitDirs } from '../workspace/git-repo.js';
 import { createIgnoreRules, IGNORE_FILE_NAMES, type IgnoreRules } from '../workspace/ignore-rules.js';
@@ -50,8 +52,11 @@ export async function scanChanged(session: SessionHandle, touched: ReadonlySet<s
   if (!prev || prev.unbaselined.length > 0) return undefined;
   const rules = createIgnoreRules({ root, storeDir: ctx.dir, extra: options.ignore });
   if (prev.rules.get('') !== rootRulesText(rules)) return undefined;
-  const owners = await newerOwnerImages(session, prev.timeMs);
   const racyBefore = prev.timeMs - (options.racyMs ?? RACY_MS);
+  // git's index changed since the scan index was written and no longer names a git blob the index
+  // references: the full scan reads those files (git-carried.ts) — git may prune the blob now.
+  if (gitIndexChangedSince(root, racyBefore) && !gitReferencesNamed(root, prev)) return undefined;
+  const owners = await newerOwnerImages(session, prev.timeMs);
 
   let candidates: string[];
   const probe = createProbe(root);
@@ -143,7 +148,9 @@ export async function scanChanged(session: SessionHandle, touched: ReadonlySet<s
     const attributeFiles = [...prev.paths, ...owners.keys(), ...candidates].filter((p) => p.endsWith('/.gitattributes'));
     return (gitSeen = withUntrackedAttributes(g, attributeFiles));
   };
-  const { toRead, gitReferenced } = contentPass({ next, work, workPrev, workAbs, prev, owners, maxBytes, skipped, git: gitForContent, gitObjects });
+  const { toRead, gitReferenced, gitDropped } = contentPass({ next, work, workPrev, workAbs, prev, owners, maxBytes, skipped, git: gitForContent, gitObjects });
+  // A reference git's index no longer names: only the full scan rewrites the index that holds it.
+  if (gitDropped > 0) return undefined;
   // The content read goes into one pack, committed before the capture (scan-pack.ts).
   const pack = createScanPack(ctx);
   try {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { FileImage } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { loadGitIndex, withUntrackedAttributes, type GitIndex } from '../workspace/git-index.js';
+import { gitIndexChangedSince, uncarryGitReferences } from './git-carried.js';
 import { openGitObjects, type GitObjects } from '../workspace/git-objects.js';
 import { findGitDirs } from '../workspace/git-repo.js';
 import { createIgnoreRules } from '../workspace/ignore-rules.js';
@@ -60,6 +61,12 @@ export interface Findings {
   unbaselinedChanged: boolean;
   readResult: StoreContentResult;
   gitReferenced: number;
+  /**
+   * The scan index must be rewritten for git's sake: git's index changed since the previous scan (the
+   * references carried by stat were checked against it), or a file whose reference it no longer
+   * names was read.
+   */
+  gitRewrite: boolean;
   skipped: WalkPhase['skipped'];
   pack: ScanPack;
   /** Git's object store, opened on first use; its problems (unusable alternates) once opened. */
@@ -130,6 +137,10 @@ export async function findChanges(session: SessionHandle, options: ScanOptions, 
     maxBytes,
   });
   const { next, work, workPrev, workAbs, skipped, walk } = phase;
+  // The git references carried by stat, checked when git's index changed since the previous scan: one
+  // it no longer names is read (git-carried.ts). The index is then rewritten, so the check runs once.
+  const gitRechecked = prev !== undefined && phase.gitCarried.length > 0 && gitIndexChangedSince(root, prev.timeMs - (options.racyMs ?? RACY_MS));
+  if (gitRechecked) uncarryGitReferences(root, phase, git());
 
   // ---- content of new and changed paths ----
   // Pass 1: symlinks, size cap and git references; what is left is read (pass 2).
@@ -178,6 +189,7 @@ export async function findChanges(session: SessionHandle, options: ScanOptions, 
     unbaselinedChanged,
     readResult,
     gitReferenced,
+    gitRewrite: gitRechecked || pass.gitDropped > 0,
     skipped,
     pack,
     objects,

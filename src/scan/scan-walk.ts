@@ -57,6 +57,8 @@ export interface WalkPhase {
   dirPrev: number[];
   /** Files referenced from git's index (not work items). */
   gitReferenced: number;
+  /** Git references copied from the previous index by stat: pairs of slots (`next`, previous index). */
+  gitCarried: number[];
   /** Every `.gitattributes` file the walk saw (git-index.ts withUntrackedAttributes). */
   attributeFiles: string[];
   walk: WalkResult;
@@ -86,6 +88,7 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
   const gitObjects = input.gitObjects;
   const maxBytes = input.maxBytes ?? Infinity;
   let gitReferenced = 0;
+  const gitCarried: number[] = [];
   const attributeFiles: string[] = [];
   // An ASCII-only git index is matched by name within the folder being listed (no map of every path).
   const gitByFolder = gitTable?.ascii === true;
@@ -230,6 +233,7 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
           if (owned) ownerSeen.add(rel);
           if (slot >= 0 && !owned && prev!.statEquals(slot, st) && prev!.kind[slot] !== KIND_DIR && notRacy(prev!, slot, racyBefore)) {
             next.copyContent(i, prev!, slot);
+            if (prev!.hashKind[slot] === HASH_GIT) gitCarried.push(i, slot);
             if (prev!.kind[slot] === KIND_SKIPPED) skipped.push({ path: rel, why: prev!.why.get(slot) ?? 'skipped', bytes: size });
             return;
           }
@@ -268,7 +272,7 @@ export async function walkPhase(input: WalkPhaseInput): Promise<WalkPhase> {
   if (conversion && conversion !== gitConversion) {
     for (let i = 0; i < next.count; i++) if (next.hashKind[i] === HASH_GIT && conversion(next.paths[i] as string) === 'any') unreference(i);
   }
-  return { next, seenPrev, work, workPrev, workAbs, skipped, scanned, ownerSeen, dirSlots, dirPrev, gitReferenced, attributeFiles, walk };
+  return { next, seenPrev, work, workPrev, workAbs, skipped, scanned, ownerSeen, dirSlots, dirPrev, gitReferenced, gitCarried, attributeFiles, walk };
 }
 
 /** The files the index carries while their names are ignored, by path (none: undefined). */

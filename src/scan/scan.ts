@@ -87,7 +87,7 @@ async function scanLocked(session: SessionHandle, options: ScanOptions, t0: numb
     truncated: walk.truncated,
     unbaselinedChanged,
     skippedNew: newlySkipped(next, work, workPrev, prev, owners),
-    always: options.rewriteIndex === 'always',
+    always: options.rewriteIndex === 'always' || found.gitRewrite,
   });
   if (tag !== null) await afterCommit(warnings, 'scan index not updated', persist);
   else await persist();

@@ -222,6 +222,22 @@ export function loadGitIndex(root: string): GitIndex | undefined {
   return data === undefined ? undefined : gitIndexOf(where, data, mtimeMs);
 }
 
+/**
+ * The stat of git's index of the work tree enclosing `root` (undefined when there is none ckpt can
+ * read: no repository, a removed `.git`, a sha256 repository). No parse: the scan asks it before it
+ * trusts the git references it carries by stat.
+ */
+export function gitIndexStat(root: string): { mtimeMs: number; size: number; ino: number } | undefined {
+  const where = locateGitIndex(root);
+  if (!where) return undefined;
+  try {
+    const st = fs.statSync(where.indexPath);
+    return { mtimeMs: st.mtimeMs, size: st.size, ino: st.ino };
+  } catch {
+    return undefined;
+  }
+}
+
 interface GitIndexLocation {
   dirs: GitDirs;
   /** The workspace root. */

@@ -1,0 +1,70 @@
+// Git references a scan carries by stat (DESIGN "Scans"): a file whose stat is unchanged keeps the
+// git blob id its previous entry referenced, content never read. That blob is safe from `git gc` only
+// while git's index names it at that path: once the path leaves the index (`git rm --cached`, `git
+// reset HEAD~1` of the commit that added it) the blob may become unreachable and be pruned, and the
+// next change of the file found no previous content to copy (a probe: `git reset`, `git gc
+// --prune=now`, an edit — the file's content at every earlier prompt lost, though every scan in
+// between could have read it). So when git's index changed since the previous scan, each carried
+// reference is checked against it, and one it no longer names is read like a changed file: stored
+// in ckpt's store, compared by git blob id (same content: nothing recorded).
+import { gitIndexStat, loadGitIndex, type GitIndex } from '../workspace/git-index.js';
+import { HASH_BYTES, HASH_GIT, HASH_NONE, type ScanIndex } from './scan-index.js';
+import type { WalkPhase } from './scan-walk.js';
+
+/** Whether git's index may have changed at or after `ms` (or is gone): carried references are checked then. */
+export function gitIndexChangedSince(root: string, ms: number): boolean {
+  const st = gitIndexStat(root);
+  return st === undefined || st.mtimeMs >= ms;
+}
+
+/** Whether git's index (`git`; undefined: none ckpt can read) names blob `ids[offset..+20)` at `path`. */
+function named(git: GitIndex | undefined, path: string, ids: Uint8Array, offset: number): boolean {
+  const j = git ? git.table.slotOf(path) : -1;
+  return j >= 0 && git!.table.sameOid(j, ids, offset);
+}
+
+/**
+ * Turns the carried references git's index no longer names into work items of `phase`. Returns how
+ * many.
+ */
+export function uncarryGitReferences(root: string, phase: WalkPhase, git: GitIndex | undefined): number {
+  const { next, gitCarried } = phase;
+  let read = 0;
+  for (let k = 0; k < gitCarried.length; k += 2) {
+    const i = gitCarried[k] as number;
+    const path = next.paths[i] as string;
+    if (named(git, path, next.hash, i * HASH_BYTES)) continue;
+    next.hashKind[i] = HASH_NONE;
+    phase.work.push(i);
+    phase.workPrev.push(gitCarried[k + 1] as number);
+    phase.workAbs.push(`${root}/${path}`);
+    read++;
+  }
+  return read;
+}
+
+/** Per index (the decoded ones a process keeps): the git index stat under which all its references were named. */
+const checked = new WeakMap<ScanIndex, string>();
+
+/**
+ * Whether git's index names every git reference of `index` (true when it holds none): the watched
+ * scan, which never reads files it was not told of, runs only then. Remembered per index and git
+ * index stat, so a daemon parses git's index once per change of it.
+ */
+export function gitReferencesNamed(root: string, index: ScanIndex): boolean {
+  const st = gitIndexStat(root);
+  const key = st ? `${st.mtimeMs}:${st.size}:${st.ino}` : 'none';
+  if (checked.get(index) === key) return true;
+  let git: GitIndex | undefined;
+  let loaded = false;
+  for (let i = 0; i < index.count; i++) {
+    if (index.hashKind[i] !== HASH_GIT) continue;
+    if (!loaded) {
+      loaded = true;
+      git = st ? loadGitIndex(root) : undefined;
+    }
+    if (!named(git, index.paths[i] as string, index.hash, i * HASH_BYTES)) return false;
+  }
+  checked.set(index, key);
+  return true;
+}
