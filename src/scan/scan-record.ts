@@ -75,7 +75,7 @@ export async function resolveChanges(input: Pick<RecordInput, 'session' | 'chang
         image = { path: image.path, state: 'skipped', why, ...(image.bytes !== undefined ? { bytes: image.bytes } : {}) };
         lost.push({
           path: image.path,
-          why: data ? why : `${why}: git blob ${c.before.gitOid} is in none of ${objects ? objects.dirs.join(', ') : 'the repository (no git folder found)'}`,
+          why: data ? why : `${why}: git blob ${c.before.gitOid} ${objects ? `is in none of ${objects.dirs.join(', ')}` : 'cannot be read: no git folder found'}`,
           ...(image.bytes !== undefined ? { bytes: image.bytes } : {}),
         });
       }

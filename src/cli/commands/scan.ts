@@ -44,7 +44,7 @@ export const scanCommand: CommandSpec = {
       if (v.warning) lines.push(pc.yellow(`warning: ${v.warning}`));
       if (v.truncated) lines.push(pc.yellow(`scan cut short by --budget: ${v.pending?.length ?? 0} folder(s) not reached, nothing recorded for them`));
       for (const s of v.skipped ?? []) lines.push(pc.yellow(`  skipped ${pathText(s.path)} (${s.why})`));
-      for (const m of v.warnings ?? []) lines.push(pc.red(`warning: ${m}`));
+      // Warnings go to stderr with every command's (cli/io.ts), once.
       return lines.join('\n');
     });
   },
