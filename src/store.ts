@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { CkptError, isCkptError } from './errors.js';
 import { parseSize } from './format/size.js';
-import type { CkptOptions, StoreContext, WorkspaceContext } from './context.js';
+import { DEFAULT_MAX_BLOB_BYTES, type CkptOptions, type StoreContext, type WorkspaceContext } from './context.js';
 import type { StoreBackend } from './storage/backend.js';
 import { createFsBackend } from './storage/fs/fs-backend.js';
 import { STORE_DIR_MODE, tightenStore } from './storage/fs/fs-private.js';
@@ -33,7 +33,6 @@ import { resolveWorkspace } from './workspace/workspace-id.js';
 import { ownersOwed } from './daemon/daemon-files.js';
 
 export const STORE_FORMAT = 1;
-export const DEFAULT_MAX_BLOB_BYTES = 16 * 1024 * 1024;
 
 export interface OpenStoreOptions extends Partial<CkptOptions> {
   /**

@@ -271,6 +271,20 @@ describe('the CLI with a daemon running', () => {
     expect(local.json().watched).toBeUndefined();
   });
 
+  it('--max-file-size and CKPT_MAX_FILE_SIZE hold with a daemon running (it scans with its own cap: a probe saw it store what was to be skipped)', async () => {
+    await post('/sessions', { workspace: ws, id: 's1', baseline: false });
+    const args = ['--store', dirs.store, '--workspace', ws, '--session', 's1', 'scan', '--json'];
+    expect((await runCli(args, { cwd: ws })).json()).toMatchObject({ baseline: true });
+    await writeFile(join(ws, 'big'), 'x'.repeat(3000));
+    const flag = (await runCli([...args, '--max-file-size', '1K'], { cwd: ws })).json();
+    expect(flag.watched).toBeUndefined();
+    expect(flag.skipped).toEqual([expect.objectContaining({ path: 'big', why: 'too-large' })]);
+    await writeFile(join(ws, 'big'), 'y'.repeat(3000));
+    const env = (await runCli(args, { cwd: ws, env: { CKPT_MAX_FILE_SIZE: '1K' } })).json();
+    expect(env.watched).toBeUndefined();
+    expect(env.skipped).toEqual([expect.objectContaining({ path: 'big', why: 'too-large' })]);
+  });
+
   it('CKPT_DISABLE=1 records nothing with a daemon running either (the daemon does not see the env)', async () => {
     await post('/sessions', { workspace: ws, id: 's1', baseline: false });
     const args = ['--store', dirs.store, '--workspace', ws, '--session', 's1', 'scan', '--json'];

@@ -6,7 +6,7 @@
 // error — is the result. CKPT_NO_DAEMON=1, and capture switched off (CKPT_DISABLE=1), always answer
 // undefined. (The in-process scan after a dead or stopped daemon first catches the owner index up with
 // what that daemon owed: owner-index.ts readOwners.)
-import type { StoreContext, WorkspaceContext } from '../context.js';
+import { DEFAULT_MAX_BLOB_BYTES, type StoreContext, type WorkspaceContext } from '../context.js';
 import { CkptError, type ErrorCode } from '../errors.js';
 import { scanResultOf } from '../scan/scan-json.js';
 import type { ScanResult } from '../scan/scan-types.js';
@@ -28,6 +28,9 @@ export async function scanViaDaemon(
   // Capture switched off here (CKPT_DISABLE): the daemon does not see this process's environment and
   // would record the scan; the in-process scan answers `disabled` and records nothing.
   if (!session.ctx.options.captureEnabled) return undefined;
+  // A size cap of this process's own (--max-file-size, CKPT_MAX_FILE_SIZE): the daemon scans with its
+  // own, and stored what the user asked to skip (a probe). Scanned here, with the cap asked for.
+  if (session.ctx.options.maxBlobBytes !== DEFAULT_MAX_BLOB_BYTES) return undefined;
   const { running: daemon } = await daemonClaim(store.daemonCtx);
   if (!daemon || daemon.pid === process.pid) return undefined;
   // Stopped (Ctrl-Z, SIGSTOP): it would answer nothing until the timeout. Scanned here, as with no daemon.

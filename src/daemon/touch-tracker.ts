@@ -5,9 +5,12 @@
 //
 // Anything that makes the set untrustworthy makes `take()` answer undefined once (the caller runs a
 // full scan, which re-establishes the truth): an event without a name, a watch error, a folder that
-// could not be watched (inotify limits), more touched paths than the cap, or an event loop stalled
-// long enough that the kernel's event queue may have overflowed (libuv drops that notice silently).
-import { lstatSync, readdirSync, watch, type FSWatcher } from 'node:fs';
+// could not be watched (inotify limits), more touched paths than the cap, or a sign that the kernel's
+// event queue may have overflowed (libuv drops that notice silently): an event loop stalled long
+// enough, or more events since the last take than half that queue holds — a daemon a little behind
+// a burst (a busy machine, 300 writes to each of 100 files) lost the one write that mattered, with no
+// stall at all (a probe).
+import { lstatSync, readdirSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import { relative, sep } from 'node:path';
 import { DEFAULT_IGNORED_DIRS } from '../workspace/ignore-rules.js';
 import { lstatQuiet } from '../workspace/changed-at.js';
@@ -34,6 +37,17 @@ export interface TouchTrackerOptions {
   maxTouched?: number;
   /** A loop stall longer than this may have overflowed the kernel queue (default 2000 ms). */
   stallMs?: number;
+  /** More events than this since the last take may have overflowed it (default: half the kernel's queue). */
+  maxEvents?: number;
+}
+
+/** Half of inotify's queue (`max_queued_events`, 16,384 by default): beyond it an overflow is possible. */
+function defaultMaxEvents(): number {
+  try {
+    const n = Number(readFileSync('/proc/sys/fs/inotify/max_queued_events', 'utf8').trim());
+    if (Number.isInteger(n) && n > 0) return Math.max(256, Math.floor(n / 2));
+  } catch {}
+  return 8192;
 }
 
 /** Starts watching; resolves once every folder has its watch (changes from then on are tracked). */
@@ -41,6 +55,8 @@ export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
   const { root } = options;
   const maxTouched = options.maxTouched ?? 10_000;
   const stallMs = options.stallMs ?? 2000;
+  const maxEvents = options.maxEvents ?? defaultMaxEvents();
+  let events = 0;
   const storeRel = options.storeDir ? toPosix(relative(root, options.storeDir)) : undefined;
   const watchers = new Map<string, { w: FSWatcher; ino: number }>();
   let touched = new Set<string>();
@@ -94,7 +110,7 @@ export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
 
   function onEvent(dir: string, name: string | null, renamed: boolean): void {
     if (closed) return;
-    if (name === null) return lose();
+    if (name === null || ++events > maxEvents) return lose();
     const path = dir === '' ? name : `${dir}/${name}`;
     if (path === storeRel || (storeRel !== undefined && path.startsWith(`${storeRel}/`))) return;
     touch(path);
@@ -152,6 +168,7 @@ export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
         lose();
         if (rootIno !== undefined) watchTree('');
       }
+      events = 0;
       if (lost || closed) {
         lost = false;
         touched = new Set();

@@ -105,6 +105,9 @@ export async function scanChanged(session: SessionHandle, touched: ReadonlySet<s
     }
     // A socket, FIFO or device: the full scan records it as a path it cannot store (scan-walk.ts).
     if (!st.isFile() && !st.isSymbolicLink() && !st.isDirectory()) return undefined;
+    // A file with more names (hard links): a write through one changes the others, which no watcher
+    // event names; the full scan sees them all by stat (a probe: the other name kept its old record).
+    if (st.isFile() && st.nlink > 1) return undefined;
     if (st.isDirectory()) {
       // The walk enters a folder where a file was (its former slot counts as seen): only an owner
       // record of the path makes it a deletion.
@@ -211,6 +214,8 @@ function expand(touched: ReadonlySet<string>, prev: ScanIndex, owners: ReadonlyM
     const st = probe.lstat(path);
     if (st === 'unreadable') throw new Decline('unreadable');
     const isDir = st !== undefined && st.isDirectory();
+    // Hard-linked, maybe to a name ckpt records (an ignored build output linked to a source): see below.
+    if (st !== undefined && st.isFile() && st.nlink > 1) throw new Decline('hard link');
     if (rules.isIgnoredPath(path, isDir)) {
       // git reads attributes whatever its ignore rules say; only the full scan's walk notes an ignored
       // one (scan-walk.ts), so that what lies below it is not referenced.

@@ -1,0 +1,80 @@
+// Daemon watched scans against a probe of 2026-12-07 (a hostile tester with `ckpt serve`): a hard
+// link inside the workspace — a write through one name changes the other, which no watcher event
+// names — and a burst of events the daemon fell a little behind on, which overflowed the kernel's
+// inotify queue without any stall: the watched scan recorded less than a full scan, and `restore N`
+// was refused as drift or gave back old content.
+import { linkSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startTurn } from '../src/capture/turn.js';
+import { createTouchTracker } from '../src/daemon/touch-tracker.js';
+import { restore } from '../src/restore/index.js';
+import { scan } from '../src/scan/index.js';
+import { makeScanWorld, treeOf } from './fixtures/scan-world.js';
+import { makeTempDirs } from './helpers/temp.js';
+import { useWorlds } from './helpers/worlds.js';
+
+const world = useWorlds(makeScanWorld);
+
+describe('a hard link inside the workspace', () => {
+  it('a write through one recorded name: the watched scan leaves it to the full scan, which records both names', async () => {
+    const w = await world();
+    await w.write('a', 'one\n');
+    await w.write('d/keep', 'k\n');
+    linkSync(w.at('a'), w.at('d/b'));
+    await scan(w.session);
+    await startTurn(w.session);
+    writeFileSync(w.at('d/b'), 'two\n');
+    const r = await scan(w.session, { changedPaths: async () => new Set(['d/b']) });
+    expect(r.watched, 'the full scan answered').toBeUndefined();
+    expect(r.files.map((f) => [f.path, f.change])).toEqual([
+      ['a', 'modified'],
+      ['d/b', 'modified'],
+    ]);
+    const atTurn2 = await treeOf(w.root);
+    await startTurn(w.session);
+    const back = await restore(w.session, '2', {});
+    expect(back.drift).toEqual([]);
+    expect(await treeOf(w.root)).toEqual(atTurn2);
+  });
+
+  it('a write through an ignored name linked to a recorded file: the same', async () => {
+    const w = await world();
+    await w.write('.gitignore', 'build/\n');
+    await w.write('src/out.js', 'v1\n');
+    await w.write('build/.keep', '');
+    linkSync(w.at('src/out.js'), w.at('build/out.js'));
+    await scan(w.session);
+    await startTurn(w.session);
+    writeFileSync(w.at('build/out.js'), 'v2\n');
+    const r = await scan(w.session, { changedPaths: async () => new Set(['build/out.js']) });
+    expect(r.watched, 'the full scan answered').toBeUndefined();
+    expect(r.files.map((f) => [f.path, f.change])).toEqual([['src/out.js', 'modified']]);
+  });
+});
+
+describe("the touch tracker and the kernel's event queue", () => {
+  it('a burst past the queue while the loop is busy (no stall): the set it hands over never misses a change', async () => {
+    const dirs = await makeTempDirs('ckpt-touch-burst-');
+    const root = dirs.workspace;
+    for (let i = 0; i < 100; i++) writeFileSync(join(root, `f${i}`), '0');
+    writeFileSync(join(root, 'g'), 'g0');
+    const tracker = createTouchTracker({ root });
+    try {
+      expect(await tracker.take()).toBeUndefined(); // before the watches: unknown
+      // Twice the kernel's queue, synchronously: the loop reads nothing meanwhile (well under the
+      // 2 s stall rule), so the queue overflows; the write that matters comes last.
+      const queue = Number(readFileSync('/proc/sys/fs/inotify/max_queued_events', 'utf8').trim()) || 16384;
+      const now = new Date();
+      for (let round = 0; round * 100 < 2 * queue; round++) for (let i = 0; i < 100; i++) utimesSync(join(root, `f${i}`), now, new Date(now.getTime() - round));
+      writeFileSync(join(root, 'g'), 'g1');
+      await new Promise((r) => setTimeout(r, 100));
+      const set = await tracker.take();
+      expect(set === undefined || set.has('g'), `a set without g: ${set?.size} paths`).toBe(true);
+      expect(set, 'a full scan is asked for').toBeUndefined();
+    } finally {
+      tracker.close();
+      await dirs.cleanup();
+    }
+  });
+});
