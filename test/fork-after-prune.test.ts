@@ -2,7 +2,7 @@
 // prune point whenever the `prune` event itself lay after the fork point. The fork then held live
 // captures whose blobs GC had already collected as retired in the parent: `verify` reported them
 // missing and the fork's history could not be restored.
-import { stat, utimes, writeFile } from 'node:fs/promises';
+import { readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, prune, runGc, verify } from '../src/index.js';
@@ -51,6 +51,42 @@ describe('fork of a pruned session', () => {
     await utimes(file, hourAgo, hourAgo);
     await ws.fork('parent');
     expect((await stat(file)).mtimeMs).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  // Soak defect (2026-12-07): a fork made at a point before the end of the workspace's history records
+  // what the workspace held at that point (fork-record.ts) from the earliest later capture of each
+  // path, also another session's. When that session's retention had retired the capture and GC had
+  // collected its content, the fork's record named a blob that was not there: verify reported it
+  // missing, and a restore to the fork point failed. It is recorded as not known now.
+  it('a fork-point image whose content GC collected is recorded skipped, never as a missing blob', async () => {
+    dirs = await makeTempDirs('ckpt-fork-collected-');
+    const store = await openStore({ dir: dirs.store, retention: false });
+    const ws = await store.openWorkspace(dirs.workspace);
+    const x = join(dirs.workspace, 'x.txt');
+    await writeFile(x, 'v0\n');
+    const parent = await ws.create({ id: 'parent' });
+    const point = await parent.turn({ text: 'turn 1' });
+    // Another session records x (its before-image: v0), then x becomes v2; its retention retires that capture.
+    const other = await ws.create({ id: 'other', baseline: false });
+    await other.turn({ text: 'other 1' });
+    await other.capture(['x.txt'], { tool: 'Write' });
+    await writeFile(x, 'v2\n');
+    await other.settle(['x.txt']);
+    await other.turn({ text: 'other 2' });
+    expect((await prune(other, { keepTurns: 1 })).pruned).toBe(true);
+    await parent.scan({ rewriteIndex: 'always' }); // the index says v2 now: nothing else keeps v0
+    await store.ctx.afterCall.drain();
+    await runGc(store.ctx, { graceMs: 0 });
+    const v0 = (await other.events()).flatMap((e) => (e.type === 'capture' ? (e.files as { blob?: string }[]) : [])).find((f) => f.blob)!.blob!;
+    expect(await store.ctx.blobs.has(v0), 'GC collected v0').toBe(false);
+
+    const fork = await ws.fork('parent', { atSeq: point.seq });
+    expect((await verify(store.ctx)).problems).toEqual([]);
+    const record = (await fork.events()).find((e) => e.type === 'capture' && e.tool === 'fork')!;
+    expect(record.files).toEqual([{ path: 'x.txt', state: 'skipped', why: 'content-collected' }]);
+    // The fork point is no longer kept whole (the other session retired what x held there): said, nothing changed.
+    await expect(fork.restore('1', {})).rejects.toMatchObject({ code: 'TAG_PRUNED' });
+    expect(await readFile(x, 'utf8')).toBe('v2\n');
   });
 });
 

@@ -21,6 +21,9 @@ import { spillInline } from '../storage/inline-store.js';
 import { sameImage } from '../workspace/read-image.js';
 import { readPresentImages } from './present.js';
 
+/** Why a fork-point image is `skipped`: its content was collected before the fork could keep it. */
+export const CONTENT_COLLECTED = 'content-collected';
+
 export interface ForkRecordInput {
   /** The parent (any handle of the fork's workspace: its root, options and blob store). */
   parent: SessionHandle;
@@ -60,8 +63,15 @@ export async function forkPointRecord(input: ForkRecordInput): Promise<NewEvent[
   // Every image's content is in the store before the fork's log names it (a source event may hold it inline only).
   const sources = [parentEvents, ...input.others].flat();
   await spillInline(parent.ctx.blobs, inlineRecords(sources), changed.map((c) => c.blob));
-  for (const c of changed) if (c.blob !== undefined) await parent.ctx.blobs.freshen(c.blob);
-  const before: FileImage[] = changed.map(({ implied: _implied, ...img }) => img);
+  // Freshened, so a concurrent GC keeps it until the fork's log names it. One GC already collected
+  // (another session's capture its retention retired, or a session removed since) is not content ckpt
+  // can put back: the path is recorded as not known at the point, never with a blob that is not there
+  // (the soak: `verify` found the fork records naming missing blobs, and their restores failed).
+  const before: FileImage[] = [];
+  for (const { implied: _implied, ...img } of changed) {
+    if (img.blob === undefined || (await parent.ctx.blobs.freshen(img.blob))) before.push(img);
+    else before.push({ path: img.path, state: 'skipped', why: CONTENT_COLLECTED });
+  }
   const after = await readImages(parent, changed.map((c) => ({ rel: c.path, abs: `${root}/${c.path}` })));
   // Tagged as a capture appended to the copied history would be: next in its last turn.
   const capture = nextCaptureEvent(replay(parentEvents.filter((e) => e.seq <= atSeq)), before, {
