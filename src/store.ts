@@ -536,7 +536,10 @@ async function ensureStoreJson(backend: StoreContext['backend'], raw: Buffer | u
     throw new CkptError('LOG_CORRUPT', 'store.json is not valid JSON', { file: 'store.json' });
   }
   if (format !== STORE_FORMAT) {
-    throw new CkptError('INVALID_ARGUMENT', `store format ${String(format)} is not supported by this ckpt (format ${STORE_FORMAT})`, { format });
+    // Any JSON value may stand there (String() of `{"toString": false}` threw: INTERNAL, found by the fuzz suite).
+    const shown = typeof format === 'number' || typeof format === 'string' ? format : undefined;
+    const text = (JSON.stringify(format) ?? String(format)).slice(0, 80);
+    throw new CkptError('INVALID_ARGUMENT', `store format ${text} is not supported by this ckpt (format ${STORE_FORMAT})`, { format: shown ?? typeof format });
   }
 }
 

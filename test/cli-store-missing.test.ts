@@ -150,3 +150,16 @@ describe('a store that is not there', () => {
     expect((await ckpt(['--store', store, 'log'])).code).toBe(0);
   });
 });
+
+describe("a store.json whose format is not this ckpt's", () => {
+  it('any JSON value there is INVALID_ARGUMENT naming it, never INTERNAL (the fuzz suite: {"toString": false} made String() throw)', async () => {
+    const store = join(dirs.base, 'odd-store');
+    await mkdir(store);
+    for (const format of [{ toString: false }, [1, 2], null, 'two', 2, true]) {
+      await writeFile(join(store, 'store.json'), JSON.stringify({ format, createdAt: '2026-12-07T00:00:00.000Z' }));
+      const r = await ckpt(['--store', store, 'session', 'list', '--json']);
+      expect([format, r.code]).toEqual([format, 2]);
+      expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('store format') });
+    }
+  });
+});
