@@ -22,7 +22,7 @@ import { sameImage } from '../workspace/read-image.js';
 import { readPresentImages } from './present.js';
 
 /** Why a fork-point image is `skipped`: its content was collected before the fork could keep it. */
-export const CONTENT_COLLECTED = 'content-collected';
+const CONTENT_COLLECTED = 'content-collected';
 
 export interface ForkRecordInput {
   /** The parent (any handle of the fork's workspace: its root, options and blob store). */

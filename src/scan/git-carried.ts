@@ -23,13 +23,9 @@ function named(git: GitIndex | undefined, path: string, ids: Uint8Array, offset:
   return j >= 0 && git!.table.sameOid(j, ids, offset);
 }
 
-/**
- * Turns the carried references git's index no longer names into work items of `phase`. Returns how
- * many.
- */
-export function uncarryGitReferences(root: string, phase: WalkPhase, git: GitIndex | undefined): number {
+/** Turns the carried references git's index no longer names into work items of `phase`. */
+export function uncarryGitReferences(root: string, phase: WalkPhase, git: GitIndex | undefined): void {
   const { next, gitCarried } = phase;
-  let read = 0;
   for (let k = 0; k < gitCarried.length; k += 2) {
     const i = gitCarried[k] as number;
     const path = next.paths[i] as string;
@@ -38,9 +34,7 @@ export function uncarryGitReferences(root: string, phase: WalkPhase, git: GitInd
     phase.work.push(i);
     phase.workPrev.push(gitCarried[k + 1] as number);
     phase.workAbs.push(`${root}/${path}`);
-    read++;
   }
-  return read;
 }
 
 /** Per index (the decoded ones a process keeps): the git index stat under which all its references were named. */

@@ -8,10 +8,10 @@
 // It declines (returns undefined, and the caller runs the full scan) whenever it could differ: no
 // index yet (the baseline), folders an earlier cut-short scan never reached, ignore rules changed
 // (a rule file touched, or the root's rule sources differ from the index's), a git blob the index
-// references that git's index no longer names, a path that cannot be stat'ed (the full walk reports it
-// as unreadable), or too many paths touched. It never rewrites the
-// scan index: the owner records written by the capture carry the changes, as a full scan that re-read
-// few paths does.
+// references that git's index no longer names, a hard-linked file, a path that cannot be stat'ed
+// (the full walk reports it as unreadable), or too many paths touched. It never rewrites the scan
+// index: the owner records written by the capture carry the changes, as a full scan that re-read few
+// paths does.
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import type { FileImage } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
