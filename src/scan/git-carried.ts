@@ -37,18 +37,28 @@ export function uncarryGitReferences(root: string, phase: WalkPhase, git: GitInd
   }
 }
 
-/** Per index (the decoded ones a process keeps): the git index stat under which all its references were named. */
+/**
+ * Per index (the decoded ones a process keeps): the git index stat under which all its references were
+ * named, or `none` when it holds no reference at all (then git's index is never looked for again).
+ */
 const checked = new WeakMap<ScanIndex, string>();
+const NO_REFERENCES = 'none';
 
 /**
- * Whether git's index names every git reference of `index` (true when it holds none): the watched
- * scan, which never reads files it was not told of, runs only then. Remembered per index and git
- * index stat, so a daemon parses git's index once per change of it.
+ * Whether git's index names every git reference of `index` (true when it holds none, or when git's
+ * index has not changed since `since`): the watched scan, which never reads files it was not told
+ * of, runs only then. Remembered per index and git index stat, so a daemon parses git's index once
+ * per change of it, and looks for it no more once an index holds no reference.
  */
-export function gitReferencesNamed(root: string, index: ScanIndex): boolean {
+export function gitReferencesNamed(root: string, index: ScanIndex, since: number): boolean {
+  const known = checked.get(index);
+  // A plain folder's index (a daemon's every watched scan): no syscall, no loop.
+  if (known === NO_REFERENCES) return true;
   const st = gitIndexStat(root);
-  const key = st ? `${st.mtimeMs}:${st.size}:${st.ino}` : 'none';
-  if (checked.get(index) === key) return true;
+  // git's index unchanged since `since` (the index's scan, less the racy margin): checked then.
+  if (st !== undefined && st.mtimeMs < since) return true;
+  const key = st ? `${st.mtimeMs}:${st.size}:${st.ino}` : undefined;
+  if (key !== undefined && known === key) return true;
   let git: GitIndex | undefined;
   let loaded = false;
   for (let i = 0; i < index.count; i++) {
@@ -59,6 +69,6 @@ export function gitReferencesNamed(root: string, index: ScanIndex): boolean {
     }
     if (!named(git, index.paths[i] as string, index.hash, i * HASH_BYTES)) return false;
   }
-  checked.set(index, key);
+  checked.set(index, loaded ? key! : NO_REFERENCES);
   return true;
 }

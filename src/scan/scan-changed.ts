@@ -16,7 +16,7 @@ import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import type { FileImage } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { loadGitIndex, withUntrackedAttributes, type GitIndex } from '../workspace/git-index.js';
-import { gitIndexChangedSince, gitReferencesNamed } from './git-carried.js';
+import { gitReferencesNamed } from './git-carried.js';
 import { openGitObjects, type GitObjects } from '../workspace/git-objects.js';
 import { findGitDirs } from '../workspace/git-repo.js';
 import { createIgnoreRules, IGNORE_FILE_NAMES, type IgnoreRules } from '../workspace/ignore-rules.js';
@@ -55,7 +55,7 @@ export async function scanChanged(session: SessionHandle, touched: ReadonlySet<s
   const racyBefore = prev.timeMs - (options.racyMs ?? RACY_MS);
   // git's index changed since the scan index was written and no longer names a git blob the index
   // references: the full scan reads those files (git-carried.ts) — git may prune the blob now.
-  if (gitIndexChangedSince(root, racyBefore) && !gitReferencesNamed(root, prev)) return undefined;
+  if (!gitReferencesNamed(root, prev, racyBefore)) return undefined;
   const owners = await newerOwnerImages(session, prev.timeMs);
 
   let candidates: string[];
