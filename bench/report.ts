@@ -27,7 +27,7 @@ export interface EntryInput {
   extra?: Record<string, unknown>;
 }
 
-const value = (s: Sample | number | Error | undefined): number | null =>
+export const value = (s: Sample | number | Error | undefined): number | null =>
   s === undefined || s instanceof Error ? null : typeof s === 'number' ? s : s.median;
 
 /** Builds an entry in the published shape: name, ckpt_<unit>, baseline, baseline_<unit>, ratio, extras. */
