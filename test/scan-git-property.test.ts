@@ -3,7 +3,10 @@
 // small files (CRLF, LF, mixed, `$Id$`, non-UTF-8 bytes), .gitattributes changes (tracked at the top
 // and in a subfolder, untracked at the top; eol=crlf, ident, text=auto, -text, binary, a macro),
 // `core.autocrlf`, `info/attributes`, checkouts, resets, stashes, `rm` + `git checkout -- path`,
-// `git rm`, `git mv` — with shell edits (writes, deletes, renames, chmods, symlinks, folders, old
+// `git rm`, `git mv`, what leaves git's blobs unnamed (`git rm --cached`, `reset --mixed`, `commit
+// --amend`), `git gc` (objects repacked, loose ones removed), and right after a scan the reflogs and
+// stashes expired and `gc --prune=now` (every object git's refs and index do not name is gone: what
+// ckpt still references must be named by git's index then) — with shell edits (writes, deletes, renames, chmods, symlinks, folders, old
 // mtimes) and ckpt scans in between. The model is the tree read from disk right after each scan; for
 // every scan point, restoring to the capture that follows it must give back exactly that tree
 // (bytes, modes, symlinks, folders), and the restore's undo the tree before the restore. A scan that
@@ -76,6 +79,11 @@ type Op =
   | { op: 'discard'; path: string }
   | { op: 'gitRm'; path: string }
   | { op: 'gitMv'; from: string; to: string }
+  | { op: 'untrack'; path: string }
+  | { op: 'resetMixed'; pick: number }
+  | { op: 'amend' }
+  | { op: 'gc' }
+  | { op: 'scanThenPrune'; always: boolean }
   | { op: 'settle' }
   | { op: 'config'; autocrlf: 'unset' | 'true' | 'false' | 'input' }
   | { op: 'info'; text: string }
@@ -128,6 +136,11 @@ const gitOps: fc.Arbitrary<Op>[] = [
   fc.record({ op: fc.constant('discard' as const), path }),
   fc.record({ op: fc.constant('gitRm' as const), path }),
   fc.record({ op: fc.constant('gitMv' as const), from: path, to: path }),
+  fc.record({ op: fc.constant('untrack' as const), path }),
+  fc.record({ op: fc.constant('resetMixed' as const), pick: fc.nat(20) }),
+  fc.constant({ op: 'amend' as const }),
+  fc.constant({ op: 'gc' as const }),
+  fc.record({ op: fc.constant('scanThenPrune' as const), always: fc.boolean() }),
 ];
 const settleOp = fc.constant({ op: 'settle' as const });
 /** Rule changes after the baseline: what the baseline's residual is about, so only after it. */
@@ -273,7 +286,7 @@ async function runSequence(w: ScanWorld, git: boolean, settle: boolean, prelude:
     const dirsBefore = FOLDERS.map((d) => existsSync(w.at(d)));
     const named = 'path' in o ? [o.path] : 'from' in o ? [o.from, o.to] : [];
     const namedBefore = named.map((p) => lexists(w.at(p)));
-    if (!['write', 'delete', 'rename', 'chmod', 'link', 'mkdir', 'touchOld', 'scan'].includes(o.op)) for (const p of [...TOUCHABLE, ...FOLDERS]) touched.add(p);
+    if (!['write', 'delete', 'rename', 'chmod', 'link', 'mkdir', 'touchOld', 'scan', 'scanThenPrune'].includes(o.op)) for (const p of [...TOUCHABLE, ...FOLDERS]) touched.add(p);
     switch (o.op) {
       case 'write':
         await w.remove(o.path);
@@ -339,6 +352,28 @@ async function runSequence(w: ScanWorld, git: boolean, settle: boolean, prelude:
         break;
       case 'gitMv':
         if (o.from !== o.to) tryGit(w, 'mv', '-f', o.from, o.to);
+        break;
+      case 'untrack':
+        tryGit(w, 'rm', '-q', '--cached', o.path);
+        break;
+      case 'resetMixed':
+        if (commits.length > 0) tryGit(w, 'reset', '-q', '--mixed', commits[o.pick % commits.length] as string);
+        break;
+      case 'amend':
+        addAll();
+        if (tryGit(w, 'commit', '-q', '--amend', '-m', `c${commits.length} amended`)) commits.push(w.git('rev-parse', 'HEAD').trim());
+        break;
+      case 'gc':
+        tryGit(w, 'gc', '-q');
+        break;
+      case 'scanThenPrune':
+        // Only right after a scan: between scans, a blob git's index alone named (staged, or committed
+        // and its reflog expired) that a later `gc --prune=now` takes is a documented residual (DESIGN
+        // §10 "A git reference lasts while git's index names it" — Left).
+        await doScan(o.always, i);
+        tryGit(w, 'stash', 'clear');
+        tryGit(w, 'reflog', 'expire', '--expire=now', '--all');
+        tryGit(w, 'gc', '-q', '--prune=now');
         break;
       case 'settle':
         await settleGit(w);
