@@ -293,3 +293,20 @@ describe("README's command block", () => {
     }
   }, 60_000);
 });
+
+describe('settle of a path the capture did not record (a newcomer probe, thirteenth session)', () => {
+  it('says which paths were not settled, on stderr and in --json warnings; the rest is settled, exit 0', async () => {
+    await writeFile(w('a.txt'), 'a\n');
+    expect((await ckpt(['session', 'new'])).code).toBe(0);
+    await ckpt(['turn']);
+    await ckpt(['capture', 'a.txt']);
+    await writeFile(w('a.txt'), 'b\n');
+    const r = await ckpt(['settle', 'a.txt', 'nosuch.txt']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('settled 1 path(s) of 1.1\n');
+    expect(r.stderr).toContain('not settled: nosuch.txt — capture 1.1 did not record it');
+    await mkdir(w('sub'));
+    const json = await ckpt(['settle', '../a.txt', '../typo', '--json'], w('sub'));
+    expect(json.json()).toMatchObject({ tag: '1.1', files: [{ path: 'a.txt' }], warnings: [expect.stringContaining('not settled: ../typo')] });
+  });
+});

@@ -114,6 +114,27 @@ describe('confirmation on a terminal (items 12, 15)', () => {
   });
 });
 
+describe('session rm on a terminal (a newcomer probe: it removed a history without a word)', () => {
+  it('asks; "n" keeps the session (exit 10), --yes and a script (stdin not a terminal) are not asked', async () => {
+    const listed = async () => (await ckpt(['session', 'list', '--json'])).json().sessions.map((s: { id: string }) => s.id);
+    const no = await runInPty(`${CKPT_SH} --store ${quote(dirs.store)} session rm flow-session`, { cwd: dirs.workspace, input: 'n\n' });
+    expect(no.screen).toContain('Remove session flow-session');
+    expect(no.screen).toContain('[y/N]');
+    expect(no.code).toBe(10);
+    expect(await listed()).toEqual(['flow-session']);
+    const yes = await runInPty(`${CKPT_SH} --store ${quote(dirs.store)} session rm flow-session`, { cwd: dirs.workspace, input: 'y\n' });
+    expect(yes.code, yes.screen).toBe(0);
+    expect(await listed()).toEqual([]);
+    for (const [command, id] of [[`${CKPT_SH} --store ${quote(dirs.store)} session rm s2 --yes`, 's2'], [`echo n | ${CKPT_SH} --store ${quote(dirs.store)} session rm s3`, 's3']] as const) {
+      await libSession(dirs.store, dirs.workspace, id);
+      const r = await runInPty(command, { cwd: dirs.workspace });
+      expect(r.code, r.screen).toBe(0);
+      expect(r.screen).not.toContain('[y/N]');
+      expect(await listed()).toEqual([]);
+    }
+  });
+});
+
 describe('undo of a path with no record (item 13)', () => {
   it('is NOT_FOUND (exit 3) naming the path; a path recorded only before the tag is skipped, not an error', async () => {
     const missing = await ckpt(['undo', '1', 'no-such-file', '--json']);

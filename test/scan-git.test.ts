@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { chmod, utimes } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CaptureEvent } from '../src/format/event.js';
 import { capture } from '../src/capture/capture.js';
@@ -259,6 +260,57 @@ describe('a file git stops tracking (a probe, 2026-12-07)', () => {
       await restore(w.session, turn.tag, {});
       expect(await treeOf(w.root)).toEqual(atTurn);
     });
+  }
+});
+
+describe("git's index swapped for another (a probe, thirteenth session)", () => {
+  // An mtime says nothing here: the index found now is another repository's, or an older copy of this
+  // one's. The scan index records which index it saw (path, inode, size, times): any difference checks
+  // the references carried by stat (git-carried.ts gitIndexChangedSince).
+  const swaps: [string, (w: ScanWorld, backup: string) => void][] = [
+    ["a nested repository's .git removed: the enclosing repository's old index is found", (w) => rmSync(w.at('.git'), { recursive: true, force: true })],
+    ['.git put back from a copy made before the last commit (cp -a keeps its mtimes)', (w, backup) => {
+      rmSync(w.at('.git'), { recursive: true, force: true });
+      execFileSync('cp', ['-a', backup, w.at('.git')]);
+    }],
+  ];
+  for (const [name, swap] of swaps) {
+    for (const watched of [false, true]) {
+      it(`${name}: ${watched ? 'the watched scan leaves it to the full scan, which' : 'the scan'} stores the files first, so a restore brings them back`, async () => {
+        let w = await world();
+        const backup = join(w.dirs.base, 'git-backup');
+        for (let attempt = 0; ; attempt++) {
+          // The enclosing repository (a home folder kept in git), its index older than everything below.
+          execFileSync('git', ['init', '-q', w.dirs.base]);
+          writeFileSync(join(w.dirs.base, 'outer-file'), 'outer\n');
+          execFileSync('git', ['-C', w.dirs.base, 'add', 'outer-file']);
+          execFileSync('git', ['-C', w.dirs.base, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'outer']);
+          await repo(w, { f: 'v1 of f\n', g: 'g\n' });
+          execFileSync('cp', ['-a', w.at('.git'), backup]);
+          await w.write('f', 'precious, only in the last commit\n');
+          w.git('commit', '-q', '-am', 'second');
+          await settleGit(w, ['f']); // g's entry is settled already (touched again, git's refresh may keep its old ctime)
+          const base = await scan(w.session, { racyMs: 0 });
+          if (base.gitReferenced === 2) break;
+          expect(attempt).toBeLessThan(4);
+          w = await world();
+        }
+        const turn = await startTurn(w.session);
+        const atTurn = await treeOf(w.root);
+        const options = (paths: string[]) => ({ racyMs: 0, ...(watched ? { changedPaths: async () => new Set(paths) } : {}) });
+        swap(w, backup);
+        const swapped = await scan(w.session, options([]));
+        expect(swapped.files).toEqual([]);
+        if (watched) expect(swapped.watched, 'the full scan answered').toBeUndefined();
+        await w.write('f', 'edited\n');
+        await w.remove('g');
+        const edit = await scan(w.session, options(['f', 'g']));
+        expect(edit.files).toMatchObject([{ path: 'f', change: 'modified' }, { path: 'g', change: 'deleted' }]);
+        expect(edit.skipped).toEqual([]);
+        await restore(w.session, turn.tag, {});
+        expect(await treeOf(w.root)).toEqual(atTurn);
+      });
+    }
   }
 });
 

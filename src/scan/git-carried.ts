@@ -11,10 +11,20 @@ import { gitIndexStat, loadGitIndex, type GitIndex } from '../workspace/git-inde
 import { HASH_BYTES, HASH_GIT, HASH_NONE, type ScanIndex } from './scan-index.js';
 import type { WalkPhase } from './scan-walk.js';
 
-/** Whether git's index may have changed at or after `ms` (or is gone): carried references are checked then. */
-export function gitIndexChangedSince(root: string, ms: number): boolean {
+/** Which git index (path, inode, size, times) a scan starting now sees; '' for none ckpt can read. */
+export function gitIndexKey(root: string): string {
+  return gitIndexStat(root)?.key ?? '';
+}
+
+/**
+ * Whether git's index may have changed since `index` was written (the key it recorded, `key` now), or
+ * at or after `ms` (its scan's start less the racy margin), or is gone: carried references are checked
+ * then. The key catches what an mtime cannot: another repository's index (a nested repository's `.git`
+ * removed, the enclosing one's index found instead) or an older copy of `.git` put back (a probe).
+ */
+export function gitIndexChangedSince(root: string, index: ScanIndex, key: string, ms: number): boolean {
   const st = gitIndexStat(root);
-  return st === undefined || st.mtimeMs >= ms;
+  return st === undefined || index.gitIndex !== key || st.mtimeMs >= ms;
 }
 
 /** Whether git's index (`git`; undefined: none ckpt can read) names blob `ids[offset..+20)` at `path`. */
@@ -38,7 +48,7 @@ export function uncarryGitReferences(root: string, phase: WalkPhase, git: GitInd
 }
 
 /**
- * Per index (the decoded ones a process keeps): the git index stat under which all its references were
+ * Per index (the decoded ones a process keeps): the git index key under which all its references were
  * named, or `none` when it holds no reference at all (then git's index is never looked for again).
  */
 const checked = new WeakMap<ScanIndex, string>();
@@ -55,9 +65,9 @@ export function gitReferencesNamed(root: string, index: ScanIndex, since: number
   // A plain folder's index (a daemon's every watched scan): no syscall, no loop.
   if (known === NO_REFERENCES) return true;
   const st = gitIndexStat(root);
-  // git's index unchanged since `since` (the index's scan, less the racy margin): checked then.
-  if (st !== undefined && st.mtimeMs < since) return true;
-  const key = st ? `${st.mtimeMs}:${st.size}:${st.ino}` : undefined;
+  // git's index the one the index's scan saw, unchanged since `since` (that scan, less the racy margin): checked then.
+  if (st !== undefined && st.key === index.gitIndex && st.mtimeMs < since) return true;
+  const key = st?.key;
   if (key !== undefined && known === key) return true;
   let git: GitIndex | undefined;
   let loaded = false;

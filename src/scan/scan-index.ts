@@ -7,7 +7,7 @@
 //   header (48 B): "CKSI" u32 version, u32 count, u32 flags, f64 timeMs, u32 pathsBytes, u32 extraBytes
 //   f64 size[count] | f64 mtimeMs[count] | f64 ctimeMs[count] | f64 ino[count] | u32 mode[count]
 //   u8 kind[count] | u8 hashKind[count] | u8 flags[count] | (pad to 8) | hash[count * 32]
-//   paths (UTF-8, NUL-separated) | extra (JSON: symlink targets, skip reasons, rule texts)
+//   paths (UTF-8, NUL-separated) | extra (JSON: symlink targets, skip reasons, rule texts, git's index key)
 //
 // A folder entry's size holds the slot of its first child and its mtime the number of children (the
 // children of a folder are contiguous, in listing order), so an unchanged tree is matched entry by
@@ -68,6 +68,8 @@ export class ScanIndex {
   rootChildren = -1;
   /** Folders a cut-short scan did not reach before any of their content was known (see scan.ts). */
   unbaselined: string[] = [];
+  /** git's index as the scan that wrote this index saw it at its start (git-carried.ts gitIndexKey; '' none); undefined: not recorded (older indexes). */
+  gitIndex: string | undefined;
   private map: Map<string, number> | undefined;
 
   constructor(capacity: number, timeMs: number) {
@@ -221,6 +223,7 @@ export class ScanIndex {
     const out = new ScanIndex(this.count, this.timeMs);
     out.rules = this.rules;
     out.unbaselined = this.unbaselined;
+    out.gitIndex = this.gitIndex;
     if (this.rootChildren >= 0) out.rootChildren = remap(0, this.rootChildren)[1];
     for (let i = 0; i < this.count; i++) {
       if (this.kind[i] === KIND_GONE) continue;
@@ -240,7 +243,7 @@ export class ScanIndex {
     const n = this.count;
     const paths = Buffer.from(this.paths.join('\0'), 'utf8');
     const extra = Buffer.from(
-      JSON.stringify({ targets: [...this.targets], why: [...this.why], rules: [...this.rules], rootChildren: this.rootChildren, unbaselined: this.unbaselined }),
+      JSON.stringify({ targets: [...this.targets], why: [...this.why], rules: [...this.rules], rootChildren: this.rootChildren, unbaselined: this.unbaselined, gitIndex: this.gitIndex }),
       'utf8',
     );
     const layout = columns(n);
@@ -313,10 +316,14 @@ export class ScanIndex {
         rules: [string, string][];
         rootChildren?: number;
         unbaselined?: string[];
+        gitIndex?: unknown;
       };
       idx.rootChildren = extra.rootChildren ?? -1;
       idx.unbaselined = extra.unbaselined ?? [];
       if (!Array.isArray(idx.unbaselined) || !idx.unbaselined.every(isStoredPath)) throw new Error('unbaselined');
+      // Only compared with git's index of now: a forged one at most makes a scan check its references again.
+      if (extra.gitIndex !== undefined && typeof extra.gitIndex !== 'string') throw new Error('gitIndex');
+      idx.gitIndex = extra.gitIndex;
       idx.targets = new Map(extra.targets);
       idx.why = new Map(extra.why);
       idx.rules = new Map(extra.rules);

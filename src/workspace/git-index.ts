@@ -227,12 +227,14 @@ export function loadGitIndex(root: string): GitIndex | undefined {
  * read: no repository, a removed `.git`, a sha256 repository). No parse: the scan asks it before it
  * trusts the git references it carries by stat.
  */
-export function gitIndexStat(root: string): { mtimeMs: number; size: number; ino: number } | undefined {
+export function gitIndexStat(root: string): { mtimeMs: number; key: string } | undefined {
   const where = locateGitIndex(root);
   if (!where) return undefined;
   try {
     const st = fs.statSync(where.indexPath);
-    return { mtimeMs: st.mtimeMs, size: st.size, ino: st.ino };
+    // Which file, and which version of it: another repository's index (a nested repository's `.git`
+    // removed: the enclosing one's), or an older copy put back (its mtime kept), differs here.
+    return { mtimeMs: st.mtimeMs, key: `${where.indexPath}\0${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` };
   } catch {
     return undefined;
   }

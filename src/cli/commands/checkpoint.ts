@@ -1,5 +1,6 @@
 // `ckpt turn|capture|settle|scan|log|diff` (DESIGN §9): recording checkpoints and reading them back
 // (`scan` is its own module, scan.ts: the lean scan entry loads it without the others).
+import { relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import { pc } from '../colors.js';
 import { type DiffChange, earliestRestorableTag, formatLog, formatMode, listCheckpoints, listLifecycle, listRewinds, listTurns, pathText, publicImage, scan, scanViaDaemon, shortSessionId } from '../../index.js';
@@ -59,7 +60,16 @@ export function registerCheckpointCommands(program: Command): void {
       run: async ([paths, opts], ctx, out) => {
         const session = await ctx.session();
         const r = await session.settle(paths as string[], { tag: (opts as { tag?: string }).tag, cwd: ctx.io.cwd });
-        const body = { tag: r.tag, files: r.files.map(publicImage), ...(r.disabled ? { disabled: true } : {}), ...(r.warnings ? { warnings: r.warnings } : {}) };
+        // A path the capture did not record is not settled (the library drops it: a hook's race): a
+        // person who typed it is told (a newcomer probe: a typo read "settled 0 path(s)" and nothing more).
+        const settled = r.files.map((f) => f.path);
+        const unsettled = r.disabled ? [] : (paths as string[]).filter((p) => {
+          const rel = relative(session.workspaceRoot, resolve(ctx.io.cwd, p)).split(sep).join('/');
+          return !settled.some((f) => f === rel || f.startsWith(`${rel}/`));
+        });
+        const notice = unsettled.length > 0 ? [`not settled: ${unsettled.map((p) => pathText(p)).join(', ')} — ${r.tag ? `capture ${r.tag}` : 'no capture'} did not record ${unsettled.length > 1 ? 'them' : 'it'} (capture first: ckpt capture PATH)`] : [];
+        const warnings = [...(r.warnings ?? []), ...notice];
+        const body = { tag: r.tag, files: r.files.map(publicImage), ...(r.disabled ? { disabled: true } : {}), ...(warnings.length > 0 ? { warnings } : {}) };
         out.result(body, (v) => (v.disabled ? 'capture is disabled (CKPT_DISABLE): nothing recorded' : `settled ${v.files.length} path(s)${v.tag ? ` of ${v.tag}` : ''}`));
       },
     },

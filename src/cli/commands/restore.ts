@@ -2,10 +2,10 @@
 // first (`--yes` skips the question); without one they act, since hooks and scripts call them.
 // Answering no changes nothing and exits EXIT_CANCELLED. A dry run says whether the real run would be
 // refused (DRIFT) and why. The printed undo hint is a command that works as printed (hint.ts).
-import { createInterface } from 'node:readline';
 import { Option, type Command } from 'commander';
 import { pc } from '../colors.js';
 import { pathText, restore, type RestoreOptions, type RestoreResult, rewind, type Session, shortSessionId, undoPath } from '../../index.js';
+import { askYesNo } from '../ask.js';
 import { addCommands, type CommandSpec, type OptionSpec } from '../command-table.js';
 import type { CliContext } from '../context.js';
 import { CliExit, EXIT_CANCELLED } from '../exit.js';
@@ -117,22 +117,7 @@ async function confirmThenRun<R extends RestoreResult>(io: CliIo, out: Output, f
 /** Shows the plan on stderr and asks; true only for an explicit yes (end of input or Ctrl-C is no). */
 function confirm(io: CliIo, preview: RestoreResult): Promise<boolean> {
   io.stderr.write(terminalText(`${humanPlan(preview)}\n`, pc.isColorSupported));
-  const rl = createInterface({ input: io.stdin, output: io.stderr });
-  return new Promise((resolve) => {
-    let answered = false;
-    const finish = (yes: boolean) => {
-      if (answered) return;
-      answered = true;
-      rl.close();
-      resolve(yes);
-    };
-    rl.on('SIGINT', () => {
-      io.stderr.write('\n');
-      finish(false);
-    });
-    rl.on('close', () => finish(false));
-    rl.question('Restore these paths? [y/N] ', (answer) => finish(/^y(es)?$/i.test(answer.trim())));
-  });
+  return askYesNo(io, 'Restore these paths?');
 }
 
 /** The §9 result fields, in order, plus what a script may find useful. */

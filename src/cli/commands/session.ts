@@ -2,7 +2,9 @@
 import type { Command } from 'commander';
 import { pc } from '../colors.js';
 import { CkptError, invalidValue, isCkptError, relativeTime, resolveTagSeq, sessionSize, shortSessionId, type SessionFilter, type SessionTreeNode, type SessionInfo, type SessionMetadata, type Session } from '../../index.js';
+import { askYesNo } from '../ask.js';
 import { addCommands, type OptionSpec } from '../command-table.js';
+import { CliExit, EXIT_CANCELLED } from '../exit.js';
 import { commandHint } from '../hint.js';
 import { sizeLine } from './maintenance.js';
 import { counted } from '../counted.js';
@@ -169,8 +171,9 @@ export function registerSessionCommands(program: Command): void {
       use: 'rm <id>',
       aliases: ['remove'],
       existing: true,
-      description: 'remove a session (its content is freed by the next gc)',
-      run: async ([id], ctx, out) => {
+      description: 'remove a session (its content is freed by the next gc); on a terminal it asks first, unless --yes',
+      options: [['--yes', 'remove without asking (scripts never are asked: stdin not a terminal)']],
+      run: async ([id, opts], ctx, out) => {
         let session: Session;
         try {
           session = await ctx.session(id as string); // a unique prefix names the session too
@@ -184,6 +187,13 @@ export function registerSessionCommands(program: Command): void {
         }
         const workspace = await ctx.workspace(); // known: the session is in it
         const full = session.id;
+        if (out.canAsk && !(opts as { yes?: boolean }).yes) {
+          const title = (await session.metadata().catch(() => undefined))?.title;
+          if (!(await askYesNo(ctx.io, `Remove session ${full}${title ? ` "${title}"` : ''} and its history (its restores go with it)?`))) {
+            out.result({ cancelled: true, session: full }, () => 'cancelled, nothing removed');
+            throw new CliExit(EXIT_CANCELLED);
+          }
+        }
         // Every session's restores see every session's records (DESIGN §10): the others lose this one's
         // (a log that cannot be read is taken to hold some).
         const recorded = await session.events().then((events) => events.some((e) => e.type === 'capture'), () => true);

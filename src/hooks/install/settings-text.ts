@@ -17,7 +17,10 @@ export function parseSettings(text: string | undefined, file: string): SettingsT
   try {
     value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (err) {
-    throw new CkptError('INVALID_ARGUMENT', `${file} is not valid JSON (${(err as Error).message}); it was left unchanged`, { file });
+    const where = lineAndColumn(text, /at position (\d+)/.exec((err as Error).message)?.[1]);
+    // Gemini CLI reads its settings with comments stripped: say so, ckpt writes plain JSON back.
+    const comments = /(^|[\s,{[])(\/\/|\/\*)/.test(text) ? ': it holds comments, which ckpt cannot keep — remove them (or add the hooks by hand) and run init again' : '';
+    throw new CkptError('INVALID_ARGUMENT', `${file} is not valid JSON${where} (${(err as Error).message})${comments}; it was left unchanged`, { file });
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new CkptError('INVALID_ARGUMENT', `${file} does not hold a JSON object; it was left unchanged`, { file });
@@ -27,6 +30,14 @@ export function parseSettings(text: string | undefined, file: string): SettingsT
   const body = text.trimEnd();
   const indent = indented ? indented[1]! : body.includes('\n') ? 2 : 0;
   return { value: value as Record<string, unknown>, style: { indent, eol, finalNewline: /\n$/.test(text) } };
+}
+
+/** ` at line L, column C` of a JSON.parse error's position, or nothing. */
+function lineAndColumn(text: string, position: string | undefined): string {
+  if (position === undefined) return '';
+  const before = text.slice(0, Number(position));
+  const line = before.split('\n').length;
+  return ` at line ${line}, column ${before.length - before.lastIndexOf('\n')}`;
 }
 
 export function formatSettings(settings: SettingsText): string {
