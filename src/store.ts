@@ -383,7 +383,10 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
       // A new session takes the workspace's scan baseline unless it has one (the baseline trap).
       const create = async (options: CreateSessionOptions = {}): Promise<Session> => {
         const session = await sessions.create(options);
-        if (options.baseline !== false) await ensureBaseline(session);
+        if (options.baseline !== false) {
+          const taken = await ensureBaseline(session, options.onProgress ? { onProgress: options.onProgress } : {});
+          if (taken) options.onBaseline?.({ scanned: taken.scanned, stored: taken.stored, ms: taken.ms });
+        }
         return session;
       };
       const openAgentSession = async (link: AgentLink, options: Omit<CreateSessionOptions, 'id' | 'info'> = {}): Promise<AgentSessionResult> => {

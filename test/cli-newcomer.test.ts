@@ -210,7 +210,7 @@ describe('the verbs a newcomer reaches for', () => {
     expect((await ckpt(['session', 'ls', '--json'])).json().sessions.map((s: { id: string }) => s.id)).toEqual([id]);
     expect((await ckpt(['workspace', 'ls', '--json'])).json().workspaces.map((w: { root: string }) => w.root)).toEqual([dirs.workspace]);
     const help = (await ckpt(['session', '--help'])).stdout;
-    for (const usage of ['new|create [options]', 'list|ls [options]', 'rm|remove <id>']) expect(help).toContain(usage);
+    for (const usage of ['new|create [options]', 'list|ls [options]', 'rm|remove [options] <id>']) expect(help).toContain(usage);
     const typo = await ckpt(['session', 'crate']);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('(Did you mean create?)');
@@ -308,5 +308,18 @@ describe('settle of a path the capture did not record (a newcomer probe, thirtee
     await mkdir(w('sub'));
     const json = await ckpt(['settle', '../a.txt', '../typo', '--json'], w('sub'));
     expect(json.json()).toMatchObject({ tag: '1.1', files: [{ path: 'a.txt' }], warnings: [expect.stringContaining('not settled: ../typo')] });
+  });
+});
+
+describe("the workspace's first session says it took the baseline (a newcomer probe, thirteenth session)", () => {
+  it('session new reports what the baseline looked at and stored; a second session in the workspace does not', async () => {
+    for (let i = 0; i < 5; i++) await writeFile(w(`f${i}.txt`), `${i}\n`);
+    const first = await ckpt(['session', 'new', '--json']);
+    expect(first.json()).toMatchObject({ baseline: { scanned: 5, stored: 5 } });
+    const text = await ckpt(['session', 'new']);
+    expect(text.stdout).not.toContain('baseline');
+    expect((await ckpt(['session', 'new', '--json'])).json().baseline).toBeUndefined();
+    await rm(dirs.store, { recursive: true });
+    expect((await ckpt(['session', 'new'])).stdout).toMatch(/recorded the workspace's baseline: 5 file\(s\) looked at, 5 stored/);
   });
 });

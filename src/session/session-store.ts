@@ -29,6 +29,10 @@ export interface CreateSessionOptions {
    * store.ts), so the first scan after an agent's shell command records what it changed (DESIGN §10).
    */
   baseline?: boolean;
+  /** The baseline's progress (reading and storing files), for a progress bar: a first session in a big folder takes a while. */
+  onProgress?: (progress: { phase: string; done: number; total: number }) => void;
+  /** Called when this creation took the workspace's baseline: how many files it looked at and stored. */
+  onBaseline?: (baseline: { scanned: number; stored: number; ms: number }) => void;
 }
 
 /**

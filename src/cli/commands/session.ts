@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { pc } from '../colors.js';
 import { CkptError, invalidValue, isCkptError, relativeTime, resolveTagSeq, sessionSize, shortSessionId, type SessionFilter, type SessionTreeNode, type SessionInfo, type SessionMetadata, type Session } from '../../index.js';
 import { askYesNo } from '../ask.js';
+import { progressBar } from '../progress.js';
 import { addCommands, type OptionSpec } from '../command-table.js';
 import { CliExit, EXIT_CANCELLED } from '../exit.js';
 import { commandHint } from '../hint.js';
@@ -27,9 +28,26 @@ export function registerSessionCommands(program: Command): void {
         const { title, id, parent, ...rest } = opts as { title?: string; id?: string; parent?: string } & Record<string, string>;
         const ws = await ctx.workspace();
         const parentId = parent === undefined ? undefined : (await ctx.session(parent)).id; // a unique prefix names it too
-        const created = await ws.create({ title, id, parent: parentId, info: infoFrom(rest) });
+        // The workspace's first session stores every file git does not ignore (its baseline): in a big
+        // folder that takes a while, so a terminal sees it progress, and every caller is told (a
+        // newcomer probe: `session new` in /tmp stored 716 MB saying one line).
+        let baseline: { scanned: number; stored: number; ms: number } | undefined;
+        const bar = await progressBar(ctx.io, out.json);
+        let created;
+        try {
+          created = await ws.create({ title, id, parent: parentId, info: infoFrom(rest), onProgress: bar.update, onBaseline: (b) => (baseline = b) });
+        } finally {
+          bar.stop();
+        }
         const meta = await created.metadata();
-        out.result({ session: meta }, (r) => `created session ${pc.bold(shortSessionId(r.session.id))}${r.session.title ? ` "${r.session.title}"` : ''} in ${r.session.workspace}  ${pc.dim(r.session.id)}`);
+        out.result({ session: meta, ...(baseline ? { baseline } : {}) }, (r) =>
+          [
+            `created session ${pc.bold(shortSessionId(r.session.id))}${r.session.title ? ` "${r.session.title}"` : ''} in ${r.session.workspace}  ${pc.dim(r.session.id)}`,
+            ...(r.baseline
+              ? [pc.dim(`recorded the workspace's baseline: ${r.baseline.scanned} file(s) looked at, ${r.baseline.stored} stored, in ${r.baseline.ms} ms (what git ignores is left out; git's unchanged files are named, not copied)`)]
+              : []),
+          ].join('\n'),
+        );
       },
     },
     {
