@@ -61,6 +61,14 @@ export function createApp(options: AppOptions): Hono {
   app.onError((err, c) => errorResponse(c, toCkptError(err), options.onServerError));
   app.notFound((c) => errorResponse(c, new CkptError('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`, { method: c.req.method, path: c.req.path })));
 
+  // Answers carry the user's files and prompts: never kept in a browser's disk cache (outside the
+  // private store, beyond gc and session rm: a probe found a `.env` there), never sniffed into HTML.
+  // Static pages set their own (revalidated) policy.
+  app.use(async (c, next) => {
+    await next();
+    if (!c.res.headers.has('cache-control')) c.res.headers.set('cache-control', 'no-store');
+    c.res.headers.set('x-content-type-options', 'nosniff');
+  });
   app.use(async (c, next) => {
     guard.checkHost(c.req.header('host'), (c.env as { incoming?: { socket?: { localAddress?: string } } } | undefined)?.incoming?.socket?.localAddress);
     // Hook paths take the bearer token only: a browser's cookie must not be able to record into a session.

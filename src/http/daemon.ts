@@ -122,8 +122,16 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
         server.off('error', reject);
         resolve();
       };
-      if ('socket' in target) server.listen(target.socket, done);
-      else server.listen(target.port, host, done);
+      if ('socket' in target) {
+        // The socket is bound within listen(): made 0600 from the start (a chmod after it left a
+        // permissive umask's 0777 for a moment: a probe), whatever the umask.
+        const umask = process.umask(0o177);
+        try {
+          server.listen(target.socket, done);
+        } finally {
+          process.umask(umask);
+        }
+      } else server.listen(target.port, host, done);
     });
   try {
     if (options.socket) {
@@ -139,11 +147,17 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   } catch (err) {
     closeParts();
     const e = err as NodeJS.ErrnoException;
-    if (e.code === 'EADDRINUSE') throw new CkptError('LOCKED', `${options.socket ?? `${host}:${options.port}`} is already in use`, { errno: e.code }, { cause: err });
+    if (e.code === 'EADDRINUSE') throw new CkptError('LOCKED', `${options.socket ?? `${host}:${options.port}`} is already in use: pick another --port, or leave it out (any free port)`, { errno: e.code }, { cause: err });
     throw err;
   }
   if (options.socket) await chmod(options.socket, 0o600);
   const addr = server.address() as AddressInfo | string;
+  // What `localhost` resolved to is checked where it is bound (a hosts file may name another address).
+  if (typeof addr !== 'string' && !options.allowRemote && !isLoopbackAddress(addr.address)) {
+    await new Promise((resolve) => server.close(resolve));
+    closeParts();
+    throw invalidValue('--host', host, `--host ${host} was bound to ${addr.address}, not a loopback address: the daemon would serve your files beyond this machine; use 127.0.0.1, or add --allow-remote if you really mean it`, { host, address: addr.address });
+  }
   const url = typeof addr === 'string' ? `unix:${addr}` : `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
   if (typeof addr !== 'string') tcpPort = addr.port;
 

@@ -89,6 +89,7 @@ export function createHookLane(options: HookLaneOptions): (req: IncomingMessage,
 async function serve({ state, guard, onServerError, hookKey, onHook, onHttpHook, port }: HookLaneOptions, stale: StaleHooks, req: IncomingMessage, res: ServerResponse, agent: string): Promise<void> {
   let status = 200;
   let body: object;
+  let closing = false;
   try {
     guard.checkHost(req.headers.host, req.socket.localAddress);
     // A bad hook URL is the installer's mistake, not the agent's: 400 (a non-blocking error for Claude Code).
@@ -167,12 +168,17 @@ async function serve({ state, guard, onServerError, hookKey, onHook, onHttpHook,
     status = httpStatusOf(e);
     if (status >= 500) onServerError?.(e);
     body = { error: e.toJSON() };
-    req.resume(); // a refused request's body is drained, so the connection stays usable
+    // Without the credential the connection ends with the answer (a body dripped in a byte at a time
+    // held it for Node's 5-minute request timeout: a probe); other refusals drain the body, so the
+    // agent's connection stays usable.
+    if (status === 401 || status === 403) closing = true;
+    else req.resume();
   }
   onHook?.();
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...(closing ? { connection: 'close' } : {}) });
   res.end(text);
+  if (closing) res.once('finish', () => req.socket.destroy());
 }
 
 /** The agent's project-dir variables from the thin client's header (JSON, URI-encoded); only the spec's names, absolute paths. */

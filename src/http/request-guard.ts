@@ -41,10 +41,14 @@ export function createRequestGuard(options: { token: string; host?: string; sock
   };
 }
 
-/** Whether an IP address (as a socket reports it) is a loopback one: 127.0.0.0/8, ::1, ::ffff:127.x. */
+/**
+ * Whether an IP address (as a socket reports it) is a loopback one: 127.0.0.0/8, ::1, ::ffff:127.x —
+ * literals only (and `localhost`): a name such as `127.example.net` resolves to whatever its DNS says
+ * (a probe bound 0.0.0.0 through one).
+ */
 export function isLoopbackAddress(address: string): boolean {
   const a = unmapped(address.toLowerCase());
-  return a === '::1' || /^127\./.test(a) || a === 'localhost';
+  return a === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a) || a === 'localhost';
 }
 
 const unmapped = (a: string): string => (a.startsWith('::ffff:') && a.includes('.') ? a.slice(7) : a);

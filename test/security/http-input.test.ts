@@ -6,6 +6,7 @@
 import { networkInterfaces } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { escapeForLog, startDaemon, type RunningDaemon } from '../../src/http/daemon.js';
+import { isLoopbackAddress } from '../../src/http/request-guard.js';
 import { isCkptError, openStore, type Store } from '../../src/index.js';
 import { createClient } from '../helpers/http.js';
 import { makeTempDirs, type TempDirs } from '../helpers/temp.js';
@@ -72,6 +73,14 @@ describe('listening beyond loopback', () => {
     expect(logged.join('\n')).toMatch(/WARNING: listening on 0\.0\.0\.0.*clear text/);
   });
 
+  it('takes loopback literals only: a name starting 127. resolves to what its DNS says (a probe bound 0.0.0.0 through one)', async () => {
+    for (const a of ['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1', 'localhost']) expect(isLoopbackAddress(a), a).toBe(true);
+    for (const a of ['127.probe.test', '127.0.0.1.nip.io', '127.evil.example', '0.0.0.0', '::ffff:10.0.0.1', '1270.0.0.1']) expect(isLoopbackAddress(a), a).toBe(false);
+    const err = await startDaemon({ store, version: 'test', host: '127.probe.test' }).catch((e: unknown) => e);
+    expect(isCkptError(err, 'INVALID_ARGUMENT'), String(err)).toBe(true);
+    expect(String((err as Error).message)).toMatch(/not a loopback address.*--allow-remote/);
+  });
+
   it.skipIf(!lanAddress)('on a LAN address, a loopback Host header is refused (403); the address itself is accepted', async () => {
     daemon = await startDaemon({ store, version: 'test', host: '0.0.0.0', allowRemote: true });
     const port = new URL(daemon.url).port;
@@ -83,5 +92,35 @@ describe('listening beyond loopback', () => {
     // Over loopback the loopback names still work.
     const local = createClient(`http://127.0.0.1:${port}`, daemon.token);
     expect((await local.call('GET', '/health', { host: `127.0.0.1:${port}` })).status).toBe(200);
+  });
+});
+
+describe('answers a browser must not keep (a probe found a .env in Chromium\'s disk cache)', () => {
+  it('every API answer is no-store and nosniff, errors and refusals too', async () => {
+    daemon = await startDaemon({ store, version: 'test' });
+    const client = createClient(daemon.url, daemon.token);
+    for (const reply of [await client.call('GET', '/health'), await client.call('GET', '/sessions?workspace=/nowhere'), await createClient(daemon.url, 'wrong').call('GET', '/health')]) {
+      expect(reply.headers['cache-control'], `${reply.status} ${reply.text}`).toBe('no-store');
+      expect(reply.headers['x-content-type-options']).toBe('nosniff');
+    }
+  });
+});
+
+describe('a hook request without the credential', () => {
+  it('is answered 401 and its connection closed, whatever body it announced (a probe held one for 5 minutes)', async () => {
+    daemon = await startDaemon({ store, version: 'test' });
+    const { port } = new URL(daemon.url);
+    const { connect } = await import('node:net');
+    const socket = connect(Number(port), '127.0.0.1');
+    let answer = '';
+    socket.on('data', (d) => (answer += d.toString('latin1')));
+    const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(Date.now())));
+    const t0 = Date.now();
+    socket.write(`POST /hooks/claude HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`);
+    const at = await Promise.race([closed, new Promise<number>((r) => setTimeout(() => r(-1), 5000))]);
+    socket.destroy();
+    expect(answer).toMatch(/^HTTP\/1\.1 401/);
+    expect(at, 'closed after the answer').toBeGreaterThan(0);
+    expect(at - t0).toBeLessThan(5000);
   });
 });
