@@ -189,7 +189,7 @@ describe('read-only commands in a folder ckpt never recorded (a new user trying 
     for (const args of [['log'], ['restore', '1'], ['diff', '1'], ['show', '1'], ['owner', 'a.txt'], ['cat', '1', 'a.txt'], ['turn'], ['scan'], ['capture', 'a.txt']]) {
       const r = await ckpt(args);
       expect(r.code, args.join(' ')).toBe(3);
-      expect(r.stderr).toBe(`error [SESSION_NOT_FOUND] no session in workspace ${dirs.workspace} in the store ${dirs.store}; create one with 'ckpt session new' (or pick the store that has them: --store, $CKPT_STORE)\n`);
+      expect(r.stderr).toBe(`error [SESSION_NOT_FOUND] no session in workspace ${dirs.workspace} in the store ${dirs.store}; create one with 'ckpt session new' (or pick the store that has them: --store, $CKPT_STORE or $CKPT_HOME)\n`);
     }
     const named = await ckpt(['--session', 'nope', 'log', '--json']);
     expect(named.code).toBe(3);

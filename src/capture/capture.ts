@@ -238,7 +238,7 @@ export async function capture(
   const images = await readImages(session, paths, sink);
   const oversize = images.filter((i) => i.state === 'skipped' && i.why === 'too-large');
   if (session.ctx.options.refuseOversize && oversize.length > 0) {
-    throw new CkptError('BLOB_TOO_LARGE', `over the ${session.ctx.options.maxBlobBytes}-byte cap, nothing recorded: ${oversize.map((i) => i.path).join(', ')}`, {
+    throw new CkptError('BLOB_TOO_LARGE', `over the ${session.ctx.options.maxBlobBytes}-byte cap, nothing recorded: ${oversize.map((i) => i.path).join(', ')} (a larger cap: --max-file-size or CKPT_MAX_FILE_SIZE)`, {
       paths: oversize.map((i) => i.path),
       max: session.ctx.options.maxBlobBytes,
     });

@@ -100,7 +100,7 @@ export function createCliContext(io: CliIo, flags: GlobalFlags, options: CliCont
       if (!ws) {
         throw chosen !== undefined
           ? new CkptError('SESSION_NOT_FOUND', `session ${JSON.stringify(chosen)} not found in workspace ${wsRoot}`, { session: chosen })
-          : new CkptError('SESSION_NOT_FOUND', `no session in workspace ${wsRoot} in the store ${(await ctx.store()).dir}; create one with 'ckpt session new' (or pick the store that has them: --store, $CKPT_STORE)`, { workspace: wsRoot, store: (await ctx.store()).dir });
+          : new CkptError('SESSION_NOT_FOUND', `no session in workspace ${wsRoot} in the store ${(await ctx.store()).dir}; create one with 'ckpt session new' (or pick the store that has them: --store, $CKPT_STORE or $CKPT_HOME)`, { workspace: wsRoot, store: (await ctx.store()).dir });
       }
       return chosen !== undefined ? findSession(ws, chosen) : ws.latest();
     },

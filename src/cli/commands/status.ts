@@ -23,7 +23,7 @@ export const statusCommand: CommandSpec = {
       out.result({ workspace: root, session: null, store, next }, (r) =>
         [
           `workspace ${r.workspace}`,
-          `no session yet in the store ${r.store}: ckpt has recorded nothing here (or in another store: --store, $CKPT_STORE).`,
+          `no session yet in the store ${r.store}: ckpt has recorded nothing here (or in another store: --store, $CKPT_STORE or $CKPT_HOME).`,
           `  start one by hand:        ${r.next}`,
           `  or let your agent do it:  ${init}  (then each prompt starts a turn)`,
         ].join('\n'),
