@@ -79,13 +79,13 @@ export function installHooks(
           list[h] = next;
           if (entry.matcher === undefined) delete group.matcher;
           else group.matcher = entry.matcher;
-          changes.push(`updated ${entry.event}${entry.matcher !== undefined ? ` (matcher ${entry.matcher})` : ''}`);
+          changes.push(`updated ${entry.event}${entry.matcher !== undefined ? ` (${matcherText(entry.matcher)})` : ''}`);
         }
       }
     }
     if (!found) {
       groups.push({ ...(entry.matcher !== undefined ? { matcher: entry.matcher } : {}), hooks: [wanted] });
-      changes.push(`added ${entry.event}${entry.matcher !== undefined ? ` (matcher ${entry.matcher})` : ''}`);
+      changes.push(`added ${entry.event}${entry.matcher !== undefined ? ` (${matcherText(entry.matcher)})` : ''}`);
     }
   }
   return { value, changes };
@@ -101,7 +101,7 @@ export function uninstallHooks(settings: Record<string, unknown>, agent: string,
       const list = groupHooks(group, event, file);
       const kept = list.filter((h) => !isCkptHook(h, agent));
       if (kept.length === list.length) continue;
-      removed.push(`removed ${event}${typeof group.matcher === 'string' ? ` (matcher ${group.matcher})` : ''}`);
+      removed.push(`removed ${event}${typeof group.matcher === 'string' ? ` (${matcherText(group.matcher)})` : ''}`);
       if (kept.length === 0) groups.splice(g, 1);
       else group.hooks = kept;
     }
@@ -163,4 +163,15 @@ function groupHooks(group: Group, event: string, file: string): Hook[] {
     throw new CkptError('INVALID_ARGUMENT', `a hook group of "hooks.${event}" in ${file} has no list of hooks; the file was left unchanged`, { file, event });
   }
   return group.hooks as Hook[];
+}
+
+/**
+ * A matcher as a person reads it: the read-only tools' negative lookahead (`^(?!(?:Read|Glob|…)$)`,
+ * ~700 characters, printed three times by a newcomer's first `init`) is said in words.
+ */
+export function matcherText(matcher: string): string {
+  const m = /^\^\(\?!\(\?:([^()]*)\)\$\)$/.exec(matcher);
+  if (!m) return `matcher ${matcher}`;
+  const names = m[1]!.split('|');
+  return `every tool but ${names.length} read-only ones: ${names.slice(0, 4).join(', ')}, …`;
 }
