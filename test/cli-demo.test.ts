@@ -46,7 +46,7 @@ it('without --keep leaves no scratch folder, no session and no workspace behind;
   const workspace = /^workspace (.+)$/m.exec(r.stdout)![1]!;
   expect(r.stdout).toMatch(/^ {2}turn 1 {2}"add a greeting" {2}· just now$/m);
   expect(r.stdout).toMatch(/^ {4}2\.2 +user +notes\.txt \(new\)/m);
-  expect(r.stdout).toMatch(/^ {4}2\.3 +restore +to 1 \(undo: restore 2\.3\)/m);
+  expect(r.stdout).toMatch(/^ {4}2\.3 +restore +to 1 \(restore 2\.3 undoes it\)/m);
   expect(r.stdout).toContain('--keep');
   expect(workspace.startsWith(tmp)).toBe(true);
   // Not even its workspace: `workspace list` (and so `stats` and the web page) show nothing of it.

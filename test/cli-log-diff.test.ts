@@ -41,7 +41,7 @@ describe('ckpt log', () => {
     const text = (await ckpt(['log'])).stdout;
     expect(text).toMatch(/^turn 1 {2}"add the parser" {2}· (just now|\d+ s ago)$/m);
     expect(text).toMatch(/^ {2}1\.1 +Edit +f0\.txt, f1\.txt, f2\.txt, … 4 more \(--files\)/m);
-    expect(text).toMatch(new RegExp(`^ {2}${restored.undo!.replace('.', '\\.')} +restore +to 1 \\(undo: restore ${restored.undo!.replace('.', '\\.')}\\)`, 'm'));
+    expect(text).toMatch(new RegExp(`^ {2}${restored.undo!.replace('.', '\\.')} +restore +to 1 \\(restore ${restored.undo!.replace('.', '\\.')} undoes it\\)`, 'm'));
     expect(text).toMatch(/^turn 3 \[rewound\] {2}"third"/m);
     expect(text).toMatch(new RegExp(`^ {2}${restored.undo!.replace('.', '\\.')} .*\\[rewound\\]`, 'm')); // turn 2's restore, before the rewind's target
     expect(text).toMatch(/^ {2}3\.1 +capture +late\.txt \(new\) \[rewound\]/m);

@@ -146,14 +146,14 @@ describe('rewind (a new user trying the README)', () => {
     await ckpt(['scan', '--tool', 'Bash']);
     const plain = await ckpt(['rewind', '1']);
     expect(plain.code, plain.stderr).toBe(0);
-    expect(plain.stdout).toMatch(/^conversation watermark: turn 1$/m);
+    expect(plain.stdout).toMatch(/^conversation rewound to turn 1 \(what came after is hidden, not deleted\)$/m);
     expect(plain.stdout).not.toContain('?');
     expect((await ckpt(['rewind', '1', '--json'])).json().watermark).toEqual({ turn: 1, messageCount: null });
 
     await ckpt(['turn', '--message-count', '12']);
     await writeFile(w('b.txt'), 'b\n');
     await ckpt(['scan', '--tool', 'Bash']);
-    expect((await ckpt(['rewind', '2'])).stdout).toMatch(/^conversation watermark: turn 2, 12 messages$/m);
+    expect((await ckpt(['rewind', '2'])).stdout).toMatch(/^conversation rewound to turn 2, 12 messages \(what came after is hidden, not deleted\)$/m);
   });
 
   it('rewind --fork says the fork is now the default session and how to name the original, as session fork does', async () => {

@@ -75,7 +75,7 @@ function forkDefaultLine(ctx: CliContext, fork: string, original: string): strin
 /** The conversation's position after a rewind; the message count only when the turn recorded one (`turn --message-count`). */
 function watermarkLine(w: { turn: number; messageCount?: number | null }): string {
   const count = typeof w.messageCount === 'number' ? `, ${counted(w.messageCount, 'message')}` : '';
-  return `conversation watermark: turn ${w.turn}${count}`;
+  return `conversation rewound to turn ${w.turn}${count} (what came after is hidden, not deleted)`;
 }
 
 type RestoreRun<T> = (session: Session, tag: string, what: T, options: Pick<RestoreOptions, 'cwd' | 'force' | 'dryRun' | 'onProgress'>) => Promise<RestoreResult>;
