@@ -75,6 +75,13 @@ claim='' token=''
 IFS= read -r claim 2>/dev/null <"$store/daemon/daemon.json" || :
 IFS= read -r token 2>/dev/null <"$store/daemon/token" || :
 case $claim in *'"socket"'*) node_client "$@" ;; esac
+# The daemon records with its own size cap: a hook asking for another (CKPT_MAX_FILE_SIZE in bytes
+# here; any other spelling is the Node client's to read) records in-process, through the Node client.
+cap=16777216
+case $claim in *'"maxBlobBytes":'*) cap=${claim#*'"maxBlobBytes":'} ;; esac
+cap=${cap%%[!0-9]*}
+case ${CKPT_MAX_FILE_SIZE-} in '') asked=16777216 ;; *[!0-9]*) asked=other ;; *) asked=$CKPT_MAX_FILE_SIZE ;; esac
+[ "$asked" = "$cap" ] || node_client "$@"
 pid=${claim#*'"pid":'}
 pid=${pid%%[!0-9]*}
 port=${claim#*'"port":'}

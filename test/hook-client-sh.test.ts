@@ -19,6 +19,7 @@ import { claudeEvents as ev, claudeSession } from './fixtures/claude-events.js';
 import { runShell } from './helpers/agent-hooks.js';
 import { makeTempDirs, type TempDirs } from './helpers/temp.js';
 import { CAN_SEE_ZOMBIES, makeZombie } from './helpers/zombie.js';
+import { DEFAULT_MAX_BLOB_BYTES } from '../src/context.js';
 
 const SH_CLIENT = fileURLToPath(new URL('../bin/ckpt-hook.sh', import.meta.url));
 const NO_NODE = '/nonexistent/node';
@@ -126,6 +127,23 @@ describe('the shell hook client', () => {
     await writeFile(join(storeDir, 'daemon', 'daemon.json'), JSON.stringify({ pid: 2 ** 22 + 1, host: '127.0.0.1', port: 9 }));
     expect((await runSh(args, edit(4))).code).toBe(0);
     expect(await checkpoints(s.session_id)).toEqual(['0.1:Write', '0.2:Write', '0.3:Write', '0.4:Write']);
+  });
+
+  it("a size cap other than the daemon's (CKPT_MAX_FILE_SIZE): recorded with it, by the Node client; the same cap: through the daemon", async () => {
+    const s = claudeSession(ws);
+    const args = [process.execPath, '--store', storeDir, 'hook', 'claude'];
+    expect((await runSh(args, ev.sessionStart(s))).code).toBe(0);
+    await writeFile(join(ws, 'big.txt'), 'x'.repeat(3000));
+    const write = (n: number) => ev.preToolUse(s, 'Write', { file_path: join(ws, 'big.txt'), content: 'y' }, `toolu_${n}`);
+    // In bytes and in another spelling (the shell client leaves that to the Node one); then none: the daemon's default.
+    for (const [n, cap] of [[1, '1024'], [2, '1K'], [3, undefined]] as const) {
+      expect((await runSh(args, write(n), cap ? { CKPT_MAX_FILE_SIZE: cap } : {})).code).toBe(0);
+    }
+    const session = await (await store.openWorkspace(ws)).get(agentSessionId('claude', s.session_id));
+    const images = (await session.events()).filter((e) => e.type === 'capture').map((e) => (e as unknown as { files: { state: string; why?: string }[] }).files[0]);
+    expect(images).toEqual([{ path: 'big.txt', state: 'skipped', why: 'too-large', bytes: 3000 }, { path: 'big.txt', state: 'skipped', why: 'too-large', bytes: 3000 }, expect.objectContaining({ path: 'big.txt', state: 'file', bytes: 3000 })]);
+    // The shell client and the engine agree on the default cap.
+    expect(await readFile(SH_CLIENT, 'utf8')).toContain(`cap=${DEFAULT_MAX_BLOB_BYTES}\n`);
   });
 
   it.skipIf(!CAN_SEE_ZOMBIES)('a claim whose process is a zombie is dead: the token is not sent to its port', async () => {

@@ -285,6 +285,25 @@ describe('the CLI with a daemon running', () => {
     expect(env.skipped).toEqual([expect.objectContaining({ path: 'big', why: 'too-large' })]);
   });
 
+  it("a daemon started with its own cap (CKPT_MAX_FILE_SIZE where it started) does not scan for a CLI at another", async () => {
+    await daemon.close();
+    await store.close?.();
+    store = await openStore({ dir: dirs.store, maxBlobBytes: 1024 });
+    daemon = await startDaemon({ store, version: 'test' });
+    client = createClient(daemon.url, daemon.token);
+    await post('/sessions', { workspace: ws, id: 's1', baseline: false });
+    const args = ['--store', dirs.store, '--workspace', ws, '--session', 's1', 'scan', '--json'];
+    expect((await runCli(args, { cwd: ws })).json()).toMatchObject({ baseline: true });
+    await writeFile(join(ws, 'big'), 'x'.repeat(3000));
+    const cli = (await runCli(args, { cwd: ws })).json();
+    expect(cli.watched, 'scanned in the CLI').toBeUndefined();
+    expect(cli).toMatchObject({ files: [{ path: 'big', change: 'created' }] });
+    expect(cli.skipped ?? [], 'stored: the CLI cap is the default').toEqual([]);
+    await writeFile(join(ws, 'big'), 'y'.repeat(3000));
+    // The daemon's own cap: it answers.
+    expect((await runCli(args, { cwd: ws, env: { CKPT_MAX_FILE_SIZE: '1K' } })).json().skipped).toEqual([expect.objectContaining({ path: 'big', why: 'too-large' })]);
+  });
+
   it('CKPT_DISABLE=1 records nothing with a daemon running either (the daemon does not see the env)', async () => {
     await post('/sessions', { workspace: ws, id: 's1', baseline: false });
     const args = ['--store', dirs.store, '--workspace', ws, '--session', 's1', 'scan', '--json'];

@@ -22,6 +22,8 @@ export interface DaemonInfo {
   port?: number;
   socket?: string;
   startedAt: string;
+  /** The size cap its scans and captures apply (CKPT_MAX_FILE_SIZE or --max-file-size when started); absent in older claims: the default. */
+  maxBlobBytes?: number;
   /**
    * This daemon took over from one that died holding the claim: the dead one's start (ms; its own
    * owed start when it had one). Owner records that one owed may be missing from any workspace's index

@@ -28,11 +28,11 @@ export async function scanViaDaemon(
   // Capture switched off here (CKPT_DISABLE): the daemon does not see this process's environment and
   // would record the scan; the in-process scan answers `disabled` and records nothing.
   if (!session.ctx.options.captureEnabled) return undefined;
-  // A size cap of this process's own (--max-file-size, CKPT_MAX_FILE_SIZE): the daemon scans with its
-  // own, and stored what the user asked to skip (a probe). Scanned here, with the cap asked for.
-  if (session.ctx.options.maxBlobBytes !== DEFAULT_MAX_BLOB_BYTES) return undefined;
   const { running: daemon } = await daemonClaim(store.daemonCtx);
   if (!daemon || daemon.pid === process.pid) return undefined;
+  // A size cap other than the daemon's (--max-file-size, CKPT_MAX_FILE_SIZE, here or where the daemon
+  // started): it scans with its own, and stored what the user asked to skip (a probe). Scanned here.
+  if (session.ctx.options.maxBlobBytes !== (daemon.maxBlobBytes ?? DEFAULT_MAX_BLOB_BYTES)) return undefined;
   // Stopped (Ctrl-Z, SIGSTOP): it would answer nothing until the timeout. Scanned here, as with no daemon.
   if (processStatus(daemon.pid) === 'stopped') return undefined;
   const target = daemon.socket ? { socketPath: daemon.socket } : daemon.port !== undefined ? { host: daemon.host ?? '127.0.0.1', port: daemon.port } : undefined;

@@ -164,7 +164,9 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   let claim;
   try {
     const owed = ownersOwedSince !== undefined ? { ownersOwedSince } : {};
-    claim = await claimDaemon(store.daemonCtx, typeof addr === 'string' ? { url, socket: addr, ...owed } : { url, host: addr.address, port: addr.port, ...owed });
+    // Its size cap: a client with another one records in its own process (daemon-scan.ts, hook-client.ts).
+    const cap = { maxBlobBytes: store.daemonCtx.options.maxBlobBytes };
+    claim = await claimDaemon(store.daemonCtx, typeof addr === 'string' ? { url, socket: addr, ...owed, ...cap } : { url, host: addr.address, port: addr.port, ...owed, ...cap });
   } catch (err) {
     await new Promise((resolve) => server.close(resolve));
     closeParts();

@@ -15,6 +15,8 @@ import { closeSync, constants, lstatSync, mkdirSync, openSync, readFileSync, wri
 import { connect, type Socket } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { DEFAULT_MAX_BLOB_BYTES } from '../../context.js';
+import { sizeBytes } from '../../format/size-bytes.js';
 import { processStatus } from '../../process-alive.js';
 import { httpHookPort, promptHookIsHttp, squattedHookPort, squattedText } from './squatted-port.js';
 
@@ -97,6 +99,9 @@ export async function hookClient(args: HookArgs, io: ClientIo): Promise<ClientAn
   const store = storeFolder(args, io.env, io.cwd);
   if (!store || input.tooLarge || switchOn(io.env.CKPT_NO_DAEMON)) return { input };
   const { running: daemon, stopped, gone } = readClaim(store);
+  // A size cap other than the daemon's (CKPT_MAX_FILE_SIZE here, or where it started): it would record
+  // with its own. Recorded here, with the cap asked for.
+  if (daemon && ownSizeCap(io.env) !== daemon.maxBlobBytes) return { input };
   const event = eventName(input.data);
   if (daemon) {
     const answer = await post(daemon, args, io.env, input.data).catch(() => undefined);
@@ -159,6 +164,14 @@ interface Daemon {
   port?: number;
   socket?: string;
   token: string;
+  /** The size cap it records with (older claims say none: the default). */
+  maxBlobBytes: number;
+}
+
+/** This hook's size cap: CKPT_MAX_FILE_SIZE, else the default; NaN for a value that is no size (the in-process hook reports it). */
+function ownSizeCap(env: NodeJS.ProcessEnv): number {
+  const text = env.CKPT_MAX_FILE_SIZE;
+  return text === undefined || text === '' ? DEFAULT_MAX_BLOB_BYTES : (sizeBytes(text) ?? NaN);
 }
 
 /** The running daemon's address (its claim, when its process lives) and the store's token. */
@@ -173,7 +186,7 @@ function readDaemon(store: string): Daemon | undefined {
  */
 function readClaim(store: string): { running?: Daemon; stopped?: { pid: number; port?: number }; gone?: true } {
   try {
-    const claim = JSON.parse(readFileSync(join(store, 'daemon', 'daemon.json'), 'utf8')) as { pid?: unknown; host?: unknown; port?: unknown; socket?: unknown };
+    const claim = JSON.parse(readFileSync(join(store, 'daemon', 'daemon.json'), 'utf8')) as { pid?: unknown; host?: unknown; port?: unknown; socket?: unknown; maxBlobBytes?: unknown };
     if (typeof claim.pid !== 'number') return {};
     const status = processStatus(claim.pid);
     if (status === 'stopped') return { stopped: { pid: claim.pid, ...(typeof claim.port === 'number' ? { port: claim.port } : {}) } };
@@ -181,10 +194,11 @@ function readClaim(store: string): { running?: Daemon; stopped?: { pid: number; 
     if (status !== 'running') return { gone: true };
     const token = readFileSync(join(store, 'daemon', 'token'), 'utf8').trim();
     if (!/^[0-9a-f]{64}$/.test(token)) return {};
-    if (typeof claim.socket === 'string') return { running: { socket: claim.socket, token } };
+    const maxBlobBytes = typeof claim.maxBlobBytes === 'number' ? claim.maxBlobBytes : DEFAULT_MAX_BLOB_BYTES;
+    if (typeof claim.socket === 'string') return { running: { socket: claim.socket, token, maxBlobBytes } };
     if (typeof claim.port !== 'number') return {};
     const host = typeof claim.host === 'string' && claim.host !== '0.0.0.0' && claim.host !== '::' ? claim.host : '127.0.0.1';
-    return { running: { host, port: claim.port, token } };
+    return { running: { host, port: claim.port, token, maxBlobBytes } };
   } catch {
     return {};
   }
