@@ -15,14 +15,15 @@ export const LAYERS = {
   errors: { may: [] },
   'process-alive': { may: [] },
   'small-text': { may: [] },
-  format: { may: ['errors'] },
+  'size-cap': { may: [] },
+  format: { may: ['errors', 'size-cap'] },
   'storage-contract': { may: ['errors'] },
   'storage/fs': { may: ['errors', 'storage-contract', 'process-alive'] },
   'storage/shared': { may: ['errors', 'storage-contract'] },
   'storage/pack': { may: ['errors', 'format', 'storage-contract'] },
   storage: { may: ['errors', 'format', 'storage-contract', 'storage/pack'] },
   workspace: { may: ['errors', 'format', 'storage-contract', 'storage/fs', 'small-text'], types: ['storage'] },
-  context: { may: ['errors'], types: STORAGE },
+  context: { may: ['errors', 'size-cap'], types: STORAGE },
   session: { may: ['errors', 'format', 'context', ...STORAGE] },
   capture: { may: BELOW_OPS },
   conversation: { may: BELOW_OPS },
@@ -38,8 +39,8 @@ export const LAYERS = {
   // Adapters: the public API (src/index.ts) and the adapters below them.
   demo: { may: ['index'] },
   mcp: { may: ['index'] },
-  // The thin hook client may not load the engine: it shares only the leaves process-alive.ts and small-text.ts.
-  hooks: { may: ['index', 'process-alive', 'small-text'] },
+  // The thin hook client may not load the engine: it shares only the leaves process-alive.ts, small-text.ts and size-cap.ts.
+  hooks: { may: ['index', 'process-alive', 'small-text', 'size-cap'] },
   http: { may: ['index', 'hooks'] },
   cli: { may: ['index', 'hooks', 'http', 'mcp', 'demo'] },
 };

@@ -4,8 +4,7 @@ import type { EventEmitter } from 'node:events';
 import type { StoreBackend } from './storage/backend.js';
 import type { BlobStore } from './storage/blob-store.js';
 
-/** The size cap of a stored file when neither the options nor CKPT_MAX_FILE_SIZE set one. */
-export const DEFAULT_MAX_BLOB_BYTES = 16 * 1024 * 1024;
+export { DEFAULT_MAX_BLOB_BYTES } from './size-cap.js';
 
 /** A retention policy: undefined fields mean "no limit of that kind". */
 export interface RetentionPolicy {

@@ -1,7 +1,7 @@
 // Byte sizes as people write them (`16M`, `512k`, `1.5G`, `1048576`): the size cap's flag and
-// environment variable. Binary units (k = 1024); the parse itself is size-bytes.ts.
+// environment variable. Binary units (k = 1024); the parse itself is size-cap.ts.
 import { invalidValue } from '../errors.js';
-import { sizeBytes } from './size-bytes.js';
+import { sizeBytes } from '../size-cap.js';
 
 export function parseSize(text: string, what = 'size'): number {
   const bytes = sizeBytes(text);

@@ -15,8 +15,7 @@ import { closeSync, constants, lstatSync, mkdirSync, openSync, readFileSync, wri
 import { connect, type Socket } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DEFAULT_MAX_BLOB_BYTES } from '../../context.js';
-import { sizeBytes } from '../../format/size-bytes.js';
+import { DEFAULT_MAX_BLOB_BYTES, sizeBytes } from '../../size-cap.js';
 import { processStatus } from '../../process-alive.js';
 import { httpHookPort, promptHookIsHttp, squattedHookPort, squattedText } from './squatted-port.js';
 
