@@ -88,3 +88,24 @@ describe('full scans of ckpt serve run in a child process', () => {
     expect(failed.json().error.code).not.toBe('INTERNAL');
   }, 60_000);
 });
+
+describe("the daemon's own folder removed (a probe: the project cloned again in place)", () => {
+  it('its full scans still run: the child starts in the store when the daemon\'s folder is gone', async () => {
+    dirs = await makeTempDirs('ckpt-child-cwd-');
+    const ws = dirs.workspace;
+    await writeFile(join(ws, 'a'), 'a\n');
+    const store = await openStore({ dir: dirs.store });
+    await (await store.openWorkspace(ws)).create({ id: 's1' });
+    // Started in the project, as a hook run there starts it.
+    const d = await spawnDaemon(dirs.store, { cwd: ws });
+    children.push(d.child);
+    const http = createClient(d.url, d.token);
+    await rm(ws, { recursive: true });
+    await mkdir(ws);
+    await writeFile(join(ws, 'a'), 'a2\n');
+    await writeFile(join(ws, 'b'), 'b\n');
+    const r = await http.call('POST', '/sessions/s1/scan', { body: { workspace: ws, tool: 'Bash', full: true } });
+    expect(r.status, r.text).toBe(200);
+    expect(changes(r.json())).toEqual(['created b', 'modified a']);
+  });
+});

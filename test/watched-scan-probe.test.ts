@@ -3,7 +3,7 @@
 // names — and a burst of events the daemon fell a little behind on, which overflowed the kernel's
 // inotify queue without any stall: the watched scan recorded less than a full scan, and `restore N`
 // was refused as drift or gave back old content.
-import { linkSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startTurn } from '../src/capture/turn.js';
@@ -68,10 +68,43 @@ describe("the touch tracker and the kernel's event queue", () => {
       const now = new Date();
       for (let round = 0; round * 100 < 2 * queue; round++) for (let i = 0; i < 100; i++) utimesSync(join(root, `f${i}`), now, new Date(now.getTime() - round));
       writeFileSync(join(root, 'g'), 'g1');
+      // A folder made at the end of the burst: the overflow drops its creation (a second probe).
+      mkdirSync(join(root, 'late'));
+      writeFileSync(join(root, 'late', 'x'), 'one');
       await new Promise((r) => setTimeout(r, 100));
       const set = await tracker.take();
       expect(set === undefined || set.has('g'), `a set without g: ${set?.size} paths`).toBe(true);
       expect(set, 'a full scan is asked for').toBeUndefined();
+      // That take watched it: an edit there is in the next set.
+      writeFileSync(join(root, 'late', 'x'), 'two');
+      await new Promise((r) => setTimeout(r, 50));
+      expect([...((await tracker.take()) ?? ['(full scan)'])]).toEqual(['late/x']);
+    } finally {
+      tracker.close();
+      await dirs.cleanup();
+    }
+  });
+});
+
+describe('folders made past the event cap (a probe: 6,000 files, then a folder, never watched)', () => {
+  it('are watched all the same: after the full scan the cap asks for, an edit in one is in the set', async () => {
+    const dirs = await makeTempDirs('ckpt-touch-cap-');
+    const root = dirs.workspace;
+    mkdirSync(join(root, 'gen'));
+    const tracker = createTouchTracker({ root, maxEvents: 50 });
+    try {
+      expect(await tracker.take()).toBeUndefined();
+      for (let i = 0; i < 200; i++) writeFileSync(join(root, 'gen', `f${i}`), '0');
+      await new Promise((r) => setTimeout(r, 50)); // the burst's events delivered: past the cap
+      mkdirSync(join(root, 'late'));
+      await new Promise((r) => setTimeout(r, 50));
+      writeFileSync(join(root, 'late', 'x'), 'one');
+      await new Promise((r) => setTimeout(r, 50));
+      expect(await tracker.take(), 'past the cap: a full scan').toBeUndefined();
+      writeFileSync(join(root, 'late', 'x'), 'two');
+      writeFileSync(join(root, 'gen', 'f7'), '1');
+      await new Promise((r) => setTimeout(r, 50));
+      expect([...((await tracker.take()) ?? ['(full scan)'])].sort()).toEqual(['gen/f7', 'late/x']);
     } finally {
       tracker.close();
       await dirs.cleanup();

@@ -12,7 +12,9 @@ export function scanInChild(entry: string, storeDir: string): (session: Session,
     new Promise<ScanResult>((resolve, reject) => {
       const args = [...process.execArgv, entry, '--store', storeDir, '--workspace', session.workspaceRoot, '--session', session.id, 'scan', '--tool', tool, '--json'];
       // Its own process group: a Ctrl-C meant for the daemon must not kill the scan the daemon then waits for.
-      const child = spawn(process.execPath, args, { env: { ...process.env, CKPT_NO_DAEMON: '1' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      // In the daemon's folder while it exists; in the store once it was removed (a project cloned
+      // again in place under a daemon started there: every full scan failed at the child's start).
+      const child = spawn(process.execPath, args, { cwd: currentFolder() ?? storeDir, env: { ...process.env, CKPT_NO_DAEMON: '1' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
       let out = '';
       let err = '';
       child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -30,6 +32,15 @@ export function scanInChild(entry: string, storeDir: string): (session: Session,
         reject(childError(err, code, signal));
       });
     });
+}
+
+/** This process's folder, or undefined once it was removed. */
+function currentFolder(): string | undefined {
+  try {
+    return process.cwd();
+  } catch {
+    return undefined;
+  }
 }
 
 /** The CLI's `--json` error (`{"error":{code,message,data}}`, the last line of stderr) as a CkptError. */

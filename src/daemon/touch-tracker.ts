@@ -9,7 +9,8 @@
 // event queue may have overflowed (libuv drops that notice silently): an event loop stalled long
 // enough, or more events since the last take than half that queue holds — a daemon a little behind
 // a burst (a busy machine, 300 writes to each of 100 files) lost the one write that mattered, with no
-// stall at all (a probe).
+// stall at all (a probe). Folders made meanwhile are still watched, and the take that asks for the full
+// scan first watches every folder that has no watch yet (an overflow may have dropped its creation).
 import { lstatSync, readdirSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import { relative, sep } from 'node:path';
 import { DEFAULT_IGNORED_DIRS } from '../workspace/ignore-rules.js';
@@ -62,6 +63,9 @@ export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
   let touched = new Set<string>();
   // What changed before the watches existed is unknown: the first take asks for a full scan.
   let lost = true;
+  // Lost since (an overflow may have dropped a folder's creation with it): the watches are made whole
+  // at the next take, before the full scan it asks for.
+  let resyncDue = false;
   let closed = false;
 
   const touch = (path: string): void => {
@@ -71,6 +75,7 @@ export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
   };
   const lose = (): void => {
     lost = true;
+    resyncDue = true;
     touched = new Set();
   };
 
@@ -110,7 +115,10 @@ export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
 
   function onEvent(dir: string, name: string | null, renamed: boolean): void {
     if (closed) return;
-    if (name === null || ++events > maxEvents) return lose();
+    if (name === null) return lose();
+    // Past the cap the set is lost, but a folder made now is still watched: returning here left every
+    // folder a burst made unwatched for good, and each later watched scan missed their edits (a probe).
+    if (++events > maxEvents) lose();
     const path = dir === '' ? name : `${dir}/${name}`;
     if (path === storeRel || (storeRel !== undefined && path.startsWith(`${storeRel}/`))) return;
     touch(path);
@@ -126,6 +134,22 @@ export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
     const current = watchers.get(path);
     if (current && (renamed || current.ino !== ino)) unwatchTree(path);
     if (ino !== undefined) maybeWatch(path, name);
+  }
+
+  /** Watches every folder below `dir` that has no watch (one made while events were lost). */
+  function resync(dir: string): void {
+    if (closed) return;
+    if (!watchers.has(dir)) return watchTree(dir);
+    let entries;
+    try {
+      entries = readdirSync(dir === '' ? root : `${root}/${dir}`, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const path = dir === '' ? e.name : `${dir}/${e.name}`;
+      if (e.isDirectory() && !DEFAULT_IGNORED_DIRS.has(e.name) && path !== storeRel) resync(path);
+    }
   }
 
   function unwatchTree(path: string): void {
@@ -172,6 +196,8 @@ export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
       if (lost || closed) {
         lost = false;
         touched = new Set();
+        if (resyncDue && !closed) resync('');
+        resyncDue = false;
         return undefined;
       }
       const out = touched;

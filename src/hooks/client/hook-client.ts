@@ -302,7 +302,8 @@ async function readInput(stdin: NodeJS.ReadableStream): Promise<{ data: Buffer; 
 }
 
 /** Starts `ckpt serve --idle-exit S --no-login-url` for the store, detached; a second start while one runs exits at once (LOCKED). */
-export function startDaemon(store: string, script: string, env: NodeJS.ProcessEnv, idleSeconds: number): void {
+export function startDaemon(given: string, script: string, env: NodeJS.ProcessEnv, idleSeconds: number): void {
+  const store = resolve(given);
   let log: number | 'ignore' = 'ignore';
   try {
     const dir = join(store, 'daemon');
@@ -316,7 +317,10 @@ export function startDaemon(store: string, script: string, env: NodeJS.ProcessEn
   }
   try {
     // --no-login-url: its output goes to serve.log, which must not hold a one-time login code.
-    const child = spawn(process.execPath, [script, '--store', store, 'serve', '--idle-exit', String(idleSeconds), '--no-login-url'], {
+    const child = spawn(process.execPath, [resolve(script), '--store', store, 'serve', '--idle-exit', String(idleSeconds), '--no-login-url'], {
+      // In the store, not the project the hook ran in: a project removed and cloned again in place
+      // left the daemon in a deleted folder, and every full scan it ran failed there (a probe).
+      cwd: store,
       detached: true,
       stdio: ['ignore', log, log],
       env,
