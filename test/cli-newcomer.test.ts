@@ -308,6 +308,10 @@ describe('settle of a path the capture did not record (a newcomer probe, thirtee
     await mkdir(w('sub'));
     const json = await ckpt(['settle', '../a.txt', '../typo', '--json'], w('sub'));
     expect(json.json()).toMatchObject({ tag: '1.1', files: [{ path: 'a.txt' }], warnings: [expect.stringContaining('not settled: ../typo')] });
+    // Through a symlink to the workspace: the same paths, no false warning.
+    await symlink(dirs.workspace, join(dirs.base, 'via-link'));
+    const linked = await ckpt(['settle', 'a.txt', '--json'], join(dirs.base, 'via-link'));
+    expect(linked.json().warnings).toBeUndefined();
   });
 });
 
