@@ -8,10 +8,10 @@
 // client (the shell one where it can run) forwards to the daemon when it runs. --http --user keeps the daemon's token in
 // $CKPT_DAEMON_TOKEN (a user file serves every workspace, a credential names one).
 import { spawnSync } from 'node:child_process';
-import { accessSync, appendFileSync, constants, existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
+import { accessSync, constants, existsSync, realpathSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { pc } from '../colors.js';
 import { CkptError, hookCredential, hookKey, runningDaemon, storeLocation, type DaemonInfo, type Store } from '../../index.js';
 import { idleExitSeconds, startDaemon, switchOn } from '../../hooks/client/hook-client.js';
@@ -92,14 +92,7 @@ export const initCommand: CommandSpec = {
     });
     if (!o.uninstall) notes.push(...(await alsoInstalled(spec, scope, installed.file, projectDir, ctx.io.env.HOME || homedir())));
     if (!o.uninstall && scope !== 'user' && http && !gitIgnores(projectDir, installed.file)) {
-      // An agent's `git add -A && git commit` committed it (a probe): this clone's own exclude list
-      // keeps it out, and changes nothing anyone else sees.
-      const excluded = o.dryRun ? undefined : excludeFromGit(projectDir, installed.file);
-      notes.push(
-        excluded
-          ? `${installed.file} holds this machine's hook credential: added to ${excluded} (this clone's own ignore list), so a \`git add -A\` leaves it out`
-          : `${installed.file} holds this machine's hook credential: keep it out of git (add it to .gitignore)`,
-      );
+      notes.push(`${installed.file} holds this machine's hook credential: keep it out of git (add it to .gitignore)`);
     }
     const r = { ...installed, ...(installed.url && !hybrid ? {} : { ckpt: whichCkpt() }), ...(notes.length ? { notes } : {}) };
     out.result(r, (v) => {
@@ -151,27 +144,6 @@ async function alsoInstalled(spec: ReturnType<typeof agentSpec>, scope: InstallS
 function gitIgnores(projectDir: string, file: string): boolean {
   const r = spawnSync('git', ['-C', projectDir, 'check-ignore', '-q', '--', file], { stdio: 'ignore', timeout: 5_000 });
   return r.status !== 1;
-}
-
-/**
- * Adds `file` to the git repository's own exclude list (`info/exclude`, never committed) and returns
- * that list's path; undefined when that did not take (not a repository, git missing, a write refused).
- */
-function excludeFromGit(projectDir: string, file: string): string | undefined {
-  const git = (...args: string[]) => spawnSync('git', ['-C', projectDir, ...args], { encoding: 'utf8', timeout: 5_000 });
-  const top = git('rev-parse', '--show-toplevel').stdout?.trim();
-  const list = git('rev-parse', '--path-format=absolute', '--git-path', 'info/exclude').stdout?.trim();
-  if (!top || !list) return undefined;
-  const rel = relative(top, file).split(sep).join('/');
-  if (rel.startsWith('..') || /[*?[\\!#\s]/.test(rel)) return undefined; // outside, or a name a pattern cannot say plainly
-  try {
-    mkdirSync(dirname(list), { recursive: true });
-    const had = existsSync(list) ? readFileSync(list, 'utf8') : '';
-    appendFileSync(list, `${had === '' || had.endsWith('\n') ? '' : '\n'}/${rel}\n`);
-  } catch {
-    return undefined;
-  }
-  return gitIgnores(projectDir, file) ? list : undefined;
 }
 
 /** The environment variable the HTTP hooks read the daemon's bearer token from (Claude Code's allowedEnvVars). */
