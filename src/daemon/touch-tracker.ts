@@ -108,9 +108,11 @@ export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
     for (const e of entries) if (e.isDirectory()) maybeWatch(dir === '' ? e.name : `${dir}/${e.name}`, e.name);
   }
 
+  /** Folders never watched: the always-ignored ones and the store. */
+  const watchable = (path: string, name: string): boolean => !DEFAULT_IGNORED_DIRS.has(name) && path !== storeRel;
+
   function maybeWatch(path: string, name: string): void {
-    if (DEFAULT_IGNORED_DIRS.has(name) || path === storeRel) return;
-    watchTree(path);
+    if (watchable(path, name)) watchTree(path);
   }
 
   function onEvent(dir: string, name: string | null, renamed: boolean): void {
@@ -148,7 +150,7 @@ export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
     }
     for (const e of entries) {
       const path = dir === '' ? e.name : `${dir}/${e.name}`;
-      if (e.isDirectory() && !DEFAULT_IGNORED_DIRS.has(e.name) && path !== storeRel) resync(path);
+      if (e.isDirectory() && watchable(path, e.name)) resync(path);
     }
   }
 

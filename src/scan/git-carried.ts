@@ -11,20 +11,15 @@ import { gitIndexStat, loadGitIndex, type GitIndex } from '../workspace/git-inde
 import { HASH_BYTES, HASH_GIT, HASH_NONE, type ScanIndex } from './scan-index.js';
 import type { WalkPhase } from './scan-walk.js';
 
-/** Which git index (path, inode, size, times) a scan starting now sees; '' for none ckpt can read. */
-export function gitIndexKey(root: string): string {
-  return gitIndexStat(root)?.key ?? '';
-}
-
 /**
- * Whether git's index may have changed since `index` was written (the key it recorded, `key` now), or
- * at or after `ms` (its scan's start less the racy margin), or is gone: carried references are checked
- * then. The key catches what an mtime cannot: another repository's index (a nested repository's `.git`
- * removed, the enclosing one's index found instead) or an older copy of `.git` put back (a probe).
+ * Whether git's index may have changed since `index` was written (the key it recorded; `seen`, git's
+ * index as this scan started), or at or after `ms` (that scan's start less the racy margin), or is
+ * gone: carried references are checked then. The key catches what an mtime cannot: another
+ * repository's index (a nested repository's `.git` removed, the enclosing one's index found instead)
+ * or an older copy of `.git` put back (a probe).
  */
-export function gitIndexChangedSince(root: string, index: ScanIndex, key: string, ms: number): boolean {
-  const st = gitIndexStat(root);
-  return st === undefined || index.gitIndex !== key || st.mtimeMs >= ms;
+export function gitIndexChangedSince(index: ScanIndex, seen: ReturnType<typeof gitIndexStat>, ms: number): boolean {
+  return seen === undefined || index.gitIndex !== seen.key || seen.mtimeMs >= ms;
 }
 
 /** Whether git's index (`git`; undefined: none ckpt can read) names blob `ids[offset..+20)` at `path`. */

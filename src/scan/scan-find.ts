@@ -6,8 +6,8 @@ import { lstatQuiet } from '../workspace/changed-at.js';
 import { join } from 'node:path';
 import type { FileImage } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
-import { loadGitIndex, withUntrackedAttributes, type GitIndex } from '../workspace/git-index.js';
-import { gitIndexChangedSince, gitIndexKey, uncarryGitReferences } from './git-carried.js';
+import { gitIndexStat, loadGitIndex, withUntrackedAttributes, type GitIndex } from '../workspace/git-index.js';
+import { gitIndexChangedSince, uncarryGitReferences } from './git-carried.js';
 import { openGitObjects, type GitObjects } from '../workspace/git-objects.js';
 import { findGitDirs } from '../workspace/git-repo.js';
 import { createIgnoreRules } from '../workspace/ignore-rules.js';
@@ -83,8 +83,8 @@ export async function findChanges(session: SessionHandle, options: ScanOptions, 
   const root = ctx.workspace.root;
   const maxBytes = ctx.options.maxBlobBytes;
   const startMs = Date.now();
-  // git's index as this scan starts, recorded with the index it writes (git-carried.ts gitIndexChangedSince).
-  const gitKey = gitIndexKey(root);
+  // git's index as this scan starts (one stat), recorded with the index it writes (git-carried.ts gitIndexChangedSince).
+  const gitAtStart = gitIndexStat(root);
   const loaded = await loadIndexCached(session, 'bytes');
   const prev = loaded.index;
   const baseline = prev === undefined;
@@ -141,8 +141,8 @@ export async function findChanges(session: SessionHandle, options: ScanOptions, 
   const { next, work, workPrev, workAbs, skipped, walk } = phase;
   // The git references carried by stat, checked when git's index changed since the previous scan: one
   // it no longer names is read (git-carried.ts). The index is then rewritten, so the check runs once.
-  const gitRechecked = prev !== undefined && phase.gitCarried.length > 0 && gitIndexChangedSince(root, prev, gitKey, prev.timeMs - (options.racyMs ?? RACY_MS));
-  next.gitIndex = gitKey;
+  const gitRechecked = prev !== undefined && phase.gitCarried.length > 0 && gitIndexChangedSince(prev, gitAtStart, prev.timeMs - (options.racyMs ?? RACY_MS));
+  next.gitIndex = gitAtStart?.key ?? '';
   if (gitRechecked) uncarryGitReferences(root, phase, git());
 
   // ---- content of new and changed paths ----

@@ -68,7 +68,7 @@ export class ScanIndex {
   rootChildren = -1;
   /** Folders a cut-short scan did not reach before any of their content was known (see scan.ts). */
   unbaselined: string[] = [];
-  /** git's index as the scan that wrote this index saw it at its start (git-carried.ts gitIndexKey; '' none); undefined: not recorded (older indexes). */
+  /** git's index as the scan that wrote this index saw it at its start (workspace/git-index.ts gitIndexStat's key; '' none); undefined: not recorded (older indexes). */
   gitIndex: string | undefined;
   private map: Map<string, number> | undefined;
 
