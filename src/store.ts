@@ -24,7 +24,9 @@ import { findSession } from './session/find-session.js';
 import { Session } from './api/session.js';
 import { recoverSession } from './restore/recover.js';
 import { forkPointRecord, otherHistories } from './restore/fork-record.js';
-import { ensureBaseline } from './scan/baseline.js';
+import { ensureBaseline, hasBaseline } from './scan/baseline.js';
+import { scan } from './scan/scan.js';
+import { OUTSIDE_TOOL } from './format/event.js';
 import { forgetScanIndexes } from './scan/scan-persist.js';
 import { agentSessionId, type AgentLink } from './session/agent-link.js';
 import { createAfterCallQueue } from './session/after-call.js';
@@ -413,6 +415,10 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
             atTag === undefined ? rest.atSeq : resolveTagSeq(await (await from.get(full)).events(), atTag);
           if (fromWorkspace === undefined || fromWorkspace === identity.id) {
             const parent = await sessions.get(id);
+            // What changed unrecorded (a hand edit) is recorded first, in the parent: the fork's record
+            // names the present as known, and a change no session recorded then vanished from every
+            // other session's history (`restore N --force` in the parent left the hand edit; probe D1).
+            if (wctx.options.captureEnabled && (await hasBaseline(parent))) await scan(parent, { tool: OUTSIDE_TOOL });
             const parentEvents = await parent.events();
             const atSeq = (await atSeqOf(sessions, id)) ?? parentEvents.at(-1)?.seq ?? 0;
             // The files are left as they are; what differs from the fork point is recorded with the fork (DESIGN §10 "Forks").

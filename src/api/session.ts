@@ -17,6 +17,7 @@ import { readFileAt, type FileAtTag } from '../history/file-at.js';
 import { sessionStatus, type SessionStatus, type StatusOptions } from '../history/status.js';
 import { scan, type ScanOptions, type ScanResult } from '../scan/index.js';
 import { hasBaseline } from '../scan/baseline.js';
+import { scanIndexTime } from '../scan/scan-persist.js';
 import { OUTSIDE_TOOL } from '../format/event.js';
 import {
   appendConversation,
@@ -101,9 +102,12 @@ export class Session extends SessionHandle {
     // a scan of those paths only — or the full scan where that one cannot answer exactly (DESIGN
     // "Hand edits during a turn"), which then rewrites the scan index: it declined mostly for folders
     // the index did not hold yet, and the next look there is a path scan again.
-    return capture(this, paths, options, async (look) => {
-      if (!(await hasBaseline(this))) return;
-      await scan(this, { tool: OUTSIDE_TOOL, changedPaths: async () => new Set(look.paths), knownFilesIn: look.folders, leaveOut: look.inFlight, rewriteIndex: 'always' });
+    return capture(this, paths, options, {
+      look: async (look) => {
+        if (!(await hasBaseline(this))) return;
+        await scan(this, { tool: OUTSIDE_TOOL, changedPaths: async () => new Set(look.paths), knownFilesIn: look.folders, leaveOut: look.inFlight, rewriteIndex: 'always' });
+      },
+      lastLookMs: () => scanIndexTime(this),
     });
   }
 

@@ -114,6 +114,12 @@ export interface CaptureFields {
   outside?: boolean;
   /** Throw LookFirst for what may have changed unrecorded since the turn began (see `capture`). */
   lookFirst?: boolean;
+  /**
+   * When the workspace was last looked at whole (the scan index's time): what "since the turn began"
+   * means for a session with no looked turn yet (a second session in the folder, `ckpt capture`
+   * without `ckpt turn`), which else took any hand edit made since for the state before its capture.
+   */
+  lastLookMs?: () => Promise<number | undefined>;
 }
 
 /** What a capture must have looked at before it records (thrown inside its transaction, which then appends nothing). */
@@ -121,6 +127,12 @@ class LookFirst extends Error {
   constructor(readonly look: LookAt) {
     super('paths to look at first');
   }
+}
+
+/** How a capture looks first (the public API's: a scan), and when the workspace was last looked at whole. */
+export interface LookFirstBy {
+  look(look: LookAt): Promise<unknown>;
+  lastLookMs(): Promise<number | undefined>;
 }
 
 /** Paths to look at, folders whose files ckpt knows to look at too, and paths to leave out. */
@@ -132,8 +144,9 @@ export interface LookAt {
 }
 
 /**
- * What may hold a change nobody recorded yet, when the turn began with a scan (anything older was there
- * when it looked; a turn without one cannot tell, and the capture takes the present as before):
+ * What may hold a change nobody recorded yet since `lookedFrom` (ms: the turn's scan, else the
+ * workspace's last whole look; anything older was there when it looked — with neither, the capture
+ * takes the present as before):
  * - a folder above a captured path (the nearest existing one of an absent path) that changed since
  *   this session's last event naming a path below it (`foldersAt`), or since the turn began if none —
  *   the agent's own writes there came before their settles, so a run of new files costs nothing; a
@@ -141,22 +154,25 @@ export interface LookAt {
  * - among the paths this session never recorded (its own records are checked by outsideChanges): one
  *   below such a folder, or a present one whose inode changed since the turn began (a hand edit,
  *   another session's write).
+ * - a folder this session never recorded, made or changed since (made by hand: else the capture took it
+ *   for there at the turn's start, and `restore N` kept it).
  */
-function lookAtFirst(root: string, state: Readonly<HotState>, images: readonly FileImage[]): LookAt {
+function lookAtFirst(root: string, state: Readonly<HotState>, images: readonly FileImage[], lookedFrom: number | undefined): LookAt {
   const look: LookAt = { paths: [], folders: [], inFlight: [] };
-  if (state.lookedSince === undefined) return look;
-  const ms = (at: string | undefined) => {
-    const t = Date.parse(at ?? '');
-    return Number.isFinite(t) ? t : 0;
-  };
-  const turnFrom = ms(state.lookedSince) - CLOCK_SLACK_MS;
+  if (lookedFrom === undefined) return look;
+  const ms = (at: string | undefined) => Date.parse(at ?? '') || 0;
+  const turnFrom = lookedFrom - CLOCK_SLACK_MS;
   const changedByOther = (f: { dir: string; ctimeMs: number }) => {
     const at = state.foldersAt.get(f.dir);
     return at !== undefined ? f.ctimeMs > ms(at) : f.ctimeMs >= turnFrom;
   };
   const folders = new Set<string>();
   for (const i of images) {
-    if (i.state === 'skipped' || i.state === 'dir') continue;
+    if (i.state === 'skipped') continue;
+    if (i.state === 'dir') {
+      if (!state.known.has(i.path) && changedAt(root, i.path) >= turnFrom) look.paths.push(i.path);
+      continue;
+    }
     const above = foldersAbove(root, i.path);
     const changed = (i.state === 'absent' ? above.slice(0, 1) : above).filter(changedByOther);
     for (const f of changed) folders.add(f.dir);
@@ -200,7 +216,8 @@ export async function appendCapture(
     // The hot state (persisted snapshot + the log's tail), not a replay of the whole log: hooks call this per tool call.
     const state = await loadHotState(session, tx);
     if (fields.lookFirst) {
-      const look = lookAtFirst(session.workspaceRoot, state, images);
+      const lookedFrom = state.lookedSince !== undefined ? Date.parse(state.lookedSince) || 0 : await fields.lastLookMs?.();
+      const look = lookAtFirst(session.workspaceRoot, state, images, lookedFrom);
       if (look.paths.length > 0 || look.folders.length > 0) throw new LookFirst(look);
     }
     // One read of the owner index for both checks (a hand edit found before the tool's write needs both).
@@ -230,7 +247,7 @@ export async function capture(
   session: SessionHandle,
   inputs: readonly string[],
   options: CaptureOptions = {},
-  lookFirst?: (look: LookAt) => Promise<unknown>,
+  lookFirst?: LookFirstBy,
 ): Promise<CaptureResult> {
   const paths = await resolveInputs(session, inputs, options.cwd);
   if (!session.ctx.options.captureEnabled) return { tag: null, files: [], disabled: true };
@@ -249,10 +266,10 @@ export async function capture(
   const fields: CaptureFields = { tool: options.tool ?? 'capture', reason: options.reason, extra, warnings, outside: true };
   let appended: Awaited<ReturnType<typeof appendCapture>>;
   try {
-    appended = await appendCapture(session, images, { ...fields, lookFirst: lookFirst !== undefined });
+    appended = await appendCapture(session, images, { ...fields, ...(lookFirst ? { lookFirst: true, lastLookMs: () => lookFirst.lastLookMs() } : {}) });
   } catch (err) {
     if (!(err instanceof LookFirst) || !lookFirst) throw err;
-    await lookFirst(err.look);
+    await lookFirst.look(err.look);
     appended = await appendCapture(session, images, fields);
   }
   const { event, conflicts } = appended;

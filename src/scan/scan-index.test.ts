@@ -23,6 +23,10 @@ describe('scan index', () => {
     const back = ScanIndex.decode(idx.encode());
     expect(back.count).toBe(idx.count);
     expect(back.timeMs).toBe(1234.5);
+    // The header alone tells the time (a capture's look reads 48 bytes, not the whole index).
+    expect(ScanIndex.headerTime(idx.encode().subarray(0, 48))).toBe(1234.5);
+    expect(ScanIndex.headerTime(Buffer.from('CKSI'))).toBeUndefined();
+    expect(ScanIndex.headerTime(Buffer.alloc(48))).toBeUndefined();
     expect(back.paths).toEqual(idx.paths);
     expect(back.hashHex(f)).toBe('ab'.repeat(32));
     expect(back.hashHex(g)).toBe('cd'.repeat(20));

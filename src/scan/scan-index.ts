@@ -271,6 +271,13 @@ export class ScanIndex {
     return out;
   }
 
+  /** The time of an encoded index from its header alone (undefined when the bytes are no index's header). */
+  static headerTime(head: Buffer): number | undefined {
+    if (head.length < HEADER || head.toString('latin1', 0, 4) !== MAGIC || head.readUInt32LE(4) !== VERSION) return undefined;
+    const t = head.readDoubleLE(16);
+    return Number.isFinite(t) ? t : undefined;
+  }
+
   /** Decodes an encoded index; LOG_CORRUPT when it is not one (callers then rebuild it). */
   static decode(data: Buffer): ScanIndex {
     const bad = (why: string) => new CkptError('LOG_CORRUPT', `scan index is corrupt: ${why}`);

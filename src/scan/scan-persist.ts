@@ -95,6 +95,15 @@ export async function loadIndexCached(session: SessionHandle, by: 'bytes' | 'sta
   return decoded;
 }
 
+/**
+ * When the workspace's last full look began (the scan index's time), from its header only: what
+ * changed after it may be unrecorded unless a settle recorded it. Undefined without an index.
+ */
+export async function scanIndexTime(session: SessionHandle): Promise<number | undefined> {
+  const head = await session.ctx.backend.readRange(scanIndexKey(session), 0, 48);
+  return head ? ScanIndex.headerTime(head) : undefined;
+}
+
 export interface PersistInput {
   session: SessionHandle;
   next: ScanIndex;
