@@ -4,8 +4,8 @@
 // sequences of: prompts, agent Write/Edit calls, Bash calls with arbitrary effects (succeeding, or
 // failing after writing: PostToolUseFailure), calls whose after-tool event never comes before the
 // turn's end, hand edits followed by a prompt, restores to any earlier
-// turn (each compared with the model, and some undone; some right after hand edits no prompt followed), and forks at an earlier turn whose restores
-// must give that turn's snapshot (then undone). Fast in `npm test`; CKPT_PROPERTY_RUNS for more.
+// turn (each compared with the model, and some undone; some right after hand edits no prompt followed), and forks at an earlier turn
+// (some over such hand edits) whose restores must give that turn's snapshot (then undone). Fast in `npm test`; CKPT_PROPERTY_RUNS for more.
 import { spawnSync } from 'node:child_process';
 import { chmod, lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -37,7 +37,7 @@ type Op =
   | { kind: 'bash'; ops: FsOp[]; fails: boolean }
   | { kind: 'hand'; ops: FsOp[] }
   | { kind: 'restore'; back: number; undo: boolean; hand?: FsOp[] }
-  | { kind: 'fork'; back: number; to: number }
+  | { kind: 'fork'; back: number; to: number; hand?: FsOp[] }
   | { kind: 'clear' }
   | { kind: 'hand-mid'; op: FsOp; content: string }
   | { kind: 'straddle'; path: string; content: string; writeFirst: boolean }
@@ -62,6 +62,8 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   // Hand edits after the agent's last record, with no prompt since: the restore's look puts them back too.
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('restore' as const), back: fc.nat(4), undo: fc.boolean(), hand: fc.array(fsOp, { minLength: 1, maxLength: 3 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('fork' as const), back: fc.nat(4), to: fc.nat(4) }) },
+  // A fork made over hand edits no prompt followed: every other session's restores still give their prompts.
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('fork' as const), back: fc.nat(4), to: fc.nat(4), hand: fc.array(fsOp, { minLength: 1, maxLength: 3 }) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'clear' as const }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('hand-mid' as const), op: fsOp, content: fc.constantFrom(...CONTENTS) }) },
   // A tool call across a prompt (a background subagent): PreToolUse, the next prompt, PostToolUse —
@@ -243,6 +245,7 @@ async function runWorld(ops: readonly Op[], daemon: boolean): Promise<void> {
         const mine = model.filter((m) => m.sid === sid);
         if (mine.length > 0) {
           const n = Math.max(1, mine.length - o.back);
+          for (const f of o.hand ?? []) await apply(root, f);
           const before = await treeOf(root);
           const fork = await ws.fork(sid, { atTag: String(n) });
           const m = Math.max(1, n - o.to);
