@@ -159,6 +159,7 @@ describe('gc', () => {
     await mkdir(join(dirs.store, 'workspaces', ws.id), { recursive: true });
     await writeFile(join(dirs.store, 'workspaces', ws.id, 'scan-index.bin'), index.encode());
     const s = await ws.create({ id: 's' });
+    await s.turn({ scan: false }); // else the capture looks first (a session before its first prompt)
     await edit(s, dirs.workspace, 'o.txt', 'captured', 'owned after-state');
     await ws.remove('s');
     const owners = JSON.parse(await readFile(join(dirs.store, 'workspaces', ws.id, 'owners.json'), 'utf8'));

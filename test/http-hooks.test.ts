@@ -89,9 +89,10 @@ describe('POST /hooks/claude', () => {
 
   it('parallel tool calls of one session (concurrent posts) are each captured and settled', async () => {
     const s = claudeSession(ws);
-    await hook(ev.sessionStart(s));
     const names = ['p0.txt', 'p1.txt', 'p2.txt', 'p3.txt', 'p4.txt', 'p5.txt'];
+    // Before the session's baseline: made after it, before any prompt, they would be the user's first.
     for (const n of names) await writeFile(join(ws, n), `old ${n}\n`);
+    await hook(ev.sessionStart(s));
     const input = (n: string) => ({ file_path: join(ws, n), content: `new ${n}\n` });
     const pre = await Promise.all(names.map((n, i) => hook(ev.preToolUse(s, 'Write', input(n), `toolu_p${i}`))));
     expect(pre.map((r) => [r.status, r.text])).toEqual(names.map(() => [200, '{}']));
@@ -164,9 +165,9 @@ describe('POST /hooks/claude', () => {
 
   it('?workspace= names the project; without it the workspace is found from cwd (a subfolder after `cd`)', async () => {
     const s = claudeSession(ws);
-    await hook(ev.sessionStart(s), `?workspace=${encodeURIComponent(ws)}`);
     const { mkdir } = await import('node:fs/promises');
     await mkdir(join(ws, 'sub'));
+    await hook(ev.sessionStart(s), `?workspace=${encodeURIComponent(ws)}`);
     const inSub = { ...s, cwd: join(ws, 'sub') };
     const write = { file_path: join(ws, 'sub', 'c.txt'), content: 'c\n' };
     await hook(ev.preToolUse(inSub, 'Write', write, 'toolu_c'));

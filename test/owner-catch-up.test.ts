@@ -71,6 +71,8 @@ describe('owner index caught up with the logs', () => {
     await writeFile(w('a.txt'), 'edited by hand');
     // Meanwhile another process rewrote the index (a record of another path), much later.
     const cli = await ws.create({ title: 'cli', baseline: false });
+    // A prompt that did not look: before its first one, the capture would look first and record the hand edit.
+    await cli.turn({ scan: false });
     await writeFile(w('b.txt'), 'b');
     await cli.capture(['b.txt'], { tool: 'Write' });
     await cli.settle(['b.txt']);

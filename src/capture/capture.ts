@@ -113,13 +113,7 @@ export interface CaptureFields {
    */
   outside?: boolean;
   /** Throw LookFirst for what may have changed unrecorded since the turn began (see `capture`). */
-  lookFirst?: boolean;
-  /**
-   * When the workspace was last looked at whole (the scan index's time): what "since the turn began"
-   * means for a session with no looked turn yet (a second session in the folder, `ckpt capture`
-   * without `ckpt turn`), which else took any hand edit made since for the state before its capture.
-   */
-  lastLookMs?: () => Promise<number | undefined>;
+  lookFirst?: Pick<LookFirstBy, 'lastLookMs'>;
 }
 
 /** What a capture must have looked at before it records (thrown inside its transaction, which then appends nothing). */
@@ -132,6 +126,11 @@ class LookFirst extends Error {
 /** How a capture looks first (the public API's: a scan), and when the workspace was last looked at whole. */
 export interface LookFirstBy {
   look(look: LookAt): Promise<unknown>;
+  /**
+   * The scan index's time: what "since the turn began" means for a session before its first prompt
+   * (a second session in the folder, `ckpt capture` without `ckpt turn`), which else took any hand
+   * edit made since for the state before its capture.
+   */
   lastLookMs(): Promise<number | undefined>;
 }
 
@@ -216,7 +215,9 @@ export async function appendCapture(
     // The hot state (persisted snapshot + the log's tail), not a replay of the whole log: hooks call this per tool call.
     const state = await loadHotState(session, tx);
     if (fields.lookFirst) {
-      const lookedFrom = state.lookedSince !== undefined ? Date.parse(state.lookedSince) || 0 : await fields.lastLookMs?.();
+      // Before its first prompt a session judges by the workspace's last whole look. After a prompt
+      // that did not look, a change made before it was there at the prompt: nothing can tell.
+      const lookedFrom = state.lookedSince !== undefined ? Date.parse(state.lookedSince) || 0 : state.lastTurnEvent === 0 ? await fields.lookFirst.lastLookMs() : undefined;
       const look = lookAtFirst(session.workspaceRoot, state, images, lookedFrom);
       if (look.paths.length > 0 || look.folders.length > 0) throw new LookFirst(look);
     }
@@ -266,7 +267,7 @@ export async function capture(
   const fields: CaptureFields = { tool: options.tool ?? 'capture', reason: options.reason, extra, warnings, outside: true };
   let appended: Awaited<ReturnType<typeof appendCapture>>;
   try {
-    appended = await appendCapture(session, images, { ...fields, ...(lookFirst ? { lookFirst: true, lastLookMs: () => lookFirst.lastLookMs() } : {}) });
+    appended = await appendCapture(session, images, { ...fields, lookFirst });
   } catch (err) {
     if (!(err instanceof LookFirst) || !lookFirst) throw err;
     await lookFirst.look(err.look);
