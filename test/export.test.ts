@@ -1,6 +1,6 @@
 // `ckpt export SESSION TAG DIR` (issue 33): the tree a tag names, written into a fresh folder, equals
 // the workspace as it was at that tag — checked against snapshots taken at each turn (paths, types,
-// modes, content, link targets), through the CLI, after the workspace folder is gone (what another
+// modes of files and folders, content, link targets), through the CLI, after the workspace folder is gone (what another
 // machine sees), in a git work tree, and by a model-based property test of random changes.
 import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, rm, symlink, unlink, writeFile } from 'node:fs/promises';
@@ -19,12 +19,10 @@ beforeEach(async () => {
 afterEach(() => dirs.cleanup());
 
 const w = (rel: string) => join(dirs.workspace, rel);
-/** Folders' permission bits are not recorded by ckpt (a restore leaves them too): compared without. */
-const withoutDirModes = (t: Tree): Tree => new Map([...t].map(([p, v]) => [p, v.startsWith('dir ') ? 'dir' : v]));
 const exported = async (session: Session, tag: string): Promise<Tree> => {
   const out = join(dirs.base, `export-${tag}-${Math.random().toString(36).slice(2)}`);
   await exportSession(await openStore({ dir: dirs.store }), session.id, tag, out);
-  return withoutDirModes(snapshotTree(out));
+  return snapshotTree(out);
 };
 
 async function session(): Promise<Session> {
@@ -41,7 +39,7 @@ describe('export', () => {
     const s = await session();
     const at: Tree[] = [];
     // Turn 1: an edit through capture/settle and a new executable file.
-    at[1] = withoutDirModes(snapshotTree(dirs.workspace));
+    at[1] = snapshotTree(dirs.workspace);
     await s.turn();
     await s.capture(['src/a.txt', 'run.sh']);
     await writeFile(w('src/a.txt'), 'a2\n');
@@ -49,7 +47,7 @@ describe('export', () => {
     await chmod(w('run.sh'), 0o755);
     await s.settle(['src/a.txt', 'run.sh']);
     // Turn 2: shell-like changes found by a scan (delete, new folder, relinked symlink, mode change).
-    at[2] = withoutDirModes(snapshotTree(dirs.workspace));
+    at[2] = snapshotTree(dirs.workspace);
     await s.turn();
     await unlink(w('keep.txt'));
     await mkdir(w('docs'));
@@ -58,12 +56,12 @@ describe('export', () => {
     await symlink('docs', w('link'));
     await chmod(w('run.sh'), 0o700);
     await s.scan({ tool: 'Bash' });
-    at[3] = withoutDirModes(snapshotTree(dirs.workspace));
+    at[3] = snapshotTree(dirs.workspace);
     await s.turn();
     await s.capture(['src']);
     await rm(w('src'), { recursive: true });
     await s.settle(['src']);
-    const now = withoutDirModes(snapshotTree(dirs.workspace));
+    const now = snapshotTree(dirs.workspace);
 
     for (const t of [1, 2, 3]) expect(treeDiff(await exported(s, String(t)), at[t]!), `turn ${t}`).toEqual([]);
 
@@ -76,16 +74,44 @@ describe('export', () => {
     const cli = await runCli(['--store', dirs.store, 'export', 'export-s', '2', out], { cwd: dirs.base });
     expect(cli.code, cli.stderr).toBe(0);
     expect(cli.stdout).toMatch(/exported tag 2 of session export-session/); // "exported 2 of session" read as a count
-    expect(treeDiff(withoutDirModes(snapshotTree(out)), at[2]!)).toEqual([]);
+    expect(treeDiff(snapshotTree(out), at[2]!)).toEqual([]);
     // A folder that is not empty is refused, and left alone.
     const again = await runCli(['--store', dirs.store, 'export', 'export-session', '1', out, '--json'], { cwd: dirs.base });
     expect(again.code).not.toBe(0);
     expect(JSON.parse(again.stderr).error.code).toBe('INVALID_ARGUMENT');
-    expect(treeDiff(withoutDirModes(snapshotTree(out)), at[2]!)).toEqual([]);
+    expect(treeDiff(snapshotTree(out), at[2]!)).toEqual([]);
     // The workspace is never touched; removing it (another machine sees no folder) changes nothing.
-    expect(treeDiff(withoutDirModes(snapshotTree(dirs.workspace)), now)).toEqual([]);
+    expect(treeDiff(snapshotTree(dirs.workspace), now)).toEqual([]);
     await rm(dirs.workspace, { recursive: true });
     for (const t of [1, 2, 3]) expect(treeDiff(await exported(s, String(t)), at[t]!), `turn ${t} without the workspace`).toEqual([]);
+  });
+
+  it('a tag N.K names what restore N.K gives (another session\'s capture between the turn and it), folder modes included', async () => {
+    await mkdir(w('d'));
+    await writeFile(w('d/y'), 'y\n');
+    await chmod(w('d'), 0o750);
+    await writeFile(w('a'), 'one\n');
+    const store = await openStore({ dir: dirs.store });
+    const ws = await store.openWorkspace(dirs.workspace);
+    const a = await ws.create({ id: 'export-a' });
+    await a.turn();
+    const atPrompt1 = snapshotTree(dirs.workspace);
+    const b = await ws.create({ id: 'export-b' });
+    await b.turn();
+    await b.capture(['a']);
+    await writeFile(w('a'), 'B\n');
+    await b.settle(['a']);
+    const beforeRestore = snapshotTree(dirs.workspace);
+    const r = await a.restore('1', { force: true });
+    expect(r.undo).toBe('1.1'); // the first capture of A's turn 1: tag 1 and 1.1 are one seq apart only on the timeline
+    expect(treeDiff(snapshotTree(dirs.workspace), atPrompt1)).toEqual([]);
+    const exportedTree = async (tag: string) => {
+      const out = join(dirs.base, `export-a-${tag}`);
+      await exportSession(store, a.id, tag, out);
+      return snapshotTree(out);
+    };
+    expect(treeDiff(await exportedTree('1.1'), beforeRestore)).toEqual([]);
+    expect(treeDiff(await exportedTree('1'), atPrompt1)).toEqual([]);
   });
 
   it('in a git work tree reads unchanged files from git objects, and says so when they are gone', async () => {
@@ -96,7 +122,7 @@ describe('export', () => {
     git('add', '.');
     git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'one');
     const s = await session();
-    const before = withoutDirModes(snapshotTree(dirs.workspace));
+    const before = snapshotTree(dirs.workspace);
     before.delete('.git');
     for (const p of [...before.keys()]) if (p.startsWith('.git/')) before.delete(p);
     await s.turn();
@@ -119,6 +145,7 @@ describe('export', () => {
       fc.record({ kind: fc.constant('delete' as const), path: fc.constantFrom(...names), via: fc.constantFrom('capture', 'scan') }),
       fc.record({ kind: fc.constant('link' as const), path: fc.constantFrom('a', 'b'), target: fc.constantFrom('d', 'x', 'a'), via: fc.constantFrom('capture', 'scan') }),
       fc.record({ kind: fc.constant('chmod' as const), path: fc.constantFrom(...names), mode: fc.constantFrom(0o600, 0o644, 0o755), via: fc.constant('scan') }),
+      fc.record({ kind: fc.constant('dirmode' as const), path: fc.constant('d'), mode: fc.constantFrom(0o700, 0o750, 0o755), via: fc.constant('scan') }),
     );
     let run = 0;
     await fc.assert(
@@ -132,10 +159,16 @@ describe('export', () => {
         const s = await (await store.openWorkspace(root)).create({ id });
         const at: Tree[] = [];
         for (const [i, ops] of turns.entries()) {
-          at[i + 1] = withoutDirModes(snapshotTree(root));
+          at[i + 1] = snapshotTree(root);
           await s.turn();
           for (const o of ops) {
             const abs = w(o.path);
+            if (o.kind === 'dirmode') {
+              await mkdir(abs).catch(() => {});
+              await chmod(abs, o.mode).catch(() => {});
+              await s.scan({ tool: 'Bash' });
+              continue;
+            }
             if (o.via === 'capture') await s.capture([o.path]);
             await rm(abs, { recursive: true, force: true }).catch(() => {});
             if (o.kind === 'write') {

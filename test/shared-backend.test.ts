@@ -157,6 +157,28 @@ describeShared('shared backend specifics', () => {
     }
   });
 
+  it("never deletes an S3 object that is not this store's, whatever a row names (probe 2026-12-07: a forged row made gc delete it)", async () => {
+    const loc = parseSharedStoreUrl(url);
+    const s3 = createS3Objects({ bucket: loc.bucket, endpoint: loc.endpoint, region: loc.region, where: loc.redacted });
+    const pool = new pg.Pool({ connectionString: loc.pgConnectionString });
+    // Any key of the bucket, and one shaped like another store's object under this prefix.
+    const foreign = [`unrelated-${loc.schema}/precious.csv`, `${loc.prefix}blobs/aa/03.fedcba9876543210.0123456789abcdef`];
+    try {
+      for (const name of foreign) await s3.put(name, Buffer.from('not ckpt data'));
+      for (const [i, name] of foreign.entries()) {
+        const key = `blobs/aa/0${i + 1}`;
+        await b.create(key, Buffer.from(`blob ${i}`));
+        await pool.query(`UPDATE "${loc.schema}".chunks SET s3_name = $1 WHERE key = $2`, [name, key]);
+        await b.remove(key);
+      }
+      for (const name of foreign) expect(await s3.head(name), name).toBeTruthy();
+    } finally {
+      await s3.deleteMany(foreign).catch(() => {});
+      s3.close();
+      await pool.end();
+    }
+  });
+
   it('reports an S3 object without a row as a leftover, removed only past the cutoff', async () => {
     const loc = parseSharedStoreUrl(url);
     const s3 = createS3Objects({ bucket: loc.bucket, endpoint: loc.endpoint, region: loc.region, where: loc.redacted });

@@ -5,17 +5,17 @@
 // Applying it (`applyExport`) writes folders, then files (exclusive creates, no symlink followed), then
 // symlinks last, so no later write can pass through a link the export made; everything is fsynced.
 import { constants } from 'node:fs';
-import { lstat, mkdir, open, readdir, symlink } from 'node:fs/promises';
+import { chmod, lstat, mkdir, open, readdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CkptError } from '../errors.js';
 import type { FileImage } from '../format/event.js';
 import { inlineRecords } from '../format/inline-blobs.js';
 import { isStoredPath } from '../format/stored-path.js';
-import { imagesAt, resolveTagSeq } from '../session/positions.js';
+import { imagesAt } from '../session/positions.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { withInlineBlobs } from '../storage/inline-store.js';
 import type { BlobStore } from '../storage/blob-store.js';
-import { workspaceTimeline } from '../session/workspace-timeline.js';
+import { timelinePosition, workspaceTimeline } from '../session/workspace-timeline.js';
 import { imageOfSlot, newerOwnerImages } from '../scan/known.js';
 import { KIND_GONE } from '../scan/scan-index.js';
 import { loadIndexCached } from '../scan/scan-persist.js';
@@ -57,7 +57,9 @@ export interface ExportResult extends ExportPlan {
 /** What a tag names, path by path (sorted): the plan `applyExport` carries out. */
 export async function planExport(session: SessionHandle, tag: string): Promise<ExportPlan> {
   const events = await session.events();
-  const position = resolveTagSeq(events, tag);
+  // Where restore places it: `N.K` is just before capture N.K, after other sessions' captures made
+  // between the turn and it (a restore's undo tag `N.1` names the workspace before that restore).
+  const position = timelinePosition(events, tag);
   // Every session's captures: what another session of the workspace changed after the tag is undone too.
   const { captures } = await workspaceTimeline(session, events);
   const known = new Map<string, FileImage & { gitOid?: string }>();
@@ -85,7 +87,7 @@ export async function planExport(session: SessionHandle, tag: string): Promise<E
     } else if (image.state === 'skipped') {
       skipped.push({ path, why: image.why ?? 'skipped' });
     } else if (image.state === 'dir') {
-      entries.push({ path, state: 'dir' });
+      entries.push({ path, state: 'dir', ...(image.mode !== undefined ? { mode: image.mode } : {}) });
     } else if (image.state === 'symlink') {
       entries.push({ path, state: 'symlink', target: image.target ?? '' });
     } else if (image.state === 'file') {
@@ -162,6 +164,9 @@ export async function applyExport(session: SessionHandle, plan: ExportPlan, dir:
     symlinks++;
   }
   await mapLimit([...folders], 16, (rel) => fsyncDir(join(dir, rel)));
+  // Folder modes last, deepest first: a folder without write permission is filled before it gets it.
+  const modes = plan.entries.filter((e) => e.state === 'dir' && e.mode !== undefined && folders.has(e.path));
+  for (const e of modes.sort((a, b) => b.path.split('/').length - a.path.split('/').length)) await chmod(join(dir, e.path), e.mode! & 0o7777);
   skipped.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { ...plan, skipped, dir, files: written.length, dirs: folders.size - 1, symlinks, bytes };
 }

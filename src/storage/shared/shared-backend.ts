@@ -66,6 +66,16 @@ export async function createSharedBackend(options: SharedBackendOptions): Promis
 
   // `.<store id>.<16 hex>`: the end of every S3 object name this store writes.
   const ownTail = new RegExp(`^\\.${storeId}\\.[0-9a-f]{16}$`);
+  const isOwnS3Name = (name: string): boolean => {
+    if (!name.startsWith(loc.prefix) || name.length <= loc.prefix.length + OWN_TAIL || !ownTail.test(name.slice(-OWN_TAIL))) return false;
+    const key = name.slice(loc.prefix.length, -OWN_TAIL);
+    try {
+      keySegments(key);
+    } catch {
+      return false;
+    }
+    return EXTERNAL_ROOTS.some((r) => key.startsWith(r));
+  };
   const env: SharedEnv = {
     pool,
     t,
@@ -73,18 +83,11 @@ export async function createSharedBackend(options: SharedBackendOptions): Promis
     loc,
     isExternal: (key) => EXTERNAL_ROOTS.some((r) => key.startsWith(r)),
     newS3Name: (key) => `${loc.prefix}${key}.${storeId}.${randomBytes(8).toString('hex')}`,
-    isOwnS3Name: (name) => {
-      if (!name.startsWith(loc.prefix) || name.length <= loc.prefix.length + OWN_TAIL || !ownTail.test(name.slice(-OWN_TAIL))) return false;
-      const key = name.slice(loc.prefix.length, -OWN_TAIL);
-      try {
-        keySegments(key);
-      } catch {
-        return false;
-      }
-      return EXTERNAL_ROOTS.some((r) => key.startsWith(r));
-    },
+    isOwnS3Name,
     async dropS3(names) {
-      const live = names.filter((n): n is string => typeof n === 'string');
+      // Only this store's objects: a row naming another store's object (one sharing the bucket) or
+      // any other key of the bucket must never make this store delete it (a forged row; probe 2026-12-07).
+      const live = names.filter((n): n is string => typeof n === 'string' && isOwnS3Name(n));
       if (live.length === 0) return;
       // Rows are untrusted: one may name another row's object (a damaged or copied row). An object
       // some row still names stays; deleting it lost that row's blob when a put replaced the bad row.
