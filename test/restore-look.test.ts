@@ -4,7 +4,7 @@
 // recorded as the user's change before the recovery capture, so the undo brings it back. Changes
 // older than the tag are left (they were there at it), and a session whose turns never scanned
 // cannot tell when a change was made: nothing is looked at there.
-import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -451,6 +451,22 @@ describe('a restore looks first', () => {
     await rename(w.at('d'), w.at('d2')); // d2/y.txt keeps its old ctime
     await w.session.restore(tag, { force: true });
     expect(await snapshot(w.root)).toEqual(at11);
+  });
+
+  it('a folder replaced by hand with a symlink to an older folder: what it held is looked at beneath the link, never through it', async () => {
+    const w = await world();
+    await w.write('other/x', 'older\n');
+    await w.write('d/x', 'x1\n');
+    await new Promise((r) => setTimeout(r, 2_200)); // other/x older than prompt 2 by more than the clock slack
+    await w.session.turn();
+    await w.tool(['d/x'], () => writeFile(w.at('d/x'), 'x2\n'));
+    const at2 = await snapshot(w.root);
+    await w.session.turn();
+    await rm(w.at('d'), { recursive: true });
+    await symlink('other', w.at('d')); // d/x now resolves to other/x, an old inode
+    const r = await w.session.restore('2', { force: true });
+    expect(r.drift.slice().sort()).toEqual(['d', 'd/x']);
+    expect(await snapshot(w.root)).toEqual(at2);
   });
 
   it('leaves a change made before the tag (its inode is older), and looks at nothing when the turns never scanned', async () => {

@@ -5,7 +5,7 @@
 // undefined when nothing is there — the name is missing, or a folder on its way is now a file
 // (ENOTDIR: a folder replaced by a file by hand).
 import { lstatSync, type Stats } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 
 /** How far a file's ctime may lag the clock that stamps events (the scan's racy window: coarse file clocks). */
 export const CLOCK_SLACK_MS = 2_000;
@@ -33,14 +33,35 @@ function lstatKnown(abs: string): Stats | undefined | 'unknown' {
   }
 }
 
+/**
+ * The folders above `rel` as they are now, root first, down to the first that is no folder: each one's
+ * lstat is asked beneath folders only, so a folder replaced by a symlink (`rm -rf d; ln -s other d`)
+ * is not followed — `d/x` is then not the path ckpt knew, whatever `other/x` holds. `'unknown'` ends
+ * the list where a folder cannot be searched (EACCES).
+ */
+function folderChain(root: string, rel: string): { dir: string; st: Stats | undefined | 'unknown' }[] {
+  const out: { dir: string; st: Stats | undefined | 'unknown' }[] = [];
+  const parts = rel.split('/').slice(0, -1);
+  for (let i = 0; i <= parts.length; i++) {
+    const dir = parts.slice(0, i).join('/');
+    const st = lstatKnown(join(root, dir));
+    out.push({ dir, st });
+    if (st === 'unknown' || !st?.isDirectory()) break;
+  }
+  return out;
+}
+
 /** The ctime of `rel` (workspace-relative), or of its nearest existing folder when it is absent; Infinity when none answers or it cannot be asked. */
 export function changedAt(root: string, rel: string): number {
-  for (let p = rel; ; p = dirname(p)) {
-    const st = lstatKnown(join(root, p === '.' ? '' : p));
-    if (st === 'unknown') return Infinity;
-    if (st !== undefined) return st.ctimeMs;
-    if (p === '.' || p === '') return Infinity;
-  }
+  const chain = folderChain(root, rel);
+  const last = chain.at(-1)!;
+  if (last.st === 'unknown') return Infinity;
+  // A folder on the way that is gone or no folder now: the change is there (its own ctime, else its parent's).
+  if (last.st === undefined) return chain.length > 1 ? (chain.at(-2)!.st as Stats).ctimeMs : Infinity;
+  if (!last.st.isDirectory()) return last.st.ctimeMs;
+  const st = lstatKnown(join(root, rel));
+  if (st === 'unknown') return Infinity;
+  return st !== undefined ? st.ctimeMs : last.st.ctimeMs;
 }
 
 /**
@@ -54,13 +75,13 @@ export function foldersChangedAt(root: string, rel: string): number {
   return latest;
 }
 
-/** The folders above `rel` that exist, nearest first, with their ctimes ('' is the root); one that cannot be asked (EACCES) is left out. */
+/**
+ * The folders above `rel` that exist as folders, nearest first, with their ctimes ('' is the root),
+ * down to the first that is gone or no folder (nothing beneath a symlink is followed); one that cannot
+ * be asked (EACCES) ends it.
+ */
 export function foldersAbove(root: string, rel: string): { dir: string; ctimeMs: number }[] {
   const out: { dir: string; ctimeMs: number }[] = [];
-  for (let p = dirname(rel); ; p = dirname(p)) {
-    const dir = p === '.' || p === '/' ? '' : p;
-    const st = lstatKnown(join(root, dir));
-    if (st !== 'unknown' && st?.isDirectory()) out.push({ dir, ctimeMs: st.ctimeMs });
-    if (dir === '') return out;
-  }
+  for (const { dir, st } of folderChain(root, rel)) if (st !== 'unknown' && st?.isDirectory()) out.push({ dir, ctimeMs: st.ctimeMs });
+  return out.reverse();
 }
