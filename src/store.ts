@@ -20,6 +20,7 @@ import { machineId } from './workspace/machine-id.js';
 import { createBlobStore } from './storage/blob-store.js';
 import { createSessionStore, type ForkOptions, type SessionStore } from './session/session-store.js';
 import { resolveTagSeq } from './session/positions.js';
+import { timelinePosition } from './session/workspace-timeline.js';
 import { findSession } from './session/find-session.js';
 import { Session } from './api/session.js';
 import { recoverSession } from './restore/recover.js';
@@ -412,7 +413,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
         fork: async (id, forkOptions = {}) => {
           const { fromWorkspace, atTag, ...rest } = forkOptions;
           const atSeqOf = async (from: Pick<SessionStore, 'get'>, full: string): Promise<number | undefined> =>
-            atTag === undefined ? rest.atSeq : resolveTagSeq(await (await from.get(full)).events(), atTag);
+            atTag === undefined ? rest.atSeq : Math.max(1, resolveTagSeq(await (await from.get(full)).events(), atTag));
           if (fromWorkspace === undefined || fromWorkspace === identity.id) {
             const parent = await sessions.get(id);
             // What changed unrecorded (a hand edit) is recorded first, in the parent: the fork's record
@@ -421,8 +422,10 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
             if (wctx.options.captureEnabled && (await hasBaseline(parent))) await scan(parent, { tool: OUTSIDE_TOOL });
             const parentEvents = await parent.events();
             const atSeq = (await atSeqOf(sessions, id)) ?? parentEvents.at(-1)?.seq ?? 0;
+            // `N.K`: just before capture N.K (its time orders other sessions' captures around the point).
+            const pointAt = atTag !== undefined && timelinePosition(parentEvents, atTag) !== atSeq ? parentEvents.find((e) => e.seq > atSeq)?.at : undefined;
             // The files are left as they are; what differs from the fork point is recorded with the fork (DESIGN §10 "Forks").
-            const record = async () => forkPointRecord({ parent, parentEvents, atSeq, others: await otherHistories(parent) });
+            const record = async () => forkPointRecord({ parent, parentEvents, atSeq, others: await otherHistories(parent), ...(pointAt !== undefined ? { pointAt } : {}) });
             return sessions.fork(id, { ...rest, atSeq, record });
           }
           const source = (await listWorkspaces()).find((w) => w.id === fromWorkspace);

@@ -1,7 +1,7 @@
 // Session routes (DESIGN §9 `ckpt session …`): list, show, tree, new, fork, rm — same shapes as the
 // CLI's --json output.
 import { z } from 'zod';
-import { machineId, resolveTagSeq, sessionSize } from '../index.js';
+import { machineId, sessionSize } from '../index.js';
 import type { DaemonState } from './daemon-state.js';
 import type { Router } from './route.js';
 import { sessionRoutes } from './session-route.js';
@@ -69,9 +69,9 @@ export function addSessionRoutes(r: Router, state: DaemonState): void {
     summary: 'fork a session at a tag (default: its end)',
     body: workspaceBody.extend({ at: tagField.optional(), title: z.string().max(1000).optional(), id: nameString().optional() }),
     handler: async ({ s: parent, body }) => {
-      const atSeq = body.at === undefined ? undefined : resolveTagSeq(await parent.events(), body.at);
       const ws = await state.workspace(body.workspace);
-      const fork = await ws.fork(parent.id, { atSeq, title: body.title, id: body.id });
+      // By tag: a fork at `N.K` is placed as restore places it (store.ts).
+      const fork = await ws.fork(parent.id, { ...(body.at !== undefined ? { atTag: body.at } : {}), title: body.title, id: body.id });
       return { session: await fork.metadata() };
     },
   });

@@ -2,7 +2,7 @@
 // (they record history; none changes a file of the workspace).
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { agentSessionId, CkptError, resolveTagSeq, type Session, type SessionTreeNode } from '../index.js';
+import { agentSessionId, CkptError, type Session, type SessionTreeNode } from '../index.js';
 import type { McpContext } from './context.js';
 import { ok, registerTool } from './results.js';
 import { READ_ONLY, RECORDS, SESSION_ID, SESSION_INFO, SESSION_META, TAG, publicMeta } from './schemas.js';
@@ -128,8 +128,7 @@ export function registerSessionTools(server: McpServer, ctx: McpContext): void {
     },
     async ({ session: from, at, title, id }) => {
       const parent = await ctx.session(from);
-      const atSeq = at === undefined ? undefined : Math.max(1, resolveTagSeq(await parent.events(), at));
-      const fork = await ctx.workspace.fork(parent.id, { atSeq, title, id });
+      const fork = await ctx.workspace.fork(parent.id, { title, id, ...(at !== undefined ? { atTag: at } : {}) });
       const meta = publicMeta(await fork.metadata());
       return ok({ session: meta }, `forked ${parent.id} at @${meta.forkedFrom?.seq} into ${meta.id}`);
     },

@@ -32,6 +32,11 @@ export interface ForkRecordInput {
   atSeq: number;
   /** Every other session's history in the workspace (not the parent's). */
   others: readonly (readonly EventBase[])[];
+  /**
+   * A fork at a tag `N.K` is just before capture N.K: another session's capture made before that
+   * capture's time (after the turn) is before the point, as on the timeline (`timelinePosition`). Its time.
+   */
+  pointAt?: string;
 }
 
 /** The fork-point record for a fork about to be made: a capture and its settle, or none when the workspace still holds the fork point. */
@@ -46,7 +51,8 @@ export async function forkPointRecord(input: ForkRecordInput): Promise<NewEvent[
   // Another fork's first record is left out, as on the timeline (workspace-timeline.ts): its images are
   // that fork's point, not the workspace when it was made (a fork at turn 1, then one at turn 3 with
   // nothing changed since took turn 1's files as turn 3's: its `restore 3` wrote them back).
-  for (const events of input.others) for (const e of events) if (e.type === 'capture' && e.at > forkAt && (e as CaptureEvent).tool !== FORK_TOOL) later.push({ at: e.at, rank: 1, seq: e.seq, c: e as CaptureEvent });
+  const afterPoint = (at: string) => (input.pointAt !== undefined ? at >= input.pointAt : at > forkAt);
+  for (const events of input.others) for (const e of events) if (e.type === 'capture' && afterPoint(e.at) && (e as CaptureEvent).tool !== FORK_TOOL) later.push({ at: e.at, rank: 1, seq: e.seq, c: e as CaptureEvent });
   if (later.length === 0) return [];
   later.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.rank - b.rank || a.seq - b.seq));
   // The earliest capture after the point holds each path's image at the point (DESIGN §2 "Restore to a tag").

@@ -1,7 +1,7 @@
 // `ckpt session new|list|show|fork|rm` (DESIGN §9).
 import type { Command } from 'commander';
 import { pc } from '../colors.js';
-import { CkptError, invalidValue, isCkptError, relativeTime, resolveTagSeq, sessionSize, shortSessionId, type SessionFilter, type SessionTreeNode, type SessionInfo, type SessionMetadata, type Session } from '../../index.js';
+import { CkptError, invalidValue, isCkptError, relativeTime, sessionSize, shortSessionId, type SessionFilter, type SessionTreeNode, type SessionInfo, type SessionMetadata, type Session } from '../../index.js';
 import { askYesNo } from '../ask.js';
 import { progressBar } from '../progress.js';
 import { addCommands, type OptionSpec } from '../command-table.js';
@@ -152,9 +152,9 @@ export function registerSessionCommands(program: Command): void {
           fork = await ws.fork(id as string, { title, fromWorkspace, ...(at !== undefined ? { atTag: at } : {}) });
         } else {
           const parent = await ctx.session(id as string | undefined);
-          const atSeq = at === undefined ? undefined : await resolveTagSeq(await parent.events(), at);
           ws = await ctx.workspace();
-          fork = await ws.fork(parent.id, { atSeq, title });
+          // By tag: a fork at `N.K` is placed as restore places it (store.ts).
+          fork = await ws.fork(parent.id, { title, ...(at !== undefined ? { atTag: at } : {}) });
         }
         const meta = await fork.metadata();
         const hint = commandHint(ctx, ['--session', shortSessionId(meta.forkedFrom?.session ?? ''), 'log']);
