@@ -4,7 +4,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isCkptError } from '../src/errors.js';
+import { CkptError, isCkptError } from '../src/errors.js';
 import { openStore } from '../src/index.js';
 import type { EventBase } from '../src/format/event.js';
 import { collectLiveSet, runGc } from '../src/gc/index.js';
@@ -135,6 +135,27 @@ describe('restore plans in blobs', () => {
       expect(isCkptError(err, 'LOG_CORRUPT'), label).toBe(true);
       expect(await snapshot(w.root), label).toEqual(before);
       await expect(stat(join(w.dirs.base, 'outside.txt'))).rejects.toThrow();
+    }
+  });
+
+  it('a plan blob the store cannot reach now (S3 away) is IO, retryable — never a damaged log (shared-store probe)', async () => {
+    const w = await world();
+    await bigHistory(w);
+    await restore(w.session, '1');
+    const store = await openStore({ dir: w.dirs.store });
+    try {
+      const s = await (await store.openWorkspace(w.root)).get(w.session.id);
+      const get = s.ctx.blobs.get.bind(s.ctx.blobs);
+      s.ctx.blobs.get = async () => {
+        throw new CkptError('IO', 'S3 endpoint unreachable', { retryable: true });
+      };
+      const err = await s.status().catch((e: unknown) => e);
+      expect(isCkptError(err, 'IO'), String(err)).toBe(true);
+      expect((err as CkptError).data).toMatchObject({ retryable: true });
+      s.ctx.blobs.get = get;
+      expect((await s.status()).turn).toBe(1);
+    } finally {
+      await store.close();
     }
   });
 

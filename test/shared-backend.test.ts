@@ -314,6 +314,12 @@ describe('shared store URLs', () => {
     }
     expect(shown('postgres://u:p@ss@127.0.0.1:5432/db?blobs=s3://bkt')).toBe('postgres://u:***@127.0.0.1:5432/db?blobs=s3://bkt');
     expect(redactUrl('postgres://h/db?blobs=s3://bkt&endpoint=http://ak:sk@h:1')).toBe('postgres://h/db?blobs=s3://bkt&endpoint=http://ak:***@h:1');
+    // Percent-encoded, as the parser decodes it (shared-store probe, 2026-12-07).
+    const encoded = redactUrl('postgres://h/db?blobs=s3://bkt&endpoint=http%3A%2F%2Fak%3AS3CRETsk%40h%3A1&region=x');
+    expect(encoded).not.toContain('S3CRETsk');
+    expect(decodeURIComponent(encoded)).toContain('http://ak:***@h:1');
+    expect(encoded).toMatch(/&region=x$/);
+    expect(shown('postgres://h/db?blobs=s3://bkt&endpoint=http%3A%2F%2Fak%3AS3CRETsk%40h%3A1')).not.toContain('S3CRETsk');
   });
 
   it('never shows a password from the URL when the servers cannot be reached (library and CLI)', async () => {

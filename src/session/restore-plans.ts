@@ -65,7 +65,7 @@ export function planOf(e: RestoreStartedEvent | EventBase): RestorePlanEntry[] {
 /**
  * Loads the plan blobs of `events` (those of `which`, default every one not loaded yet). A missing
  * blob or one that does not decode to a valid plan is LOG_CORRUPT: the log refers to a journal that is
- * not there, and nothing may be done from a guess.
+ * not there, and nothing may be done from a guess. A blob store that cannot be reached is IO.
  */
 export async function loadPlans(blobs: BlobStore, events: readonly EventBase[], which?: (e: EventBase) => boolean): Promise<void> {
   for (const e of events) {
@@ -77,6 +77,8 @@ export async function loadPlans(blobs: BlobStore, events: readonly EventBase[], 
     try {
       raw = await blobs.get(id);
     } catch (err) {
+      // A store that cannot be reached now (S3 away: IO, retryable) is not a damaged log: the code stays.
+      if (isCkptError(err, 'IO')) throw new CkptError('IO', `the plan of the restore at seq ${e.seq} (blob ${id}) cannot be read now: ${err.message}`, { ...where, ...err.data }, { cause: err });
       const why = isCkptError(err) ? err.code : 'unreadable';
       throw new CkptError('LOG_CORRUPT', `the plan of the restore at seq ${e.seq} (blob ${id}) cannot be read: ${why}`, where, { cause: err });
     }

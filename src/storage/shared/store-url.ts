@@ -32,9 +32,21 @@ export function isSharedStoreUrl(store: string): boolean {
 export function redactUrl(url: string): string {
   // A URL's user information runs to the *last* '@' before the end of its authority (the first '/',
   // '?' or '#'), as URL parsers read it: a password holding '@' or a space is hidden whole.
-  let out = url.replace(/(\/\/[^/:@?#\s]*):[^/?#]*@/g, '$1:***@');
+  const userInfo = (s: string) => s.replace(/(\/\/[^/:@?#\s]*):[^/?#]*@/g, '$1:***@');
+  let out = userInfo(url);
   out = out.replace(/([?&](?:password|secret|sslpassword|token|aws_secret_access_key|aws_session_token)=)[^&#\s]*/gi, '$1***');
-  return out;
+  // A parameter holding a URL percent-encoded (`endpoint=http%3A%2F%2Fkey%3Asecret%40host`) is read
+  // decoded by the parser: its user information is hidden as decoded, then encoded again.
+  return out.replace(/([?&][^=&#\s]+=)([^&#\s]*%[^&#\s]*)/g, (all, key: string, value: string) => {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(value);
+    } catch {
+      return all;
+    }
+    const hidden = userInfo(decoded);
+    return hidden === decoded ? all : `${key}${encodeURIComponent(hidden)}`;
+  });
 }
 
 export function parseSharedStoreUrl(url: string): SharedStoreLocation {
