@@ -165,6 +165,12 @@ export interface AgentSpec {
     compactInstructions: string;
     /** A list of workspace folders whose first one stands for `cwd` in events that have none (Cursor's `workspace_roots`). */
     roots?: string;
+    /**
+     * A subagent's events name the session it works for here (Copilot CLI's `parent_agent_id`): its
+     * tool calls are recorded in that session, inside the user's turn; its prompt, end and
+     * compaction are the model's, not the user's, and record nothing.
+     */
+    parentSessionId?: string;
   };
 }
 

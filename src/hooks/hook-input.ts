@@ -87,8 +87,14 @@ export function parseHookEvent(spec: AgentSpec, raw: { data: Buffer; tooLarge: b
   const f = spec.fields;
 
   const name = str(v, f.event, { required: true, max: 128 })!;
-  const action = actionOf(spec, name);
-  const sessionId = str(v, f.sessionId, { required: true, max: 1024 })!;
+  let action = actionOf(spec, name);
+  let sessionId = str(v, f.sessionId, { required: true, max: 1024 })!;
+  // A subagent works inside its parent's turn: its tool calls are the parent session's, the rest is not the user's.
+  const parent = f.parentSessionId === undefined ? undefined : str(v, f.parentSessionId, { max: 1024 });
+  if (parent !== undefined && parent !== '' && parent !== sessionId) {
+    sessionId = parent;
+    if (action !== 'before-tool' && action !== 'after-tool') action = 'none';
+  }
   // Cursor sends cwd with tool events only; every event names the workspace folders.
   const cwd = (f.roots && v[f.cwd] === undefined ? firstRoot(v, f.roots) : undefined) ?? str(v, f.cwd, { required: true, max: 4096 })!;
   if (!isAbsolute(cwd) || cwd.includes('\0')) throw reject('bad-cwd', `${f.cwd} must be an absolute path`);

@@ -213,12 +213,17 @@ export function registerSessionCommands(program: Command): void {
           }
         }
         // Every session's restores see every session's records (DESIGN §10): the others lose this one's
-        // (a log that cannot be read is taken to hold some).
-        const recorded = await session.events().then((events) => events.some((e) => e.type === 'capture'), () => true);
-        const others = recorded ? (await workspace.list()).filter((m) => m.id !== full).length : 0;
+        // (a log that cannot be read is taken to hold some). What it wrote stays as it is in their
+        // restores too, even on paths they recorded themselves: ckpt takes it as known (DESIGN "Removing a session").
+        const paths = await session.events().then(
+          (events) => new Set(events.flatMap((e) => (e.type === 'capture' ? ((e.files as { path: string }[] | undefined) ?? []).map((f) => f.path) : []))),
+          () => undefined,
+        );
+        const others = paths === undefined || paths.size > 0 ? (await workspace.list()).filter((m) => m.id !== full).length : 0;
         await workspace.remove(full);
+        const named = paths === undefined ? '' : `: ${[...paths].sort().slice(0, 5).join(', ')}${paths.size > 5 ? `, and ${paths.size - 5} more` : ''}`;
         const warnings =
-          others > 0 ? [`the workspace's ${others} other session(s) no longer see what this session recorded: their restores leave the paths only it recorded as they are`] : [];
+          others > 0 ? [`the workspace's ${others} other session(s) no longer see what this session recorded: their restores leave every path it wrote as it is now${named}`] : [];
         out.result({ removed: full, ...(warnings.length > 0 ? { warnings } : {}) }, (r) => `removed session ${r.removed}`);
       },
     },

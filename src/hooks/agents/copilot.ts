@@ -60,5 +60,7 @@ export const copilot: AgentSpec = {
     version: { project: 1 },
   },
   installNote: 'the Copilot CLI and VS Code (agent hooks, in preview) both read .github/hooks/*.json; --user writes the CLI\'s ~/.copilot/settings.json, which VS Code does not read',
-  fields: SNAKE_CASE_FIELDS,
+  // A subagent (the `task` tool) gets a session id of its own; its events carry its parent's as
+  // `parent_agent_id` (seen from the real CLI 1.0.102: UserPromptSubmit, PreToolUse, PostToolUse, Stop).
+  fields: { ...SNAKE_CASE_FIELDS, parentSessionId: 'parent_agent_id' },
 };
