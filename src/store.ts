@@ -422,8 +422,8 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
             if (wctx.options.captureEnabled && (await hasBaseline(parent))) await scan(parent, { tool: OUTSIDE_TOOL });
             const parentEvents = await parent.events();
             const atSeq = (await atSeqOf(sessions, id)) ?? parentEvents.at(-1)?.seq ?? 0;
-            // `N.K`: just before capture N.K (its time orders other sessions' captures around the point).
-            const pointAt = atTag !== undefined && timelinePosition(parentEvents, atTag) !== atSeq ? parentEvents.find((e) => e.seq > atSeq)?.at : undefined;
+            // `N.K` (a position between seqs): just before capture N.K, whose time orders other sessions' captures around the point.
+            const pointAt = atTag !== undefined && !Number.isInteger(timelinePosition(parentEvents, atTag)) ? parentEvents.find((e) => e.seq > atSeq)?.at : undefined;
             // The files are left as they are; what differs from the fork point is recorded with the fork (DESIGN §10 "Forks").
             const record = async () => forkPointRecord({ parent, parentEvents, atSeq, others: await otherHistories(parent), ...(pointAt !== undefined ? { pointAt } : {}) });
             return sessions.fork(id, { ...rest, atSeq, record });
