@@ -60,7 +60,8 @@ it('init --project: .github/hooks/ckpt.json in the format both the CLI and VS Co
   expect(Object.keys(file.hooks)).toEqual(['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PreCompact', 'Stop']);
   for (const list of Object.values(file.hooks) as Record<string, unknown>[][]) {
     expect(list).toHaveLength(1);
-    expect(list[0]).toMatchObject({ type: 'command', timeoutSec: 120, timeout: 120 });
+    // Above the thin client's 120 s wait for the daemon, so its in-process fallback runs before Copilot's kill (a deny).
+    expect(list[0]).toMatchObject({ type: 'command', timeoutSec: 180, timeout: 180 });
     expect(list[0]!.bash).toBe(list[0]!.command);
     expect(list[0]!.bash).toMatch(/ hook copilot --daemon \|\| \[ \$\? -ne 2 \] \|\| exit 2$/);
   }

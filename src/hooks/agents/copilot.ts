@@ -14,7 +14,9 @@
 // success for Copilot: PostToolUse). COPILOT_PROJECT_DIR (and CLAUDE_PROJECT_DIR) hold the project.
 // Any non-zero exit of a PreToolUse hook — 1 included, and a hook killed by its timeout — DENIES the
 // tool call, so ckpt's command line maps every failure but strict mode's deliberate 2 to exit 0, and
-// gives the hook the same 120 s the thin client waits for the daemon. VS Code's own tools (createFile,
+// gives the hook more than the 120 s the thin client waits for the daemon: a daemon that accepts and
+// never answers is then given up and the call recorded in-process before Copilot's kill, which would
+// deny the call (a probe with a hung daemon, 2026-12-07: both were 120 s). VS Code's own tools (createFile,
 // replace_string_in_file, editFiles {files}, runInTerminal) are not file tools here: the paths they
 // name are captured before and the workspace scanned after. Verified against the real CLI:
 // test/agents/copilot.test.ts; VS Code from its documentation only (test/hooks-copilot.test.ts).
@@ -28,8 +30,8 @@ const PASSIVE = ['Read', 'view', 'Grep', 'grep', 'Glob', 'glob', 'read_bash', 'l
  */
 const TOOLS = fullMatcherSkipping(PASSIVE);
 
-/** Seconds Copilot lets a hook run before it kills it (which, for PreToolUse, denies the tool call). */
-const HOOK_TIMEOUT_S = 120;
+/** Seconds Copilot lets a hook run before it kills it (which, for PreToolUse, denies the tool call): the client's 120 s wait for the daemon, and the in-process fallback after it. */
+const HOOK_TIMEOUT_S = 180;
 
 export const copilot: AgentSpec = {
   name: 'copilot',
