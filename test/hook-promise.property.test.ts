@@ -5,13 +5,15 @@
 // failing after writing: PostToolUseFailure), calls whose after-tool event never comes before the
 // turn's end, hand edits followed by a prompt, restores to any earlier
 // turn (each compared with the model, and some undone; some right after hand edits no prompt followed), and forks at an earlier turn
-// (some over such hand edits) whose restores must give that turn's snapshot (then undone). Fast in `npm test`; CKPT_PROPERTY_RUNS for more.
+// (some over such hand edits) whose restores must give that turn's snapshot (then undone); at the end every prompt exports and
+// restores as its snapshot. Fast in `npm test`; CKPT_PROPERTY_RUNS for more.
 import { spawnSync } from 'node:child_process';
 import { chmod, lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../src/store.js';
+import { exportSession } from '../src/index.js';
 import { runHook } from '../src/hooks/run-hook.js';
 import { claude } from '../src/hooks/agents/claude.js';
 import type { AgentSpec } from '../src/hooks/agent-spec.js';
@@ -256,7 +258,13 @@ async function runWorld(ops: readonly Op[], daemon: boolean): Promise<void> {
         }
       }
     }
-    // Finally every prompt of every session restores exactly, newest to oldest.
+    // Every prompt of every session exports as it was (a copy, the workspace untouched), then restores
+    // exactly, newest to oldest.
+    for (const [i, to] of model.entries()) {
+      const out = join(dirs.base, `export-${i}`);
+      await exportSession(store, to.sid, String(to.turn), out);
+      expect(await treeOf(out), `export ${to.turn} of ${to.sid}`).toEqual(to.tree);
+    }
     for (const to of [...model].reverse()) {
       await (await ws.get(to.sid)).restore(String(to.turn), { force: true });
       expect(await treeOf(root), `final restore ${to.turn} in ${to.sid}`).toEqual(to.tree);
