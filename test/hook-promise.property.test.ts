@@ -8,8 +8,8 @@
 // (some over such hand edits) whose restores must give that turn's snapshot (then undone); at the end every prompt exports and
 // restores as its snapshot. Fast in `npm test`; CKPT_PROPERTY_RUNS for more.
 import { spawnSync } from 'node:child_process';
-import { chmod, lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { chmod, lstat, mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../src/store.js';
@@ -31,7 +31,8 @@ type FsOp =
   | { kind: 'write'; path: string; content: string }
   | { kind: 'rm'; path: string }
   | { kind: 'chmod'; path: string; mode: number }
-  | { kind: 'move'; from: string; to: string; path: string };
+  | { kind: 'move'; from: string; to: string; path: string }
+  | { kind: 'link'; from: string; to: string; path: string };
 const FOLDERS = ['d', 'd/e', 'x'] as const;
 type Op =
   | { kind: 'prompt' }
@@ -54,6 +55,10 @@ const fsOp: fc.Arbitrary<FsOp> = fc.oneof(
   fc
     .record({ from: fc.constantFrom(...FOLDERS), to: fc.constantFrom(...FOLDERS) })
     .map(({ from, to }) => ({ kind: 'move' as const, from, to, path: `${to}/${from === 'd' ? 'c.txt' : 'f.txt'}` })),
+  // A folder replaced by a symlink to another (`rm -rf to; ln -s from to`): its paths now resolve through the link.
+  fc
+    .record({ from: fc.constantFrom(...FOLDERS), to: fc.constantFrom(...FOLDERS) })
+    .map(({ from, to }) => ({ kind: 'link' as const, from, to, path: `${to}/${from === 'd' ? 'c.txt' : 'f.txt'}` })),
 );
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: fc.constant({ kind: 'prompt' as const }) },
@@ -110,7 +115,8 @@ async function apply(root: string, o: FsOp): Promise<void> {
     if (!(await lstat(from).then((st) => st.isDirectory(), () => false))) return;
     await rm(to, { recursive: true, force: true });
     await mkdir(dirname(to), { recursive: true }).catch(() => {});
-    await rename(from, to).catch(() => {});
+    if (o.kind === 'link') await symlink(relative(dirname(to), from), to).catch(() => {});
+    else await rename(from, to).catch(() => {});
   }
 }
 
