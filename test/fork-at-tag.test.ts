@@ -29,6 +29,11 @@ describe('a fork at N.K', () => {
         const r = await runCli(['--store', w.dirs.store, 'session', 'fork', '--at', '1.1', '--session', w.session.id, '--json'], { cwd: w.root });
         expect(r.code, r.stderr).toBe(0);
         forkId = r.json().session.id;
+        // The hint names the fork record's tag, which is the fork point; `@seq` lies before B's capture.
+        for (const command of ['log', 'status']) {
+          const text = await runCli(['--store', w.dirs.store, '--session', forkId, command], { cwd: w.root });
+          expect(text.stdout, command).toMatch(/recorded as 1\.1; restore 1\.1 puts them back|\(restore 1\.1 puts them back\)/);
+        }
       }
       const fork = await w.ws.get(forkId);
       await fork.restore('1.1', { force: true });

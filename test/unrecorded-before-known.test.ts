@@ -3,10 +3,10 @@
 // (2026-12-07) found to skip that: a second session's capture with no turn of its own, a folder made
 // by hand and then named by a tool, and a fork whose first record names the present (DESIGN §10
 // "A capture by a session that never knew the path").
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { makeWorld } from './fixtures/restore-world.js';
+import { makeWorld, snapshot } from './fixtures/restore-world.js';
 import { useWorlds } from './helpers/worlds.js';
 
 const world = useWorlds(makeWorld);
@@ -41,6 +41,26 @@ describe('a change nobody recorded is recorded before the present is taken as kn
     expect(existsSync(w.at('e'))).toBe(false);
     expect(existsSync(w.at('f'))).toBe(false);
     expect(await readFile(w.at('a'), 'utf8')).toBe('one\n');
+  });
+
+  it('a folder replaced by hand with a symlink during a turn, then written through by a tool: the hand change comes first', async () => {
+    const w = await world();
+    await w.write('lib/a.js', 'a\n');
+    await w.write('tgt/t.js', 't\n');
+    await w.session.turn();
+    await rm(w.at('lib'), { recursive: true });
+    await symlink('tgt', w.at('lib'));
+    const beforeWrite = await snapshot(w.root);
+    const c = await w.session.capture(['lib/agent.js'], { tool: 'Write' });
+    await writeFile(w.at('lib/agent.js'), 'agent\n');
+    await w.session.settle(['lib/agent.js']);
+    // The hand change is the user's capture before the tool's (1.1), so the tool's tag is the tree just before its write.
+    expect(c.tag).toBe('1.2');
+    await w.session.restore(c.tag!, { force: true });
+    expect(await snapshot(w.root)).toEqual(beforeWrite);
+    await w.session.restore('1', { force: true });
+    expect((await lstat(w.at('lib'))).isDirectory()).toBe(true);
+    expect(await readFile(w.at('lib/a.js'), 'utf8')).toBe('a\n');
   });
 
   it('a fork made at an earlier prompt over a hand edit: the parent still restores its later prompt', async () => {

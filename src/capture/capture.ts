@@ -14,7 +14,7 @@ import { appendWithHotState, loadHotState } from '../session/hot-snapshot.js';
 import type { HotState } from '../session/hot-state.js';
 import { readImage } from '../workspace/read-image.js';
 import { resolveBeneath } from '../workspace/resolve-path.js';
-import { linkedFile } from '../workspace/link-target.js';
+import { linkedFile, linkOnTheWay } from '../workspace/link-target.js';
 import { storeBeneath } from '../workspace/ignore-rules.js';
 import { withWarnings } from '../session/warnings.js';
 import { afterAnswerIdle } from '../session/after-call.js';
@@ -64,6 +64,8 @@ export async function resolveInputs(session: SessionHandle, inputs: readonly str
     resolved.set(r.rel, r);
     const target = await linkedFile(session.workspaceRoot, r.abs);
     if (target) resolved.set(target.rel, target);
+    const link = linkOnTheWay(session.workspaceRoot, input, cwd ?? session.workspaceRoot, r.rel);
+    if (link) resolved.set(link.rel, link);
   }
   return [...resolved.values()];
 }

@@ -70,7 +70,8 @@ export function formatLog(entries: LogEntries, options: LogTextOptions = {}): st
   if (f) {
     head.push(
       `fork of ${f.session} at @${f.seq}` +
-        (f.differs > 0 ? `: ${f.differs} path(s) differed from the fork point when it was made (recorded as ${f.tag}; restore @${f.seq} puts them back)` : ''),
+        // `restore TAG` of the record (just before it: the fork point), not `@seq`: a fork at N.K lies after other sessions' captures that `@seq` precedes.
+        (f.differs > 0 ? `: ${f.differs} path(s) differed from the fork point when it was made (recorded as ${f.tag}; restore ${f.tag ?? `@${f.seq}`} puts them back)` : ''),
     );
   }
   if (rows.length === 0) return [...head, 'no checkpoints yet'].join('\n');

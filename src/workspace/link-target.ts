@@ -5,7 +5,7 @@
 import { lstatSync, readlinkSync } from 'node:fs';
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
-import { dirname, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { resolveBeneath, type ResolvedPath } from './resolve-path.js';
 
 /** Why such a link is skipped. */
@@ -77,4 +77,25 @@ export async function recordedLinkTarget(root: string, linkRel: string, target: 
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The first folder of `input`'s path (as named, beneath `root`) that is a symlink now, when `resolved`
+ * (where the name leads) differs from the name: a folder replaced by a link by hand during a turn, then
+ * written through by a tool (`rm -r lib; ln -s tgt lib`, then a Write of `lib/x`). Recorded with the
+ * tool's paths, the capture's look sees that change first — else it was placed after the capture, and
+ * `restore N.K` gave the folder back (a real-Claude probe, 2026-12-07).
+ */
+export function linkOnTheWay(root: string, input: string, cwd: string, resolved: string): ResolvedPath | undefined {
+  const named = relative(root, resolve(cwd, input));
+  if (named === '' || named.startsWith('..') || isAbsolute(named)) return undefined;
+  const parts = named.split(sep);
+  if (parts.join('/') === resolved) return undefined;
+  for (let i = 1; i < parts.length; i++) {
+    const rel = parts.slice(0, i).join('/');
+    const st = lstatSync(join(root, rel), { throwIfNoEntry: false });
+    if (st?.isSymbolicLink()) return { rel, abs: join(root, rel) };
+    if (!st?.isDirectory()) return undefined;
+  }
+  return undefined;
 }

@@ -39,7 +39,7 @@ export const statusCommand: CommandSpec = {
         `turn      ${s.turn}${s.lastCapture ? `, last capture ${pc.bold(s.lastCapture.tag)} ${pc.dim(relativeTime(s.lastCapture.at))}` : ', no captures yet'}`,
       ];
       if (s.continues) lines.push(s.continues.missing ? `continues session ${s.continues.session} (removed)` : `continues session ${s.continues.session}: its ${s.continues.turns} turn(s) are there (ckpt log --session ${s.continues.session})`);
-      if (s.forkedFrom) lines.push(`fork of ${s.forkedFrom.session} at @${s.forkedFrom.seq}${s.forkedFrom.differs > 0 ? `: ${s.forkedFrom.differs} path(s) differed from the fork point when it was made (restore @${s.forkedFrom.seq} puts them back)` : ''}`);
+      if (s.forkedFrom) lines.push(`fork of ${s.forkedFrom.session} at @${s.forkedFrom.seq}${s.forkedFrom.differs > 0 ? `: ${s.forkedFrom.differs} path(s) differed from the fork point when it was made (restore ${s.forkedFrom.tag ?? `@${s.forkedFrom.seq}`} puts them back)` : ''}`);
       if (s.unsettled.length) lines.push(pc.yellow(`${s.unsettled.length} captured path(s) not settled:`), ...s.unsettled.map((p) => `  ${pathText(p)}`));
       const scanHint = commandHint(ctx, ['scan'], { session: ctx.flags.session !== undefined ? s.session : undefined });
       if (s.changed.count === 0) lines.push(s.baseline ? 'no changes since ckpt last recorded the workspace' : `no changes to the paths ckpt recorded (no scan baseline yet; record one with: ${scanHint})`);
