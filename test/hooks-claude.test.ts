@@ -124,6 +124,23 @@ async function expectRestoresThenBack(sid: string, order: string[], trees: Recor
 }
 
 describe('turn starts are exact snapshots (issue 26 items 1, 2)', () => {
+  it("a background Task's <task-notification>, which Claude Code submits as a prompt, starts no turn: restore N stays the user's prompt N", async () => {
+    await writeFile(at('f.txt'), 'base\n');
+    await quiet(ev.sessionStart(s));
+    await quiet(ev.userPromptSubmit(s, 'Delegate the job'));
+    await quiet(ev.userPromptSubmit(s, '<task-notification>\n<task-id>b7x</task-id>\n<status>completed</status>\n</task-notification>'));
+    await tool('Write', { file_path: at('late.txt'), content: 'late\n' }, () => writeFile(at('late.txt'), 'late\n'));
+    const before2 = await readFile(at('f.txt'), 'utf8');
+    await quiet(ev.userPromptSubmit(s, 'Second prompt'));
+    await tool('Write', { file_path: at('two.txt'), content: '2\n' }, () => writeFile(at('two.txt'), '2\n'));
+    const log = (await ckpt(['log', '--json'])).json();
+    expect(log.turns.map((t: { text: string }) => t.text)).toEqual(['Delegate the job', 'Second prompt']);
+    expect((await ckpt(['restore', '2', '--force', '--json'])).code).toBe(0);
+    expect(await readFile(at('late.txt'), 'utf8')).toBe('late\n'); // written before prompt 2
+    expect(await readFile(at('f.txt'), 'utf8')).toBe(before2);
+    await expect(readFile(at('two.txt'), 'utf8')).rejects.toThrow();
+  });
+
   it('hand edits, a new untracked file and a deleted file between prompts are the user\'s; a failing command\'s write is recorded; every turn restores exactly', async () => {
     await writeFile(at('a.txt'), 'one\n');
     await writeFile(at('gone.txt'), 'doomed\n');

@@ -147,6 +147,11 @@ export interface AgentSpec {
   quietAnswer?: string;
   /** Said by `ckpt init <agent>` after installing (e.g. a switch the user must turn on). */
   installNote?: string;
+  /**
+   * A prompt the agent submits itself, not the user (Claude Code's `<task-notification>` when a
+   * background Task ends): its prompt event starts no turn, so `restore N` stays the user's prompt N.
+   */
+  syntheticPrompt?: RegExp;
   /** Field names of the agent's hook JSON. */
   fields: {
     sessionId: string;

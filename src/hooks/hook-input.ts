@@ -126,7 +126,8 @@ export function parseHookEvent(spec: AgentSpec, raw: { data: Buffer; tooLarge: b
     event.callId = callId;
   } else if (action === 'turn') {
     const prompt = str(v, f.prompt, { max: Infinity });
-    if (prompt !== undefined) event.prompt = prompt.length > MAX_PROMPT_CHARS ? `${prompt.slice(0, MAX_PROMPT_CHARS)}…` : prompt;
+    if (prompt !== undefined && spec.syntheticPrompt?.test(prompt)) event.action = 'none';
+    else if (prompt !== undefined) event.prompt = prompt.length > MAX_PROMPT_CHARS ? `${prompt.slice(0, MAX_PROMPT_CHARS)}…` : prompt;
   } else if (action === 'session-start') {
     const source = str(v, f.source, { max: 64 });
     if (source !== undefined) event.source = source;

@@ -60,6 +60,9 @@ export const claude: AgentSpec = {
     NotebookEdit: ['notebook_path'],
   },
   pathFields: ['file_path', 'notebook_path'],
+  // A background Task's end comes back as a user message Claude Code submits itself (UserPromptSubmit
+  // fires for it, 2.1.328): not the user's prompt (a real-Claude probe: 3 prompts typed, 5 turns).
+  syntheticPrompt: /^\s*<task-notification>/,
   passiveTools: PASSIVE,
   projectDirEnv: ['CLAUDE_PROJECT_DIR'],
   // HTTP hooks (Claude Code 2.1.63+): the event JSON is POSTed to a url; header values may name
