@@ -171,6 +171,17 @@ describe('rewind (a new user trying the README)', () => {
     const original = await runCli(back.split(' ').slice(2), { cwd: dirs.workspace });
     expect(original.stdout.split('\n')[0]).toContain('session e460fbc0');
   });
+
+  it("rewind --fork of an agent's session says the agent's next prompt goes on in the original (a real-Claude probe)", async () => {
+    await ckpt(['session', 'new', '--id', A, '--agent', 'claude']);
+    await ckpt(['turn', '--text', 'first']);
+    await writeFile(w('a.txt'), 'a\n');
+    await ckpt(['scan', '--tool', 'Bash']);
+    const r = await ckpt(['rewind', '1', '--fork']);
+    expect(r.code, r.stderr).toBe(0);
+    const fork = /^continuing in fork (\S+)$/m.exec(r.stdout)![1]!;
+    expect(r.stdout).toContain(`the fork ${fork.slice(-8)} is the default session until claude's next prompt, which ckpt records in e460fbc0 as before`);
+  });
 });
 
 describe('read-only commands in a folder ckpt never recorded (a new user trying commands)', () => {

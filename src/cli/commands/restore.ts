@@ -57,16 +57,27 @@ export function registerRestoreCommands(program: Command): void {
         const result = await confirmThenRun(ctx.io, out, flags, tag as string, (dryRun) => rewind(session, tag as string, { fork: flags.fork, force: flags.force, dryRun }));
         // The restore is recorded in the fork with --fork: its undo tag is the fork's.
         const hint = undoHint(ctx, result.undo, result.forked || ctx.flags.session !== undefined ? result.session : undefined);
+        // A session an agent records into: the agent's own conversation goes on there, not in the fork.
+        const agent = result.forked ? (await session.metadata().catch(() => undefined))?.agent : undefined;
         out.result({ ...publicResult(result), watermark: result.watermark, session: result.session, ...(result.forked ? { forked: true } : {}) }, (r) =>
-          `${humanResult(r, hint)}\n${watermarkLine(r.watermark)}${r.forked ? `\ncontinuing in fork ${r.session}\n${forkDefaultLine(ctx, r.session, session.id)}` : ''}`,
+          `${humanResult(r, hint)}\n${watermarkLine(r.watermark)}${r.forked ? `\ncontinuing in fork ${r.session}\n${forkDefaultLine(ctx, r.session, session.id, agent)}` : ''}`,
         );
       },
     },
   ]);
 }
 
-/** After `rewind --fork`: the fork is now the default session (the one updated last), as `session fork` says too. */
-function forkDefaultLine(ctx: CliContext, fork: string, original: string): string {
+/**
+ * After `rewind --fork`: the fork is now the default session (the one updated last), as `session fork`
+ * says too — until an agent that records into the original sends its next prompt: ckpt does not move
+ * the agent's conversation (a real-Claude probe: the message promised the fork, the prompt went on in the original).
+ */
+function forkDefaultLine(ctx: CliContext, fork: string, original: string, agent: string | undefined): string {
+  if (agent !== undefined) {
+    return pc.yellow(
+      `the fork ${shortSessionId(fork)} is the default session until ${agent}'s next prompt, which ckpt records in ${shortSessionId(original)} as before (${agent}'s own conversation is not moved). The fork's history: ${commandHint(ctx, ['--session', shortSessionId(fork), 'log'])}`,
+    );
+  }
   return pc.yellow(
     `the fork ${shortSessionId(fork)} is now the default session: commands without --session act on it. To work on the original, name it: ${commandHint(ctx, ['--session', shortSessionId(original), 'log'])}`,
   );
