@@ -156,16 +156,21 @@ describe('rewind (a new user trying the README)', () => {
     expect((await ckpt(['rewind', '2'])).stdout).toMatch(/^conversation rewound to turn 2, 12 messages \(what came after is hidden, not deleted\)$/m);
   });
 
-  it('rewind --fork says the fork is now the default session and how to name the original, as session fork does', async () => {
-    await ckpt(['session', 'new', '--id', A]);
+  /** A session (`session new` flags), one turn and a recorded change, then `rewind 1 --fork`: its output and the fork's id. */
+  async function rewindFork(newFlags: string[]): Promise<{ stdout: string; fork: string }> {
+    await ckpt(['session', 'new', '--id', A, ...newFlags]);
     await ckpt(['turn', '--text', 'first']);
     await writeFile(w('a.txt'), 'a\n');
     await ckpt(['scan', '--tool', 'Bash']);
     const r = await ckpt(['rewind', '1', '--fork']);
     expect(r.code, r.stderr).toBe(0);
-    const fork = /^continuing in fork (\S+)$/m.exec(r.stdout)![1]!;
-    expect(r.stdout).toContain(`the fork ${fork.slice(-8)} is now the default session: commands without --session act on it`);
-    const back = /To work on the original, name it: (.+)$/m.exec(r.stdout)![1]!;
+    return { stdout: r.stdout, fork: /^continuing in fork (\S+)$/m.exec(r.stdout)![1]! };
+  }
+
+  it('rewind --fork says the fork is now the default session and how to name the original, as session fork does', async () => {
+    const { stdout, fork } = await rewindFork([]);
+    expect(stdout).toContain(`the fork ${fork.slice(-8)} is now the default session: commands without --session act on it`);
+    const back = /To work on the original, name it: (.+)$/m.exec(stdout)![1]!;
     expect(back).toMatch(/--session e460fbc0 log$/);
     expect((await ckpt(['status', '--json'])).json().session).toBe(fork);
     const original = await runCli(back.split(' ').slice(2), { cwd: dirs.workspace });
@@ -173,14 +178,8 @@ describe('rewind (a new user trying the README)', () => {
   });
 
   it("rewind --fork of an agent's session says the agent's next prompt goes on in the original (a real-Claude probe)", async () => {
-    await ckpt(['session', 'new', '--id', A, '--agent', 'claude']);
-    await ckpt(['turn', '--text', 'first']);
-    await writeFile(w('a.txt'), 'a\n');
-    await ckpt(['scan', '--tool', 'Bash']);
-    const r = await ckpt(['rewind', '1', '--fork']);
-    expect(r.code, r.stderr).toBe(0);
-    const fork = /^continuing in fork (\S+)$/m.exec(r.stdout)![1]!;
-    expect(r.stdout).toContain(`the fork ${fork.slice(-8)} is the default session until claude's next prompt, which ckpt records in e460fbc0 as before`);
+    const { stdout, fork } = await rewindFork(['--agent', 'claude']);
+    expect(stdout).toContain(`the fork ${fork.slice(-8)} is the default session until claude's next prompt, which ckpt records in e460fbc0 as before`);
   });
 });
 

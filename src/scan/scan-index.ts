@@ -35,7 +35,8 @@ export const FLAG_STAT_UNKNOWN = 1;
 
 const MAGIC = 'CKSI';
 const VERSION = 2;
-const HEADER = 48;
+/** Bytes of the header (ScanIndex.headerTime reads the index's time from them alone). */
+export const HEADER = 48;
 export const HASH_BYTES = 32;
 
 export interface StatLike {

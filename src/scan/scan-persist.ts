@@ -5,7 +5,7 @@
 import { isCkptError } from '../errors.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import type { StoreBackend } from '../storage/backend.js';
-import { ScanIndex } from './scan-index.js';
+import { HEADER, ScanIndex } from './scan-index.js';
 
 /** Below this many re-read paths the index is left as is (owner records carry the changes). */
 const REWRITE_MIN_DIRTY = 64;
@@ -100,7 +100,7 @@ export async function loadIndexCached(session: SessionHandle, by: 'bytes' | 'sta
  * changed after it may be unrecorded unless a settle recorded it. Undefined without an index.
  */
 export async function scanIndexTime(session: SessionHandle): Promise<number | undefined> {
-  const head = await session.ctx.backend.readRange(scanIndexKey(session), 0, 48);
+  const head = await session.ctx.backend.readRange(scanIndexKey(session), 0, HEADER);
   return head ? ScanIndex.headerTime(head) : undefined;
 }
 

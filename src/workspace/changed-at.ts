@@ -39,7 +39,7 @@ function lstatKnown(abs: string): Stats | undefined | 'unknown' {
  * is not followed — `d/x` is then not the path ckpt knew, whatever `other/x` holds. `'unknown'` ends
  * the list where a folder cannot be searched (EACCES).
  */
-function folderChain(root: string, rel: string): { dir: string; st: Stats | undefined | 'unknown' }[] {
+export function folderChain(root: string, rel: string): { dir: string; st: Stats | undefined | 'unknown' }[] {
   const out: { dir: string; st: Stats | undefined | 'unknown' }[] = [];
   const parts = rel.split('/').slice(0, -1);
   for (let i = 0; i <= parts.length; i++) {

@@ -7,6 +7,7 @@ import { lstat, readlink, realpath } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { resolveBeneath, type ResolvedPath } from './resolve-path.js';
+import { folderChain } from './changed-at.js';
 
 /** Why such a link is skipped. */
 export const TARGET_NOT_UTF8 = 'target-not-utf8';
@@ -89,13 +90,9 @@ export async function recordedLinkTarget(root: string, linkRel: string, target: 
 export function linkOnTheWay(root: string, input: string, cwd: string, resolved: string): ResolvedPath | undefined {
   const named = relative(root, resolve(cwd, input));
   if (named === '' || named.startsWith('..') || isAbsolute(named)) return undefined;
-  const parts = named.split(sep);
-  if (parts.join('/') === resolved) return undefined;
-  for (let i = 1; i < parts.length; i++) {
-    const rel = parts.slice(0, i).join('/');
-    const st = lstatSync(join(root, rel), { throwIfNoEntry: false });
-    if (st?.isSymbolicLink()) return { rel, abs: join(root, rel) };
-    if (!st?.isDirectory()) return undefined;
-  }
-  return undefined;
+  const rel = named.split(sep).join('/');
+  if (rel === resolved) return undefined;
+  // The walk the looks take (changed-at.ts): it ends at the first folder that is no folder.
+  const end = folderChain(root, rel).at(-1)!;
+  return end.dir !== '' && end.st !== 'unknown' && end.st?.isSymbolicLink() ? { rel: end.dir, abs: join(root, end.dir) } : undefined;
 }
