@@ -26,13 +26,15 @@ afterEach(() => dirs.cleanup());
 
 describe('gc', () => {
   it('keeps everything a live session references, frees what a removed session alone used, and a second gc frees nothing', async () => {
-    const keep = await ws.create({ id: 'keep' });
-    await keep.turn();
-    await edit(keep, dirs.workspace, 'a.txt', 'shared content', 'a after keep');
+    // `drop` works before `keep` begins: no history of `keep` reaches its captures (removed-sessions.ts).
     const drop = await ws.create({ id: 'drop' });
     await drop.turn();
     await edit(drop, dirs.workspace, 'b.txt', 'only in drop', 'b after drop');
     await edit(drop, dirs.workspace, 'c.txt', 'shared content', 'c after drop'); // shared with keep
+    await new Promise((r) => setTimeout(r, 5));
+    const keep = await ws.create({ id: 'keep' });
+    await keep.turn();
+    await edit(keep, dirs.workspace, 'a.txt', 'shared content', 'a after keep');
     await ws.remove('drop');
     // owners.json still names b.txt's after-state written by `drop`: a later scan may use it.
     await ageStore(dirs.store);
@@ -85,11 +87,12 @@ describe('gc', () => {
   });
 
   it('an unreadable session log aborts the sweep with a clear error and deletes nothing', async () => {
+    const gone = await ws.create({ id: 'gone' });
+    await edit(gone, dirs.workspace, 'b.txt', 'garbage', 'garbage 2');
+    await new Promise((r) => setTimeout(r, 5));
     const s = await ws.create({ id: 'broken' });
     await s.turn();
     await edit(s, dirs.workspace, 'a.txt', 'x', 'y');
-    const gone = await ws.create({ id: 'gone' });
-    await edit(gone, dirs.workspace, 'b.txt', 'garbage', 'garbage 2');
     await ws.remove('gone');
     await ageStore(dirs.store);
     const before = await blobIds(store);

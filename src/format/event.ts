@@ -117,6 +117,9 @@ export const CHECKPOINT_EVENT_TYPES: ReadonlySet<string> = new Set([
  */
 export const OUTSIDE_TOOL = 'user';
 
+/** The tool of a fork's first record (restore/fork-record.ts): its images are the fork point, not the workspace when it was made. */
+export const FORK_TOOL = 'fork';
+
 /** Fields a caller supplies when appending; the log assigns `v`, `seq` and `at`. */
 export type NewEvent = { type: string; [key: string]: unknown };
 

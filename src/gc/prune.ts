@@ -6,6 +6,7 @@ import type { EventBase } from '../format/event.js';
 import { prunedThrough } from '../session/positions.js';
 import { assertPruneOptions, pruneEvent, type PruneOptions } from '../session/retention.js';
 import type { SessionHandle } from '../session/session-handle.js';
+import { createSessionStore } from '../session/session-store.js';
 
 export interface PruneResult {
   /** False when nothing new was retired (the point was not past the previous one). */
@@ -26,7 +27,7 @@ export async function prune(session: SessionHandle, options: PruneOptions): Prom
   if (options.keepTurns === undefined && options.olderThanMs === undefined && options.keepCheckpoints === undefined) {
     throw new CkptError('INVALID_ARGUMENT', 'prune needs --keep-turns, --keep-checkpoints and/or --older-than', {});
   }
-  return session.transaction(async (tx) => {
+  const result = await session.transaction(async (tx): Promise<PruneResult> => {
     const events = await tx.read();
     const event = pruneEvent(events, options);
     const previous = prunedThrough(events);
@@ -35,6 +36,9 @@ export async function prune(session: SessionHandle, options: PruneOptions): Prom
     const before = event.before as number;
     return { pruned: true, before, previous, seq: stored!.seq, retiredCaptures: countCaptures(events, before) };
   });
+  // A removed session's captures this session's history no longer reaches may be no one's now.
+  if (result.pruned) await createSessionStore(session.ctx).tidyRemoved();
+  return result;
 }
 
 function countCaptures(events: readonly EventBase[], before: number): number {

@@ -10,11 +10,11 @@
 // a fork killed half-way leaves no fork, never one that believes the workspace is at its fork point.
 import { nextCaptureEvent, readImages } from '../capture/capture.js';
 import { inlineRecords } from '../format/inline-blobs.js';
-import type { CaptureEvent, EventBase, FileImage, NewEvent } from '../format/event.js';
+import { FORK_TOOL, type CaptureEvent, type EventBase, type FileImage, type NewEvent } from '../format/event.js';
 import { isStoredPath } from '../format/stored-path.js';
 import { imagesAt } from '../session/positions.js';
 import { replay } from '../session/replay.js';
-import { FORK_TOOL } from '../session/workspace-timeline.js';
+import { removedHistories } from '../session/removed-sessions.js';
 import { createSessionStore } from '../session/session-store.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { spillInline } from '../storage/inline-store.js';
@@ -96,8 +96,9 @@ export async function otherHistories(parent: SessionHandle): Promise<EventBase[]
     try {
       out.push(await (await sessions.get(meta.id)).events());
     } catch {
-      // Removed meanwhile: nothing of it to account for.
+      // Removed meanwhile: its captures are among the removed sessions' (below), or were not needed.
     }
   }
+  for (const r of await removedHistories(parent.ctx)) if (r.id !== parent.id) out.push([...r.events]);
   return out;
 }

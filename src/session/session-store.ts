@@ -15,6 +15,7 @@ import { assertSessionId, generateSessionId } from './session-id.js';
 import { checkInfoPatch, type SessionInfo, type SessionInfoField } from './session-info.js';
 import { prunedThrough } from './positions.js';
 import { loadPlans, planOf } from './restore-plans.js';
+import { dropUnreached, keepRemoved } from './removed-sessions.js';
 
 export interface CreateSessionOptions {
   id?: string;
@@ -77,8 +78,10 @@ export interface SessionStore<S extends SessionHandle = SessionHandle> {
   lineage(id: string): Promise<SessionMetadata[]>;
   /** Sessions grouped under their parents. */
   tree(): Promise<SessionTreeNode[]>;
-  /** Deletes the session's folder; its blobs are left to GC. */
+  /** Deletes the session's folder (its captures stay on the others' timelines: removed-sessions.ts); its blobs are left to GC. */
   remove(id: string): Promise<void>;
+  /** Drops what removed sessions left that no session's history reaches (after a removal or a prune). */
+  tidyRemoved(): Promise<void>;
 }
 
 /** Makes the handle for session `id`; the default is a plain SessionHandle. */
@@ -151,6 +154,15 @@ export function createSessionStore<S extends SessionHandle>(
     return chain;
   }
 
+  /** Drops the removed sessions' captures no session reaches any more; a failure leaves them for the next call. */
+  async function tidyRemoved(): Promise<void> {
+    await afterCommit(undefined, 'removed sessions not tidied', async () => {
+      const remaining: EventBase[][] = [];
+      for (const meta of await list()) remaining.push(await (await get(meta.id)).events());
+      await dropUnreached(ctx, remaining);
+    });
+  }
+
   async function exists(id: string): Promise<boolean> {
     return (await new SessionHandle(ctx, id).log.lastSeq()) > 0;
   }
@@ -213,6 +225,7 @@ export function createSessionStore<S extends SessionHandle>(
       return createWithEvents(options.id ?? generateSessionId(), first, copied, await options.record?.());
     },
     lineage,
+    tidyRemoved,
     tree: async () => {
       const metas = await list();
       const nodes = new Map(metas.map((m) => [m.id, { session: m, children: [] as SessionTreeNode[] }]));
@@ -251,9 +264,15 @@ export function createSessionStore<S extends SessionHandle>(
       }
       // The log goes first, under its lock: no transaction of another process is between its reads
       // and its appends (an append after removal re-created the log as a headless fragment), and a
-      // writer queued behind this one finds no log (SESSION_NOT_FOUND) instead of starting one.
-      await session.log.transaction(() => backend.remove(session.log.key));
+      // writer queued behind this one finds no log (SESSION_NOT_FOUND) instead of starting one. Its
+      // captures are kept for the others' timelines first (removed-sessions.ts): a crash between the
+      // two leaves them twice, which places the same images twice.
+      await session.log.transaction(async (tx) => {
+        await keepRemoved(ctx, id, await tx.read());
+        await backend.remove(session.log.key);
+      });
       await backend.removeTree(session.key);
+      await tidyRemoved();
     },
   };
 }

@@ -13,15 +13,13 @@
 // Events one session holds as copies of another's (a fork's history up to its fork point) are taken
 // once: from the session that made them. Another session's captures before its prune point may name
 // blobs GC removed: their images become `skipped` (a restore leaves those paths and reports them).
-import type { CaptureEvent, EventBase, FileImage, SessionEvent } from '../format/event.js';
+import { FORK_TOOL, type CaptureEvent, type EventBase, type FileImage, type SessionEvent } from '../format/event.js';
 import { parseTag } from '../format/tag.js';
 import { prunedThrough, resolveTagSeq } from './positions.js';
 import type { SessionMetadata } from './metadata.js';
 import type { SessionHandle } from './session-handle.js';
 import { createSessionStore } from './session-store.js';
-
-/** The tool of a fork's first record (restore/fork-record.ts). */
-export const FORK_TOOL = 'fork';
+import { removedHistories } from './removed-sessions.js';
 
 /** A capture of the timeline; `session` is set on another session's capture (its tag is that session's). */
 export type TimelineCapture = CaptureEvent & { session?: string };
@@ -134,8 +132,13 @@ export async function workspaceTimeline(session: SessionHandle, events: readonly
       const copied = meta.forkedFrom ? meta.forkedFrom.seq : 0;
       others.push({ id: meta.id, events: otherEvents, copiedThrough: copied });
     } catch {
-      // Removed meanwhile: nothing of it to account for.
+      // Removed meanwhile: its captures are among the removed sessions' (below), or were not needed.
     }
+  }
+  // A removed session's captures stay on the others' timelines (removed-sessions.ts).
+  for (const r of await removedHistories(session.ctx)) {
+    const lastAt = r.events.at(-1)?.at ?? '';
+    if (r.id !== owner && r.id !== session.id && lastAt >= since) others.push({ ...r, copiedThrough: 0 });
   }
   return mergeTimeline(events, others, ancestorCopies);
 }

@@ -212,19 +212,10 @@ export function registerSessionCommands(program: Command): void {
             throw new CliExit(EXIT_CANCELLED);
           }
         }
-        // Every session's restores see every session's records (DESIGN §10): the others lose this one's
-        // (a log that cannot be read is taken to hold some). What it wrote stays as it is in their
-        // restores too, even on paths they recorded themselves: ckpt takes it as known (DESIGN "Removing a session").
-        const paths = await session.events().then(
-          (events) => new Set(events.flatMap((e) => (e.type === 'capture' ? ((e.files as { path: string }[] | undefined) ?? []).map((f) => f.path) : []))),
-          () => undefined,
-        );
-        const others = paths === undefined || paths.size > 0 ? (await workspace.list()).filter((m) => m.id !== full).length : 0;
+        // Its captures stay on the other sessions' timelines (DESIGN §10 "A removed session's captures
+        // stay"): their restores still put back what it wrote.
         await workspace.remove(full);
-        const named = paths === undefined ? '' : `: ${[...paths].sort().slice(0, 5).join(', ')}${paths.size > 5 ? `, and ${paths.size - 5} more` : ''}`;
-        const warnings =
-          others > 0 ? [`the workspace's ${others} other session(s) no longer see what this session recorded: their restores leave every path it wrote as it is now${named}`] : [];
-        out.result({ removed: full, ...(warnings.length > 0 ? { warnings } : {}) }, (r) => `removed session ${r.removed}`);
+        out.result({ removed: full }, (r) => `removed session ${r.removed}`);
       },
     },
   ]);
