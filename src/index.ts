@@ -48,7 +48,7 @@ export type { ScanOptions, ScanResult, ScanChange } from './scan/index.js';
 export { scan } from './scan/index.js';
 export { hasBaseline, ensureBaseline } from './scan/baseline.js';
 export { catchUpOwners, catchUpOwnersOnce } from './capture/owner-index.js';
-export { agentSessionId, type AgentLink } from './session/agent-link.js';
+export { agentSessionId, hookRecordedBy, type AgentLink } from './session/agent-link.js';
 export { restore, undoPath, rewind, planRestore, planDigest, recoverSession } from './restore/index.js';
 export { exportSession, type ExportOptions, type ExportEntry, type ExportPlan, type ExportResult } from './api/export-session.js';
 export { appendConversation, liveConversation, liveConversation as liveEvents, hiddenByRewind, messageTags, planCompaction, recordCompaction } from './conversation/index.js';

@@ -157,8 +157,8 @@ describe('rewind (a new user trying the README)', () => {
   });
 
   /** A session (`session new` flags), one turn and a recorded change, then `rewind 1 --fork`: its output and the fork's id. */
-  async function rewindFork(newFlags: string[]): Promise<{ stdout: string; fork: string }> {
-    await ckpt(['session', 'new', '--id', A, ...newFlags]);
+  async function rewindFork(newFlags: string[], id = A): Promise<{ stdout: string; fork: string }> {
+    await ckpt(['session', 'new', '--id', id, ...newFlags]);
     await ckpt(['turn', '--text', 'first']);
     await writeFile(w('a.txt'), 'a\n');
     await ckpt(['scan', '--tool', 'Bash']);
@@ -178,8 +178,14 @@ describe('rewind (a new user trying the README)', () => {
   });
 
   it("rewind --fork of an agent's session says the agent's next prompt goes on in the original (a real-Claude probe)", async () => {
+    // The session Claude's hooks record into: its id is derived from Claude's own session id.
+    const { stdout, fork } = await rewindFork(['--agent', 'claude', '--external-id', 'conv-1'], 'claude-conv-1');
+    expect(stdout).toContain(`the fork ${fork.slice(-8)} is the default session until claude's next prompt, which ckpt records in claude-conv-1 as before`);
+  });
+
+  it('rewind --fork of a session that only says which agent made it (no hooks record it): the fork is the default', async () => {
     const { stdout, fork } = await rewindFork(['--agent', 'claude']);
-    expect(stdout).toContain(`the fork ${fork.slice(-8)} is the default session until claude's next prompt, which ckpt records in e460fbc0 as before`);
+    expect(stdout).toContain(`the fork ${fork.slice(-8)} is now the default session`);
   });
 });
 

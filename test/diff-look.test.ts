@@ -262,6 +262,21 @@ describe('cat looks too: it prints what `restore TAG PATH` writes', () => {
     expect(after).toEqual({ ...printed, 'new.txt': 'absent' });
   });
 
+  it('an ignored file ckpt never recorded: not printed as it is now (an MCP probe read a changed .env "unchanged since the tag")', async () => {
+    const w = await world();
+    await w.write('.gitignore', '.env\n');
+    await w.write('.env', 'TOKEN=at-turn-1\n');
+    await w.session.turn();
+    await writeFile(w.at('.env'), 'TOKEN=now\n');
+    expect(await w.session.readFile('1', '.env')).toMatchObject({ state: 'skipped', why: 'ignored' });
+    const r = await runCli(['--store', w.dirs.store, 'cat', '1', '.env'], { cwd: w.root, env: { CKPT_NO_DAEMON: '1' } });
+    expect(r.stdout).not.toContain('TOKEN');
+    expect(r.code).not.toBe(0);
+    // One a tool recorded is answered from its record, ignored or not.
+    const tag = await w.tool(['.env'], () => writeFile(w.at('.env'), 'TOKEN=agent\n'));
+    expect(await w.session.readFile(tag, '.env')).toMatchObject({ state: 'file', content: Buffer.from('TOKEN=now\n') });
+  });
+
   it('in a git work tree: a tracked file edited by hand is printed from git as committed, nothing copied into the store', async () => {
     const w = await gitWorld({ 'tracked.txt': 'committed line\n' });
     await w.session.turn();

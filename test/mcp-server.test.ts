@@ -581,6 +581,58 @@ describe('ckpt mcp: the user confirms through the client (elicitation)', () => {
   });
 });
 
+describe('ckpt mcp: what a person approves (an MCP probe)', () => {
+  it('a rewind that changes no file but hides conversation entries, or forks, still asks; a malformed answer is a refusal, not a bug', async () => {
+    const local = await makeTempDirs('ckpt-mcp-person-');
+    const asked: string[] = [];
+    let answer: Record<string, unknown> = { action: 'decline' };
+    const m = await startMcp({
+      store: local.store,
+      workspace: local.workspace,
+      args: ['--require-person'],
+      elicit: (params) => {
+        asked.push(params.message);
+        return answer as never;
+      },
+    });
+    try {
+      await writeFile(join(local.workspace, 'f.txt'), 'v0\n');
+      // A session Cursor's hooks record (its id derived from Cursor's own), driven as the hooks do.
+      const cli = async (args: string[]) => expect((await runCli(['--store', local.store, '--session', 'cursor-conv-1', ...args], { cwd: local.workspace, env: { CKPT_NO_DAEMON: '1' } })).code).toBe(0);
+      await m.ok('session_new', { id: 'cursor-conv-1', info: { agent: 'cursor', externalId: 'conv-1' } });
+      await cli(['turn', '--text', 'first', '--message-count', '1']);
+      await cli(['conversation', 'append', '{"type":"message","id":"m1","text":"hi"}', '{"type":"message","id":"m2","text":"answer"}']);
+      await cli(['turn', '--text', 'second', '--message-count', '3']);
+      await cli(['conversation', 'append', '{"type":"message","id":"m3","text":"more"}']);
+      const events = async () => (await m.ok('session_show', { session: 'cursor-conv-1' })).session.eventCount as number;
+      const before = await events();
+      const preview = await m.ok('restore_preview', { operation: 'rewind', tag: '1' });
+      expect(preview.plan).toEqual([]);
+      const declined = await m.fails('rewind', { tag: '1', token: preview.token });
+      expect(declined).toMatchObject({ code: 'INVALID_ARGUMENT', data: { cancelled: true, action: 'decline' } });
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toContain('change no file');
+      expect(asked[0]).toMatch(/hide \d+ conversation entries/);
+      expect(await events()).toBe(before); // nothing recorded
+
+      answer = { action: 'accept', content: { confirm: 'true' } };
+      const malformed = await m.fails('rewind', { tag: '1', token: preview.token });
+      expect(malformed).toMatchObject({ code: 'INVALID_ARGUMENT', data: { cancelled: true } });
+
+      // A fork is asked for too, and the answer says where the agent's next prompt goes.
+      answer = { action: 'accept', content: { confirm: true } };
+      const forkPreview = await m.ok('restore_preview', { operation: 'rewind', tag: '2', fork: true });
+      const forked = await m.call('rewind', { tag: '2', token: forkPreview.token, fork: true });
+      expect(asked.at(-1)).toContain('make a new fork of the session');
+      const fork = (forked.structuredContent as { session: string }).session;
+      expect(textOf(forked)).toContain(`continuing in fork ${fork}: it is the default session until cursor's next prompt`);
+    } finally {
+      await m.close();
+      await local.cleanup();
+    }
+  });
+});
+
 describe('ckpt mcp: clients that type arguments from a command line (issue 29)', () => {
   it('accepts a turn given as a number; refuses a fractional one with the reason', async () => {
     const local = await makeTempDirs('ckpt-mcp-numtag-');

@@ -10,6 +10,7 @@ import { ownerImage, readOwners } from '../capture/owner-index.js';
 import { CHECKPOINT_LIST_TYPES, listCheckpoints, type CheckpointEntry } from '../history/log.js';
 import { sessionLinks, type SessionLinks } from '../history/links.js';
 import { diffSession, type DiffResult } from '../history/diff.js';
+import { createIgnoreRules } from '../workspace/ignore-rules.js';
 import { diffLook } from '../history/diff-look.js';
 import { conflictsIn, ownerOf, type ConflictEntry, type OwnerReport } from '../history/conflicts.js';
 import { describeTag, type TagInfo } from '../history/show.js';
@@ -241,7 +242,8 @@ export class Session extends SessionHandle {
     // A path changed by hand since the last prompt, never scanned: the restore's look puts back what ckpt
     // knew before, so cat answers that, not the present file (a read: nothing written, as diff's look).
     const look = () => diffLook(this, history.events, history.timeline, tag);
-    return readFileAt({ ...history, tag, path, cwd: options.cwd, look });
+    const ignored = (rel: string) => createIgnoreRules({ root: this.workspaceRoot, storeDir: this.ctx.dir }).isIgnoredPath(rel);
+    return readFileAt({ ...history, tag, path, cwd: options.cwd, look, ignored });
   }
 
   /** `readFile` of another machine's workspace: what ckpt recorded of the path at the tag (as `export` writes it). */

@@ -76,6 +76,12 @@ export interface FileAtInput {
    * walk: a file the agent wrote since is answered without it).
    */
   look?: () => Promise<DiffLook | undefined>;
+  /**
+   * True for a path the ignore rules leave out (never scanned, so never looked at): with no record of
+   * it either, ckpt cannot say the present file is what the tag held (an MCP probe read a git-ignored
+   * `.env` at turn 1 and got today's secret, "unchanged since the tag").
+   */
+  ignored?: (rel: string) => boolean;
 }
 
 const BLOB_ID = /^[0-9a-f]{64}$/;
@@ -111,7 +117,14 @@ export async function readFileAt(input: FileAtInput): Promise<FileAtTag> {
   const present = await readImage(abs, rel, { maxBytes: input.maxBytes });
   const recorded = await recordUnlessPresent(input.events, input.blobs, input.lastRecord)(rel, present);
   if (recorded) return { ...base, ...(await fromLog(recorded, blobs)), source: 'recorded', drift: true };
+  if (input.ignored?.(rel) && !(await knownAtAll(input, rel))) return { ...base, state: 'skipped', why: 'ignored', source: 'workspace' };
   return { ...base, ...(await fromDisk(abs, present)), source: 'workspace' };
+}
+
+/** Whether any record names `rel`: the workspace's last record (owner index) or one of this session's events. */
+async function knownAtAll(input: FileAtInput, rel: string): Promise<boolean> {
+  if (await input.lastRecord?.(rel)) return true;
+  return input.events.some((e) => (e.type === 'capture' || e.type === 'settle') && (e.files as FileImage[] | undefined)?.some((f) => f.path === rel && f.state !== 'skipped'));
 }
 
 /** An image recorded in the log, with its content from the blob store (verified against its id). */

@@ -5,7 +5,7 @@
 // exactly as in the CLI (DRIFT unless force, and force must have been previewed).
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { CkptError, pathText, type CheckPlan, type PlanSnapshot, type RestoreResult, type RewindResult, type Session } from '../index.js';
+import { CkptError, hookRecordedBy, pathText, type CheckPlan, type PlanSnapshot, type RestoreResult, type RewindResult, type Session } from '../index.js';
 import type { ConfirmOperation, ConfirmRequest } from './confirm-token.js';
 import type { McpContext } from './context.js';
 import { ok, registerTool } from './results.js';
@@ -154,7 +154,7 @@ export function registerRestoreTools(server: McpServer, ctx: McpContext): void {
       const { result: r, by } = await confirmed(server, ctx, args.token, request, (o) => session.rewind(args.tag, { fork: args.fork, force: args.force, ...o }));
       const lines = [resultText(r), ...confirmedText(by), `conversation watermark: ${watermarkText(r.watermark)}; ${r.hidden.length} conversation entries hidden`];
       if (r.userMessage?.text) lines.push(`the user's message of that turn: ${r.userMessage.text}`);
-      if (r.forked) lines.push(forkText(ctx, r.session));
+      if (r.forked) lines.push(forkText(ctx, r.session, session.id, await session.metadata().then(hookRecordedBy, () => undefined)));
       return ok(
         { ...publicResult(r.session, r), watermark: r.watermark, forked: Boolean(r.forked), userMessage: publicMessage(r.userMessage), hidden: r.hidden.length },
         lines.join('\n'),
@@ -163,11 +163,16 @@ export function registerRestoreTools(server: McpServer, ctx: McpContext): void {
   );
 }
 
-/** After a rewind with fork: which session tools without `session` now act on (as the CLI says). */
-function forkText(ctx: McpContext, fork: string): string {
-  return ctx.defaultSession
-    ? `continuing in fork ${fork}; this server's default session is still ${ctx.defaultSession} (--session): pass session="${fork}" to work on the fork`
-    : `continuing in fork ${fork}: it is now the default session, tools without a session act on it`;
+/**
+ * After a rewind with fork: which session tools without `session` now act on (as the CLI says) — for
+ * a session an agent records into, only until the agent's next prompt, which goes on in the original.
+ */
+function forkText(ctx: McpContext, fork: string, original: string, agent: string | undefined): string {
+  if (ctx.defaultSession) return `continuing in fork ${fork}; this server's default session is still ${ctx.defaultSession} (--session): pass session="${fork}" to work on the fork`;
+  if (agent !== undefined) {
+    return `continuing in fork ${fork}: it is the default session until ${agent}'s next prompt, which ckpt records in ${original} as before (${agent}'s own conversation is not moved); pass session="${fork}" to work on the fork`;
+  }
+  return `continuing in fork ${fork}: it is now the default session, tools without a session act on it`;
 }
 
 /** How long a user has to answer the confirmation the client shows them. */
@@ -198,15 +203,22 @@ async function confirmed<R extends RestoreResult>(
     return { result: await run({ checkPlan }), by: 'token' };
   }
   const preview = await run({ dryRun: true, checkPlan });
-  if (preview.restored.length + preview.deleted.length === 0) return { result: await run({ checkPlan }), by: 'token' }; // nothing to approve
+  // Nothing to approve: no file written or removed, no conversation entry hidden, no fork made.
+  if (preview.restored.length + preview.deleted.length + hiddenBy(preview) === 0 && !request.fork) return { result: await run({ checkPlan }), by: 'token' };
   const message = `${confirmationText(ctx.workspace.root, request, preview)}\n\nThe present content of these paths is kept, so this can be undone.`;
-  const answer = await server.server.elicitInput(
-    {
-      message,
-      requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', title: 'Carry this out?', description: message.slice(0, 500) } }, required: ['confirm'] },
-    },
-    { timeout: ELICIT_TIMEOUT_MS },
-  );
+  let answer: Awaited<ReturnType<typeof server.server.elicitInput>>;
+  try {
+    answer = await server.server.elicitInput(
+      {
+        message,
+        requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', title: 'Carry this out?', description: message.slice(0, 500) } }, required: ['confirm'] },
+      },
+      { timeout: ELICIT_TIMEOUT_MS },
+    );
+  } catch (err) {
+    // No answer, or one that is not the form's (a string for the yes/no: the SDK refuses it): not a yes.
+    throw new CkptError('INVALID_ARGUMENT', `the confirmation got no usable answer (${(err as Error).message}): nothing was changed`, { cancelled: true });
+  }
   if (answer.action === 'accept' && answer.content?.confirm === true) return { result: await run({ checkPlan }), by: 'person' };
   if (answer.action === 'cancel') {
     if (ctx.requirePerson) throw personRequired(request, 'the client cancelled the confirmation (no person approved it)');
@@ -228,12 +240,22 @@ function confirmedText(by: ConfirmedBy): string[] {
   return [];
 }
 
+/** How many conversation entries a rewind's preview hides (0 for a restore). */
+function hiddenBy(r: RestoreResult): number {
+  const hidden = (r as { hidden?: unknown }).hidden;
+  return Array.isArray(hidden) ? hidden.length : 0;
+}
+
 function confirmationText(root: string, request: ConfirmRequest, r: RestoreResult): string {
   // Shown to the person, not the model: names quoted as the CLI shows them (pathText), so a file name
   // holding a line break cannot forge a line of the plan they approve (SECURITY promise 7).
   const lines = [`ckpt: ${request.op} to ${request.tag}${request.fork ? ' (into a new fork)' : ''} in ${pathText(root)} will:`];
   for (const p of r.restored) lines.push(`  write  ${pathText(p)}${r.drift.includes(p) ? '  (overwrites changes ckpt did not record)' : ''}`);
   for (const p of r.deleted) lines.push(`  delete ${pathText(p)}${r.drift.includes(p) ? '  (overwrites changes ckpt did not record)' : ''}`);
+  if (r.restored.length + r.deleted.length === 0) lines.push('  change no file');
+  const hidden = hiddenBy(r);
+  if (hidden > 0) lines.push(`  hide ${hidden} conversation ${hidden === 1 ? 'entry' : 'entries'} (kept, not deleted)`);
+  if (request.fork) lines.push('  make a new fork of the session');
   return lines.join('\n');
 }
 

@@ -2,7 +2,7 @@
 // (they record history; none changes a file of the workspace).
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { agentSessionId, CkptError, type Session, type SessionTreeNode } from '../index.js';
+import { CkptError, hookRecordedBy, type Session, type SessionTreeNode } from '../index.js';
 import type { McpContext } from './context.js';
 import { ok, registerTool } from './results.js';
 import { READ_ONLY, RECORDS, SESSION_ID, SESSION_INFO, SESSION_META, TAG, publicMeta } from './schemas.js';
@@ -165,15 +165,8 @@ export function registerSessionTools(server: McpServer, ctx: McpContext): void {
  * Refused, nothing recorded; every other tool works on such a session as before.
  */
 async function refuseHookTurn(session: Session): Promise<void> {
-  const { agent, externalId } = await session.metadata();
-  if (!agent || !externalId) return;
-  let derived: string | undefined;
-  try {
-    derived = agentSessionId(agent, externalId);
-  } catch {
-    return; // not a name ckpt's hooks use
-  }
-  if (derived !== session.id) return;
+  const agent = hookRecordedBy(await session.metadata());
+  if (agent === undefined) return;
   throw new CkptError(
     'INVALID_ARGUMENT',
     `session ${session.id} is recorded by ${agent}'s hooks, which start a turn on every prompt: nothing was recorded (do not call turn, session_new, checkpoint or settle for this conversation; the hooks record it)`,

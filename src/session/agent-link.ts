@@ -31,3 +31,17 @@ export function agentSessionId(agent: string, externalId: string): string {
   if (externalId.length <= 100 && isValidSessionId(direct)) return direct;
   return `${agent}-h${createHash('sha256').update(externalId).digest('hex').slice(0, 40)}`;
 }
+
+/**
+ * The agent whose hooks record into the session `meta` describes (its id is the one derived from the
+ * agent's own session id), else undefined: every prompt of that agent starts a turn there, whatever
+ * session is the default (a fork made meanwhile, a `turn` asked for over MCP).
+ */
+export function hookRecordedBy(meta: { id: string; agent?: string; externalId?: string }): string | undefined {
+  if (!meta.agent || !meta.externalId) return undefined;
+  try {
+    return agentSessionId(meta.agent, meta.externalId) === meta.id ? meta.agent : undefined;
+  } catch {
+    return undefined; // not a name ckpt's hooks use
+  }
+}

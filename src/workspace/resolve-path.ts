@@ -35,9 +35,11 @@ export async function resolveBeneath(root: string, input: string, cwd: string = 
   // Both are normalized absolute paths (a real path, and a real folder joined with a plain name): a
   // path below the root is its tail, without path.relative's two resolves (~15 µs of a cold hook call).
   const rel = abs.startsWith(root) && root.length > 1 && abs[root.length] === sep && !root.endsWith(sep) ? abs.slice(root.length + 1) : relative(root, abs);
-  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
-    throw escape();
+  if (rel === '') {
+    // The root itself is no path in it (a restore or cat of the whole workspace names no path).
+    throw new CkptError('PATH_ESCAPE', `path ${JSON.stringify(input)} is the workspace ${root} itself, not a path in it (name the files, or none for the whole workspace)`, { path: input, root });
   }
+  if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw escape();
   return { rel: rel.split(sep).join('/'), abs };
 }
 

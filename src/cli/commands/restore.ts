@@ -4,7 +4,7 @@
 // refused (DRIFT) and why. The printed undo hint is a command that works as printed (hint.ts).
 import { Option, type Command } from 'commander';
 import { pc } from '../colors.js';
-import { pathText, restore, type RestoreOptions, type RestoreResult, rewind, type Session, shortSessionId, undoPath } from '../../index.js';
+import { hookRecordedBy, pathText, restore, type RestoreOptions, type RestoreResult, rewind, type Session, shortSessionId, undoPath } from '../../index.js';
 import { askYesNo } from '../ask.js';
 import { addCommands, type CommandSpec, type OptionSpec } from '../command-table.js';
 import type { CliContext } from '../context.js';
@@ -58,7 +58,7 @@ export function registerRestoreCommands(program: Command): void {
         // The restore is recorded in the fork with --fork: its undo tag is the fork's.
         const hint = undoHint(ctx, result.undo, result.forked || ctx.flags.session !== undefined ? result.session : undefined);
         // A session an agent records into: the agent's own conversation goes on there, not in the fork.
-        const agent = result.forked ? (await session.metadata().catch(() => undefined))?.agent : undefined;
+        const agent = result.forked ? await session.metadata().then(hookRecordedBy, () => undefined) : undefined;
         out.result({ ...publicResult(result), watermark: result.watermark, session: result.session, ...(result.forked ? { forked: true } : {}) }, (r) =>
           `${humanResult(r, hint)}\n${watermarkLine(r.watermark)}${r.forked ? `\ncontinuing in fork ${r.session}\n${forkDefaultLine(ctx, r.session, session.id, agent)}` : ''}`,
         );
