@@ -40,7 +40,7 @@ type Op =
   | { kind: 'bash'; ops: FsOp[]; fails: boolean }
   | { kind: 'hand'; ops: FsOp[] }
   | { kind: 'restore'; back: number; undo: boolean; hand?: FsOp[] }
-  | { kind: 'fork'; back: number; to: number; hand?: FsOp[] }
+  | { kind: 'fork'; back: number; to: number; hand?: FsOp[]; drop?: true }
   | { kind: 'clear' }
   | { kind: 'hand-mid'; op: FsOp; content: string }
   | { kind: 'straddle'; path: string; content: string; writeFirst: boolean }
@@ -71,6 +71,9 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('fork' as const), back: fc.nat(4), to: fc.nat(4) }) },
   // A fork made over hand edits no prompt followed: every other session's restores still give their prompts.
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('fork' as const), back: fc.nat(4), to: fc.nat(4), hand: fc.array(fsOp, { minLength: 1, maxLength: 3 }) }) },
+  // A fork that goes back, then is thrown away (`session rm`) with its restore left in place: the
+  // other sessions' restores still undo what it wrote (DESIGN "A removed session's captures stay").
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('fork' as const), back: fc.nat(4), to: fc.nat(4), drop: fc.constant(true as const) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'clear' as const }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('hand-mid' as const), op: fsOp, content: fc.constantFrom(...CONTENTS) }) },
   // A tool call across a prompt (a background subagent): PreToolUse, the next prompt, PostToolUse —
@@ -259,6 +262,10 @@ async function runWorld(ops: readonly Op[], daemon: boolean): Promise<void> {
           const m = Math.max(1, n - o.to);
           const r = await fork.restore(String(m), { force: true });
           expect(await treeOf(root), `restore ${m} in a fork at ${n}`).toEqual(mine[m - 1]!.tree);
+          if (o.drop) {
+            await ws.remove(fork.id);
+            continue;
+          }
           if (r.undo) await fork.restore(r.undo, { force: true });
           expect(await treeOf(root), `undo in the fork at ${n}`).toEqual(before);
         }
