@@ -3,6 +3,7 @@
 // appends from many connections never repeat or skip an offset, a lock dies with its holder's
 // connection, leftovers of interrupted writes, and NOTIFY on append. Runs under `npm run test:shared`.
 import { spawn } from 'node:child_process';
+import * as net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import * as path from 'node:path';
 import pg from 'pg';
@@ -276,6 +277,57 @@ describeShared('shared backend specifics', () => {
         { key: 'workspaces/w/sessions/s/events.jsonl', size: 20 },
       ]);
     } finally {
+      await stop();
+      await other.close();
+    }
+  });
+  it('fails a query IO in bounded time when the server stops answering after connecting (probe: a restore waited for ever)', async () => {
+    // A proxy to PostgreSQL that goes silent on demand: what a frozen server or a dead link looks like.
+    const target = new URL(parseSharedStoreUrl(url).pgConnectionString);
+    let silent = false;
+    const sockets: net.Socket[] = [];
+    const proxy = net.createServer((client) => {
+      const server = net.connect(Number(target.port || 5432), target.hostname);
+      sockets.push(client, server);
+      client.on('data', (d) => void (silent || server.write(d)));
+      server.on('data', (d) => void (silent || client.write(d)));
+      for (const [a, z] of [[client, server], [server, client]] as const) a.on('error', () => z.destroy()).on('close', () => z.destroy());
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const viaProxy = new URL(url);
+    viaProxy.host = `127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
+    process.env.CKPT_SHARED_QUERY_TIMEOUT_MS = '1500';
+    const frozen = await createSharedBackend({ url: viaProxy.href }).finally(() => delete process.env.CKPT_SHARED_QUERY_TIMEOUT_MS);
+    try {
+      await frozen.write('workspaces/w/x.json', Buffer.from('{}'));
+      silent = true;
+      const started = Date.now();
+      await expect(frozen.read('workspaces/w/x.json')).rejects.toMatchObject({ code: 'IO', data: { retryable: true } });
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      silent = false;
+      for (const socket of sockets) socket.destroy();
+      await frozen.close().catch(() => {});
+      await new Promise((r) => proxy.close(r));
+    }
+  });
+
+  it('ignores hostile NOTIFY payloads on its channel (any role may send them) and goes on delivering (probe: `null` ended the daemon)', async () => {
+    const other = await createSharedBackend({ url });
+    const seen: { key: string; size: number }[] = [];
+    const stop = await other.subscribe((e) => seen.push(e));
+    const loc = parseSharedStoreUrl(url);
+    const raw = new pg.Client({ connectionString: loc.pgConnectionString });
+    await raw.connect();
+    try {
+      for (const payload of ['null', '1', '"x"', '[]', 'true', '{"key":1,"size":2}', '{"key":"k","size":-1}', '{"key":"k","size":1e309}', '{', 'x'.repeat(7000)]) {
+        await raw.query('SELECT pg_notify($1, $2)', [`ckpt_${loc.schema}`, payload]);
+      }
+      await b.append('workspaces/w/sessions/s/events.jsonl', Buffer.from('{"seq":1}\n'));
+      for (let i = 0; i < 100 && seen.length < 1; i++) await sleep(20);
+      expect(seen).toEqual([{ key: 'workspaces/w/sessions/s/events.jsonl', size: 10 }]);
+    } finally {
+      await raw.end();
       await stop();
       await other.close();
     }

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { copyStore } from '../src/gc/copy-store.js';
+import { createEventLog } from '../src/storage/event-log.js';
 import { openStore } from '../src/store.js';
 import { runCli } from './helpers/cli.js';
 import { dropSharedStore, freshSharedUrl, SHARED_BASE } from './helpers/shared-store.js';
@@ -56,6 +57,19 @@ describe('store copy between folders', () => {
     await copied.restore('1', { force: true });
     expect(await readFile(join(ws, 'file1.txt'), 'utf8')).toBe('content 1\n'.repeat(2));
     await expect(copyStore(from.ctx, to.ctx)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
+
+  it('a store holding an interrupted restore copies as verified, the restore listed (a probe: a faithful copy failed BLOB_CORRUPT)', async () => {
+    const env = { CKPT_STORE: join(base, 'a'), CKPT_RETENTION: 'off' };
+    await populate(env);
+    const from = await openStore({ dir: join(base, 'a') });
+    const wid = (await from.openWorkspace(ws)).id;
+    // What a restore killed after its journal leaves: restore_started without its commit.
+    await createEventLog({ backend: from.ctx.backend, key: `workspaces/${wid}/sessions/copied/events.jsonl` }).append([{ type: 'restore_started', id: 'r1', to: '1', recovery: '2.2', plan: [] }]);
+    await rm(join(base, 'a', 'workspaces', wid, 'sessions', 'copied', 'metadata.json'));
+    const r = await runCli(['store', 'copy', join(base, 'a'), join(base, 'b'), '--json'], { cwd: ws });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({ verified: true, problems: [{ kind: 'restore_interrupted', session: 'copied', id: 'r1' }] });
   });
 
   it('a source that is no store (a typo) is NOT_FOUND, and neither folder is made', async () => {

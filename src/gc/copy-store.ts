@@ -16,7 +16,11 @@ export type CopyProblem = VerifyProblem | { kind: 'copy_mismatch'; key: string; 
 export interface CopyStoreResult {
   objects: number;
   bytes: number;
-  /** True when every object reads back identical and the destination passes `verify`. */
+  /**
+   * True when every object reads back identical and the destination passes `verify` — an interrupted
+   * restore aside (`restore_interrupted`, listed in `problems`): the copy holds it as the source does,
+   * and the next command that opens the session finishes it (a probe: a faithful copy failed BLOB_CORRUPT).
+   */
   verified: boolean;
   problems: CopyProblem[];
 }
@@ -96,7 +100,7 @@ export async function copyStore(from: Ctx, to: Ctx, options: CopyStoreOptions = 
       }
       const checked = await verify(to);
       problems.push(...checked.problems);
-      return { objects: digests.size, bytes, verified: problems.length === 0, problems };
+      return { objects: digests.size, bytes, verified: problems.every((p) => p.kind === 'restore_interrupted'), problems };
     },
     { timeoutMs: 60_000 },
   );

@@ -32,7 +32,7 @@ export function registerStoreCommands(program: Command): void {
           out.result({ from: from.dir, to: to.dir, ...result }, (r) =>
             [
               `copied ${r.objects} object(s), ${r.bytes} bytes: ${r.from} -> ${r.to}`,
-              r.verified ? pc.green('verified') : pc.red(`${r.problems.length} problem(s)`),
+              r.verified ? pc.green(`verified${r.problems.length > 0 ? ` (${r.problems.length} interrupted restore(s), copied as they are: the next command in that session finishes them)` : ''}`) : pc.red(`${r.problems.length} problem(s)`),
               ...r.problems.map((p) => `  ${p.kind}: ${'message' in p ? p.message : JSON.stringify(p)}`),
             ].join('\n'),
           );

@@ -32,13 +32,31 @@ export interface SharedBackend extends StoreBackend {
 }
 
 const EXTERNAL_ROOTS = ['blobs/', 'packs/'];
+
+/** How long one query may wait for the server: `CKPT_SHARED_QUERY_TIMEOUT_MS` (tests), default 60 s. */
+function queryTimeoutMs(): number {
+  const ms = Number(process.env.CKPT_SHARED_QUERY_TIMEOUT_MS);
+  return Number.isSafeInteger(ms) && ms > 0 ? ms : 60_000;
+}
 const OWN_TAIL = 1 + 16 + 1 + 16;
 const toMs = (us: string | number): number => Number(us) / 1000;
 
 export async function createSharedBackend(options: SharedBackendOptions): Promise<SharedBackend> {
   const loc = parseSharedStoreUrl(options.url);
   const t = tablesOf(loc.schema);
-  const poolConfig = { connectionString: loc.pgConnectionString, allowExitOnIdle: true, idleTimeoutMillis: 5_000, connectionTimeoutMillis: 30_000, application_name: 'ckpt' };
+  // A server that stops answering after the connection was made (frozen, a network gone silent) must
+  // fail the command (IO, retryable) in bounded time: without a query timeout a restore waited for
+  // ever (a probe froze PostgreSQL with SIGSTOP: still waiting after 300 s). Every query ckpt makes is
+  // short (locks are polled with pg_try_advisory_lock); the keepalive finds a peer that is gone.
+  const poolConfig = {
+    connectionString: loc.pgConnectionString,
+    allowExitOnIdle: true,
+    idleTimeoutMillis: 5_000,
+    connectionTimeoutMillis: 30_000,
+    query_timeout: queryTimeoutMs(),
+    keepAlive: true,
+    application_name: 'ckpt',
+  };
   const pool = new pg.Pool({ ...poolConfig, max: 8 });
   const lockPool = new pg.Pool({ ...poolConfig, max: 32 });
   // A pooled connection that breaks (server restart) must not crash the process: an idle one is

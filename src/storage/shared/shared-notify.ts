@@ -34,6 +34,9 @@ export async function subscribeAppends(options: SubscribeOptions, listener: Appe
     } catch {
       return;
     }
+    // Any role that can connect may NOTIFY: `null` or a number parses, and destructuring `null` threw
+    // out of this handler and ended the daemon (a shared-store probe).
+    if (typeof parsed !== 'object' || parsed === null) return;
     const { key, size } = parsed as { key?: unknown; size?: unknown };
     if (typeof key === 'string' && typeof size === 'number' && Number.isSafeInteger(size) && size >= 0) listener({ key, size });
   });
