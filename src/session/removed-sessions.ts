@@ -19,10 +19,11 @@ const FILE = /^\d{13,}-[^/]+\.jsonl$/;
 
 const folderOf = (ctx: WorkspaceContext): string => `${ctx.workspace.key}/removed`;
 
-/** A removed session's kept history: its id and events. */
+/** A removed session's kept history: its id, its events, the time of its last capture. */
 export interface RemovedHistory {
   id: string;
   events: readonly EventBase[];
+  lastAt: string;
 }
 
 /** The events a removed session keeps for the others (pure; see the header): its session event, then its own captures. */
@@ -63,15 +64,9 @@ export async function keepRemoved(ctx: WorkspaceContext, id: string, events: rea
   await ctx.backend.create(`${folderOf(ctx)}/${Date.now()}-${id}.jsonl`, data);
 }
 
-interface Removed {
-  key: string;
-  history: RemovedHistory;
-  lastAt: string;
-}
-
 /** The removed sessions' kept captures. A file that cannot be read or decoded is LOG_CORRUPT, as a session's log is. */
-async function readRemoved(ctx: WorkspaceContext): Promise<Removed[]> {
-  const out: Removed[] = [];
+async function readRemoved(ctx: WorkspaceContext): Promise<(RemovedHistory & { key: string })[]> {
+  const out: (RemovedHistory & { key: string })[] = [];
   for (const name of await ctx.backend.children(folderOf(ctx))) {
     if (!FILE.test(name)) continue;
     const key = `${folderOf(ctx)}/${name}`;
@@ -86,14 +81,14 @@ async function readRemoved(ctx: WorkspaceContext): Promise<Removed[]> {
     }
     const id = name.slice(name.indexOf('-') + 1, -'.jsonl'.length);
     const lastAt = captures.reduce((max, e) => (e.at > max ? e.at : max), '');
-    out.push({ key, history: { id, events }, lastAt });
+    out.push({ key, id, events, lastAt });
   }
   return out;
 }
 
 /** The removed sessions' kept histories. */
 export async function removedHistories(ctx: WorkspaceContext): Promise<RemovedHistory[]> {
-  return (await readRemoved(ctx)).map((r) => r.history);
+  return (await readRemoved(ctx)).map(({ key: _, ...r }) => r);
 }
 
 /**
