@@ -111,3 +111,36 @@ describe('folders made past the event cap (a probe: 6,000 files, then a folder, 
     }
   });
 });
+
+// A real-Claude probe on a 20,000-file repo (2026-12-07): a Bash `mkdir -p gen/p1 && cp … gen/p1/` cost
+// 0.5–1 s per call, since any folder among the touched paths handed over to the full scan.
+describe('a folder made by a shell command', () => {
+  it('is recorded by the watched scan, with what it holds, exactly as the full scan records it; the next touch there stays watched', async () => {
+    const w = await world();
+    await w.write('src/a.ts', 'a\n');
+    await scan(w.session);
+    await startTurn(w.session);
+    const atTurn1 = await treeOf(w.root);
+    mkdirSync(w.at('gen/p1/deep'), { recursive: true, mode: 0o750 });
+    for (const f of ['gen/p1/x.ts', 'gen/p1/deep/y.ts']) writeFileSync(w.at(f), `${f}\n`);
+    const r = await scan(w.session, { changedPaths: async () => new Set(['gen']) });
+    expect(r.watched, 'the watched scan answered').toBeDefined();
+    expect(r.files.map((f) => [f.path, f.change])).toEqual([
+      ['gen', 'created'],
+      ['gen/p1', 'created'],
+      ['gen/p1/deep', 'created'],
+      ['gen/p1/deep/y.ts', 'created'],
+      ['gen/p1/x.ts', 'created'],
+    ]);
+    // A file added later in the folder only an owner record knows: still the watched scan.
+    writeFileSync(w.at('gen/p1/z.ts'), 'z\n');
+    const again = await scan(w.session, { changedPaths: async () => new Set(['gen/p1/z.ts']) });
+    expect(again.watched).toBeDefined();
+    expect(again.files.map((f) => [f.path, f.change])).toEqual([['gen/p1/z.ts', 'created']]);
+    // The full scan of the same tree finds nothing more to record (the folders' modes included).
+    expect((await scan(w.session)).files).toEqual([]);
+    await startTurn(w.session);
+    await restore(w.session, '1', {});
+    expect(await treeOf(w.root)).toEqual(atTurn1);
+  });
+});

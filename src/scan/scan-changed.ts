@@ -21,7 +21,7 @@ import { openGitObjects, type GitObjects } from '../workspace/git-objects.js';
 import { findGitDirs } from '../workspace/git-repo.js';
 import { createIgnoreRules, IGNORE_FILE_NAMES, type IgnoreRules } from '../workspace/ignore-rules.js';
 import { rootRulesText } from '../workspace/walk.js';
-import { compare, imageOfSlot, newerOwnerImages, notRacy, type Known, type SkippedList } from './known.js';
+import { compare, dirImage, imageOfSlot, newerOwnerImages, notRacy, type Known, type SkippedList } from './known.js';
 import type { Change } from './scan-compare.js';
 import { KIND_DIR, KIND_FILE, KIND_GONE, KIND_SYMLINK, ScanIndex } from './scan-index.js';
 import { loadIndexCached } from './scan-persist.js';
@@ -86,19 +86,32 @@ export async function scanChanged(session: SessionHandle, touched: ReadonlySet<s
   };
   let scanned = 0;
   const leaveOut = new Set(options.leaveOut);
+  /** Folders made since ckpt last looked, recorded by this scan. */
+  const made = new Set<string>();
   for (const path of candidates) {
     if (leaveOut.has(path)) continue;
     const slot = prev.slotOf(path);
     const st = probe.lstat(path);
     if (st === 'unreadable') return undefined;
-    // Folders are recorded (created, deleted, type changes) by the full scan only: any folder among
-    // the touched paths — now, before, or a parent the index does not know — falls back to it.
+    // Folders removed or replaced are recorded by the full scan only: a touched path that was a folder,
+    // or whose parent is no folder ckpt knows (the index's, an owner record's, or one made meanwhile
+    // and recorded just above: parents sort first), falls back to it.
     const parent = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
     const parentSlot = parent === '' ? 0 : prev.slotOf(parent);
-    if (parent !== '' && (parentSlot < 0 || prev.kind[parentSlot] !== KIND_DIR)) return undefined;
+    const knownFolder = (parentSlot >= 0 && prev.kind[parentSlot] === KIND_DIR) || owners.get(parent)?.state === 'dir';
+    if (parent !== '' && !made.has(parent) && !knownFolder) return undefined;
     // Its folder gone (moved or removed by hand, not among the touched paths): the full scan records it.
     if (parent !== '' && !probe.isDir(parent)) return undefined;
-    if ((st !== undefined && st.isDirectory()) || (slot >= 0 && prev.kind[slot] === KIND_DIR) || owners.get(path)?.state === 'dir') return undefined;
+    if ((slot >= 0 && prev.kind[slot] === KIND_DIR) || owners.get(path)?.state === 'dir') return undefined;
+    if (st !== undefined && st.isDirectory()) {
+      // A folder made where ckpt knew nothing (or a deletion): created, with its mode, as the full scan
+      // records it; its subtree is among the candidates (expand). A Bash `mkdir` used to cost a full scan.
+      const known = knownOf(path, slot);
+      if (slot >= 0 || (known && known.image.state !== 'absent')) return undefined;
+      made.add(path);
+      changes.push({ before: known ?? { image: { path, state: 'absent' } }, after: dirImage(path, st.mode), change: 'created' });
+      continue;
+    }
     if (st === undefined) {
       gone(path, slot);
       continue;
@@ -108,12 +121,6 @@ export async function scanChanged(session: SessionHandle, touched: ReadonlySet<s
     // A file with more names (hard links): a write through one changes the others, which no watcher
     // event names; the full scan sees them all by stat (a probe: the other name kept its old record).
     if (st.isFile() && st.nlink > 1) return undefined;
-    if (st.isDirectory()) {
-      // The walk enters a folder where a file was (its former slot counts as seen): only an owner
-      // record of the path makes it a deletion.
-      if (owners.has(path)) gone(path, -1);
-      continue;
-    }
     scanned++;
     const kind = st.isFile() ? KIND_FILE : KIND_SYMLINK;
     const stat = { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, mode: st.mode };
@@ -183,7 +190,7 @@ export async function scanChanged(session: SessionHandle, touched: ReadonlySet<s
       ...(recorded.seq !== undefined ? { seq: recorded.seq } : {}),
       files: recorded.files,
       scanned,
-      dirs: 0,
+      dirs: made.size,
       hashed: read.hashed,
       gitReferenced,
       stored: read.stored + recorded.stored,
