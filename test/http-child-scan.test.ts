@@ -62,13 +62,20 @@ describe('full scans of ckpt serve run in a child process', () => {
     expect(changes(full)).toEqual(['modified src/f4.txt']);
     expect(await health()).toEqual({ total: 3, watched: 1, inChild: 2 });
 
-    // A new folder: the watched scan cannot record folders and gives way to a full scan — in the child too.
+    // A new folder: the watched scan records it and what it holds, in the daemon.
     await mkdir(join(ws, 'lib'));
     await writeFile(join(ws, 'lib', 'g.txt'), 'g\n');
+    const made = await scan();
+    expect(made.watched).toBeGreaterThan(0);
+    expect(changes(made)).toEqual(['created lib', 'created lib/g.txt']);
+    expect(await health()).toEqual({ total: 4, watched: 2, inChild: 2 });
+
+    // A rule file: the watched scan gives way to a full scan — in the child too.
+    await writeFile(join(ws, '.gitignore'), 'nothing-here\n');
     const declined = await scan();
     expect(declined.watched).toBeUndefined();
-    expect(changes(declined)).toEqual(['created lib', 'created lib/g.txt']);
-    expect(await health()).toEqual({ total: 4, watched: 1, inChild: 3 });
+    expect(changes(declined)).toEqual(['created .gitignore']);
+    expect(await health()).toEqual({ total: 5, watched: 2, inChild: 3 });
 
     // The log holds each change once, in scan order: nothing recorded twice by the two processes.
     const log = (await (await (await openStore({ dir: dirs.store })).openWorkspace(ws)).get('s1')).events();
@@ -78,6 +85,7 @@ describe('full scans of ckpt serve run in a child process', () => {
       ['src/f3.txt'],
       ['src/f4.txt'],
       ['lib', 'lib/g.txt'],
+      ['.gitignore'],
     ]);
 
     // A child that fails: its JSON error's code is the daemon's answer (the workspace is gone).

@@ -2,7 +2,7 @@
 // before prompt N+1 and its write after — a background subagent still writing when the user sends the
 // next prompt. `restore N+1` must give the tree at prompt N+1, so the write is undone; a write made
 // before the prompt (the prompt's scan saw it) stays.
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type Store, type Workspace } from '../src/index.js';
@@ -55,5 +55,32 @@ describe('a tool call across a prompt', () => {
     expect(await readFile(w('f.txt'), 'utf8')).toBe('S1');
     await session.restore('1', { force: true });
     expect(await readFile(w('f.txt'), 'utf8')).toBe('S0');
+  });
+});
+
+// A race probe (2026-12-07): two agents in one folder, B's tool call in flight while the user prompts A.
+describe("another session's tool call across a prompt", () => {
+  it("B captures, A's prompt 1, B writes and settles: A's restore 1 undoes B's write; a write B made before A's prompt stays", async () => {
+    await writeFile(w('k.txt'), 'keep');
+    const b = await ws.create({ title: 'agent B' });
+    await b.turn({ text: 'b one', scan: (tool) => b.scan({ tool }) });
+    await b.capture(['f.txt', 'k.txt'], { tool: 'Write', callId: 'b-1' });
+    await new Promise((r) => setTimeout(r, 5));
+    await prompt('one'); // A's prompt 1: f = S0, k = keep
+    await writeFile(w('f.txt'), 'by B');
+    await rm(w('k.txt'));
+    await b.settle(['f.txt', 'k.txt'], { callId: 'b-1' });
+    await prompt('two');
+    await session.restore('1', { force: true });
+    expect(await readFile(w('f.txt'), 'utf8')).toBe('S0');
+    expect(await readFile(w('k.txt'), 'utf8')).toBe('keep');
+    // Written before A's prompt 3 (its scan records it): restore 3 keeps it.
+    await b.capture(['f.txt'], { tool: 'Write', callId: 'b-2' });
+    await writeFile(w('f.txt'), 'by B again');
+    await new Promise((r) => setTimeout(r, 5));
+    await prompt('three');
+    await b.settle(['f.txt'], { callId: 'b-2' });
+    await session.restore('3', { force: true });
+    expect(await readFile(w('f.txt'), 'utf8')).toBe('by B again');
   });
 });

@@ -61,18 +61,31 @@ export function mergeTimeline(events: readonly EventBase[], others: readonly Oth
   const merged: { c: TimelineCapture; key: number; at: string; rank: number }[] = own.map((c, i) => ({ c, key: c.seq, at: c.at, rank: i }));
   const sources: EventBase[] = [];
   let rank = own.length;
+  const lookedTurns = events.filter((e) => e.type === 'turn' && e.looked === true).map((e) => e.at);
+  const ownRecords = new Map<string, string[]>();
+  for (const c of own) for (const f of c.files) (ownRecords.get(f.path) ?? ownRecords.set(f.path, []).get(f.path)!).push(c.at);
   for (const other of others) {
     const skipThrough = Math.max(other.copiedThrough, ancestorCopies.get(other.id) ?? 0);
     const pruned = prunedThrough(other.events);
+    const settledAt = settleTimes(other.events);
     let used = false;
     for (const e of other.events) {
       if (e.type !== 'capture' || e.seq <= skipThrough) continue;
       const c = e as CaptureEvent;
       // A fork's record holds the images at its fork point, not the workspace at the time it was made.
       if (c.tool === FORK_TOOL) continue;
+      const files = e.seq < pruned ? c.files.map(prunedImage(other.id)) : c.files;
+      // The call's write came after a prompt of the owner whose scan saw the path as the capture did
+      // (the owner recorded nothing of it since): at that prompt the path held the before-image, so it
+      // is placed again at its settle (as settle.ts acrossPrompt does within one session; a race probe:
+      // B's call in flight across A's prompt 1, and A's `restore 1` kept B's write).
+      for (const [at, paths] of writtenAfterOwnPrompt(c, settledAt.get(c.tag as string), lookedTurns, ownRecords)) {
+        const late = baseOf(at);
+        merged.push({ c: { ...c, files: files.filter((f) => paths.has(f.path)), seq: late + 0.5, session: other.id }, key: late + 0.5, at, rank: rank++ });
+        used = true;
+      }
       const base = baseOf(c.at);
       if (base === 0) continue; // before the owner existed: before every position of it
-      const files = e.seq < pruned ? c.files.map(prunedImage(other.id)) : c.files;
       merged.push({ c: { ...c, files, seq: base + 0.5, session: other.id }, key: base + 0.5, at: c.at, rank: rank++ });
       used = true;
     }
@@ -92,6 +105,33 @@ export function timelinePosition(events: readonly EventBase[], tag: string): num
   const seq = resolveTagSeq(events, tag);
   const parsed = parseTag(tag);
   return parsed.kind !== 'seq' && parsed.k > 0 ? seq + 0.75 : seq;
+}
+
+/** For each capture tag of `events`, when each path it names was settled (the last settle naming it). */
+function settleTimes(events: readonly EventBase[]): Map<string, Map<string, string>> {
+  const out = new Map<string, Map<string, string>>();
+  for (const e of events) {
+    if (e.type !== 'settle' || typeof e.tag !== 'string') continue;
+    const paths = out.get(e.tag) ?? out.set(e.tag, new Map()).get(e.tag)!;
+    for (const f of (e.files as FileImage[] | undefined) ?? []) paths.set(f.path, e.at);
+  }
+  return out;
+}
+
+/**
+ * The paths of another session's capture `c` settled after a looked prompt of the owner that came
+ * after the capture, with no record of the owner in between, grouped by settle time.
+ */
+function writtenAfterOwnPrompt(c: CaptureEvent, settled: ReadonlyMap<string, string> | undefined, lookedTurns: readonly string[], ownRecords: ReadonlyMap<string, string[]>): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  if (!settled) return out;
+  for (const f of c.files) {
+    const at = settled.get(f.path);
+    if (at === undefined || at <= c.at || !lookedTurns.some((t) => t > c.at && t < at)) continue;
+    if ((ownRecords.get(f.path) ?? []).some((t) => t > c.at && t < at)) continue;
+    (out.get(at) ?? out.set(at, new Set()).get(at)!).add(f.path);
+  }
+  return out;
 }
 
 function prunedImage(session: string): (f: FileImage) => FileImage {
