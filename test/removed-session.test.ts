@@ -3,7 +3,7 @@
 // leave what B wrote after prompt N — no drift, nothing skipped — since B's last writes stayed the
 // owner records while B's captures left every timeline. The likely case: try prompt 1 again in a
 // fork (`rewind 1 --fork`), throw the fork away, go back to the main line's prompt 2.
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -109,6 +109,70 @@ describe('a removed session', () => {
       await writeFile(file, bad);
       await expect(w.session.restore('1', { force: true }), bad.slice(0, 40)).rejects.toMatchObject({ code: 'LOG_CORRUPT' });
     }
+  });
+
+  it("a fork's copied history still reaches a removed session's captures: removing the fork's parent keeps them (a probe: the fork's restore 1 kept B's file)", async () => {
+    const w = await world();
+    await w.write('a', 'zero\n');
+    await w.session.scan({ tool: 'Bash' }); // `a` is A's record (made after the baseline)
+    await w.turn();
+    const prompt1 = await snapshot(w.root);
+    const b = await w.ws.create({ title: 'b' });
+    await b.turn();
+    await b.capture(['c'], { tool: 'Write' });
+    await writeFile(w.at('c'), 'sea\n');
+    await b.settle(['c']);
+    await w.turn();
+    await new Promise((r) => setTimeout(r, 5));
+    const fork = await w.ws.fork(w.session.id, { atTag: '2' });
+    await w.ws.remove(b.id);
+    await w.ws.remove(w.session.id);
+    expect(await removedFiles(w)).toHaveLength(2);
+    await fork.restore('1', { force: true });
+    expect(await snapshot(w.root)).toEqual(prompt1);
+  });
+
+  it('a damaged kept file fails only the sessions that reach it, is named by verify, and goes once no session reaches it', async () => {
+    const w = await world();
+    await twoPrompts(w);
+    const b = await w.ws.create({ title: 'b' });
+    await b.capture(['b'], { tool: 'Write' });
+    await b.settle(['b']);
+    await w.ws.remove(b.id);
+    const [name] = await removedFiles(w);
+    const folder = join(w.dirs.store, 'workspaces', w.ws.id, 'removed');
+    await writeFile(join(folder, name!), 'not an event\n');
+    await expect(w.session.restore('1', { force: true })).rejects.toMatchObject({ code: 'LOG_CORRUPT', message: expect.stringContaining(name!) });
+    expect((await verify(w.store.ctx)).problems).toEqual([expect.objectContaining({ kind: 'removed_corrupt', key: expect.stringContaining(name!) })]);
+    // A session begun after the removal never reads it.
+    await new Promise((r) => setTimeout(r, 5));
+    const later = await w.ws.create({ title: 'later' });
+    await later.turn();
+    await later.restore('1', { force: true });
+    // Once the first session is gone, no session reaches it: it goes, unread.
+    await w.ws.remove(w.session.id);
+    expect(await removedFiles(w)).toEqual([]);
+  });
+
+  it('refuses a symlink planted for the folder (FORBIDDEN), a name it never makes, and a file too big to be one, before reading them', async () => {
+    const w = await world();
+    await twoPrompts(w);
+    const b = await w.ws.create({ title: 'b' });
+    await b.capture(['b'], { tool: 'Write' });
+    await b.settle(['b']);
+    await w.ws.remove(b.id);
+    const folder = join(w.dirs.store, 'workspaces', w.ws.id, 'removed');
+    const [name] = await readdir(folder);
+    await truncate(join(folder, name!), 300 * 1024 * 1024);
+    await expect(w.session.restore('1', { force: true })).rejects.toMatchObject({ code: 'LOG_CORRUPT', message: expect.stringContaining('more than') });
+    await rm(join(folder, name!));
+    await writeFile(join(folder, 'notes.txt'), 'x');
+    await expect(w.session.restore('1', { force: true })).rejects.toMatchObject({ code: 'LOG_CORRUPT', message: expect.stringContaining('unexpected name') });
+    await rm(folder, { recursive: true });
+    const elsewhere = join(w.dirs.base, 'elsewhere');
+    await mkdir(elsewhere);
+    await symlink(elsewhere, folder);
+    await expect(w.session.restore('1', { force: true })).rejects.toMatchObject({ code: 'FORBIDDEN' });
   });
 
   it('keeps its own captures only: not a fork record, not the copies of its parent, pruned content as skipped, no inline content', () => {

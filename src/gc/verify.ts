@@ -9,6 +9,7 @@ import { decodePackIndex } from '../format/pack-index.js';
 import type { EventBase } from '../format/event.js';
 import { foldMetadata, type SessionMetadata } from '../session/metadata.js';
 import { replay } from '../session/replay.js';
+import { checkRemoved } from '../session/removed-sessions.js';
 import { loadPlans } from '../session/restore-plans.js';
 import { createEventLog } from '../storage/event-log.js';
 import { inlineRecords } from '../format/inline-blobs.js';
@@ -26,6 +27,8 @@ export type VerifyProblem =
   | { kind: 'metadata_mismatch'; workspace: string; session: string; fields: string[]; message: string }
   | { kind: 'restore_interrupted'; workspace: string; session: string; id: string; to: string; seq: number }
   | { kind: 'index_corrupt'; workspace: string; key: string; message: string }
+  /** A removed session's kept captures (session/removed-sessions.ts) that cannot be read as such: the workspace's restores fail on it. */
+  | { kind: 'removed_corrupt'; workspace: string; key: string; message: string }
   | { kind: 'workspace_corrupt'; workspace: string; message: string }
   | { kind: 'store_symlink'; key: string; message: string };
 
@@ -93,6 +96,7 @@ export async function verify(ctx: Pick<StoreContext, 'backend' | 'blobs'>, optio
       problems.push({ kind: 'workspace_corrupt', workspace: wid, message: `workspaces/${wid}/workspace.json: ${messageOf(err)}` });
     }
     for (const s of await sessionKeys(ctx, wid)) sessions.push({ wid, root, ...s });
+    for (const p of await checkRemoved({ backend, workspace: { key: `workspaces/${wid}` } })) problems.push({ kind: 'removed_corrupt', workspace: wid, ...p });
     for (const key of await backend.list(`workspaces/${wid}`)) {
       if (key.includes('/sessions/')) continue;
       const raw = await backend.read(key);

@@ -176,7 +176,7 @@ export async function workspaceTimeline(session: SessionHandle, events: readonly
     }
   }
   // A removed session's captures stay on the others' timelines (removed-sessions.ts).
-  for (const r of await removedHistories(session.ctx)) {
+  for (const r of await removedHistories(session.ctx, since)) {
     if (r.id !== owner && r.id !== session.id && r.lastAt >= since) others.push({ id: r.id, events: r.events, copiedThrough: 0 });
   }
   return mergeTimeline(events, others, ancestorCopies);

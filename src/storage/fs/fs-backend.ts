@@ -282,7 +282,11 @@ export function createFsBackend(options: FsBackendOptions): StoreBackend {
 
     async children(prefix) {
       try {
-        const names = await fsp.readdir(resolveKey(prefix, true));
+        // Every level a real folder: a symlink planted for a folder is FORBIDDEN, never listed through
+        // (a probe planted one for a workspace's `removed` folder, and its files were read as ckpt's).
+        const base = resolveKey(prefix, true);
+        if (base !== root && !dirExists(base)) return [];
+        const names = await fsp.readdir(base);
         return names.filter((n) => !isInternalName(n)).sort(compareKeys);
       } catch (err) {
         if (isMissing(err)) return [];
