@@ -312,6 +312,9 @@ describe('restore model (issue 9)', () => {
           // A folder implied by a capture of what it held (b, by b/z) and recorded by a later scan is a
           // recorded path: the restore must replace the file b by it (found while adding implied folders).
           [[{ op: 'tool', path: 'b/z', content: null, settle: false }, { op: 'write', path: 'b', content: '', mode: 0o644 }, { op: 'mkdir', path: 'a' }, { op: 'mkdir', path: 'a' }], false],
+          // A link replaced by a tool whose recorded target lies under what is a file now (c -> a/x, a a
+          // file): the settle's look for the target threw ENOTDIR (seed 2145968807, 2026-12-07).
+          [[{ op: 'link', path: 'c', target: 'a/x' }, { op: 'commit' }, { op: 'tool', path: 'c', content: null, settle: true }, { op: 'tool', path: 'c', content: '', settle: true, through: true }], false],
         ],
       },
     );

@@ -140,12 +140,16 @@ export function createDaemonState(store: Store, options: DaemonStateOptions = {}
       let res;
       try {
         if (fullScan) {
-          // Taken before the scan lock (not inside it): whether this is a full scan decides where it
-          // runs. A path touched meanwhile is in the next set as well, so it is only looked at twice.
-          // A watched scan that cannot answer exactly (a touched folder, an ignore file…) gives way too.
-          const touched = options.full ? undefined : await tracker.take();
-          res = touched && (await s.scan({ tool: options.tool, changedPaths: async () => touched, watchedOnly: true }));
+          // The set is taken under the scan lock (the scan asks for it there), so the scan that takes
+          // it records it before another scan runs: taken before the lock, another session's scan
+          // could take it, wait, and record the paths after this one found nothing and its prompt
+          // began (a race probe: a prompt's tag missed hand edits made before it, under `ckpt serve`).
+          res = options.full ? undefined : await s.scan({ tool: options.tool, changedPaths: () => tracker.take(), watchedOnly: true });
           if (!res) {
+            // A watched scan that cannot answer exactly (a rule file, a folder removed…) gives way to
+            // the full scan in a child; the set it took is that scan's to record, so until it has run
+            // no other scan may trust a set without those paths.
+            if (!options.full) tracker.invalidate();
             res = await fullScan(s, options.tool);
             scans.inChild++;
           }
