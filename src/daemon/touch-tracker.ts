@@ -27,6 +27,12 @@ export interface TouchTracker {
   take(): Promise<Set<string> | undefined>;
   /** Marks the set untrustworthy (a scan that took it failed): the next take answers undefined. */
   invalidate(): void;
+  /**
+   * Puts paths a take handed out back into the set (a scan that took them declined and hands over to
+   * a full scan): until that scan has run, another scan's set holds them too; after, they are only
+   * looked at again.
+   */
+  putBack(paths: Iterable<string>): void;
   close(): void;
 }
 
@@ -207,6 +213,9 @@ export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
       return out;
     },
     invalidate: lose,
+    putBack(paths) {
+      for (const path of paths) touch(path);
+    },
     close() {
       closed = true;
       clearInterval(ticker);

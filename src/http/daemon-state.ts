@@ -144,12 +144,14 @@ export function createDaemonState(store: Store, options: DaemonStateOptions = {}
           // it records it before another scan runs: taken before the lock, another session's scan
           // could take it, wait, and record the paths after this one found nothing and its prompt
           // began (a race probe: a prompt's tag missed hand edits made before it, under `ckpt serve`).
-          res = options.full ? undefined : await s.scan({ tool: options.tool, changedPaths: () => tracker.take(), watchedOnly: true });
+          let taken: Set<string> | undefined;
+          const take = async () => (taken = await tracker.take());
+          res = options.full ? undefined : await s.scan({ tool: options.tool, changedPaths: take, watchedOnly: true });
           if (!res) {
             // A watched scan that cannot answer exactly (a rule file, a folder removed…) gives way to
-            // the full scan in a child; the set it took is that scan's to record, so until it has run
-            // no other scan may trust a set without those paths.
-            if (!options.full) tracker.invalidate();
+            // the full scan in a child, which records what the set held; until it has run, another
+            // scan's set must hold those paths too (they are looked at again after: no cost but that).
+            if (taken) tracker.putBack(taken);
             res = await fullScan(s, options.tool);
             scans.inChild++;
           }
