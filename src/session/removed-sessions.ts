@@ -154,22 +154,17 @@ export async function checkRemoved(ctx: KeptContext): Promise<{ key: string; mes
  * their times, and its timeline reaches back to them). A damaged file is judged by its name (when it
  * was made): one no session can need goes too.
  */
-export async function dropUnreached(ctx: KeptContext, remaining: readonly (readonly EventBase[])[]): Promise<number> {
+export async function dropUnreached(ctx: KeptContext, remaining: readonly (readonly EventBase[])[]): Promise<void> {
   const earliest = remaining.map((events) => {
     const pruned = prunedThrough(events);
     let min = Infinity;
     for (const e of events) if (e.seq >= pruned) min = Math.min(min, Date.parse(e.at) || 0);
     return min;
   });
-  let dropped = 0;
   for (const file of await keptFiles(ctx).catch(() => [] as KeptFile[])) {
     // Its last capture's time, or (a damaged file) when it was made: every capture in it is older.
     const last = await readKept(ctx, file).then((h) => (h ? Date.parse(h.lastAt) : NaN), () => NaN);
     const lastMs = Number.isNaN(last) ? file.removedMs : last;
-    if (earliest.every((ms) => ms > lastMs)) {
-      await ctx.backend.remove(file.key);
-      dropped++;
-    }
+    if (earliest.every((ms) => ms > lastMs)) await ctx.backend.remove(file.key);
   }
-  return dropped;
 }
