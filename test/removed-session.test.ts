@@ -29,6 +29,15 @@ async function twoPrompts(w: World): Promise<Record<string, unknown>> {
   return snapshot(w.root);
 }
 
+/** Two prompts of A, then a session B that captured and settled `b`, removed: one kept file. */
+async function promptsThenRemovedB(w: World): Promise<void> {
+  await twoPrompts(w);
+  const b = await w.ws.create({ title: 'b' });
+  await b.capture(['b'], { tool: 'Write' });
+  await b.settle(['b']);
+  await w.ws.remove(b.id);
+}
+
 describe('a removed session', () => {
   it("a second session's writes: the first session's restore still undoes them after its removal, and GC keeps what that needs", async () => {
     const w = await world();
@@ -85,11 +94,7 @@ describe('a removed session', () => {
 
   it('the last session removed takes every kept capture with it', async () => {
     const w = await world();
-    await twoPrompts(w);
-    const b = await w.ws.create({ title: 'b' });
-    await b.capture(['b'], { tool: 'Write' });
-    await b.settle(['b']);
-    await w.ws.remove(b.id);
+    await promptsThenRemovedB(w);
     expect(await removedFiles(w)).toHaveLength(1);
     await w.ws.remove(w.session.id);
     expect(await removedFiles(w)).toEqual([]);
@@ -97,11 +102,7 @@ describe('a removed session', () => {
 
   it('a kept file that is not a removed session\'s captures fails restores LOG_CORRUPT, never read as something else', async () => {
     const w = await world();
-    await twoPrompts(w);
-    const b = await w.ws.create({ title: 'b' });
-    await b.capture(['b'], { tool: 'Write' });
-    await b.settle(['b']);
-    await w.ws.remove(b.id);
+    await promptsThenRemovedB(w);
     const [name] = await removedFiles(w);
     const file = join(w.dirs.store, 'workspaces', w.ws.id, 'removed', name!);
     const text = await readFile(file, 'utf8');
@@ -134,11 +135,7 @@ describe('a removed session', () => {
 
   it('a damaged kept file fails only the sessions that reach it, is named by verify, and goes once no session reaches it', async () => {
     const w = await world();
-    await twoPrompts(w);
-    const b = await w.ws.create({ title: 'b' });
-    await b.capture(['b'], { tool: 'Write' });
-    await b.settle(['b']);
-    await w.ws.remove(b.id);
+    await promptsThenRemovedB(w);
     const [name] = await removedFiles(w);
     const folder = join(w.dirs.store, 'workspaces', w.ws.id, 'removed');
     await writeFile(join(folder, name!), 'not an event\n');
@@ -156,11 +153,7 @@ describe('a removed session', () => {
 
   it('refuses a symlink planted for the folder (FORBIDDEN), a name it never makes, and a file too big to be one, before reading them', async () => {
     const w = await world();
-    await twoPrompts(w);
-    const b = await w.ws.create({ title: 'b' });
-    await b.capture(['b'], { tool: 'Write' });
-    await b.settle(['b']);
-    await w.ws.remove(b.id);
+    await promptsThenRemovedB(w);
     const folder = join(w.dirs.store, 'workspaces', w.ws.id, 'removed');
     const [name] = await readdir(folder);
     await truncate(join(folder, name!), 300 * 1024 * 1024);
