@@ -25,7 +25,7 @@ type Op =
   | { op: 'moveDir'; from: string; to: string }
   | { op: 'rmdir'; dir: string }
   | { op: 'fileToDir'; path: string }
-  | { op: 'rules'; text: string }
+  | { op: 'rules'; text: string; dir?: string }
   | { op: 'captureSettle'; path: string; content: string };
 
 const file = fc.constantFrom(...FILES);
@@ -40,7 +40,9 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ op: fc.constant('moveDir' as const), from: dir, to: fc.constantFrom('k', 'g/m', 'n') }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('rmdir' as const), dir }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('fileToDir' as const), path: file }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('rules' as const), text: fc.constantFrom('*.log\n', '*.log\nb.txt\n', '') }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('rules' as const), text: fc.constantFrom('*.log\n', '*.log\nb.txt\n', '', '.gitignore\n*.log\nb.txt\n') }) },
+  // A folder's rule file, some ignoring everything there (themselves too: git still reads them).
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('rules' as const), text: fc.constantFrom('*\n', '*\n!c.txt\n', 'c.txt\n'), dir: fc.constantFrom('d', 'g') }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('captureSettle' as const), path: file, content }) },
 );
 
@@ -86,7 +88,8 @@ function apply(root: string, o: Op): void {
         writeFileSync(join(at(o.path), 'inner.txt'), 'inner');
         break;
       case 'rules':
-        writeFileSync(at('.gitignore'), o.text);
+        if (o.dir) parent(`${o.dir}/.gitignore`);
+        writeFileSync(at(o.dir ? `${o.dir}/.gitignore` : '.gitignore'), o.text);
         break;
       case 'captureSettle':
         break; // done through the sessions (below)
@@ -156,6 +159,8 @@ describe('watched scan', () => {
           [[[{ op: 'rmdir', dir: 'd' }, { op: 'rename', from: 'a.txt', to: 'd/e/f.txt' }], [{ op: 'write', path: 'd/c.txt', content: '', mode: 0o644 }]]],
           // A folder moved away and one made under its name: the moved folder's old paths are deleted.
           [[[{ op: 'moveDir', from: 'd', to: 'k' }, { op: 'write', path: 'd/c.txt', content: '', mode: 0o644 }], [{ op: 'write', path: 'd/e/f.txt', content: '', mode: 0o644 }]]],
+          // A rule file its own rules ignore, edited: it still applies (as git reads it), so the edit is seen.
+          [[[{ op: 'rules', text: '*\n', dir: 'd' }], [{ op: 'rules', text: '*\n!c.txt\n', dir: 'd' }]]],
         ],
       },
     );

@@ -223,6 +223,9 @@ function expand(touched: ReadonlySet<string>, prev: ScanIndex, owners: ReadonlyM
     const isDir = st !== undefined && st.isDirectory();
     // Hard-linked, maybe to a name ckpt records (an ignored build output linked to a source): see below.
     if (st !== undefined && st.isFile() && st.nlink > 1) throw new Decline('hard link');
+    // A rule file applies even where its own rules ignore it (`*` in a folder's .gitignore), as git
+    // reads it: its edit changes what is ignored, which only the full scan works out (a probe).
+    if (RULE_FILES.has(path.slice(path.lastIndexOf('/') + 1))) throw new Decline('rule file');
     if (rules.isIgnoredPath(path, isDir)) {
       // git reads attributes whatever its ignore rules say; only the full scan's walk notes an ignored
       // one (scan-walk.ts), so that what lies below it is not referenced.
