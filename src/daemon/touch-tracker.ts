@@ -204,8 +204,13 @@ export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
       if (lost || closed) {
         lost = false;
         touched = new Set();
-        if (resyncDue && !closed) resync('');
-        resyncDue = false;
+        // Cleared before the resync: a folder it still cannot watch (the watch limit) loses the set
+        // again and leaves the resync due, so every take asks for a full scan until all are watched
+        // (it was cleared after: the take after next trusted a set with folders unwatched, a probe).
+        if (resyncDue && !closed) {
+          resyncDue = false;
+          resync('');
+        }
         return undefined;
       }
       const out = touched;
