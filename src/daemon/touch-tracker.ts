@@ -7,7 +7,8 @@
 // full scan, which re-establishes the truth): an event without a name, a watch error, a folder that
 // could not be watched (inotify limits), more touched paths than the cap, or a sign that the kernel's
 // event queue may have overflowed (libuv drops that notice silently): an event loop stalled long
-// enough, or more events since the last take than half that queue holds — a daemon a little behind
+// enough, or more events since the last take than half that queue holds (the queue is the process's,
+// shared by every workspace it watches) — a daemon a little behind
 // a burst (a busy machine, 300 writes to each of 100 files) lost the one write that mattered, with no
 // stall at all (a probe). Folders made meanwhile are still watched, and the take that asks for the full
 // scan first watches every folder that has no watch yet (an overflow may have dropped its creation).
@@ -44,7 +45,7 @@ export interface TouchTrackerOptions {
   maxTouched?: number;
   /** A loop stall longer than this may have overflowed the kernel queue (default 2000 ms). */
   stallMs?: number;
-  /** More events than this since the last take may have overflowed it (default: half the kernel's queue). */
+  /** More events than this since the last take (this process's, all workspaces) may have overflowed it (default: half the kernel's queue). */
   maxEvents?: number;
 }
 
@@ -57,13 +58,21 @@ function defaultMaxEvents(): number {
   return 8192;
 }
 
+/**
+ * Events delivered to every tracker of this process: libuv reads all of a process's watches through
+ * one inotify instance, whose one queue a burst in another workspace overflows too (a probe: a build
+ * writing 40,000 files in workspace B dropped a hand edit in A, whose tracker had counted nothing).
+ */
+const delivered = { events: 0 };
+
 /** Starts watching; resolves once every folder has its watch (changes from then on are tracked). */
 export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
   const { root } = options;
   const maxTouched = options.maxTouched ?? 10_000;
   const stallMs = options.stallMs ?? 2000;
   const maxEvents = options.maxEvents ?? defaultMaxEvents();
-  let events = 0;
+  /** `delivered.events` at the last take. */
+  let eventsAtTake = delivered.events;
   const storeRel = options.storeDir ? toPosix(relative(root, options.storeDir)) : undefined;
   const watchers = new Map<string, { w: FSWatcher; ino: number }>();
   let touched = new Set<string>();
@@ -126,7 +135,7 @@ export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
     if (name === null) return lose();
     // Past the cap the set is lost, but a folder made now is still watched: returning here left every
     // folder a burst made unwatched for good, and each later watched scan missed their edits (a probe).
-    if (++events > maxEvents) lose();
+    if (++delivered.events - eventsAtTake > maxEvents) lose();
     const path = dir === '' ? name : `${dir}/${name}`;
     if (path === storeRel || (storeRel !== undefined && path.startsWith(`${storeRel}/`))) return;
     touch(path);
@@ -200,7 +209,8 @@ export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
         lose();
         if (rootIno !== undefined) watchTree('');
       }
-      events = 0;
+      if (delivered.events - eventsAtTake > maxEvents) lose();
+      eventsAtTake = delivered.events;
       if (lost || closed) {
         lost = false;
         touched = new Set();
