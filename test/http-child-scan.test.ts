@@ -2,8 +2,8 @@
 // peak memory leaves with the child; watched scans stay in the daemon. Real daemon process, real
 // HTTP: the first scan (the watches are new, so what changed before them is unknown) and `full: true`
 // run in a child and record exactly what an in-process scan records; a scan after one more edit is a
-// watched one in the daemon; a watched scan that gives way (a new folder) runs in the child too; a
-// failing child's error reaches the caller with its code.
+// watched one in the daemon; a watched scan that gives way (a rule file) runs in the child too, and
+// the next one is watched again; a failing child's error reaches the caller with its code.
 import type { ChildProcess } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -76,6 +76,13 @@ describe('full scans of ckpt serve run in a child process', () => {
     expect(declined.watched).toBeUndefined();
     expect(changes(declined)).toEqual(['created .gitignore']);
     expect(await health()).toEqual({ total: 5, watched: 2, inChild: 3 });
+    // The next edit elsewhere is watched again: the full scan covered the rule file the set put back
+    // (it kept it, and every later scan gave way too, until the daemon restarted: a probe).
+    await writeFile(join(ws, 'src', 'f5.txt'), 'v1\n');
+    const after = await scan();
+    expect(after.watched).toBeGreaterThan(0);
+    expect(changes(after)).toEqual(['modified src/f5.txt']);
+    expect(await health()).toEqual({ total: 6, watched: 3, inChild: 3 });
 
     // The log holds each change once, in scan order: nothing recorded twice by the two processes.
     const log = (await (await (await openStore({ dir: dirs.store })).openWorkspace(ws)).get('s1')).events();
@@ -86,6 +93,7 @@ describe('full scans of ckpt serve run in a child process', () => {
       ['src/f4.txt'],
       ['lib', 'lib/g.txt'],
       ['.gitignore'],
+      ['src/f5.txt'],
     ]);
 
     // A child that fails: its JSON error's code is the daemon's answer (the workspace is gone).

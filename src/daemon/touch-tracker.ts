@@ -30,10 +30,11 @@ export interface TouchTracker {
   invalidate(): void;
   /**
    * Puts paths a take handed out back into the set (a scan that took them declined and hands over to
-   * a full scan): until that scan has run, another scan's set holds them too; after, they are only
-   * looked at again.
+   * a full scan): until that scan has run, another scan's set holds them too. The answer takes them
+   * out again once that scan has run: those not touched since (else a path the watched scan always
+   * declines — a file with two names — made every later scan a full one, a probe).
    */
-  putBack(paths: Iterable<string>): void;
+  putBack(paths: Iterable<string>): () => void;
   close(): void;
 }
 
@@ -75,7 +76,9 @@ export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
   let eventsAtTake = delivered.events;
   const storeRel = options.storeDir ? toPosix(relative(root, options.storeDir)) : undefined;
   const watchers = new Map<string, { w: FSWatcher; ino: number }>();
-  let touched = new Set<string>();
+  /** Touched paths, each with the count of touches at its last one (putBack's answer compares them). */
+  let touched = new Map<string, number>();
+  let touches = 0;
   // What changed before the watches existed is unknown: the first take asks for a full scan.
   let lost = true;
   // Lost since (an overflow may have dropped a folder's creation with it): the watches are made whole
@@ -85,13 +88,13 @@ export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
 
   const touch = (path: string): void => {
     if (lost) return;
-    touched.add(path);
+    touched.set(path, ++touches);
     if (touched.size > maxTouched) lose();
   };
   const lose = (): void => {
     lost = true;
     resyncDue = true;
-    touched = new Set();
+    touched = new Map();
   };
 
   function watchTree(dir: string): void {
@@ -213,7 +216,7 @@ export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
       eventsAtTake = delivered.events;
       if (lost || closed) {
         lost = false;
-        touched = new Set();
+        touched = new Map();
         // Cleared before the resync: a folder it still cannot watch (the watch limit) loses the set
         // again and leaves the resync due, so every take asks for a full scan until all are watched
         // (it was cleared after: the take after next trusted a set with folders unwatched, a probe).
@@ -223,13 +226,21 @@ export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
         }
         return undefined;
       }
-      const out = touched;
-      touched = new Set();
+      const out = new Set(touched.keys());
+      touched = new Map();
       return out;
     },
     invalidate: lose,
     putBack(paths) {
-      for (const path of paths) touch(path);
+      const put = new Map<string, number>();
+      for (const path of paths) {
+        touch(path);
+        const at = touched.get(path);
+        if (at !== undefined) put.set(path, at);
+      }
+      return () => {
+        for (const [path, at] of put) if (touched.get(path) === at) touched.delete(path);
+      };
     },
     close() {
       closed = true;

@@ -150,9 +150,10 @@ export function createDaemonState(store: Store, options: DaemonStateOptions = {}
           if (!res) {
             // A watched scan that cannot answer exactly (a rule file, a folder removed…) gives way to
             // the full scan in a child, which records what the set held; until it has run, another
-            // scan's set must hold those paths too (they are looked at again after: no cost but that).
-            if (taken) tracker.putBack(taken);
+            // scan's set must hold those paths too; after it, those not touched since are dropped again.
+            const covered = taken ? tracker.putBack(taken) : undefined;
             res = await fullScan(s, options.tool);
+            covered?.();
             scans.inChild++;
           }
         } else {
