@@ -3,13 +3,14 @@
 // names — and a burst of events the daemon fell a little behind on, which overflowed the kernel's
 // inotify queue without any stall: the watched scan recorded less than a full scan, and `restore N`
 // was refused as drift or gave back old content.
-import { linkSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startTurn } from '../src/capture/turn.js';
 import { createTouchTracker } from '../src/daemon/touch-tracker.js';
 import { restore } from '../src/restore/index.js';
 import { scan } from '../src/scan/index.js';
+import { openStore } from '../src/store.js';
 import { makeScanWorld, treeOf } from './fixtures/scan-world.js';
 import { makeTempDirs } from './helpers/temp.js';
 import { useWorlds } from './helpers/worlds.js';
@@ -142,5 +143,28 @@ describe('a folder made by a shell command', () => {
     await startTurn(w.session);
     await restore(w.session, '1', {});
     expect(await treeOf(w.root)).toEqual(atTurn1);
+  });
+});
+
+describe('an ignored folder holding a file a tool wrote by name, moved away by hand (a probe)', () => {
+  it('the watched scan records that file deleted, as the full scan does', async () => {
+    const dirs = await makeTempDirs('ckpt-watched-ignored-');
+    const root = dirs.workspace;
+    writeFileSync(join(root, '.gitignore'), 'build/\n');
+    mkdirSync(join(root, 'build'));
+    const store = await openStore({ dir: dirs.store });
+    try {
+      const session = await (await store.openWorkspace(root)).create();
+      await session.scan();
+      await session.capture(['build/x']);
+      writeFileSync(join(root, 'build', 'x'), 'the agent wrote this\n');
+      await session.settle(['build/x']);
+      await store.ctx.afterCall.drain(); // its owner record follows the answer
+      renameSync(join(root, 'build'), join(dirs.base, 'moved-away'));
+      const r = await session.scan({ changedPaths: async () => new Set(['build']) });
+      expect(r.files.map((f) => [f.path, f.change])).toEqual([['build/x', 'deleted']]);
+    } finally {
+      await store.close();
+    }
   });
 });

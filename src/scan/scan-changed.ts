@@ -233,6 +233,7 @@ function expand(touched: ReadonlySet<string>, prev: ScanIndex, owners: ReadonlyM
       // As in the full scan: an ignored path ckpt knows (a tool captured it by name) that is gone was
       // deleted (found by the watched-scan property test under load, then every run with its example).
       if (st === undefined && (prev.slotOf(path) >= 0 || owners.has(path))) add(path);
+      if (st === undefined || isDir) addGoneIgnored(prev, owners, probe, path, add);
       continue;
     }
     add(path);
@@ -250,9 +251,23 @@ function expand(touched: ReadonlySet<string>, prev: ScanIndex, owners: ReadonlyM
       if (s >= 0 && prev.kind[s] === KIND_DIR) addRecordedSubtree(prev, s, `${f}/`, add);
       const prefix = `${f}/`;
       for (const path of owners.keys()) if (path.startsWith(prefix) && !rules.isIgnoredPath(path)) add(path);
+      addGoneIgnored(prev, owners, probe, f, add);
     }
   }
   return [...out].sort();
+}
+
+/**
+ * A folder moved away, removed or replaced (one event: its name): the files below it that ckpt knows
+ * while their names are ignored — a tool wrote them by name: the index carries them, or an owner
+ * record names them — and that are gone are looked at too, as the full scan's deletions (a probe: a
+ * tool's file in an ignored `build/` outlived the folder moved away, and `restore N` made it again).
+ */
+function addGoneIgnored(prev: ScanIndex, owners: ReadonlyMap<string, FileImage>, probe: Probe, dir: string, add: (path: string) => void): void {
+  const prefix = `${dir}/`;
+  const gone = (path: string) => path.startsWith(prefix) && probe.lstat(path) === undefined;
+  for (const [slot, why] of prev.why) if (why === 'ignored' && gone(prev.paths[slot] as string)) add(prev.paths[slot] as string);
+  for (const [path, image] of owners) if (image.state !== 'absent' && gone(path)) add(path);
 }
 
 /**
