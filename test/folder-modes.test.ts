@@ -13,7 +13,7 @@ import { startTurn } from '../src/capture/turn.js';
 import { restore } from '../src/restore/index.js';
 import { entryForImage } from '../src/restore/plan-restore.js';
 import { scan } from '../src/scan/index.js';
-import { sameImage } from '../src/workspace/read-image.js';
+import { sameImage } from '../src/format/same-image.js';
 import { makeScanWorld, treeOf } from './fixtures/scan-world.js';
 import { useWorlds } from './helpers/worlds.js';
 

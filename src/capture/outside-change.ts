@@ -7,7 +7,7 @@
 // Costs nothing when nothing differs (no owner index read); only paths ckpt recorded are covered.
 import type { FileImage } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
-import { sameImage } from '../workspace/read-image.js';
+import { sameImage } from '../format/same-image.js';
 import { ownerImage, readOwners, type ReadOwners } from './owner-index.js';
 
 export interface OutsideChanges {

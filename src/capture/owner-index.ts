@@ -11,7 +11,7 @@ import { validateStoredPath } from '../format/stored-path.js';
 import type { WorkspaceContext } from '../context.js';
 import { SessionHandle } from '../session/session-handle.js';
 import { decodeInline } from '../storage/inline-store.js';
-import { sameImage } from '../workspace/read-image.js';
+import { sameImage } from '../format/same-image.js';
 import { afterCommit } from '../session/warnings.js';
 import { ownerWritesFromLogs, type LoggedWrite } from './owner-rebuild.js';
 

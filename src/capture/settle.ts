@@ -12,11 +12,13 @@ import type { InlineBlobs } from '../format/inline-blobs.js';
 import type { HotState } from '../session/hot-state.js';
 import { parseTag } from '../format/tag.js';
 import type { SessionHandle } from '../session/session-handle.js';
-import { replay } from '../session/replay.js';
+import { imageOfPlanEntry, replay } from '../session/replay.js';
+import { loadPlans, planOf } from '../session/restore-plans.js';
 import { appendWithHotState, loadHotState } from '../session/hot-snapshot.js';
 import { nextCaptureEvent, readImages, resolveInputs } from './capture.js';
 import { withWarnings } from '../session/warnings.js';
-import { recordOwnershipAfter } from './owner-index.js';
+import { ownerImage, readOwners, recordOwnershipAfter } from './owner-index.js';
+import { sameImage } from '../format/same-image.js';
 import { inlineOf } from '../format/inline-blobs.js';
 import { createInlineSink } from '../storage/inline-store.js';
 import { recordedLinkTarget } from '../workspace/link-target.js';
@@ -82,7 +84,7 @@ export async function settle(session: SessionHandle, inputs: readonly string[], 
       const inline = inlineOf(sink.inline(), files);
       return { type: 'settle', tag: t, files, ...(inline ? { inline } : {}) };
     };
-    const moved = captured && (await acrossPrompt(tx, state, captured as CapturedCall, images));
+    const moved = captured && (await acrossPrompt(session, tx, state, captured as CapturedCall, images));
     if (!moved) {
       await appendWithHotState(session, tx, [settleOf(tag ?? null, images)]);
       return tag ?? null;
@@ -122,27 +124,75 @@ async function targetsOfReplacedLinks(root: string, captured: readonly FileImage
 /**
  * A tool call across a prompt (DESIGN §10 "A tool call across a prompt"): captured before the last
  * turn began, settled after — a background subagent still writing when the user sent the next prompt.
- * The turn began with a scan (`looked`), and a path that scan saw changed has its record since (the
- * scan's settle); a path still only captured was as the capture found it at the prompt, so its write
- * belongs to this turn: its before-image is recorded again as a capture of this turn (the content
- * carried along from the first capture's event), which the settle of those paths then names — else
- * `restore` of this turn, which looks at this turn's captures, kept the write. Undefined otherwise.
+ * The turn began with a scan (`looked`), so what ckpt last saw of each path before that prompt is what
+ * it held there: the latest record of it after the capture (this session's, or another session's in
+ * the owner index) — the prompt's scan recorded a write made before it — else the capture's own
+ * before-image. A path whose settled state differs from that was written after the prompt: that state
+ * is recorded again as a capture of this turn (content carried along from the event that held it),
+ * which the settle of those paths then names — else `restore` of this turn, which looks at this turn's
+ * captures, kept the write. Deciding by content, not by whether a record exists (a two-session model
+ * test: a hand edit the prompt recorded, or another session's scan of the write, flipped the answer).
+ * Undefined otherwise.
  */
-async function acrossPrompt(tx: { read(): Promise<readonly EventBase[]> }, state: HotState, captured: CapturedCall, settled: readonly FileImage[]): Promise<{ capture: NewEvent & { tag: string }; paths: Set<string> } | undefined> {
+async function acrossPrompt(
+  session: SessionHandle,
+  tx: { read(): Promise<readonly EventBase[]> },
+  state: HotState,
+  captured: CapturedCall,
+  settled: readonly FileImage[],
+): Promise<{ capture: NewEvent & { tag: string }; paths: Set<string> } | undefined> {
   const turnSeq = state.retention.turns.at(-1)?.seq;
   if (state.lookedSince === undefined || turnSeq === undefined || captured.seq > turnSeq) return undefined;
-  const still = new Set(captured.files.filter((f) => state.known.get(f.path) === null).map((f) => f.path));
-  const paths = new Set(settled.map((i) => i.path).filter((p) => still.has(p) || [...still].some((s) => s.startsWith(`${p}/`))));
-  const before = captured.files.filter((f) => paths.has(f.path));
-  if (before.length === 0) return undefined;
-  const first = (await tx.read()).find((e) => e.seq === captured.seq) as { tool?: unknown; inline?: InlineBlobs } | undefined;
-  const inline = inlineOf(first?.inline, before);
-  const capture = nextCaptureEvent(state, before, {
-    tool: typeof first?.tool === 'string' ? first.tool : 'capture',
+  const events = await tx.read();
+  const first = events.find((e) => e.seq === captured.seq) as (EventBase & { tool?: unknown; inline?: InlineBlobs }) | undefined;
+  const promptAt = events.find((e) => e.seq === turnSeq)?.at;
+  if (!first || promptAt === undefined) return undefined;
+  const owners = await readOwners(session).catch(() => undefined);
+  const atPrompt = new Map<string, { image: FileImage; inline?: InlineBlobs }>();
+  for (const f of captured.files) atPrompt.set(f.path, { image: f, inline: first.inline });
+  // This session's records between the capture and the prompt, in order: the latest one wins. A
+  // restore committed meanwhile placed its plan's images (a restore's skipped paths are settled after).
+  const between = events.filter((e) => e.seq > captured.seq && e.seq < turnSeq);
+  const committed = new Set(between.filter((e) => e.type === 'restore_committed').map((e) => e.id));
+  const restores = between.filter((e) => e.type === 'restore_started' && committed.has(e.id));
+  await loadPlans(session.ctx.blobs, restores);
+  const seenAt = new Map<string, string>();
+  for (const e of between) {
+    const files = e.type === 'capture' || e.type === 'settle' ? ((e as { files?: FileImage[] }).files ?? []) : restores.includes(e) ? planOf(e).map(imageOfPlanEntry) : [];
+    for (const f of files) {
+      if (!atPrompt.has(f.path)) continue;
+      atPrompt.set(f.path, { image: f, inline: (e as { inline?: InlineBlobs }).inline });
+      seenAt.set(f.path, e.at);
+    }
+  }
+  // Another session's later record before the prompt (its scan may have recorded the write).
+  for (const path of atPrompt.keys()) {
+    const o = owners && Object.hasOwn(owners, path) ? owners[path]! : undefined;
+    if (!o || o.session === session.id || o.at <= first.at || o.at >= promptAt || o.at <= (seenAt.get(path) ?? '')) continue;
+    const image = ownerImage(path, o);
+    if (image) atPrompt.set(path, { image });
+  }
+  const moved = new Set<string>();
+  for (const now of settled) {
+    const then = atPrompt.get(now.path)?.image;
+    if (then && then.state !== 'skipped' && now.state !== 'skipped' && !sameImage(then, now)) moved.add(now.path);
+  }
+  if (moved.size === 0) return undefined;
+  // A folder the call made (settled with it, never captured) goes with a moved path below it.
+  const paths = new Set(settled.map((i) => i.path).filter((p) => moved.has(p) || (!atPrompt.has(p) && [...moved].some((m) => m.startsWith(`${p}/`)))));
+  const before = [...moved].map((p) => atPrompt.get(p)!);
+  const inline = mergeInline(before.map((b) => inlineOf(b.inline, [b.image])));
+  const capture = nextCaptureEvent(state, before.map((b) => b.image), {
+    tool: typeof first.tool === 'string' ? first.tool : 'capture',
     reason: `captured at ${captured.tag}, written after prompt ${state.lastTurnEvent}`,
-    extra: { ...(typeof captured.callId === 'string' ? { callId: captured.callId } : {}), ...(inline ? { inline } : {}) },
+    extra: { ...(typeof captured.callId === 'string' ? { callId: captured.callId } : {}), writtenAfter: promptAt, ...(inline ? { inline } : {}) },
   });
   return { capture, paths };
+}
+
+function mergeInline(parts: (InlineBlobs | undefined)[]): InlineBlobs | undefined {
+  const out = Object.assign({}, ...parts.filter((p) => p !== undefined)) as InlineBlobs;
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /**

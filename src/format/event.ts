@@ -49,6 +49,11 @@ export interface CaptureEvent extends EventBase {
   reason?: string;
   /** The agent's id of the tool call this capture was taken for (its settle finds it by this). */
   callId?: string;
+  /**
+   * A call captured before a prompt and written after it (settle.ts acrossPrompt): the prompt's time.
+   * The write came between it and this event, and `files` are what the paths held at it.
+   */
+  writtenAfter?: string;
   files: FileImage[];
   /** Content of small new blobs of `files`, carried in the event (format/inline-blobs.ts). */
   inline?: Record<string, string>;
@@ -186,6 +191,7 @@ function validatePayload(e: EventBase, where: { file?: string; line: number }): 
       validateFileImages(e.files, at);
       if (e.inline !== undefined) validateInline(e.inline, e.files as FileImage[], at);
       if (e.restoreId !== undefined && !isRestoreId(e.restoreId)) throw bad('restoreId');
+      if (e.writtenAfter !== undefined && (typeof e.writtenAfter !== 'string' || !Number.isFinite(Date.parse(e.writtenAfter)))) throw bad('writtenAfter');
       if (e.stageDirs !== undefined) {
         if (!Array.isArray(e.stageDirs)) throw bad('stageDirs');
         for (const d of e.stageDirs) validateStoredPath(d, at);

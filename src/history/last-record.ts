@@ -6,7 +6,7 @@ import type { EventBase, FileImage } from '../format/event.js';
 import { replay, type ReplayState } from '../session/replay.js';
 import { loadPlans } from '../session/restore-plans.js';
 import type { BlobStore } from '../storage/blob-store.js';
-import { sameImage } from '../workspace/read-image.js';
+import { sameImage } from '../format/same-image.js';
 
 /** The last record of `rel` when `present` differs from it (and it is not skipped); undefined when the present holds it. */
 export type RecordUnlessPresent = (rel: string, present: FileImage) => Promise<FileImage | undefined>;

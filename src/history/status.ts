@@ -19,7 +19,8 @@ import { gitBlobId } from '../workspace/git-repo.js';
 import { createIgnoreRules } from '../workspace/ignore-rules.js';
 import { readLinkTarget, TARGET_NOT_UTF8 } from '../workspace/link-target.js';
 import { createListPool, readFilesSync, READ_FAILED, READ_GONE, type ListPool } from '../workspace/list-dir.js';
-import { sameImage, sha256 } from '../workspace/read-image.js';
+import { sha256 } from '../workspace/read-image.js';
+import { sameImage } from '../format/same-image.js';
 import { readPresent } from '../restore/present.js';
 import { sessionLinks, type SessionLinks } from './links.js';
 

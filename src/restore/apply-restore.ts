@@ -17,7 +17,7 @@ import { imageOfPlanEntry, replay, type ReplayState } from '../session/replay.js
 import { planFields, resultFields } from '../session/restore-plans.js';
 import { recordOwnership } from '../capture/owner-index.js';
 import type { EventLogTx } from '../storage/event-log.js';
-import { sameImage } from '../workspace/read-image.js';
+import { sameImage } from '../format/same-image.js';
 import { placeEntries } from './place.js';
 import { seenOf, type SeenFile } from './place-guard.js';
 import { lstatQuiet } from '../workspace/changed-at.js';

@@ -18,7 +18,7 @@ import { removedHistories } from '../session/removed-sessions.js';
 import { createSessionStore } from '../session/session-store.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { spillInline } from '../storage/inline-store.js';
-import { sameImage } from '../workspace/read-image.js';
+import { sameImage } from '../format/same-image.js';
 import { readPresentImages } from './present.js';
 
 /** Why a fork-point image is `skipped`: its content was collected before the fork could keep it. */

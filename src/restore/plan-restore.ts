@@ -6,7 +6,7 @@ import type { EventBase, FileImage, RestorePlanEntry } from '../format/event.js'
 import { isStoredPath } from '../format/stored-path.js';
 import { matchesFilter, restoreImagesAt } from '../session/positions.js';
 import { replay, type ReplayState } from '../session/replay.js';
-import { sameImage } from '../workspace/read-image.js';
+import { sameImage } from '../format/same-image.js';
 
 /**
  * One planned change. `newDirs` (deletes) appears only in plans journaled by older versions: how many

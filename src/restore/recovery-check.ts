@@ -8,7 +8,7 @@
 import { CkptError } from '../errors.js';
 import type { CaptureEvent, EventBase, FileImage, RestoreStartedEvent } from '../format/event.js';
 import type { BlobStore } from '../storage/blob-store.js';
-import { sameImage } from '../workspace/read-image.js';
+import { sameImage } from '../format/same-image.js';
 import { imageOfPlanEntry } from '../session/replay.js';
 import type { PlannedEntry } from './plan-restore.js';
 import { mapLimit, readPresent } from './present.js';

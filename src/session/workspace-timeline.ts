@@ -20,6 +20,9 @@ import type { SessionMetadata } from './metadata.js';
 import type { SessionHandle } from './session-handle.js';
 import { createSessionStore } from './session-store.js';
 import { removedHistories } from './removed-sessions.js';
+import { sameImage } from '../format/same-image.js';
+import { loadedPlan, loadPlans } from './restore-plans.js';
+import { imageOfPlanEntry } from './replay.js';
 
 /** A capture of the timeline; `session` is set on another session's capture (its tag is that session's). */
 export type TimelineCapture = CaptureEvent & { session?: string };
@@ -62,35 +65,39 @@ export function mergeTimeline(events: readonly EventBase[], others: readonly Oth
   const sources: EventBase[] = [];
   let rank = own.length;
   const lookedTurns = events.filter((e) => e.type === 'turn' && e.looked === true).map((e) => e.at);
-  const ownRecords = new Map<string, string[]>();
-  for (const c of own) for (const f of c.files) (ownRecords.get(f.path) ?? ownRecords.set(f.path, []).get(f.path)!).push(c.at);
+  const seen = observations(events, others, ancestorCopies);
+  const used = new Set<string>();
   for (const other of others) {
     const skipThrough = Math.max(other.copiedThrough, ancestorCopies.get(other.id) ?? 0);
     const pruned = prunedThrough(other.events);
-    const settledAt = settleTimes(other.events);
-    let used = false;
+    const settled = settleImages(other.events);
     for (const e of other.events) {
       if (e.type !== 'capture' || e.seq <= skipThrough) continue;
       const c = e as CaptureEvent;
       // A fork's record holds the images at its fork point, not the workspace at the time it was made.
       if (c.tool === FORK_TOOL) continue;
       const files = e.seq < pruned ? c.files.map(prunedImage(other.id)) : c.files;
-      // The call's write came after a prompt of the owner whose scan saw the path as the capture did
-      // (the owner recorded nothing of it since): at that prompt the path held the before-image, so it
-      // is placed again at its settle (as settle.ts acrossPrompt does within one session; a race probe:
-      // B's call in flight across A's prompt 1, and A's `restore 1` kept B's write).
-      for (const [at, paths] of writtenAfterOwnPrompt(c, settledAt.get(c.tag as string), lookedTurns, ownRecords)) {
+      // A call that session recorded as written after its prompt: its write lies between that prompt
+      // and this event, which holds what the paths held at the prompt — placed there, and at its settle
+      // again for a prompt of the owner before the write (below; a two-session model test: placed at
+      // its own time, another session's restore to a prompt after the write undid it).
+      const from = typeof c.writtenAfter === 'string' && c.writtenAfter < c.at ? c.writtenAfter : c.at;
+      // The call's write came after a prompt of the owner: at that prompt the path held what ckpt last
+      // saw of it (else the capture's before-image), which is placed again at the call's settle (as
+      // settle.ts acrossPrompt does within one session; a race probe: B's call in flight across A's
+      // prompt 1, and A's `restore 1` kept B's write).
+      for (const [at, images] of writtenAfterOwnPrompt(from, files, settled.get(c.tag as string), lookedTurns, seen, used)) {
         const late = baseOf(at);
-        merged.push({ c: { ...c, files: files.filter((f) => paths.has(f.path)), seq: late + 0.5, session: other.id }, key: late + 0.5, at, rank: rank++ });
-        used = true;
+        merged.push({ c: { ...c, files: images, seq: late + 0.5, session: other.id }, key: late + 0.5, at, rank: rank++ });
+        used.add(other.id);
       }
-      const base = baseOf(c.at);
+      const base = baseOf(from);
       if (base === 0) continue; // before the owner existed: before every position of it
-      merged.push({ c: { ...c, files, seq: base + 0.5, session: other.id }, key: base + 0.5, at: c.at, rank: rank++ });
-      used = true;
+      merged.push({ c: { ...c, files, seq: base + 0.5, session: other.id }, key: base + 0.5, at: from, rank: rank++ });
+      used.add(other.id);
     }
-    if (used) sources.push(...other.events);
   }
+  for (const other of others) if (used.has(other.id)) sources.push(...other.events);
   merged.sort((a, b) => a.key - b.key || (a.at < b.at ? -1 : a.at > b.at ? 1 : 0) || a.rank - b.rank);
   return { captures: merged.map((m) => m.c), sources };
 }
@@ -107,31 +114,88 @@ export function timelinePosition(events: readonly EventBase[], tag: string): num
   return parsed.kind !== 'seq' && parsed.k > 0 ? seq + 0.75 : seq;
 }
 
-/** For each capture tag of `events`, when each path it names was settled (the last settle naming it). */
-function settleTimes(events: readonly EventBase[]): Map<string, Map<string, string>> {
-  const out = new Map<string, Map<string, string>>();
+/** For each capture tag of `events`, each path's settled image and when (the last settle naming it). */
+function settleImages(events: readonly EventBase[]): Map<string, Map<string, { at: string; image: FileImage }>> {
+  const out = new Map<string, Map<string, { at: string; image: FileImage }>>();
   for (const e of events) {
     if (e.type !== 'settle' || typeof e.tag !== 'string') continue;
     const paths = out.get(e.tag) ?? out.set(e.tag, new Map()).get(e.tag)!;
-    for (const f of (e.files as FileImage[] | undefined) ?? []) paths.set(f.path, e.at);
+    for (const f of (e.files as FileImage[] | undefined) ?? []) paths.set(f.path, { at: e.at, image: f });
   }
   return out;
 }
 
+/** What a session's event saw of a path: a capture's before-image, a settle's after-image, a committed restore's placement. */
+interface Observation {
+  at: string;
+  session: string;
+  image: FileImage;
+}
+
 /**
- * The paths of another session's capture `c` settled after a looked prompt of the owner that came
- * after the capture, with no record of the owner in between, grouped by settle time.
+ * Every image of every path the owner's and the other sessions' captures and settles recorded, by
+ * path, in time order (events held as copies of another session's are taken from that session).
  */
-function writtenAfterOwnPrompt(c: CaptureEvent, settled: ReadonlyMap<string, string> | undefined, lookedTurns: readonly string[], ownRecords: ReadonlyMap<string, string[]>): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>();
+function observations(events: readonly EventBase[], others: readonly OtherHistory[], ancestorCopies: ReadonlyMap<string, number>): Map<string, Observation[]> {
+  const out = new Map<string, Observation[]>();
+  const add = (session: string, list: readonly EventBase[], skipThrough: number, pruned: number) => {
+    const committedAt = new Map(list.filter((e) => e.type === 'restore_committed').map((e) => [e.id, e.at]));
+    for (const e of list) {
+      if (e.seq <= skipThrough) continue;
+      // A committed restore's plan (when loaded: workspaceTimeline): what it placed held from its commit.
+      const plan = e.type === 'restore_started' && committedAt.has(e.id) ? loadedPlan(e) : undefined;
+      if (plan) for (const entry of plan) (out.get(entry.path) ?? out.set(entry.path, []).get(entry.path)!).push({ at: committedAt.get(e.id) as string, session, image: imageOfPlanEntry(entry) });
+      if ((e.type !== 'capture' && e.type !== 'settle') || (e.type === 'capture' && e.tool === FORK_TOOL)) continue;
+      for (const f of (e.files as FileImage[] | undefined) ?? []) {
+        const image = e.seq < pruned && e.type === 'capture' ? prunedImage(session)(f) : f;
+        (out.get(f.path) ?? out.set(f.path, []).get(f.path)!).push({ at: e.at, session, image });
+      }
+    }
+  };
+  add('', events, 0, 0);
+  for (const o of others) add(o.id, o.events, Math.max(o.copiedThrough, ancestorCopies.get(o.id) ?? 0), prunedThrough(o.events));
+  for (const list of out.values()) list.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  return out;
+}
+
+/**
+ * The paths of another session's capture (`files`, holding from `from`) written after the owner's last looked prompt before
+ * their settle, with the image each held at that prompt, grouped by settle time. The image at the
+ * prompt is the latest any session recorded after the capture and before the prompt (the prompt's
+ * scan recorded a write made before it), else the capture's; the write came after the prompt when the
+ * settled image differs from it (decided by content: whether some record exists in between told it
+ * wrong when the record was a hand edit, another call's, or the call's own write: a two-session
+ * model test). `used` gets the sessions whose records were taken (their inline content is needed).
+ */
+function writtenAfterOwnPrompt(
+  /** When the capture's images held (its time, or the prompt its call was written after). */
+  from: string,
+  files: readonly FileImage[],
+  settled: ReadonlyMap<string, { at: string; image: FileImage }> | undefined,
+  lookedTurns: readonly string[],
+  seen: ReadonlyMap<string, Observation[]>,
+  used: Set<string>,
+): Map<string, FileImage[]> {
+  const out = new Map<string, FileImage[]>();
   if (!settled) return out;
-  for (const f of c.files) {
-    const at = settled.get(f.path);
-    if (at === undefined || at <= c.at || !lookedTurns.some((t) => t > c.at && t < at)) continue;
-    if ((ownRecords.get(f.path) ?? []).some((t) => t > c.at && t < at)) continue;
-    (out.get(at) ?? out.set(at, new Set()).get(at)!).add(f.path);
+  for (const f of files) {
+    const s = settled.get(f.path);
+    if (!s || s.at <= from) continue;
+    const prompt = lastOf(lookedTurns, (t) => t > from && t < s.at);
+    if (prompt === undefined) continue;
+    const last = lastOf(seen.get(f.path) ?? [], (o) => o.at > from && o.at < prompt);
+    const then = last?.image ?? f;
+    if (then.state === 'skipped' || s.image.state === 'skipped' || sameImage(then, s.image)) continue;
+    if (last && last.session !== '') used.add(last.session);
+    (out.get(s.at) ?? out.set(s.at, []).get(s.at)!).push(then);
   }
   return out;
+}
+
+/** The last element of `list` that `ok` accepts (Array.prototype.findLast: not in this build's lib). */
+function lastOf<T>(list: readonly T[], ok: (item: T) => boolean): T | undefined {
+  for (let i = list.length - 1; i >= 0; i--) if (ok(list[i]!)) return list[i];
+  return undefined;
 }
 
 function prunedImage(session: string): (f: FileImage) => FileImage {
@@ -179,5 +243,30 @@ export async function workspaceTimeline(session: SessionHandle, events: readonly
   for (const r of await removedHistories(session.ctx, since)) {
     if (r.id !== owner && r.id !== session.id && r.lastAt >= since) others.push({ id: r.id, events: r.events, copiedThrough: 0 });
   }
+  // What a restore committed placed is a record too (observations below): plans kept in blobs are
+  // loaded only when another session's call was settled after a prompt of the owner that came after it.
+  if (others.length > 0 && straddling(events, others)) {
+    for (const list of [events, ...others.map((o) => o.events)]) {
+      const committed = new Set(list.filter((e) => e.type === 'restore_committed').map((e) => e.id));
+      await loadPlans(session.ctx.blobs, list, (e) => e.type === 'restore_started' && committed.has(e.id));
+    }
+  }
   return mergeTimeline(events, others, ancestorCopies);
+}
+
+/** Whether some other session's call was settled after a looked prompt of the owner that came after its capture. */
+function straddling(events: readonly EventBase[], others: readonly OtherHistory[]): boolean {
+  const looked = events.filter((e) => e.type === 'turn' && e.looked === true).map((e) => e.at);
+  if (looked.length === 0) return false;
+  for (const o of others) {
+    const captured = new Map<string, string>();
+    for (const e of o.events) {
+      if (e.type === 'capture' && typeof e.tag === 'string') captured.set(e.tag, typeof e.writtenAfter === 'string' ? e.writtenAfter : e.at);
+      else if (e.type === 'settle' && typeof e.tag === 'string') {
+        const from = captured.get(e.tag);
+        if (from !== undefined && looked.some((t) => t > from && t < e.at)) return true;
+      }
+    }
+  }
+  return false;
 }
