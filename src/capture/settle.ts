@@ -13,7 +13,7 @@ import type { HotState } from '../session/hot-state.js';
 import { parseTag } from '../format/tag.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { imageOfPlanEntry, replay } from '../session/replay.js';
-import { loadPlans, planOf } from '../session/restore-plans.js';
+import { loadedPlan, loadPlans } from '../session/restore-plans.js';
 import { appendWithHotState, loadHotState } from '../session/hot-snapshot.js';
 import { nextCaptureEvent, readImages, resolveInputs } from './capture.js';
 import { withWarnings } from '../session/warnings.js';
@@ -154,11 +154,13 @@ async function acrossPrompt(
   // restore committed meanwhile placed its plan's images (a restore's skipped paths are settled after).
   const between = events.filter((e) => e.seq > captured.seq && e.seq < turnSeq);
   const committed = new Set(between.filter((e) => e.type === 'restore_committed').map((e) => e.id));
+  // A plan that cannot be read is left out (the settle must not fail on an old restore's journal).
   const restores = between.filter((e) => e.type === 'restore_started' && committed.has(e.id));
-  await loadPlans(session.ctx.blobs, restores);
+  await loadPlans(session.ctx.blobs, restores).catch(() => {});
   const seenAt = new Map<string, string>();
   for (const e of between) {
-    const files = e.type === 'capture' || e.type === 'settle' ? ((e as { files?: FileImage[] }).files ?? []) : restores.includes(e) ? planOf(e).map(imageOfPlanEntry) : [];
+    const plan = restores.includes(e) ? loadedPlan(e) : undefined;
+    const files = e.type === 'capture' || e.type === 'settle' ? ((e as { files?: FileImage[] }).files ?? []) : (plan?.map(imageOfPlanEntry) ?? []);
     for (const f of files) {
       if (!atPrompt.has(f.path)) continue;
       atPrompt.set(f.path, { image: f, inline: (e as { inline?: InlineBlobs }).inline });

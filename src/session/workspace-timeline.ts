@@ -65,7 +65,9 @@ export function mergeTimeline(events: readonly EventBase[], others: readonly Oth
   const sources: EventBase[] = [];
   let rank = own.length;
   const lookedTurns = events.filter((e) => e.type === 'turn' && e.looked === true).map((e) => e.at);
-  const seen = observations(events, others, ancestorCopies);
+  // Every session's records by path: made once, when the first call across an owner's prompt needs them.
+  let seenBy: Map<string, Observation[]> | undefined;
+  const seen = () => (seenBy ??= observations(events, others, ancestorCopies));
   const used = new Set<string>();
   for (const other of others) {
     const skipThrough = Math.max(other.copiedThrough, ancestorCopies.get(other.id) ?? 0);
@@ -173,7 +175,7 @@ function writtenAfterOwnPrompt(
   files: readonly FileImage[],
   settled: ReadonlyMap<string, { at: string; image: FileImage }> | undefined,
   lookedTurns: readonly string[],
-  seen: ReadonlyMap<string, Observation[]>,
+  seen: () => ReadonlyMap<string, Observation[]>,
   used: Set<string>,
 ): Map<string, FileImage[]> {
   const out = new Map<string, FileImage[]>();
@@ -183,7 +185,7 @@ function writtenAfterOwnPrompt(
     if (!s || s.at <= from) continue;
     const prompt = lastOf(lookedTurns, (t) => t > from && t < s.at);
     if (prompt === undefined) continue;
-    const last = lastOf(seen.get(f.path) ?? [], (o) => o.at > from && o.at < prompt);
+    const last = lastOf(seen().get(f.path) ?? [], (o) => o.at > from && o.at < prompt);
     const then = last?.image ?? f;
     if (then.state === 'skipped' || s.image.state === 'skipped' || sameImage(then, s.image)) continue;
     if (last && last.session !== '') used.add(last.session);
@@ -248,7 +250,8 @@ export async function workspaceTimeline(session: SessionHandle, events: readonly
   if (others.length > 0 && straddling(events, others)) {
     for (const list of [events, ...others.map((o) => o.events)]) {
       const committed = new Set(list.filter((e) => e.type === 'restore_committed').map((e) => e.id));
-      await loadPlans(session.ctx.blobs, list, (e) => e.type === 'restore_started' && committed.has(e.id));
+      // A plan that cannot be read is left out here: what needs it (a restore's drift check) reports it.
+      await loadPlans(session.ctx.blobs, list, (e) => e.type === 'restore_started' && committed.has(e.id)).catch(() => {});
     }
   }
   return mergeTimeline(events, others, ancestorCopies);
