@@ -160,7 +160,9 @@ async function acrossPrompt(
   const seenAt = new Map<string, string>();
   for (const e of between) {
     const plan = restores.includes(e) ? loadedPlan(e) : undefined;
-    const files = e.type === 'capture' || e.type === 'settle' ? ((e as { files?: FileImage[] }).files ?? []) : (plan?.map(imageOfPlanEntry) ?? []);
+    // A capture moved from an earlier call holds what its paths held at an earlier prompt, not at its own time.
+    const records = (e.type === 'capture' && e.movedFrom === undefined) || e.type === 'settle';
+    const files = records ? ((e as { files?: FileImage[] }).files ?? []) : (plan?.map(imageOfPlanEntry) ?? []);
     for (const f of files) {
       if (!atPrompt.has(f.path)) continue;
       atPrompt.set(f.path, { image: f, inline: (e as { inline?: InlineBlobs }).inline });
@@ -187,7 +189,7 @@ async function acrossPrompt(
   const capture = nextCaptureEvent(state, before.map((b) => b.image), {
     tool: typeof first.tool === 'string' ? first.tool : 'capture',
     reason: `captured at ${captured.tag}, written after prompt ${state.lastTurnEvent}`,
-    extra: { ...(typeof captured.callId === 'string' ? { callId: captured.callId } : {}), writtenAfter: promptAt, ...(inline ? { inline } : {}) },
+    extra: { ...(typeof captured.callId === 'string' ? { callId: captured.callId } : {}), movedFrom: captured.tag, ...(inline ? { inline } : {}) },
   });
   return { capture, paths };
 }

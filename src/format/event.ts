@@ -50,10 +50,10 @@ export interface CaptureEvent extends EventBase {
   /** The agent's id of the tool call this capture was taken for (its settle finds it by this). */
   callId?: string;
   /**
-   * A call captured before a prompt and written after it (settle.ts acrossPrompt): the prompt's time.
-   * The write came between it and this event, and `files` are what the paths held at it.
+   * A call captured before a prompt and written after it (settle.ts acrossPrompt): the tag of the
+   * capture that first recorded it. `files` are what the paths held at the prompt.
    */
-  writtenAfter?: string;
+  movedFrom?: string;
   files: FileImage[];
   /** Content of small new blobs of `files`, carried in the event (format/inline-blobs.ts). */
   inline?: Record<string, string>;
@@ -191,7 +191,7 @@ function validatePayload(e: EventBase, where: { file?: string; line: number }): 
       validateFileImages(e.files, at);
       if (e.inline !== undefined) validateInline(e.inline, e.files as FileImage[], at);
       if (e.restoreId !== undefined && !isRestoreId(e.restoreId)) throw bad('restoreId');
-      if (e.writtenAfter !== undefined && (typeof e.writtenAfter !== 'string' || !Number.isFinite(Date.parse(e.writtenAfter)))) throw bad('writtenAfter');
+      if (e.movedFrom !== undefined && (typeof e.movedFrom !== 'string' || !isTag(e.movedFrom))) throw bad('movedFrom');
       if (e.stageDirs !== undefined) {
         if (!Array.isArray(e.stageDirs)) throw bad('stageDirs');
         for (const d of e.stageDirs) validateStoredPath(d, at);

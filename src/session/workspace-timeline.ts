@@ -76,26 +76,23 @@ export function mergeTimeline(events: readonly EventBase[], others: readonly Oth
     for (const e of other.events) {
       if (e.type !== 'capture' || e.seq <= skipThrough) continue;
       const c = e as CaptureEvent;
-      // A fork's record holds the images at its fork point, not the workspace at the time it was made.
-      if (c.tool === FORK_TOOL) continue;
+      // A fork's record holds the images at its fork point, not the workspace at the time it was made;
+      // a capture moved from an earlier call holds what its paths held at that session's prompt, its
+      // write lay somewhere after: here the call is its first capture, settled by the moved one's settle.
+      if (c.tool === FORK_TOOL || c.movedFrom !== undefined) continue;
       const files = e.seq < pruned ? c.files.map(prunedImage(other.id)) : c.files;
-      // A call that session recorded as written after its prompt: its write lies between that prompt
-      // and this event, which holds what the paths held at the prompt — placed there, and at its settle
-      // again for a prompt of the owner before the write (below; a two-session model test: placed at
-      // its own time, another session's restore to a prompt after the write undid it).
-      const from = typeof c.writtenAfter === 'string' && c.writtenAfter < c.at ? c.writtenAfter : c.at;
       // The call's write came after a prompt of the owner: at that prompt the path held what ckpt last
       // saw of it (else the capture's before-image), which is placed again at the call's settle (as
       // settle.ts acrossPrompt does within one session; a race probe: B's call in flight across A's
       // prompt 1, and A's `restore 1` kept B's write).
-      for (const [at, images] of writtenAfterOwnPrompt(from, files, settled.get(c.tag as string), lookedTurns, seen, used)) {
+      for (const [at, images] of writtenAfterOwnPrompt(c.at, files, settled.get(c.tag as string), lookedTurns, seen, used)) {
         const late = baseOf(at);
         merged.push({ c: { ...c, files: images, seq: late + 0.5, session: other.id }, key: late + 0.5, at, rank: rank++ });
         used.add(other.id);
       }
-      const base = baseOf(from);
+      const base = baseOf(c.at);
       if (base === 0) continue; // before the owner existed: before every position of it
-      merged.push({ c: { ...c, files, seq: base + 0.5, session: other.id }, key: base + 0.5, at: from, rank: rank++ });
+      merged.push({ c: { ...c, files, seq: base + 0.5, session: other.id }, key: base + 0.5, at: c.at, rank: rank++ });
       used.add(other.id);
     }
   }
@@ -116,12 +113,18 @@ export function timelinePosition(events: readonly EventBase[], tag: string): num
   return parsed.kind !== 'seq' && parsed.k > 0 ? seq + 0.75 : seq;
 }
 
-/** For each capture tag of `events`, each path's settled image and when (the last settle naming it). */
+/**
+ * For each capture tag of `events`, each path's settled image and when (the last settle naming it). A
+ * settle of a capture moved from an earlier call (`movedFrom`) counts as that call's.
+ */
 function settleImages(events: readonly EventBase[]): Map<string, Map<string, { at: string; image: FileImage }>> {
   const out = new Map<string, Map<string, { at: string; image: FileImage }>>();
+  const callOf = new Map<string, string>();
   for (const e of events) {
+    if (e.type === 'capture' && typeof e.tag === 'string' && typeof e.movedFrom === 'string') callOf.set(e.tag, callOf.get(e.movedFrom) ?? e.movedFrom);
     if (e.type !== 'settle' || typeof e.tag !== 'string') continue;
-    const paths = out.get(e.tag) ?? out.set(e.tag, new Map()).get(e.tag)!;
+    const tag = callOf.get(e.tag) ?? e.tag;
+    const paths = out.get(tag) ?? out.set(tag, new Map()).get(tag)!;
     for (const f of (e.files as FileImage[] | undefined) ?? []) paths.set(f.path, { at: e.at, image: f });
   }
   return out;
@@ -147,7 +150,7 @@ function observations(events: readonly EventBase[], others: readonly OtherHistor
       // A committed restore's plan (when loaded: workspaceTimeline): what it placed held from its commit.
       const plan = e.type === 'restore_started' && committedAt.has(e.id) ? loadedPlan(e) : undefined;
       if (plan) for (const entry of plan) (out.get(entry.path) ?? out.set(entry.path, []).get(entry.path)!).push({ at: committedAt.get(e.id) as string, session, image: imageOfPlanEntry(entry) });
-      if ((e.type !== 'capture' && e.type !== 'settle') || (e.type === 'capture' && e.tool === FORK_TOOL)) continue;
+      if ((e.type !== 'capture' && e.type !== 'settle') || (e.type === 'capture' && (e.tool === FORK_TOOL || e.movedFrom !== undefined))) continue;
       for (const f of (e.files as FileImage[] | undefined) ?? []) {
         const image = e.seq < pruned && e.type === 'capture' ? prunedImage(session)(f) : f;
         (out.get(f.path) ?? out.set(f.path, []).get(f.path)!).push({ at: e.at, session, image });
@@ -161,7 +164,7 @@ function observations(events: readonly EventBase[], others: readonly OtherHistor
 }
 
 /**
- * The paths of another session's capture (`files`, holding from `from`) written after the owner's last looked prompt before
+ * The paths of another session's capture (`files`, made at `from`) written after the owner's last looked prompt before
  * their settle, with the image each held at that prompt, grouped by settle time. The image at the
  * prompt is the latest any session recorded after the capture and before the prompt (the prompt's
  * scan recorded a write made before it), else the capture's; the write came after the prompt when the
@@ -170,7 +173,7 @@ function observations(events: readonly EventBase[], others: readonly OtherHistor
  * model test). `used` gets the sessions whose records were taken (their inline content is needed).
  */
 function writtenAfterOwnPrompt(
-  /** When the capture's images held (its time, or the prompt its call was written after). */
+  /** The capture's time. */
   from: string,
   files: readonly FileImage[],
   settled: ReadonlyMap<string, { at: string; image: FileImage }> | undefined,
@@ -264,7 +267,7 @@ function straddling(events: readonly EventBase[], others: readonly OtherHistory[
   for (const o of others) {
     const captured = new Map<string, string>();
     for (const e of o.events) {
-      if (e.type === 'capture' && typeof e.tag === 'string') captured.set(e.tag, typeof e.writtenAfter === 'string' ? e.writtenAfter : e.at);
+      if (e.type === 'capture' && typeof e.tag === 'string') captured.set(e.tag, (typeof e.movedFrom === 'string' ? captured.get(e.movedFrom) : undefined) ?? e.at);
       else if (e.type === 'settle' && typeof e.tag === 'string') {
         const from = captured.get(e.tag);
         if (from !== undefined && looked.some((t) => t > from && t < e.at)) return true;
