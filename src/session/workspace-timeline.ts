@@ -152,12 +152,13 @@ function observations(events: readonly EventBase[], others: readonly OtherHistor
       if (plan) for (const entry of plan) (out.get(entry.path) ?? out.set(entry.path, []).get(entry.path)!).push({ at: committedAt.get(e.id) as string, session, image: imageOfPlanEntry(entry) });
       if ((e.type !== 'capture' && e.type !== 'settle') || (e.type === 'capture' && (e.tool === FORK_TOOL || e.movedFrom !== undefined))) continue;
       for (const f of (e.files as FileImage[] | undefined) ?? []) {
-        const image = e.seq < pruned && e.type === 'capture' ? prunedImage(session)(f) : f;
+        // Before the prune point a blob may be gone (retention keeps only the latest after-states).
+        const image = e.seq < pruned ? prunedImage(session)(f) : f;
         (out.get(f.path) ?? out.set(f.path, []).get(f.path)!).push({ at: e.at, session, image });
       }
     }
   };
-  add('', events, 0, 0);
+  add('', events, 0, prunedThrough(events));
   for (const o of others) add(o.id, o.events, Math.max(o.copiedThrough, ancestorCopies.get(o.id) ?? 0), prunedThrough(o.events));
   for (const list of out.values()) list.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   return out;
