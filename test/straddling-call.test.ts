@@ -43,6 +43,19 @@ describe('a tool call across a prompt', () => {
     expect(await readFile(w('f.txt'), 'utf8')).toBe('S0');
   });
 
+  // A hook property seed: the fork holds the call's first capture as a copy, so on its timeline the
+  // capture recorded at the settle (movedFrom) is the call's record, at its own time.
+  it('a fork at 2, then the write after prompt 2 in the parent: the fork\'s restore 2 undoes it', async () => {
+    await prompt('one');
+    await session.capture(['f.txt'], { tool: 'Write', callId: 'bg-1' });
+    await prompt('two');
+    const fork = await ws.get((await ws.fork(session.id, { atTag: '2' })).id);
+    await writeFile(w('f.txt'), 'S1');
+    await session.settle(['f.txt'], { callId: 'bg-1' });
+    await fork.restore('2', { force: true });
+    expect(await readFile(w('f.txt'), 'utf8')).toBe('S0');
+  });
+
   it('written before prompt 2 (its scan saw it): restore 2 keeps the write, restore 1 undoes it', async () => {
     await prompt('one');
     await session.capture(['f.txt'], { tool: 'Write', callId: 'bg-1' });

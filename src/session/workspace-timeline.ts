@@ -73,13 +73,16 @@ export function mergeTimeline(events: readonly EventBase[], others: readonly Oth
     const skipThrough = Math.max(other.copiedThrough, ancestorCopies.get(other.id) ?? 0);
     const pruned = prunedThrough(other.events);
     const settled = settleImages(other.events);
+    const taken = new Set(other.events.filter((e) => e.type === 'capture' && e.seq > skipThrough).map((e) => e.tag));
     for (const e of other.events) {
       if (e.type !== 'capture' || e.seq <= skipThrough) continue;
       const c = e as CaptureEvent;
       // A fork's record holds the images at its fork point, not the workspace at the time it was made;
       // a capture moved from an earlier call holds what its paths held at that session's prompt, its
-      // write lay somewhere after: here the call is its first capture, settled by the moved one's settle.
-      if (c.tool === FORK_TOOL || c.movedFrom !== undefined) continue;
+      // write lay somewhere after: here the call is its first capture, settled by the moved one's settle
+      // — unless that first capture is one the owner holds as a copy (a fork made in between: a
+      // hook property seed), where the moved one is placed at its own time, as before.
+      if (c.tool === FORK_TOOL || (c.movedFrom !== undefined && taken.has(c.movedFrom))) continue;
       const files = e.seq < pruned ? c.files.map(prunedImage(other.id)) : c.files;
       // The call's write came after a prompt of the owner: at that prompt the path held what ckpt last
       // saw of it (else the capture's before-image), which is placed again at the call's settle (as
