@@ -42,8 +42,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ op: fc.constant('fileToDir' as const), path: file }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('rules' as const), text: fc.constantFrom('*.log\n', '*.log\nb.txt\n', '', '.gitignore\n*.log\nb.txt\n') }) },
   // A folder's rule file. One that ignores everything there (itself too: git still reads it) is in the
-  // fixed examples only: with a tool-written ignored file below it, two full scans of the same history
-  // differed once under load (seed -805131338, DESIGN "Watched scans at inotify's limits…": open).
+  // fixed examples and watched-scan-probe.test.ts (seed -805131338 found its new-folder case, fixed;
+  // DESIGN "Watched scans at inotify's limits…").
   { weight: 1, arbitrary: fc.record({ op: fc.constant('rules' as const), text: fc.constantFrom('c.txt\n', '*.txt\n!c.txt\n', 'e/\n'), dir: fc.constantFrom('d', 'g') }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('captureSettle' as const), path: file, content }) },
 );

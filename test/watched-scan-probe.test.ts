@@ -168,3 +168,25 @@ describe('an ignored folder holding a file a tool wrote by name, moved away by h
     }
   });
 });
+
+describe('a new folder whose rule file ignores everything in it, itself too', () => {
+  it('gives way to the full scan: the rule file applies (else the index kept the old rules)', async () => {
+    const dirs = await makeTempDirs('ckpt-watched-self-ignoring-');
+    const root = dirs.workspace;
+    writeFileSync(join(root, 'a.txt'), 'a\n');
+    const store = await openStore({ dir: dirs.store });
+    try {
+      const session = await (await store.openWorkspace(root)).create();
+      await session.scan();
+      mkdirSync(join(root, 'g'));
+      writeFileSync(join(root, 'g', '.gitignore'), '*\n');
+      writeFileSync(join(root, 'g', 'x.txt'), 'x\n');
+      // The watcher saw the folder made; its rule file was written before the folder had a watch.
+      const r = await session.scan({ changedPaths: async () => new Set(['g']) });
+      expect(r.watched, 'the full scan answered').toBeUndefined();
+      expect(r.files.map((f) => [f.path, f.change])).toEqual([['g', 'created']]);
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -327,7 +327,8 @@ function listTree(root: string, dir: string, rules: IgnoreRules, add: (path: str
   for (const e of entries) {
     const path = `${dir}/${e.name}`;
     const isDir = e.isDirectory();
-    if (rules.isIgnoredPath(path, isDir)) continue;
+    // A rule file its own rules ignore still applies (add declines for it): the folder's first look.
+    if (rules.isIgnoredPath(path, isDir) && !RULE_FILES.has(e.name)) continue;
     add(path);
     if (isDir) listTree(root, path, rules, add);
   }
