@@ -8,7 +8,7 @@
 // (some over such hand edits) whose restores must give that turn's snapshot (then undone); at the end every prompt exports and
 // restores as its snapshot. Fast in `npm test`; CKPT_PROPERTY_RUNS for more.
 import { spawnSync } from 'node:child_process';
-import { chmod, lstat, mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -20,6 +20,7 @@ import type { AgentSpec } from '../src/hooks/agent-spec.js';
 import { agentSessionId } from '../src/session/agent-link.js';
 import { claudeEvents as ev, claudeSession } from './fixtures/claude-events.js';
 import { treeOf, type TreeEntry } from './fixtures/scan-world.js';
+import { dumpLogsIfAsked } from './helpers/dump-logs.js';
 import { makeTempDirs } from './helpers/temp.js';
 
 const PATHS = ['a.txt', 'b.txt', 'd/c.txt', 'd/e/f.txt'] as const;
@@ -284,10 +285,7 @@ async function runWorld(ops: readonly Op[], daemon: boolean): Promise<void> {
     }
   } catch (err) {
     // With a replay (CKPT_PROPERTY_SEED), CKPT_PROPERTY_DUMP=1 prints every log of the failing run.
-    if (process.env.CKPT_PROPERTY_DUMP) {
-      const logs = (await readdir(dirs.store, { recursive: true })).filter((f) => f.endsWith('.jsonl')).sort();
-      for (const f of logs) process.stdout.write(`== ${f}\n${await readFile(join(dirs.store, f), 'utf8')}\n`);
-    }
+    await dumpLogsIfAsked(dirs.store);
     throw err;
   } finally {
     await daemonStore?.close();

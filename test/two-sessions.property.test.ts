@@ -17,7 +17,7 @@
 // CKPT_PROPERTY_RUNS for more, CKPT_PROPERTY_SEED to replay, CKPT_PROPERTY_DUMP=1 to print the logs,
 // CKPT_TWO_SESSIONS_OPS='[…]' to run one list of ops (a counterexample) with the full model,
 // CKPT_TWO_SESSIONS_ALL=1 for the full model (the known defects below included).
-import { chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -27,6 +27,7 @@ import { claude } from '../src/hooks/agents/claude.js';
 import { agentSessionId } from '../src/session/agent-link.js';
 import { claudeEvents as ev, claudeSession, type ClaudeSession } from './fixtures/claude-events.js';
 import { treeOf, type TreeEntry } from './fixtures/scan-world.js';
+import { dumpLogsIfAsked } from './helpers/dump-logs.js';
 import { makeTempDirs } from './helpers/temp.js';
 
 const PATHS = ['a.txt', 'b.txt', 'd/c.txt'] as const;
@@ -282,10 +283,7 @@ async function runWorld(ops: readonly Op[], all = ALL): Promise<void> {
       await store.close();
     }
   } catch (err) {
-    if (process.env.CKPT_PROPERTY_DUMP) {
-      const logs = (await readdir(dirs.store, { recursive: true })).filter((f) => f.endsWith('.jsonl')).sort();
-      for (const f of logs) process.stdout.write(`== ${f}\n${await readFile(join(dirs.store, f), 'utf8')}\n`);
-    }
+    await dumpLogsIfAsked(dirs.store);
     throw err;
   } finally {
     await dirs.cleanup();
