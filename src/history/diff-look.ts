@@ -6,7 +6,7 @@
 import type { EventBase, FileImage } from '../format/event.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { SessionHandle } from '../session/session-handle.js';
-import type { WorkspaceTimeline } from '../session/workspace-timeline.js';
+import { timelinePosition, type WorkspaceTimeline } from '../session/workspace-timeline.js';
 import { knownForPaths } from '../session/replay.js';
 import { loadPlans, planOf } from '../session/restore-plans.js';
 import { lookSince, outsideChanges } from '../restore/restore.js';
@@ -29,8 +29,13 @@ export async function diffLook(session: SessionHandle, events: readonly EventBas
     return planOf(started);
   }, knownTimes);
   const present = new Map(look.after.map((i) => [i.path, i]));
-  const outside = outsideChanges(look, timeline.captures, known, knownTimes, present).look;
-  return outside ? { files: outside.before, content: look.content } : undefined;
+  const { look: outside, inFlight } = outsideChanges(look, timeline.captures, known, knownTimes, present);
+  // A path in flight that a capture after FROM recorded is that call's change (the diff shows it from
+  // the capture), not an unrecorded one: the restore plans the same image for it either way.
+  const position = timelinePosition(events, from);
+  const captured = new Set(timeline.captures.filter((c) => c.seq > position).flatMap((c) => c.files.map((f) => f.path)));
+  const files = outside?.before.filter((image) => !(inFlight.has(image.path) && captured.has(image.path))) ?? [];
+  return files.length > 0 ? { files, content: look.content } : undefined;
 }
 
 /** Reads the look's content held in memory (git blobs read for this read only) before the store. */

@@ -120,10 +120,12 @@ export async function planAgainstWorkspace(
 /**
  * The look's paths that changed outside the agent (none: undefined), and those of them that are drift.
  * Not those holding what this session last recorded (the scan and owner indexes lag: an owner record
- * whose write failed), nor those some capture recorded after ckpt learned what the look took for their
- * last known state (a capture never settled — an interrupted tool call — is never drift; nor what its
- * settle left out). Beneath a folder such a capture recorded, a change is the tool's (it removed or
- * moved the folder whole): put back, but not drift. `diff` filters its own look with it (history/diff-look.ts).
+ * whose write failed). A path some capture recorded after ckpt learned what the look took for its last
+ * known state is in flight (a call not settled yet, or never: an interrupted one; or what a settle left
+ * out): its change may be the call's write or a hand edit, made after every scan, so after every prompt
+ * since that capture. It is put back, but is not drift (a path in flight is the agent's). So is a change
+ * beneath a folder such a capture recorded (the tool removed or moved the folder whole). `diff` filters
+ * its own look with it (history/diff-look.ts).
  */
 export function outsideChanges<L extends Pick<OutsideLook, 'before' | 'after' | 'knownAt'>>(
   look: L,
@@ -131,7 +133,7 @@ export function outsideChanges<L extends Pick<OutsideLook, 'before' | 'after' | 
   known: ReadonlyMap<string, FileImage | null>,
   knownTimes: ReadonlyMap<string, number>,
   present: ReadonlyMap<string, FileImage>,
-): { look: L | undefined; drift: FileImage[] } {
+): { look: L | undefined; drift: FileImage[]; inFlight: Set<string> } {
   // A scan's capture comes with its settle (the index or owner record the look compared with), and
   // the index is stamped with the scan's start, before its capture: only other captures can be newer.
   const capturedAt = new Map<string, number>();
@@ -144,6 +146,7 @@ export function outsideChanges<L extends Pick<OutsideLook, 'before' | 'after' | 
   const before: FileImage[] = [];
   const after: FileImage[] = [];
   const drift: FileImage[] = [];
+  const inFlight = new Set<string>();
   look.before.forEach((image, i) => {
     const now = present.get(image.path) ?? look.after[i]!;
     const knownAt = look.knownAt.get(image.path) ?? Infinity;
@@ -151,12 +154,13 @@ export function outsideChanges<L extends Pick<OutsideLook, 'before' | 'after' | 
     // record whose write failed leaves the index behind it.
     const k = known.get(image.path);
     const own = k && (knownTimes.get(image.path) ?? -Infinity) >= knownAt ? k : undefined;
-    if ((own && sameImage(own, now)) || since(image.path, knownAt)) return;
+    if (own && sameImage(own, now)) return;
     before.push(image);
     after.push(look.after[i]!);
-    if (!folderCaptured(image.path, (d) => since(d, knownAt))) drift.push(image);
+    if (since(image.path, knownAt)) inFlight.add(image.path);
+    else if (!folderCaptured(image.path, (d) => since(d, knownAt))) drift.push(image);
   });
-  return { look: before.length > 0 ? { ...look, before, after } : undefined, drift };
+  return { look: before.length > 0 ? { ...look, before, after } : undefined, drift, inFlight };
 }
 
 function folderCaptured(path: string, captured: (folder: string) => boolean): boolean {
