@@ -8,14 +8,15 @@ import { checkNewEvent, decodeEvent, encodeEvent, type EventBase } from './event
 import { isStoredPath, validateRestorePlan } from './stored-path.js';
 
 const BLOB = 'a'.repeat(64);
+const AT = '2026-12-08T00:00:00.000Z';
 const VALID: EventBase[] = [
-  { v: 1, seq: 1, type: 'session', at: 't', kind: 'root' },
-  { v: 1, seq: 2, type: 'turn', at: 't', turn: 1 },
-  { v: 1, seq: 3, type: 'capture', at: 't', tag: '1.1', turn: 1, k: 1, tool: 'Edit', files: [{ path: 'a/b.txt', state: 'file', blob: BLOB, mode: 420 }, { path: 'c', state: 'absent', newDirs: 1 }] },
-  { v: 1, seq: 4, type: 'settle', at: 't', tag: '1.1', files: [{ path: 'l', state: 'symlink', target: '../x' }] },
-  { v: 1, seq: 5, type: 'restore_started', at: 't', id: 'r1', to: '1', recovery: '1.2', plan: [{ path: 'a/b.txt', action: 'write', blob: BLOB, mode: 420 }, { path: 'c', action: 'delete' }] },
-  { v: 1, seq: 6, type: 'restore_committed', at: 't', id: 'r1', result: {} },
-  { v: 1, seq: 7, type: 'conflict', at: 't', path: 'a/b.txt', otherSession: 's', expected: null, actual: null },
+  { v: 1, seq: 1, type: 'session', at: AT, kind: 'root' },
+  { v: 1, seq: 2, type: 'turn', at: AT, turn: 1 },
+  { v: 1, seq: 3, type: 'capture', at: AT, tag: '1.1', turn: 1, k: 1, tool: 'Edit', files: [{ path: 'a/b.txt', state: 'file', blob: BLOB, mode: 420 }, { path: 'c', state: 'absent', newDirs: 1 }] },
+  { v: 1, seq: 4, type: 'settle', at: AT, tag: '1.1', files: [{ path: 'l', state: 'symlink', target: '../x' }] },
+  { v: 1, seq: 5, type: 'restore_started', at: AT, id: 'r1', to: '1', recovery: '1.2', plan: [{ path: 'a/b.txt', action: 'write', blob: BLOB, mode: 420 }, { path: 'c', action: 'delete' }] },
+  { v: 1, seq: 6, type: 'restore_committed', at: AT, id: 'r1', result: {} },
+  { v: 1, seq: 7, type: 'conflict', at: AT, path: 'a/b.txt', otherSession: 's', expected: null, actual: null },
 ];
 
 /** Every path-like field of a decoded event. */
@@ -48,6 +49,7 @@ describe('decodeEvent', () => {
     ['empty segment', { ...VALID[3]!, files: [{ path: 'a//b', state: 'absent' }] }],
     ['dot segment', { ...VALID[3]!, files: [{ path: './a', state: 'absent' }] }],
     ['NUL', { ...VALID[6]!, path: 'a\0b' }],
+    ['a time that is no time', { ...VALID[2]!, at: 'yesterday' }],
     ['blob id that is a path', { ...VALID[4]!, plan: [{ path: 'a', action: 'write', blob: '../../x' }] }],
     ['restore id that is a path', { ...VALID[4]!, id: '../x' }],
     ['unknown action', { ...VALID[4]!, plan: [{ path: 'a', action: 'chmod' }] }],
@@ -129,6 +131,9 @@ describe('validateRestorePlan (plans read from blobs too)', () => {
 describe('decodeEvent format version', () => {
   it.each([1.5, 2, 0, -1])('refuses v %s as LOG_CORRUPT', (v) => {
     expect(decodeOrCode(JSON.stringify({ ...VALID[1]!, v }))).toBe('LOG_CORRUPT');
+  });
+  it('says a later version was written by a newer ckpt, naming the file', () => {
+    expect(() => decodeEvent(JSON.stringify({ ...VALID[1]!, v: 2 }), { file: 'x/events.jsonl', line: 3 })).toThrow(/line 3 of x\/events.jsonl is of format version 2, written by a newer ckpt/);
   });
 });
 

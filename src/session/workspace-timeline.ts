@@ -16,13 +16,14 @@
 import { FORK_TOOL, type CaptureEvent, type EventBase, type FileImage, type SessionEvent } from '../format/event.js';
 import { parseTag } from '../format/tag.js';
 import { prunedThrough, resolveTagSeq } from './positions.js';
-import type { SessionMetadata } from './metadata.js';
 import type { SessionHandle } from './session-handle.js';
 import { createSessionStore } from './session-store.js';
 import { removedHistories } from './removed-sessions.js';
 import { sameImage } from '../format/same-image.js';
 import { loadedPlan, loadPlans } from './restore-plans.js';
 import { imageOfPlanEntry } from './replay.js';
+import { checkMovedFrom } from './moved-from.js';
+import type { CkptError } from '../errors.js';
 
 /** A capture of the timeline; `session` is set on another session's capture (its tag is that session's). */
 export type TimelineCapture = CaptureEvent & { session?: string };
@@ -216,15 +217,13 @@ function prunedImage(session: string): (f: FileImage) => FileImage {
  * other session of the workspace that changed anything after the owner began is read and merged.
  */
 export async function workspaceTimeline(session: SessionHandle, events: readonly EventBase[], owner: string = session.id): Promise<WorkspaceTimeline> {
+  checkMovedFrom(events, owner);
   const sessions = createSessionStore(session.ctx);
   const first = events[0] as SessionEvent | undefined;
   const since = events.reduce((min, e) => (e.at < min ? e.at : min), first?.at ?? '');
-  let metas: SessionMetadata[];
-  try {
-    metas = await sessions.list();
-  } catch {
-    metas = [];
-  }
+  // A session that cannot be read fails the caller (LOG_CORRUPT naming it), as a removed session's
+  // damaged file does: left out, a restore would miss its records (a probe: exit 0, a wrong workspace).
+  const metas = await sessions.list();
   const byId = new Map(metas.map((m) => [m.id, m]));
   // Sessions whose early events the owner holds as copies, and through which seq.
   const ancestorCopies = new Map<string, number>();
@@ -240,17 +239,22 @@ export async function workspaceTimeline(session: SessionHandle, events: readonly
   const others: OtherHistory[] = [];
   for (const meta of metas) {
     if (meta.id === owner || meta.id === session.id || meta.updatedAt < since) continue;
+    let otherEvents: EventBase[];
     try {
-      const otherEvents = await (await sessions.get(meta.id)).events();
-      const copied = meta.forkedFrom ? meta.forkedFrom.seq : 0;
-      others.push({ id: meta.id, events: otherEvents, copiedThrough: copied });
-    } catch {
+      otherEvents = await (await sessions.get(meta.id)).events();
+    } catch (err) {
       // Removed meanwhile: its captures are among the removed sessions' (below), or were not needed.
+      if ((err as CkptError).code === 'SESSION_NOT_FOUND') continue;
+      throw err;
     }
+    checkMovedFrom(otherEvents, meta.id);
+    others.push({ id: meta.id, events: otherEvents, copiedThrough: meta.forkedFrom ? meta.forkedFrom.seq : 0 });
   }
   // A removed session's captures stay on the others' timelines (removed-sessions.ts).
   for (const r of await removedHistories(session.ctx, since)) {
-    if (r.id !== owner && r.id !== session.id && r.lastAt >= since) others.push({ id: r.id, events: r.events, copiedThrough: 0 });
+    if (r.id === owner || r.id === session.id || r.lastAt < since) continue;
+    checkMovedFrom(r.events, r.id, true);
+    others.push({ id: r.id, events: r.events, copiedThrough: 0 });
   }
   // What a restore committed placed is a record too (observations below): plans kept in blobs are
   // loaded only when another session's call was settled after a prompt of the owner that came after it.
