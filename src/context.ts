@@ -43,6 +43,11 @@ export interface CkptOptions {
    * (http/quiet-gate.ts), outside the agent's tool calls. Default: `defer`.
    */
   deferIdle?: (work: () => Promise<void>) => void;
+  /**
+   * Told when opening a session finished or abandoned restores an earlier process left interrupted
+   * (the CLI says so on stderr: a newcomer probe found the next command, even `status`, did it silently).
+   */
+  onRecovered?: (session: string, restores: readonly RecoveredRestore[]) => void;
 }
 
 /** Work run after an operation has answered, one item at a time (session/after-call.ts). */
@@ -79,4 +84,16 @@ export interface WorkspaceContext extends StoreContext {
    * here, but nothing may touch or read its folder from this machine (WRONG_MACHINE).
    */
   workspace: { id: string; root: string; key: string; machine?: string; foreign?: true };
+}
+
+/** An interrupted restore that opening its session finished (or abandoned: it had changed nothing). */
+export interface RecoveredRestore {
+  id: string;
+  /** The tag it restored to. */
+  to: string;
+  outcome: 'finished' | 'aborted';
+  /** The tag that undoes it (finished only). */
+  undo?: string;
+  /** Paths written since it was interrupted, left as they are (finished only). */
+  left?: string[];
 }

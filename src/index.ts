@@ -22,6 +22,7 @@ export { createAfterCallQueue } from './session/after-call.js';
 export { findSession } from './session/find-session.js';
 export { sessionIdTail, shortSessionId } from './session/session-id.js';
 export { locateWorkspace, type LocatedWorkspace } from './locate-workspace.js';
+export type { RecoveredRestore } from './context.js';
 export type { SessionMetadata } from './session/metadata.js';
 export type { CreateSessionOptions, ForkOptions, SessionFilter, SessionTreeNode } from './session/session-store.js';
 export { SESSION_INFO_FIELDS, type SessionInfo, type SessionInfoField, type SessionInfoPatch } from './session/session-info.js';

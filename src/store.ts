@@ -202,6 +202,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     retention: options.retention,
     ...(options.defer ? { defer: options.defer } : {}),
     ...(options.deferIdle ? { deferIdle: options.deferIdle } : {}),
+    ...(options.onRecovered ? { onRecovered: options.onRecovered } : {}),
   };
   let dir: string;
   let backend: StoreBackend;

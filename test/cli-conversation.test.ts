@@ -45,6 +45,10 @@ describe('ckpt conversation', () => {
     const dry = (await ckpt(['rewind', '1', '--dry-run', '--json'])).json();
     expect(dry.userMessage).toEqual({ turn: 1, text: 'fix the bug' });
     expect(dry.hidden.map((e: { id?: string; type: string }) => e.id ?? e.type)).toEqual(['compaction', 't1']);
+    // In words: a dry run says what would happen (a newcomer probe: it said "rewound").
+    const dryText = (await ckpt(['rewind', '1', '--dry-run'])).stdout;
+    expect(dryText).toContain('the conversation would be rewound to turn 1');
+    expect(dryText).not.toContain('conversation rewound');
   });
 
   it('session end, list --resumable, and a new turn resuming', async () => {

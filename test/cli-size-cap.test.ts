@@ -48,4 +48,16 @@ describe('size cap', () => {
     const r = (await ckpt(['restore', '1', '--dry-run', '--json'], cap)).json();
     expect(r.skipped).toEqual([{ path: 'huge.log', why: 'not-recorded: too-large' }]);
   });
+
+  // A newcomer probe (2026-12-08): the index kept such a file's old size, so every later scan recorded
+  // the same change again and `status` listed it for good ("record them with: ckpt scan").
+  it('a file over the cap that changed is recorded once: the next scan finds nothing and status is clean', async () => {
+    const cap = { CKPT_MAX_FILE_SIZE: '1k' };
+    await writeFile(join(dirs.workspace, 'huge.log'), Buffer.alloc(5000, 1));
+    expect((await ckpt(['scan', '--json'], cap)).code).toBe(0);
+    await writeFile(join(dirs.workspace, 'huge.log'), Buffer.alloc(6000, 2));
+    expect((await ckpt(['scan', '--json'], cap)).json().tag).not.toBe(null);
+    expect((await ckpt(['scan', '--json'], cap)).json().tag).toBe(null);
+    expect((await ckpt(['status', '--json'], cap)).json().changed.count).toBe(0);
+  });
 });

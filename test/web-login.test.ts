@@ -93,5 +93,9 @@ describe('web login', () => {
     expect(launched).toBe(false);
     expect(url).toMatch(new RegExp(`^${daemon.url}/login\\?code=`));
     expect((await fetch(url, { redirect: 'manual' })).status).toBe(303);
+    // Without --json: the address alone, as the help says (a newcomer probe: it was a sentence).
+    const text = await runCli(['--store', dirs.store, 'open', '--print'], { cwd: dirs.workspace });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(new RegExp(`^${daemon.url}/login\\?code=[^\\s]+\n$`));
   });
 });

@@ -2,7 +2,7 @@
 // session, the same way for every command. Without --workspace the workspace is found upward from
 // the current folder (locateWorkspace); --session takes an id or a unique prefix of one.
 import { resolve } from 'node:path';
-import { CkptError, defaultStoreDir, invalidValue, findSession, isCkptError, storeLocation, locateWorkspace, openStore, parseSize, type Session, type Store, type Workspace } from '../index.js';
+import { CkptError, defaultStoreDir, invalidValue, findSession, isCkptError, storeLocation, locateWorkspace, openStore, parseSize, type RecoveredRestore, type Session, type Store, type Workspace } from '../index.js';
 import type { CliIo } from './io.js';
 
 export interface GlobalFlags {
@@ -74,6 +74,7 @@ export function createCliContext(io: CliIo, flags: GlobalFlags, options: CliCont
         ...(flags.maxFileSize !== undefined ? { maxBlobBytes: parseSize(flags.maxFileSize, '--max-file-size') } : {}),
         ...(flags.refuseOversize ? { refuseOversize: true } : {}),
         ...(onlyExisting ? { existing: true, missingAsEmpty: !named } : {}),
+        onRecovered: (_session, restores) => io.stderr.write(restores.map(recoveredLine).join('')),
       }).then((s) => {
         if (s.tightened > 0) io.stderr.write(`warning: the store ${s.dir} was readable by other users; made ${s.tightened} files and folders private (owner only)\n`);
         return s;
@@ -106,6 +107,14 @@ export function createCliContext(io: CliIo, flags: GlobalFlags, options: CliCont
     },
   };
   return ctx;
+}
+
+/** What opening a session did about a restore an earlier command left interrupted (Ctrl-C, a kill). */
+function recoveredLine(r: RecoveredRestore): string {
+  if (r.outcome === 'aborted') return `note: a restore to ${r.to} was interrupted before it changed anything: nothing to finish\n`;
+  const undo = r.undo ? ` (restore ${r.undo} undoes it)` : '';
+  const left = r.left && r.left.length > 0 ? `; ${r.left.length} path(s) written since it was interrupted were left as they are: ${r.left.slice(0, 5).join(', ')}${r.left.length > 5 ? ', …' : ''}` : '';
+  return `note: finished a restore to ${r.to} that was interrupted${undo}${left}\n`;
 }
 
 /** A read command's store that does not exist: where it looked, that nothing was made, what starts one. */

@@ -56,7 +56,8 @@ export function formatLog(entries: LogEntries, options: LogTextOptions = {}): st
   const tagWidth = Math.max(3, ...entries.checkpoints.map((c) => c.tag.length));
   const toolWidth = Math.max(4, ...entries.checkpoints.map((c) => Math.min(c.tool.length, 12)));
   for (const c of entries.checkpoints) {
-    const what = c.restoreTo !== undefined ? `${style.bold(`to ${c.restoreTo}`)} ${style.dim(`(restore ${c.tag} undoes it)`)}: ` : '';
+    const undoes = c.aborted ? style.yellow('[aborted: it changed nothing]') : style.dim(`(restore ${c.tag} undoes it)`);
+    const what = c.restoreTo !== undefined ? `${style.bold(`to ${c.restoreTo}`)} ${undoes}: ` : '';
     rows.push({ seq: c.seq, text: `  ${style.bold(c.tag.padEnd(tagWidth))}  ${c.tool.slice(0, 12).padEnd(toolWidth)}  ${what}${fileList(c, max, style, options.moreHint ?? '')}${marks(c)}  ${when(c.at)}` });
   }
   for (const r of entries.rewinds ?? []) rows.push({ seq: r.seq, text: `  ${style.yellow(`⤺ rewound to ${r.to}`)}  ${when(r.at)}` });

@@ -80,4 +80,19 @@ describe('log entries from capture and settle', () => {
     ]);
     expect(listCheckpoints(events.filter((e) => CHECKPOINT_LIST_TYPES.has(e.type)))).toEqual(all);
   });
+
+  // A newcomer probe (2026-12-08): restores interrupted before they started (Ctrl-C while planning)
+  // were listed as restores, each offering an undo of something that never happened.
+  it('marks a recovery capture whose restore was aborted, also when read with CHECKPOINT_LIST_TYPES', () => {
+    const ev = (seq: number, type: string, fields: object = {}) => ({ v: 1, seq, type, at, ...fields }) as unknown as EventBase;
+    const events = [
+      ev(1, 'turn', { turn: 1 }),
+      { ...capture(2, '1.1', [{ path: 'a', state: 'file', blob: X }]), tool: 'restore', restoreId: 'r1', reason: 'restore to 1' } as EventBase,
+      ev(3, 'restore_aborted', { id: 'r1', reason: 'interrupted before restore_started' }),
+      ev(4, 'message', { text: 'between' }),
+    ];
+    const [c] = listCheckpoints(events.filter((e) => CHECKPOINT_LIST_TYPES.has(e.type)));
+    expect(c).toMatchObject({ tag: '1.1', restoreTo: '1', aborted: true });
+    expect(formatLog({ turns: [], checkpoints: [c!] }, { now: Date.parse(at) })).toContain('to 1 [aborted: it changed nothing]: a');
+  });
 });

@@ -20,6 +20,8 @@ export interface CheckpointEntry {
   files: CheckpointFile[];
   /** A restore's recovery capture: the tag that restore went to (restoring to this entry's tag undoes it). */
   restoreTo?: string;
+  /** A recovery capture whose restore was aborted before it changed anything (interrupted, or it failed early). */
+  aborted?: true;
   /** Before the session's prune point: this tag no longer restores (TAG_PRUNED). */
   pruned?: true;
   /** A later rewind moved the conversation back before this entry (it stays restorable). */
@@ -89,7 +91,7 @@ export interface RewindEntry {
 }
 
 /** The event types listCheckpoints looks at: it gives the same entries for a log read with only these. */
-export const CHECKPOINT_LIST_TYPES: ReadonlySet<string> = new Set(['capture', 'settle', 'rewind', 'restore_started', 'restore_committed', 'prune']);
+export const CHECKPOINT_LIST_TYPES: ReadonlySet<string> = new Set(['capture', 'settle', 'rewind', 'restore_started', 'restore_committed', 'restore_aborted', 'prune']);
 
 export function listCheckpoints(events: readonly EventBase[]): CheckpointEntry[] {
   const marks = historyMarks(events);
@@ -109,6 +111,7 @@ export function listCheckpoints(events: readonly EventBase[]): CheckpointEntry[]
         ...(c.reason ? { reason: c.reason } : {}),
         files: checkpointFiles(c.files, settle && settle.seq > c.seq ? settle.files : []),
         ...(restoreTo !== undefined ? { restoreTo } : {}),
+        ...(typeof c.restoreId === 'string' && marks.aborted.has(c.restoreId) ? { aborted: true as const } : {}),
         ...(c.seq - 1 < marks.prunedBefore ? { pruned: true as const } : {}),
         ...(marks.rewound(c.seq) ? { rewound: true as const } : {}),
       };
@@ -172,11 +175,14 @@ export function listRewinds(events: readonly EventBase[]): RewindEntry[] {
 function historyMarks(events: readonly EventBase[]) {
   const ranges: [number, number][] = [];
   const targets = new Map<string, string>();
+  const aborted = new Set<string>();
   events.forEach((e, i) => {
     if (e.type === 'rewind' && typeof e.toSeq === 'number') ranges.push([e.toSeq, ownRestoreStart(events, i)]);
     if (e.type === 'restore_started' && typeof e.id === 'string' && typeof e.to === 'string') targets.set(e.id, e.to);
+    if (e.type === 'restore_aborted' && typeof e.id === 'string') aborted.add(e.id);
   });
   return {
+    aborted,
     prunedBefore: prunedThrough(events),
     rewound: (seq: number) => ranges.some(([from, to]) => seq > from && seq < to),
     restoreTo(c: CaptureEvent): string | undefined {

@@ -9,6 +9,7 @@
 //   The workspace is then exactly as before that restore.
 import type { CaptureEvent, EventBase, FileImage, RestoreStartedEvent } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
+import type { RecoveredRestore } from '../context.js';
 import { loadPlans, planOf, resultFields } from '../session/restore-plans.js';
 import { loadHotState, rememberedHotState } from '../session/hot-snapshot.js';
 import type { EventLogTx } from '../storage/event-log.js';
@@ -25,6 +26,8 @@ export interface RecoveryReport {
   finished: string[];
   /** Ids of restores abandoned before their point of no return. */
   aborted: string[];
+  /** Each of them, in words a user is told (CkptOptions.onRecovered). */
+  restores: RecoveredRestore[];
 }
 
 interface Pending {
@@ -64,7 +67,8 @@ export async function recoverSession<S extends SessionHandle>(session: S, option
   const known = options.logBytes === undefined ? undefined : rememberedHotState(session, options.logBytes);
   if ((known ?? (await loadHotState(session))).unclosedRestores.size === 0) return session;
   if (isEmpty(pendingRecovery(await session.events()))) return session;
-  await session.transaction((tx) => recoverInTx(session, tx));
+  const report = await session.transaction((tx) => recoverInTx(session, tx));
+  if (report.restores.length > 0) session.ctx.options.onRecovered?.(session.id, report.restores);
   return session;
 }
 
@@ -77,17 +81,19 @@ export async function recoverInTx(session: SessionHandle, tx: EventLogTx): Promi
   if (tx.lockFree && (pending.abandoned.length > 0 || pending.open.length > 0)) await tx.append([]);
   // The journal of an open restore may be in a blob: read and checked (LOG_CORRUPT if bad) before anything is done from it.
   await loadPlans(session.ctx.blobs, pending.open);
-  const report: RecoveryReport = { finished: [], aborted: [] };
+  const report: RecoveryReport = { finished: [], aborted: [], restores: [] };
   for (const capture of pending.abandoned) {
     await abandon(session, tx, capture);
     report.aborted.push(String(capture.restoreId));
+    report.restores.push({ id: String(capture.restoreId), to: /^(?:restore|rewind) to (\S+)/.exec(capture.reason ?? '')?.[1] ?? '?', outcome: 'aborted' });
   }
   // Every open restore's journal is checked before anything is done from any of them.
   const recovered = new Map<string, Map<string, FileImage>>();
   for (const started of pending.open) recovered.set(started.id, await recoveryImagesOf(events, started, planOf(started) as PlannedEntry[], session.ctx.blobs));
   for (const started of pending.open) {
-    await finish(session, tx, started, recovered.get(started.id)!);
+    const left = await finish(session, tx, started, recovered.get(started.id)!);
     report.finished.push(started.id);
+    report.restores.push({ id: started.id, to: String(started.to), outcome: 'finished', ...(typeof started.recovery === 'string' ? { undo: started.recovery } : {}), left });
   }
   return report;
 }
@@ -101,7 +107,8 @@ async function abandon(session: SessionHandle, tx: EventLogTx, capture: CaptureE
   await tx.append([{ type: 'restore_aborted', id, reason: 'interrupted before restore_started' }]);
 }
 
-async function finish(session: SessionHandle, tx: EventLogTx, started: RestoreStartedEvent, recovered: ReadonlyMap<string, FileImage>): Promise<void> {
+/** Finishes `started`; answers the paths left as they are (written since it was interrupted). */
+async function finish(session: SessionHandle, tx: EventLogTx, started: RestoreStartedEvent, recovered: ReadonlyMap<string, FileImage>): Promise<string[]> {
   const root = session.workspaceRoot;
   const planned = planOf(started) as PlannedEntry[];
   // Leftovers of the interrupted run are written again from the store: their content may be partial.
@@ -127,4 +134,5 @@ async function finish(session: SessionHandle, tx: EventLogTx, started: RestoreSt
   const leftImages = left.map((l) => recovered.get(l.path)!);
   if (leftImages.length > 0 && typeof started.recovery === 'string') await tx.append([{ type: 'settle', tag: started.recovery, files: leftImages }]);
   await recordRestored(session, entries, placed);
+  return left.map((l) => l.path);
 }

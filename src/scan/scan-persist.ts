@@ -115,7 +115,7 @@ export interface PersistInput {
   dirtyBytes: number;
   truncated: boolean;
   unbaselinedChanged: boolean;
-  /** A path became one ckpt cannot record: only the index can carry that (owner records do not). */
+  /** A path re-read is one ckpt cannot record: only the index can carry that (owner records do not). */
   skippedNew: boolean;
   always: boolean;
 }

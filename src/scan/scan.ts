@@ -10,7 +10,6 @@
 // matches git's index (copied into ckpt's store only when a later scan finds the file changed).
 // A session's first scan when another session already built the index is a normal incremental scan:
 // it records what changed since that index (and the owner records after it).
-import type { FileImage } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import { KIND_SKIPPED, type ScanIndex } from './scan-index.js';
 import { persistIndex } from './scan-persist.js';
@@ -54,8 +53,8 @@ function runScan(session: SessionHandle, options: ScanOptions, t0: number): Prom
 async function scanLocked(session: SessionHandle, options: ScanOptions, t0: number, resources: ScanResources): Promise<ScanResult> {
   const found = await findChanges(session, options, t0, resources);
   if (!found) return { tag: null, files: [], scanned: 0, dirs: 0, hashed: 0, gitReferenced: 0, stored: 0, skipped: [], ms: Math.round(performance.now() - t0) };
-  const { prev, phase, owners, changes, unbaselinedChanged, readResult, gitReferenced, skipped, pack, objects } = found;
-  const { next, work, workPrev, walk } = phase;
+  const { prev, phase, changes, unbaselinedChanged, readResult, gitReferenced, skipped, pack, objects } = found;
+  const { next, work, walk } = phase;
   const baseline = prev === undefined;
   const { hashed, gitSeeds, dirtyBytes } = readResult;
   let { stored } = readResult;
@@ -86,7 +85,7 @@ async function scanLocked(session: SessionHandle, options: ScanOptions, t0: numb
     dirtyBytes,
     truncated: walk.truncated,
     unbaselinedChanged,
-    skippedNew: newlySkipped(next, work, workPrev, prev, owners),
+    skippedNew: skippedReRead(next, work),
     always: options.rewriteIndex === 'always' || found.gitRewrite,
   });
   if (tag !== null) await afterCommit(warnings, 'scan index not updated', persist);
@@ -112,16 +111,13 @@ async function scanLocked(session: SessionHandle, options: ScanOptions, t0: numb
 }
 
 /**
- * True when a path became one ckpt cannot record (too large, unreadable). Owner records never hold
- * such a state, so the index must: else the next scan would take the path's older state (or none:
- * "created") as what ckpt knew, and a restore could delete what ckpt never recorded.
+ * True when a path the scan re-read is one ckpt cannot record (too large, unreadable). Owner records
+ * never hold such a state, so the index must: else the next scan would take the path's older state
+ * (or none: "created") as what ckpt knew, and a restore could delete what ckpt never recorded. That
+ * holds for one skipped before and changed since too (a newcomer probe: a file over the size cap,
+ * appended to once, was recorded as modified again by every later scan, and `status` always listed it).
  */
-function newlySkipped(next: ScanIndex, work: readonly number[], workPrev: readonly number[], prev: ScanIndex | undefined, owners: ReadonlyMap<string, FileImage>): boolean {
-  for (let w = 0; w < work.length; w++) {
-    const i = work[w] as number;
-    if (next.kind[i] !== KIND_SKIPPED) continue;
-    const p = workPrev[w] as number;
-    if (p < 0 || prev!.kind[p] !== KIND_SKIPPED || owners.has(next.paths[i] as string)) return true;
-  }
+function skippedReRead(next: ScanIndex, work: readonly number[]): boolean {
+  for (let w = 0; w < work.length; w++) if (next.kind[work[w] as number] === KIND_SKIPPED) return true;
   return false;
 }

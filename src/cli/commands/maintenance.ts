@@ -59,7 +59,7 @@ export function registerMaintenanceCommands(program: Command): void {
       use: 'prune',
       existing: true,
       description:
-        "retire a session's early history (its tags stop restoring; gc then frees what only they used); without options, the automatic policy now: turns beyond the last 100 and older than 30 days (CKPT_KEEP_TURNS, CKPT_KEEP_AGE)",
+        "retire a session's early history (its tags stop restoring, in its forks too; gc then frees what only they used); without options, the automatic policy now: turns beyond the last 100 and older than 30 days (CKPT_KEEP_TURNS, CKPT_KEEP_AGE)",
       options: [
         ['--keep-turns <n>', 'keep the last N turns'],
         ['--keep-checkpoints <n>', 'keep (at least) the last N checkpoints (whole turns before them retire)'],

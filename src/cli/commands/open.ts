@@ -17,7 +17,8 @@ export const openCommand: CommandSpec = {
     if (!daemon) throw new CkptError('NOT_FOUND', 'no daemon runs for this store: start one with ckpt serve', { store: store.dir });
     const url = await webLoginUrl(store, daemon);
     const launched = flags.print ? false : await launchBrowser(url);
-    out.result({ url, launched }, (r) => (r.launched ? `opened the web timeline in a browser` : `open ${r.url} in a browser (the code works once, for 5 minutes)`));
+    // --print is for scripts (`URL=$(ckpt open --print)`): the address alone, as its help says.
+    out.result({ url, launched }, (r) => (flags.print ? r.url : r.launched ? `opened the web timeline in a browser` : `open ${r.url} in a browser (the code works once, for 5 minutes)`));
   },
 };
 

@@ -60,7 +60,7 @@ export function registerRestoreCommands(program: Command): void {
         // A session an agent records into: the agent's own conversation goes on there, not in the fork.
         const agent = result.forked ? await session.metadata().then(hookRecordedBy, () => undefined) : undefined;
         out.result({ ...publicResult(result), watermark: result.watermark, session: result.session, ...(result.forked ? { forked: true } : {}) }, (r) =>
-          `${humanResult(r, hint)}\n${watermarkLine(r.watermark)}${r.forked ? `\ncontinuing in fork ${r.session}\n${forkDefaultLine(ctx, r.session, session.id, agent)}` : ''}`,
+          `${humanResult(r, hint)}\n${watermarkLine(r.watermark, r.dryRun === true)}${r.forked ? `\ncontinuing in fork ${r.session}\n${forkDefaultLine(ctx, r.session, session.id, agent)}` : ''}`,
         );
       },
     },
@@ -84,8 +84,10 @@ function forkDefaultLine(ctx: CliContext, fork: string, original: string, agent:
 }
 
 /** The conversation's position after a rewind; the message count only when the turn recorded one (`turn --message-count`). */
-function watermarkLine(w: { turn: number; messageCount?: number | null }): string {
+function watermarkLine(w: { turn: number; messageCount?: number | null }, dryRun: boolean): string {
   const count = typeof w.messageCount === 'number' ? `, ${counted(w.messageCount, 'message')}` : '';
+  // A dry run moves nothing (a newcomer probe: it said "rewound").
+  if (dryRun) return `the conversation would be rewound to turn ${w.turn}${count}`;
   return `conversation rewound to turn ${w.turn}${count} (what came after is hidden, not deleted)`;
 }
 
@@ -118,9 +120,18 @@ async function confirmThenRun<R extends RestoreResult>(io: CliIo, out: Output, f
     }
   }
   const bar = await progressBar(io, out.json);
+  // Ctrl-C mid-restore ends the process as a kill would (the restore is journaled), but says what
+  // happens next (a newcomer probe: it exited 130 in silence, the workspace half restored).
+  const interrupted = () => {
+    bar.stop();
+    io.stderr.write('\ninterrupted: the next ckpt command in this workspace finishes this restore (or, if it had not started changing files, drops it)\n');
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupted);
   try {
     return await run(false, bar.update);
   } finally {
+    process.off('SIGINT', interrupted);
     bar.stop();
   }
 }
