@@ -406,6 +406,25 @@ describe('a restore looks first', () => {
     expect(await readFile(w.at('a.txt'), 'utf8')).toBe('agent\n');
   });
 
+  // D2 (2026-12-08): a call open across prompt 2, its path changed after prompt 2 (its write, or a
+  // hand edit: ckpt cannot tell which). `restore 2` left it; now the path is put back — as drift,
+  // since it may be the user's work: refused unless forced, and kept for the undo.
+  it('a path whose call is still open since before the prompt restored to: drift, put back when forced, undone', async () => {
+    const w = await world();
+    await w.write('a.txt', 'a\n');
+    await w.session.turn();
+    await w.session.capture(['a.txt'], { tool: 'Write' }); // open: no settle yet
+    await w.session.turn(); // 2: a.txt still 'a'
+    await sleep(5);
+    await writeFile(w.at('a.txt'), 'after prompt 2\n');
+    expect(await refusal(w.session.restore('2'))).toEqual({ code: 'DRIFT', drift: ['a.txt'] });
+    expect(await readFile(w.at('a.txt'), 'utf8')).toBe('after prompt 2\n');
+    const r = await w.session.restore('2', { force: true });
+    expect(await readFile(w.at('a.txt'), 'utf8')).toBe('a\n');
+    await w.session.restore(r.undo!, { force: true });
+    expect(await readFile(w.at('a.txt'), 'utf8')).toBe('after prompt 2\n');
+  });
+
   it('what a tool took away with a folder it captured is put back, and is not drift', async () => {
     const w = await world();
     await w.write('d/x.txt', 'x\n');

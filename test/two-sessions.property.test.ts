@@ -139,7 +139,7 @@ describe.skipIf(REPLAY)('two sessions: fixed examples of the property', () => {
   // D2. A restore while a Write is open, to a prompt after its capture: the path is in flight, and the
   // restore's look left any change of it since (the call's write, or a hand edit) as the call's write
   // in progress (a property counterexample: the hand edit, no write yet). Made after every scan, so
-  // after the prompt: the look puts it back now (not as drift).
+  // after the prompt: the look puts it back now (as drift: the model restores with --force).
   it("D2: B's Write written after A's prompt 2 and not yet settled: A's restore 2 puts it back", async () => {
     await runWorld([prompt('A'), prompt('B'), openWrite('B', 'a.txt', 'one\n'), prompt('A'), writeNow, restoreLast('A')], true);
   });

@@ -29,12 +29,10 @@ export async function diffLook(session: SessionHandle, events: readonly EventBas
     return planOf(started);
   }, knownTimes);
   const present = new Map(look.after.map((i) => [i.path, i]));
-  const { look: outside, inFlight } = outsideChanges(look, timeline.captures, known, knownTimes, present);
-  // A path in flight that a capture after FROM recorded is that call's change (the diff shows it from
+  const { look: outside, byCall } = outsideChanges(look, timeline.captures, known, knownTimes, present, timelinePosition(events, from));
+  // A path in flight that a call captured after FROM is that call's change (the diff shows it from
   // the capture), not an unrecorded one: the restore plans the same image for it either way.
-  const position = timelinePosition(events, from);
-  const captured = new Set(timeline.captures.filter((c) => c.seq > position).flatMap((c) => c.files.map((f) => f.path)));
-  const files = outside?.before.filter((image) => !(inFlight.has(image.path) && captured.has(image.path))) ?? [];
+  const files = outside?.before.filter((image) => !byCall.has(image.path)) ?? [];
   return files.length > 0 ? { files, content: look.content } : undefined;
 }
 

@@ -106,7 +106,7 @@ export async function planAgainstWorkspace(
     await loadPlans(session.ctx.blobs, [started]);
     return planOf(started);
   }, knownTimes);
-  const { look: outside, drift } = look ? outsideChanges(look, captures, known, knownTimes, present) : { look: undefined, drift: [] };
+  const { look: outside, drift } = look ? outsideChanges(look, captures, known, knownTimes, present, position) : { look: undefined, drift: [] };
   // What the look found was last known as its before-image: what it holds now is drift (the user's own
   // work) — unless a tool took it away with a folder it captured (then this session's older record says nothing).
   const isDrift = new Set(drift.map((image) => image.path));
@@ -118,14 +118,18 @@ export async function planAgainstWorkspace(
 }
 
 /**
- * The look's paths that changed outside the agent (none: undefined), and those of them that are drift.
- * Not those holding what this session last recorded (the scan and owner indexes lag: an owner record
- * whose write failed). A path some capture recorded after ckpt learned what the look took for its last
- * known state is in flight (a call not settled yet, or never: an interrupted one; or what a settle left
- * out): its change may be the call's write or a hand edit, made after every scan, so after every prompt
- * since that capture. It is put back, but is not drift (a path in flight is the agent's). So is a change
- * beneath a folder such a capture recorded (the tool removed or moved the folder whole). `diff` filters
- * its own look with it (history/diff-look.ts).
+ * The look's paths that changed outside the agent (none: undefined), those of them that are drift,
+ * and those a call captured after `position` (`byCall`). Not those holding what this session last
+ * recorded (the scan and owner indexes lag: an owner record whose write failed).
+ * A path some capture recorded after ckpt learned what the look took for its last known state is in
+ * flight (a call not settled yet, or never: an interrupted one; or what a settle left out). Its change
+ * was made after every scan (one would have recorded it), so after every prompt since that capture,
+ * and it is put back like any (D2: one captured before the position was left, so `restore N` kept a
+ * write made after prompt N). It is drift unless the capture comes after the position: then the call
+ * made it in the span the restore undoes (an interrupted call, never drift) — before the position,
+ * ckpt cannot tell the call's write from a hand edit, and the user's work is not overwritten without
+ * `--force`. A change beneath a folder such a capture recorded is the tool's (it removed or moved the
+ * folder whole): put back, not drift. `diff` filters its own look with it (history/diff-look.ts).
  */
 export function outsideChanges<L extends Pick<OutsideLook, 'before' | 'after' | 'knownAt'>>(
   look: L,
@@ -133,20 +137,26 @@ export function outsideChanges<L extends Pick<OutsideLook, 'before' | 'after' | 
   known: ReadonlyMap<string, FileImage | null>,
   knownTimes: ReadonlyMap<string, number>,
   present: ReadonlyMap<string, FileImage>,
-): { look: L | undefined; drift: FileImage[]; inFlight: Set<string> } {
+  position: number,
+): { look: L | undefined; drift: FileImage[]; byCall: Set<string> } {
   // A scan's capture comes with its settle (the index or owner record the look compared with), and
   // the index is stamped with the scan's start, before its capture: only other captures can be newer.
+  // When each path was last captured: by any capture, and by one after the position.
   const capturedAt = new Map<string, number>();
+  const capturedAfter = new Map<string, number>();
   for (const c of captures) {
     if (c.reason === 'scan') continue;
     const at = Date.parse(c.at);
-    for (const f of c.files) if (at > (capturedAt.get(f.path) ?? -Infinity)) capturedAt.set(f.path, at);
+    for (const f of c.files) {
+      if (at > (capturedAt.get(f.path) ?? -Infinity)) capturedAt.set(f.path, at);
+      if (c.seq > position && at > (capturedAfter.get(f.path) ?? -Infinity)) capturedAfter.set(f.path, at);
+    }
   }
   const since = (path: string, knownAt: number) => (capturedAt.get(path) ?? -Infinity) > knownAt;
   const before: FileImage[] = [];
   const after: FileImage[] = [];
   const drift: FileImage[] = [];
-  const inFlight = new Set<string>();
+  const byCall = new Set<string>();
   look.before.forEach((image, i) => {
     const now = present.get(image.path) ?? look.after[i]!;
     const knownAt = look.knownAt.get(image.path) ?? Infinity;
@@ -157,10 +167,10 @@ export function outsideChanges<L extends Pick<OutsideLook, 'before' | 'after' | 
     if (own && sameImage(own, now)) return;
     before.push(image);
     after.push(look.after[i]!);
-    if (since(image.path, knownAt)) inFlight.add(image.path);
+    if ((capturedAfter.get(image.path) ?? -Infinity) > knownAt) byCall.add(image.path);
     else if (!folderCaptured(image.path, (d) => since(d, knownAt))) drift.push(image);
   });
-  return { look: before.length > 0 ? { ...look, before, after } : undefined, drift, inFlight };
+  return { look: before.length > 0 ? { ...look, before, after } : undefined, drift, byCall };
 }
 
 function folderCaptured(path: string, captured: (folder: string) => boolean): boolean {
