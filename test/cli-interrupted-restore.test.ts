@@ -54,7 +54,7 @@ describe('an interrupted restore', () => {
     // A restore of 1,500 files takes a second or more here; one that finished first would make this test say nothing.
     expect(log.includes('"restore_committed"'), 'the restore finished before the interrupt').toBe(false);
     expect(code).toBe(130);
-    expect(stderr).toContain('interrupted: the next ckpt command in this workspace finishes this restore');
+    expect(stderr).toContain('interrupted: if the restore had begun changing files, the next ckpt command of this session finishes it and says so');
     const status = await ckpt(['status']);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stderr).toMatch(/^note: finished a restore to 1 that was interrupted \(restore 1\.2 undoes it\)$/m);

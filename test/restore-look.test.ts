@@ -425,6 +425,22 @@ describe('a restore looks first', () => {
     expect(await readFile(w.at('a.txt'), 'utf8')).toBe('after prompt 2\n');
   });
 
+  // A real-Claude probe (2026-12-08): an open Write of a file in a new folder, restored to the prompt
+  // before it: the file was the call's (no drift), but the folder it made was refused as drift.
+  it('the folder an open call made for the file it writes goes with it: not drift', async () => {
+    const w = await world();
+    await w.write('a.txt', 'a\n');
+    await w.session.turn();
+    const atPrompt1 = await snapshot(w.root);
+    await w.session.turn();
+    await w.session.capture(['newdir/slow.txt'], { tool: 'Write' }); // open: no settle yet
+    await mkdir(w.at('newdir'));
+    await writeFile(w.at('newdir/slow.txt'), 'written, not settled\n');
+    const r = await w.session.restore('1');
+    expect(r.drift).toEqual([]);
+    expect(await snapshot(w.root)).toEqual(atPrompt1);
+  });
+
   it('what a tool took away with a folder it captured is put back, and is not drift', async () => {
     const w = await world();
     await w.write('d/x.txt', 'x\n');

@@ -56,9 +56,11 @@ export function formatLog(entries: LogEntries, options: LogTextOptions = {}): st
   const tagWidth = Math.max(3, ...entries.checkpoints.map((c) => c.tag.length));
   const toolWidth = Math.max(4, ...entries.checkpoints.map((c) => Math.min(c.tool.length, 12)));
   for (const c of entries.checkpoints) {
-    const undoes = c.aborted ? style.yellow('[aborted: it changed nothing]') : style.dim(`(restore ${c.tag} undoes it)`);
-    const what = c.restoreTo !== undefined ? `${style.bold(`to ${c.restoreTo}`)} ${undoes}: ` : '';
-    rows.push({ seq: c.seq, text: `  ${style.bold(c.tag.padEnd(tagWidth))}  ${c.tool.slice(0, 12).padEnd(toolWidth)}  ${what}${fileList(c, max, style, options.moreHint ?? '')}${marks(c)}  ${when(c.at)}` });
+    // An aborted restore changed nothing: its recovery capture's paths say nothing either.
+    const what = c.aborted
+      ? `${style.bold(`to ${c.restoreTo ?? '?'}`)} ${style.yellow('[aborted: it changed nothing]')}`
+      : `${c.restoreTo !== undefined ? `${style.bold(`to ${c.restoreTo}`)} ${style.dim(`(restore ${c.tag} undoes it)`)}: ` : ''}${fileList(c, max, style, options.moreHint ?? '')}`;
+    rows.push({ seq: c.seq, text: `  ${style.bold(c.tag.padEnd(tagWidth))}  ${c.tool.slice(0, 12).padEnd(toolWidth)}  ${what}${marks(c)}  ${when(c.at)}` });
   }
   for (const r of entries.rewinds ?? []) rows.push({ seq: r.seq, text: `  ${style.yellow(`⤺ rewound to ${r.to}`)}  ${when(r.at)}` });
   for (const l of entries.lifecycle ?? []) rows.push({ seq: l.seq, text: `  ${style.dim(lifecycleText(l))}  ${when(l.at)}` });

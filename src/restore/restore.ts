@@ -153,6 +153,16 @@ export function outsideChanges<L extends Pick<OutsideLook, 'before' | 'after' | 
     }
   }
   const since = (path: string, knownAt: number) => (capturedAt.get(path) ?? -Infinity) > knownAt;
+  // When a capture after the position last recorded a path beneath each folder: a folder a call made
+  // for a path it wrote (`newDirs`) is that call's too (a real-Claude probe: DRIFT on `newdir` of an
+  // open Write of `newdir/slow.txt`, restored to a prompt before it).
+  const capturedBelow = new Map<string, number>();
+  for (const [path, at] of capturedAfter) {
+    for (let i = path.lastIndexOf('/'); i > 0; i = path.lastIndexOf('/', i - 1)) {
+      const dir = path.slice(0, i);
+      if (at > (capturedBelow.get(dir) ?? -Infinity)) capturedBelow.set(dir, at);
+    }
+  }
   const before: FileImage[] = [];
   const after: FileImage[] = [];
   const drift: FileImage[] = [];
@@ -168,6 +178,7 @@ export function outsideChanges<L extends Pick<OutsideLook, 'before' | 'after' | 
     before.push(image);
     after.push(look.after[i]!);
     if ((capturedAfter.get(image.path) ?? -Infinity) > knownAt) byCall.add(image.path);
+    else if (image.state === 'absent' && (capturedBelow.get(image.path) ?? -Infinity) > knownAt) byCall.add(image.path);
     else if (!folderCaptured(image.path, (d) => since(d, knownAt))) drift.push(image);
   });
   return { look: before.length > 0 ? { ...look, before, after } : undefined, drift, byCall };

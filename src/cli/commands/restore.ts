@@ -121,17 +121,20 @@ async function confirmThenRun<R extends RestoreResult>(io: CliIo, out: Output, f
   }
   const bar = await progressBar(io, out.json);
   // Ctrl-C mid-restore ends the process as a kill would (the restore is journaled), but says what
-  // happens next (a newcomer probe: it exited 130 in silence, the workspace half restored).
-  const interrupted = () => {
+  // happens next (a newcomer probe: it exited 130 in silence, the workspace half restored). Once the
+  // restore is done, a late Ctrl-C is let pass: the process prints its result and exits 0 (a probe
+  // saw a finished restore exit 130 in silence).
+  let done = false;
+  process.on('SIGINT', () => {
+    if (done) return;
     bar.stop();
-    io.stderr.write('\ninterrupted: the next ckpt command in this workspace finishes this restore (or, if it had not started changing files, drops it)\n');
+    io.stderr.write('\ninterrupted: if the restore had begun changing files, the next ckpt command of this session finishes it and says so; else nothing changed\n');
     process.exit(130);
-  };
-  process.once('SIGINT', interrupted);
+  });
   try {
     return await run(false, bar.update);
   } finally {
-    process.off('SIGINT', interrupted);
+    done = true;
     bar.stop();
   }
 }
