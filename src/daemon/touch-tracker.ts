@@ -70,8 +70,7 @@ const delivered = { events: 0 };
 
 /**
  * Starts watching. A large tree's watches are made in slices (a 30,000-folder tree took 1.85 s in one
- * go, and every other hook the daemon served waited); until every folder has its watch, and at the
- * first take after, a take asks for a full scan.
+ * go, and every other hook the daemon served waited); a take waits until every folder has its watch.
  */
 export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
   const { root } = options;
@@ -98,10 +97,9 @@ export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
     touched.set(path, ++touches);
     if (touched.size > maxTouched) lose();
   };
-  /** The set cannot be trusted; `resync`: nor are all folders known to be watched. */
-  const lose = (resync = true): void => {
+  const lose = (): void => {
     lost = true;
-    if (resync) resyncDue = true;
+    resyncDue = true;
     touched = new Map();
   };
 
@@ -150,11 +148,13 @@ export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
   }
 
   // Folders still to visit by a whole-tree build or a resync: each is watched when it has no watch,
-  // and its subfolders are queued. Worked through in slices of `sliceMs`, the loop served between.
+  // and its subfolders are queued. Worked through in slices of `sliceMs`, the loop served between; a
+  // take waits until the queue is empty (a full scan run while folders were still being watched could
+  // pass a folder before its watch, and what changed there in between would be in no set).
   const queue: string[] = [];
   let slice: NodeJS.Immediate | undefined;
-  /** The build runs over more than one slice: a take (and the full scan it asked for) may come meanwhile. */
-  let sliced = false;
+  const waiting: (() => void)[] = [];
+  const built = (): Promise<void> => (queue.length === 0 ? Promise.resolve() : new Promise((resolve) => waiting.push(resolve)));
   function build(dir: string): void {
     queue.push(dir);
     if (!slice) work();
@@ -169,15 +169,8 @@ export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
       if (performance.now() >= end) break;
     }
     if (closed) queue.length = 0;
-    if (queue.length > 0) {
-      sliced = true;
-      slice = setImmediate(work);
-    } else if (sliced) {
-      // Built over several slices: a folder watched late may have changed before its watch, after
-      // the full scan a take asked for meanwhile, so the next take asks for one more.
-      sliced = false;
-      lose(false);
-    }
+    if (queue.length > 0) slice = setImmediate(work);
+    else for (const resolve of waiting.splice(0)) resolve();
   }
 
   /** Folders never watched: the always-ignored ones and the store. */
@@ -237,6 +230,7 @@ export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
       return watchers.size;
     },
     async take() {
+      await built();
       // Let the loop run its poll phase: inotify events queued before this request are delivered.
       await new Promise((resolve) => setImmediate(resolve));
       await new Promise((resolve) => setImmediate(resolve));
@@ -248,12 +242,13 @@ export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
         for (const { w } of watchers.values()) w.close();
         watchers.clear();
         lose();
-        if (rootIno !== undefined) build('');
+        if (rootIno !== undefined) {
+          build('');
+          await built();
+        }
       }
       if (delivered.events - eventsAtTake > maxEvents) lose();
       eventsAtTake = delivered.events;
-      // While folders are still being watched the set is not whole: a full scan, and (work) one more after.
-      if (queue.length > 0) return undefined;
       if (lost || closed) {
         lost = false;
         touched = new Map();
@@ -263,6 +258,7 @@ export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
         if (resyncDue && !closed) {
           resyncDue = false;
           build('');
+          await built();
         }
         return undefined;
       }
@@ -287,6 +283,7 @@ export function createTouchTracker(options: TouchTrackerOptions): TouchTracker {
       clearInterval(ticker);
       if (slice) clearImmediate(slice);
       queue.length = 0;
+      for (const resolve of waiting.splice(0)) resolve();
       for (const { w } of watchers.values()) w.close();
       watchers.clear();
     },
