@@ -93,6 +93,6 @@ describe('log entries from capture and settle', () => {
     ];
     const [c] = listCheckpoints(events.filter((e) => CHECKPOINT_LIST_TYPES.has(e.type)));
     expect(c).toMatchObject({ tag: '1.1', restoreTo: '1', aborted: true });
-    expect(formatLog({ turns: [], checkpoints: [c!] }, { now: Date.parse(at) })).toMatch(/1\.1  restore  to 1 \[aborted: it changed nothing\]  ·/);
+    expect(formatLog({ turns: [], checkpoints: [c!] }, { now: Date.parse(at) })).toMatch(/1\.1 {2}restore {2}to 1 \[aborted: it changed nothing\] {2}·/);
   });
 });
