@@ -9,6 +9,7 @@
 // `renamedFrom` (issue 29).
 import type { CaptureEvent, EventBase, FileImage, FileState, SettleEvent, TurnEvent } from '../format/event.js';
 import { prunedThrough } from '../session/positions.js';
+import { restoreTargetOf } from '../format/restore-reason.js';
 
 export interface CheckpointEntry {
   tag: string;
@@ -188,7 +189,7 @@ function historyMarks(events: readonly EventBase[]) {
     restoreTo(c: CaptureEvent): string | undefined {
       if (c.tool !== 'restore') return undefined;
       if (typeof c.restoreId === 'string' && targets.has(c.restoreId)) return targets.get(c.restoreId);
-      return /^(?:restore|rewind) to (\S+)/.exec(c.reason ?? '')?.[1];
+      return restoreTargetOf(c.reason);
     },
   };
 }

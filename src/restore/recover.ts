@@ -10,6 +10,7 @@
 import type { CaptureEvent, EventBase, FileImage, RestoreStartedEvent } from '../format/event.js';
 import type { SessionHandle } from '../session/session-handle.js';
 import type { RecoveredRestore } from '../context.js';
+import { restoreTargetOf } from '../format/restore-reason.js';
 import { loadPlans, planOf, resultFields } from '../session/restore-plans.js';
 import { loadHotState, rememberedHotState } from '../session/hot-snapshot.js';
 import type { EventLogTx } from '../storage/event-log.js';
@@ -85,7 +86,7 @@ export async function recoverInTx(session: SessionHandle, tx: EventLogTx): Promi
   for (const capture of pending.abandoned) {
     await abandon(session, tx, capture);
     report.aborted.push(String(capture.restoreId));
-    report.restores.push({ id: String(capture.restoreId), to: /^(?:restore|rewind) to (\S+)/.exec(capture.reason ?? '')?.[1] ?? '?', outcome: 'aborted' });
+    report.restores.push({ id: String(capture.restoreId), to: restoreTargetOf(capture.reason) ?? '?', outcome: 'aborted' });
   }
   // Every open restore's journal is checked before anything is done from any of them.
   const recovered = new Map<string, Map<string, FileImage>>();

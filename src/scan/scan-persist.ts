@@ -116,7 +116,7 @@ export interface PersistInput {
   truncated: boolean;
   unbaselinedChanged: boolean;
   /** A path re-read is one ckpt cannot record: only the index can carry that (owner records do not). */
-  skippedNew: boolean;
+  skippedReRead: boolean;
   always: boolean;
 }
 
@@ -127,7 +127,7 @@ export async function persistIndex(input: PersistInput): Promise<void> {
   const baseline = prev === undefined;
   const rulesChanged = !prev || !sameMap(prev.rules, input.ruleTexts);
   const dirty = input.workCount + (prev ? prev.count - countSeen(input.seenPrev) : 0);
-  if (input.always || baseline || input.truncated || input.unbaselinedChanged || input.skippedNew || rulesChanged || dirty >= REWRITE_MIN_DIRTY || input.dirtyBytes >= REWRITE_MIN_BYTES) {
+  if (input.always || baseline || input.truncated || input.unbaselinedChanged || input.skippedReRead || rulesChanged || dirty >= REWRITE_MIN_DIRTY || input.dirtyBytes >= REWRITE_MIN_BYTES) {
     await session.ctx.backend.write(scanIndexKey(session), next.compact().encode());
   }
 }

@@ -85,7 +85,7 @@ async function scanLocked(session: SessionHandle, options: ScanOptions, t0: numb
     dirtyBytes,
     truncated: walk.truncated,
     unbaselinedChanged,
-    skippedNew: skippedReRead(next, work),
+    skippedReRead: skippedReRead(next, work),
     always: options.rewriteIndex === 'always' || found.gitRewrite,
   });
   if (tag !== null) await afterCommit(warnings, 'scan index not updated', persist);
